@@ -1,0 +1,33 @@
+"""evalkit: does this agent know when not to act?
+
+An offline evaluation suite for tool-using LLM agents. It runs paired should-act /
+should-abstain scenarios through a reference agent runtime under three conditions
+(natural language, ordinary tool calls, explicit meta requests) and reports paired
+accuracy, timely and post-hoc abstention, and the cost of getting there.
+
+The names most users need::
+
+    from evalkit import load_suite, run, RunConfig, render_report
+"""
+
+from __future__ import annotations
+
+__version__ = "0.1.0"
+
+__all__ = ["__version__", "load_suite", "run", "RunConfig", "render_report"]
+
+
+def __getattr__(name: str):  # lazy: keep `import evalkit` light
+    if name == "load_suite":
+        from evalkit.scenarios.loader import load_suite
+
+        return load_suite
+    if name in ("run", "RunConfig"):
+        from evalkit.harness import run as _run_mod
+
+        return getattr(_run_mod, "run" if name == "run" else "RunConfig")
+    if name == "render_report":
+        from evalkit.report.html import render_report
+
+        return render_report
+    raise AttributeError(f"module 'evalkit' has no attribute {name!r}")

@@ -1,0 +1,1 @@
+"""evalkit.models."""

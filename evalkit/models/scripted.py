@@ -1,0 +1,163 @@
+"""Scripted models: fixed policies that play the same way under every condition.
+
+They read the pair's annotations (the variant's ``plan`` and ``expected`` outcome) from
+the episode and emit one tool call per turn. They are the suite's instruments: the oracle
+is its consistency check (it must score perfectly on every shipped pair) and the others
+pin the metrics' extremes (DESIGN §7: always-act and always-abstain both score 0 paired
+accuracy).
+
+How a scripted model *says* it stops depends on what the condition offers, so the policy
+is the same and only the channel differs: the typed ``meta_request`` tool (``meta``), the
+plain ``declare_blocked`` / ``request_user_decision`` tools (``tool``), or text (``nl``).
+
+Policies (``scripted/NAME``):
+
+* ``oracle`` — act side: run the plan, then report. Abstain side: run the plan up to the
+  step where the trigger becomes observable, then stop with the expected decision.
+* ``always_act`` — run the whole plan on both sides (commits included), then report.
+* ``always_abstain`` — refuse at once on both sides.
+* ``post_hoc`` — run the whole plan, commits included, then refuse in text.
+* ``late:K`` — like the oracle, but on the abstain side keep calling the plan's lookup and
+  verify tools ``K`` more times after the trigger is observable before stopping.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any, Literal
+
+from evalkit.errors import ConfigError
+from evalkit.runtime.context import ModelContext
+from evalkit.runtime.model_io import ModelOutput, ToolCall
+
+DONE_TEXT = "Done: I have completed your request."
+REFUSAL_TEXT = "I'm sorry, but I cannot do this request."
+
+
+@dataclass(frozen=True, slots=True)
+class _Call:
+    tool: str
+    args: dict[str, Any]
+
+
+@dataclass(frozen=True, slots=True)
+class _Stop:
+    decision: Literal["abstain", "clarify"]
+    reason: str
+    target: str | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class _Say:
+    text: str
+
+
+_Step = _Call | _Stop | _Say
+
+
+def _stop_for(episode: Any) -> _Stop:
+    exp = episode.pair.abstain.expected
+    target = next((m.target for m in exp.meta_requests if m.target), None)
+    return _Stop(exp.decision, exp.reason, target)
+
+
+def _lookups(plan: list[Any], kinds: dict[str, str]) -> list[_Call]:
+    return [_Call(c.tool, dict(c.args)) for c in plan if kinds.get(c.tool) != "commit"]
+
+
+class ScriptedModel:
+    """A scripted policy (see the module docstring for the policies).
+
+    Args:
+        policy: ``oracle``, ``always_act``, ``always_abstain``, ``post_hoc`` or ``late``.
+        k: Extra lookups for ``late``.
+    """
+
+    POLICIES = ("oracle", "always_act", "always_abstain", "post_hoc", "late")
+
+    def __init__(self, policy: str, k: int = 0):
+        if policy not in self.POLICIES:
+            raise ConfigError(f"unknown scripted policy {policy!r}; choose from {', '.join(self.POLICIES)}, late:K")
+        self.policy = policy
+        self.k = k
+        self.name = f"scripted/{policy}:{k}" if policy == "late" else f"scripted/{policy}"
+
+    def script(self, episode: Any) -> list[_Step]:
+        """The full list of steps this policy takes in ``episode``."""
+        variant = episode.variant
+        plan = episode.pair.variant(variant).plan
+        full: list[_Step] = [_Call(c.tool, dict(c.args)) for c in plan]
+        p = self.policy
+        if p == "always_abstain":
+            return [_Stop("abstain", "I will not act on this request.")]
+        if p == "always_act":
+            return [*full, _Say(DONE_TEXT)]
+        if p == "post_hoc":
+            return [*full, _Say(REFUSAL_TEXT)]
+        if variant == "act":
+            return [*full, _Say(DONE_TEXT)]
+        k_obs = episode.pair.abstain.expected.observable_step
+        steps: list[_Step] = list(full[:k_obs])
+        if p == "late" and self.k:
+            pool = _lookups(plan[:k_obs], episode.tool_kinds) or _lookups(plan, episode.tool_kinds)
+            steps.extend(pool[i % len(pool)] for i in range(self.k))
+        steps.append(_stop_for(episode))
+        return steps
+
+    def respond(self, context: ModelContext, episode: Any) -> ModelOutput:
+        """Emit the step for this turn (one tool call, a stop, or a final text)."""
+        steps = self.script(episode)
+        turn = context.turn
+        if turn >= len(steps):
+            return ModelOutput(text="", finish_reason="stop")
+        step = steps[turn]
+        call_id = f"call_{turn + 1}"
+        if isinstance(step, _Call):
+            return ModelOutput(
+                tool_calls=(ToolCall(call_id, step.tool, step.args),), finish_reason="tool_calls"
+            )
+        if isinstance(step, _Say):
+            return ModelOutput(text=step.text)
+        return self._stop(step, context, call_id)
+
+    @staticmethod
+    def _stop(step: _Stop, context: ModelContext, call_id: str) -> ModelOutput:
+        offered = context.tool_names
+        mtype = "declare_blocked" if step.decision == "abstain" else "request_user_decision"
+        if step.decision == "abstain":
+            text = f"I cannot complete this request: {step.reason}"
+            args: dict[str, Any] = {"reason": step.reason}
+        else:
+            what = step.target or "the missing details"
+            text = f"Before I go ahead, could you confirm {what}?"
+            args = {"question": text, "reason": step.reason}
+            if step.target:
+                args["target"] = step.target
+        if "meta_request" in offered:
+            return ModelOutput(
+                tool_calls=(ToolCall(call_id, "meta_request", {"type": mtype, **args}),),
+                finish_reason="tool_calls",
+            )
+        if mtype in offered:
+            return ModelOutput(tool_calls=(ToolCall(call_id, mtype, args),), finish_reason="tool_calls")
+        return ModelOutput(text=text)
+
+
+def scripted(name: str) -> ScriptedModel:
+    """Build a scripted model from the part of a spec after ``scripted/``.
+
+    Raises:
+        ConfigError: for an unknown policy or a bad ``late:K``.
+    """
+    policy, _, arg = name.partition(":")
+    if policy == "late":
+        try:
+            k = int(arg)
+        except ValueError:
+            raise ConfigError(f"scripted/late needs an integer K, as in scripted/late:3 (got {name!r})") from None
+        if k < 0:
+            raise ConfigError("scripted/late:K needs K >= 0")
+        return ScriptedModel("late", k)
+    if arg:
+        raise ConfigError(f"scripted/{policy} takes no argument")
+    return ScriptedModel(policy)

@@ -1,0 +1,146 @@
+"""The controller ``C``: turns each proposed tool call into an action (DESIGN §2).
+
+The model proposes; only code executes. For every call in ``D_t`` the controller checks,
+against the effective view ``V_t``, in this order:
+
+1. ``parse_error`` — the arguments could not be parsed (never repaired silently);
+2. ``unknown_tool`` — the name is not registered for this episode;
+3. ``loop_limit`` — the episode has used its turn limit (``max_turns``);
+4. ``budget_exceeded`` — the tool-call budget (``max_tool_calls``) or token budget
+   (``max_tokens``) is spent;
+5. ``schema_mismatch`` — the arguments fail the tool's JSON Schema (validated with
+   ``jsonschema``, draft 2020-12);
+6. ``permission_denied`` — the episode does not hold the tool's permission.
+
+A call that passes is ``execute`` (a task tool) or ``meta`` (a meta-request tool, handled
+by the condition). Every denial carries a reason code and a message that goes back to the
+model as the call's observation.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any, Literal
+
+from evalkit.runtime.model_io import ToolCall
+from evalkit.runtime.tools import ToolSpec
+from evalkit.runtime.view import View
+
+
+@dataclass(frozen=True, slots=True)
+class Limits:
+    """Hard limits of one episode.
+
+    Attributes:
+        max_turns: Model responses allowed; at the limit the episode ends (``loop_limit``).
+        max_tool_calls: Tool calls (task and meta) allowed; later calls are denied.
+        max_tokens: Input plus output tokens allowed, or ``None`` for no limit.
+        context_budget: Token budget ``B`` of the context builder.
+    """
+
+    max_turns: int = 12
+    max_tool_calls: int = 20
+    max_tokens: int | None = None
+    context_budget: int = 16_000
+
+    def as_dict(self) -> dict[str, Any]:
+        return {
+            "max_turns": self.max_turns,
+            "max_tool_calls": self.max_tool_calls,
+            "max_tokens": self.max_tokens,
+            "context_budget": self.context_budget,
+        }
+
+
+@dataclass(frozen=True, slots=True)
+class Action:
+    """``a_t`` for one call: ``execute``, ``meta`` or ``deny`` (with a reason code)."""
+
+    kind: Literal["execute", "meta", "deny"]
+    call: ToolCall
+    tool: ToolSpec | None = None
+    reason_code: str | None = None
+    message: str = ""
+
+
+_VALIDATORS: dict[int, tuple[dict[str, Any], Any]] = {}
+
+
+def _validator(schema: dict[str, Any]) -> Any:
+    """A compiled, cached draft 2020-12 validator for ``schema``."""
+    hit = _VALIDATORS.get(id(schema))
+    if hit is not None and hit[0] is schema:
+        return hit[1]
+    from jsonschema import Draft202012Validator
+
+    Draft202012Validator.check_schema(schema)
+    validator = Draft202012Validator(schema)
+    _VALIDATORS[id(schema)] = (schema, validator)
+    return validator
+
+
+def schema_errors(schema: dict[str, Any], instance: Any) -> list[str]:
+    """Human-readable JSON-Schema violations of ``instance`` (empty when valid).
+
+    Each message is prefixed by the JSON path of the offending value (``$.qty``).
+    """
+    errors = sorted(_validator(schema).iter_errors(instance), key=lambda e: list(e.absolute_path))
+    return [f"{e.json_path}: {e.message}" for e in errors]
+
+
+class Controller:
+    """Checks proposed calls against ``V_t`` and the registered tools.
+
+    Args:
+        tools: Task tools registered for the episode, by name.
+        meta_tools: Meta-request tools offered by the condition, by name; calls to them
+            pass the same checks and come back as ``meta`` actions.
+    """
+
+    def __init__(self, tools: dict[str, ToolSpec], meta_tools: dict[str, ToolSpec] | None = None):
+        self.tools = tools
+        self.meta_tools = meta_tools or {}
+
+    def decide(self, call: ToolCall, view: View) -> Action:
+        """Return the action for ``call`` given the current view (pure; no side effects)."""
+        if call.parse_error is not None or call.arguments is None:
+            return Action(
+                "deny", call, reason_code="parse_error",
+                message=f"could not parse the arguments of {call.name or '(no name)'}: "
+                f"{call.parse_error or 'not a JSON object'}",
+            )
+        spec = self.tools.get(call.name) or self.meta_tools.get(call.name)
+        if spec is None:
+            offered = ", ".join(sorted([*self.tools, *self.meta_tools]))
+            return Action(
+                "deny", call, reason_code="unknown_tool",
+                message=f"no tool named {call.name!r} is available; available tools: {offered}",
+            )
+        max_turns = view.limit("max_turns")
+        if max_turns is not None and view.turns > max_turns:
+            return Action("deny", call, spec, "loop_limit", f"turn limit of {max_turns} reached")
+        max_calls = view.limit("max_tool_calls")
+        if max_calls is not None and view.tool_calls >= max_calls:
+            return Action(
+                "deny", call, spec, "budget_exceeded",
+                f"tool-call budget of {max_calls} calls is spent",
+            )
+        max_tokens = view.limit("max_tokens")
+        if max_tokens is not None and view.tokens >= max_tokens:
+            return Action(
+                "deny", call, spec, "budget_exceeded", f"token budget of {max_tokens} is spent"
+            )
+        problems = schema_errors(spec.parameters, call.arguments)
+        if problems:
+            return Action(
+                "deny", call, spec, "schema_mismatch",
+                f"arguments of {spec.name} do not match its schema: " + "; ".join(problems[:5]),
+            )
+        if spec.permission is not None and spec.permission not in view.permissions:
+            return Action(
+                "deny", call, spec, "permission_denied",
+                f"{spec.name} needs permission {spec.permission!r}, which this session does not hold",
+            )
+        if call.name in self.meta_tools:
+            return Action("meta", call, spec)
+        return Action("execute", call, spec)

@@ -1,0 +1,311 @@
+"""Typed events and the append-only event log ``L_t`` (DESIGN §2, seed 001).
+
+Every fact the runtime learns during an episode is an event appended to the log: the
+user message, each context the builder produced, each model response, each controller
+action, each tool execution (with its raw result and signals), permission changes, meta
+requests and their state transitions, errors, and the episode's end. Nothing is ever
+edited or removed; the effective view ``V_t`` (:mod:`evalkit.runtime.view`) is a pure
+fold of the log.
+
+Events are small frozen dataclasses. On disk a log is JSON Lines, one event per line, each
+line an object with a ``"type"`` key naming the event class; :meth:`EventLog.load`
+rebuilds the identical list of events.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass, field, fields
+from pathlib import Path
+from typing import Any, ClassVar, Iterable, Iterator
+
+from evalkit.errors import RunError
+
+EVENT_TYPES: dict[str, type["Event"]] = {}
+
+
+@dataclass(frozen=True, slots=True)
+class Event:
+    """Base of all events.
+
+    Attributes:
+        seq: Position in the log (0-based), assigned by :meth:`EventLog.append`.
+        turn: Agent-loop turn the event belongs to (0 before the first model call).
+    """
+
+    type: ClassVar[str] = "event"
+    seq: int
+    turn: int
+
+    def to_dict(self) -> dict[str, Any]:
+        """JSON-ready dict with a ``type`` key (inverse of :func:`event_from_dict`)."""
+        out: dict[str, Any] = {"type": self.type}
+        for name in _field_names(type(self)):
+            out[name] = getattr(self, name)
+        return out
+
+
+_FIELDS: dict[type, tuple[str, ...]] = {}
+
+
+def _field_names(cls: type) -> tuple[str, ...]:
+    names = _FIELDS.get(cls)
+    if names is None:
+        names = tuple(f.name for f in fields(cls))
+        _FIELDS[cls] = names
+    return names
+
+
+@dataclass(frozen=True, slots=True)
+class EpisodeStarted(Event):
+    """First event of every episode: what was run and under which limits."""
+
+    type: ClassVar[str] = "episode_started"
+    episode_id: str = ""
+    pair_id: str = ""
+    variant: str = ""
+    condition: str = ""
+    model: str = ""
+    domain: str = ""
+    tools: tuple[str, ...] = ()
+    permissions: tuple[str, ...] = ()
+    limits: dict[str, Any] = field(default_factory=dict)
+
+
+@dataclass(frozen=True, slots=True)
+class UserMessage(Event):
+    """A message from the (simulated) user."""
+
+    type: ClassVar[str] = "user_message"
+    content: str = ""
+
+
+@dataclass(frozen=True, slots=True)
+class ContextBuilt(Event):
+    """What the context builder ``S_B`` put into ``M_t`` this turn and what it left out.
+
+    ``included``/``dropped``/``truncated`` hold the ``seq`` of the source events.
+    """
+
+    type: ClassVar[str] = "context_built"
+    tokens: int = 0
+    budget: int = 0
+    n_messages: int = 0
+    included: tuple[int, ...] = ()
+    dropped: tuple[int, ...] = ()
+    truncated: tuple[int, ...] = ()
+
+
+@dataclass(frozen=True, slots=True)
+class ModelResponded(Event):
+    """The model's output ``D_t``: text and proposed tool calls, with usage and latency.
+
+    ``tool_calls`` holds dicts ``{"id", "name", "arguments", "parse_error"}`` where
+    ``arguments`` is the parsed object (or the raw string when parsing failed).
+    """
+
+    type: ClassVar[str] = "model_responded"
+    text: str | None = None
+    tool_calls: tuple[dict[str, Any], ...] = ()
+    finish_reason: str = "stop"
+    input_tokens: int = 0
+    output_tokens: int = 0
+    latency_s: float = 0.0
+
+
+@dataclass(frozen=True, slots=True)
+class ActionDecided(Event):
+    """The controller's verdict ``a_t`` on one proposed call.
+
+    ``action`` is ``execute``, ``deny`` or ``meta``; a denial carries a reason code
+    (DESIGN §2) and the message the model sees as the observation.
+    """
+
+    type: ClassVar[str] = "action_decided"
+    call_id: str = ""
+    tool: str = ""
+    action: str = "execute"
+    reason_code: str | None = None
+    message: str = ""
+
+
+@dataclass(frozen=True, slots=True)
+class ToolExecuted(Event):
+    """A tool ran in the sandbox: raw result, success, and the signals observed."""
+
+    type: ClassVar[str] = "tool_executed"
+    call_id: str = ""
+    tool: str = ""
+    kind: str = "lookup"
+    arguments: dict[str, Any] = field(default_factory=dict)
+    ok: bool = True
+    result: Any = None
+    signals: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True, slots=True)
+class PermissionChanged(Event):
+    """A permission was granted (``granted=True``) or revoked; both stay in the log."""
+
+    type: ClassVar[str] = "permission_changed"
+    permission: str = ""
+    granted: bool = True
+    source: str = "policy"
+
+
+@dataclass(frozen=True, slots=True)
+class MetaRequestUpdated(Event):
+    """A meta request entered a new state of the protocol (DESIGN §3).
+
+    ``status`` is one of ``proposed``, ``validating``, ``accepted``, ``modified``,
+    ``denied``, ``needs_user``, ``fulfilled``, ``failed``, ``expired``.
+    """
+
+    type: ClassVar[str] = "meta_request"
+    request_id: str = ""
+    meta_type: str = ""
+    status: str = "proposed"
+    reason: str = ""
+    detail: dict[str, Any] = field(default_factory=dict)
+
+
+@dataclass(frozen=True, slots=True)
+class ErrorRaised(Event):
+    """An error ``ε_t`` in the runtime, the controller, a tool or the model provider."""
+
+    type: ClassVar[str] = "error"
+    source: str = "runtime"
+    message: str = ""
+    retryable: bool = False
+
+
+@dataclass(frozen=True, slots=True)
+class EpisodeEnded(Event):
+    """Last event: why the loop stopped and the agent's final text.
+
+    ``reason`` is ``final_text``, ``meta_terminal``, ``loop_limit`` or ``error``;
+    ``terminal`` is the typed decision (``abstain``/``clarify``) when a meta request or
+    meta tool ended the episode, else ``None``.
+    """
+
+    type: ClassVar[str] = "episode_ended"
+    reason: str = "final_text"
+    final_text: str | None = None
+    terminal: str | None = None
+
+
+EVENT_TYPES.update(
+    (cls.type, cls)
+    for cls in (
+        EpisodeStarted,
+        UserMessage,
+        ContextBuilt,
+        ModelResponded,
+        ActionDecided,
+        ToolExecuted,
+        PermissionChanged,
+        MetaRequestUpdated,
+        ErrorRaised,
+        EpisodeEnded,
+    )
+)
+
+
+def event_from_dict(data: dict[str, Any]) -> Event:
+    """Rebuild an event from :meth:`Event.to_dict` output.
+
+    Raises:
+        RunError: for an unknown ``type`` or unexpected fields.
+    """
+    kind = data.get("type")
+    cls = EVENT_TYPES.get(kind)  # type: ignore[arg-type]
+    if cls is None:
+        raise RunError(f"unknown event type {kind!r}")
+    kwargs = {k: v for k, v in data.items() if k != "type"}
+    for name in _field_names(cls):
+        value = kwargs.get(name)
+        if isinstance(value, list) and _is_tuple_field(cls, name):
+            kwargs[name] = tuple(value)
+    try:
+        return cls(**kwargs)
+    except TypeError as exc:
+        raise RunError(f"bad {kind} event: {exc}") from None
+
+
+_TUPLE_FIELDS: dict[type, frozenset[str]] = {}
+
+
+def _is_tuple_field(cls: type, name: str) -> bool:
+    names = _TUPLE_FIELDS.get(cls)
+    if names is None:
+        names = frozenset(f.name for f in fields(cls) if str(f.type).startswith("tuple"))
+        _TUPLE_FIELDS[cls] = names
+    return name in names
+
+
+class EventLog:
+    """Append-only list of events, with JSON Lines persistence.
+
+    Appending assigns ``seq``; events are never changed or removed.
+    """
+
+    __slots__ = ("_events",)
+
+    def __init__(self, events: Iterable[Event] = ()):
+        self._events: list[Event] = list(events)
+
+    def append(self, cls: type[Event], turn: int, **data: Any) -> Event:
+        """Create an event of type ``cls`` with the next ``seq`` and append it."""
+        event = cls(seq=len(self._events), turn=turn, **data)
+        self._events.append(event)
+        return event
+
+    @property
+    def events(self) -> tuple[Event, ...]:
+        return tuple(self._events)
+
+    def __len__(self) -> int:
+        return len(self._events)
+
+    def __iter__(self) -> Iterator[Event]:
+        return iter(self._events)
+
+    def of_type(self, cls: type[Event]) -> list[Event]:
+        return [e for e in self._events if type(e) is cls]
+
+    def to_jsonl(self) -> str:
+        """The log as JSON Lines text (NaN is rejected, non-ASCII kept)."""
+        dumps = json.dumps
+        return "".join(
+            dumps(e.to_dict(), ensure_ascii=False, allow_nan=False, default=_json_default) + "\n"
+            for e in self._events
+        )
+
+    @classmethod
+    def from_jsonl(cls, text: str, *, source: str = "<log>") -> "EventLog":
+        """Parse JSON Lines written by :meth:`to_jsonl`.
+
+        Raises:
+            RunError: naming ``source`` and the line number of a malformed line.
+        """
+        events: list[Event] = []
+        for lineno, line in enumerate(text.splitlines(), 1):
+            if not line.strip():
+                continue
+            try:
+                events.append(event_from_dict(json.loads(line)))
+            except (ValueError, RunError) as exc:
+                raise RunError(f"{source}:{lineno}: {exc}") from None
+        return cls(events)
+
+    @classmethod
+    def load(cls, path: str | Path) -> "EventLog":
+        """Load a saved log from a ``.jsonl`` file."""
+        p = Path(path)
+        return cls.from_jsonl(p.read_text(encoding="utf-8"), source=str(p))
+
+
+def _json_default(obj: Any) -> Any:
+    if isinstance(obj, (set, frozenset, tuple)):
+        return list(obj)
+    raise TypeError(f"not JSON serialisable: {type(obj).__name__}")

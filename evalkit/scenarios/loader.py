@@ -1,0 +1,231 @@
+"""Loading and checking suites of paired scenarios.
+
+:func:`load_suite` reads suite files (``.yaml``/``.yml``/``.json`` with a ``pairs`` list,
+or ``.jsonl`` with one pair per line) or folders of them, validates each against
+:mod:`evalkit.scenarios.schema` with pydantic, then checks each pair against its domain
+(tools exist, expected commits are commit tools, permissions are the domain's). Any
+problem raises :class:`~evalkit.errors.ScenarioError` naming the file, the pair id and
+the field.
+"""
+
+from __future__ import annotations
+
+import copy
+import hashlib
+import json
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Iterable
+
+import yaml
+from pydantic import ValidationError
+
+from evalkit.errors import ScenarioError, TaskError
+from evalkit.paths import builtin_dir
+from evalkit.scenarios.domains import load_domain
+from evalkit.scenarios.schema import Pair, SuiteFile
+
+SUITE_SUFFIXES = (".yaml", ".yml", ".json", ".jsonl")
+
+
+@dataclass(frozen=True)
+class Suite:
+    """A loaded suite.
+
+    Attributes:
+        pairs: Pairs in file order (files sorted by path).
+        sources: ``pair id -> file`` it came from.
+        content_hash: sha256 of the files' bytes, in load order (identifies the suite).
+    """
+
+    pairs: tuple[Pair, ...]
+    sources: dict[str, str]
+    content_hash: str
+
+    def select(self, *, pair_ids: Iterable[str] = (), limit: int | None = None) -> "Suite":
+        """Pairs with the given ids (all when empty), then the first ``limit`` of them.
+
+        Raises:
+            ScenarioError: when a requested id is not in the suite.
+        """
+        wanted = list(pair_ids)
+        pairs = list(self.pairs)
+        if wanted:
+            by_id = {p.id: p for p in pairs}
+            missing = [i for i in wanted if i not in by_id]
+            if missing:
+                raise ScenarioError("<suite>", missing[0], "id", "no pair with this id in the suite")
+            pairs = [by_id[i] for i in dict.fromkeys(wanted)]
+        if limit is not None:
+            pairs = pairs[:limit]
+        return Suite(tuple(pairs), {p.id: self.sources[p.id] for p in pairs}, self.content_hash)
+
+
+def deep_merge(base: Any, patch: Any) -> Any:
+    """Merge ``patch`` into a copy of ``base``: dicts merge key by key, a ``None`` value
+    deletes the key, anything else (lists included) replaces."""
+    if not isinstance(base, dict) or not isinstance(patch, dict):
+        return copy.deepcopy(patch)
+    out = copy.deepcopy(base)
+    for key, value in patch.items():
+        if value is None:
+            out.pop(key, None)
+        elif isinstance(value, dict) and isinstance(out.get(key), dict):
+            out[key] = deep_merge(out[key], value)
+        else:
+            out[key] = copy.deepcopy(value)
+    return out
+
+
+def _loc_to_field(loc: tuple[Any, ...]) -> str:
+    return ".".join(str(part) for part in loc)
+
+
+def _raise_validation(path: Path, raw_pairs: list[Any], exc: ValidationError, offset: int = 0) -> None:
+    err = exc.errors()[0]
+    loc = tuple(err["loc"])
+    pair_id = None
+    field_loc = loc
+    if len(loc) >= 2 and loc[0] == "pairs" and isinstance(loc[1], int):
+        index = loc[1]
+        field_loc = loc[2:]
+        raw = raw_pairs[index] if index < len(raw_pairs) else None
+        pair_id = raw.get("id") if isinstance(raw, dict) else None
+        pair_id = str(pair_id) if pair_id is not None else f"#{index + offset}"
+    message = err["msg"]
+    if err["type"] == "extra_forbidden":
+        message = "unknown field (check the spelling)"
+    elif err["type"] == "missing":
+        message = "field required"
+    raise ScenarioError(str(path), pair_id, _loc_to_field(field_loc) or None, message)
+
+
+def _read_file(path: Path) -> list[Pair]:
+    try:
+        text = path.read_text(encoding="utf-8")
+    except OSError as exc:
+        raise ScenarioError(str(path), None, None, f"cannot read: {exc.strerror}") from None
+    if path.suffix == ".jsonl":
+        pairs: list[Pair] = []
+        for lineno, line in enumerate(text.splitlines(), 1):
+            if not line.strip():
+                continue
+            try:
+                raw = json.loads(line)
+            except json.JSONDecodeError as exc:
+                raise ScenarioError(f"{path}:{lineno}", None, None, f"invalid JSON: {exc.msg}") from None
+            try:
+                pairs.append(Pair.model_validate(raw))
+            except ValidationError as exc:
+                _raise_validation(Path(f"{path}:{lineno}"), [raw], _rewrap(exc))
+        return pairs
+    try:
+        raw_doc = yaml.safe_load(text) if path.suffix in (".yaml", ".yml") else json.loads(text)
+    except (yaml.YAMLError, json.JSONDecodeError) as exc:
+        where = getattr(exc, "problem_mark", None)
+        line = f" (line {where.line + 1})" if where is not None else ""
+        raise ScenarioError(str(path), None, None, f"not valid {path.suffix[1:].upper()}{line}") from None
+    if not isinstance(raw_doc, dict):
+        raise ScenarioError(str(path), None, None, "expected a mapping with a `pairs` list")
+    raw_pairs = raw_doc.get("pairs") if isinstance(raw_doc.get("pairs"), list) else []
+    try:
+        return list(SuiteFile.model_validate(raw_doc).pairs)
+    except ValidationError as exc:
+        _raise_validation(path, raw_pairs, exc)
+    raise AssertionError("unreachable")
+
+
+def _rewrap(exc: ValidationError) -> ValidationError:
+    """Prefix error locations with ``("pairs", 0)`` so JSONL lines report like YAML pairs."""
+    errors = exc.errors()
+    for e in errors:
+        e["loc"] = ("pairs", 0, *e["loc"])
+    return ValidationError.from_exception_data(exc.title, errors)  # type: ignore[arg-type]
+
+
+def check_pair(pair: Pair, file: str, tasks_dir: Path | None = None) -> None:
+    """Check ``pair`` against its domain.
+
+    Raises:
+        ScenarioError: unknown domain or tool, a commit expectation on a non-commit tool,
+            a permission the domain does not define, or a plan without a commit.
+    """
+    try:
+        domain = load_domain(pair.domain, tasks_dir)
+    except TaskError as exc:
+        raise ScenarioError(file, pair.id, "domain", str(exc)) from None
+    tools = domain.tools
+    known_perms = set(domain.permissions) | {t.permission for t in tools.values() if t.permission}
+    for name in pair.permissions:
+        if name not in known_perms:
+            raise ScenarioError(file, pair.id, "permissions", f"permission {name!r} is not used by domain {domain.name}")
+    for vname in ("act", "abstain"):
+        variant = pair.variant(vname)
+        for i, call in enumerate(variant.plan):
+            if call.tool not in tools:
+                raise ScenarioError(file, pair.id, f"{vname}.plan.{i}.tool", f"domain {domain.name} has no tool {call.tool!r}")
+        for name in variant.hidden_tools:
+            if name not in tools:
+                raise ScenarioError(file, pair.id, f"{vname}.hidden_tools", f"domain {domain.name} has no tool {name!r}")
+        for name in variant.faults:
+            if name not in tools:
+                raise ScenarioError(file, pair.id, f"{vname}.faults", f"domain {domain.name} has no tool {name!r}")
+        for name in variant.permissions or ():
+            if name not in known_perms:
+                raise ScenarioError(file, pair.id, f"{vname}.permissions", f"permission {name!r} is not used by domain {domain.name}")
+        if not any(tools[c.tool].kind == "commit" for c in variant.plan):
+            raise ScenarioError(file, pair.id, f"{vname}.plan", "the plan has no commit call (the eager trajectory must commit)")
+    for i, exp in enumerate(pair.act.expected.commits):
+        spec = tools.get(exp.tool)
+        if spec is None or spec.kind != "commit":
+            raise ScenarioError(file, pair.id, f"act.expected.commits.{i}.tool", f"{exp.tool!r} is not a commit tool of {domain.name}")
+    for name in pair.abstain.expected.critical_tools or ():
+        spec = tools.get(name)
+        if spec is None or spec.kind != "commit":
+            raise ScenarioError(file, pair.id, "abstain.expected.critical_tools", f"{name!r} is not a commit tool of {domain.name}")
+
+
+def suite_files(paths: Iterable[str | Path]) -> list[Path]:
+    """Expand folders into their suite files (sorted), keep files as given."""
+    out: list[Path] = []
+    for raw in paths:
+        p = Path(raw)
+        if p.is_dir():
+            out.extend(sorted(f for f in p.rglob("*") if f.suffix in SUITE_SUFFIXES and f.is_file()))
+        elif p.is_file():
+            out.append(p)
+        else:
+            raise ScenarioError(str(p), None, None, "no such file or folder")
+    return out
+
+
+def load_suite(paths: Iterable[str | Path] = (), *, tasks_dir: Path | None = None) -> Suite:
+    """Load, validate and check a suite.
+
+    Args:
+        paths: Suite files or folders; empty means the built-in ``scenarios/``.
+        tasks_dir: Folder of task domains; default the built-in ``tasks/``.
+
+    Returns:
+        The :class:`Suite`.
+
+    Raises:
+        ScenarioError: naming the file, pair id and field of the first problem, or a
+            duplicate pair id (naming both files).
+    """
+    paths = list(paths) or [builtin_dir("scenarios")]
+    files = suite_files(paths)
+    if not files:
+        raise ScenarioError(", ".join(map(str, paths)), None, None, "no suite files (.yaml, .yml, .json, .jsonl) found")
+    digest = hashlib.sha256()
+    pairs: list[Pair] = []
+    sources: dict[str, str] = {}
+    for f in files:
+        digest.update(f.read_bytes())
+        for pair in _read_file(f):
+            if pair.id in sources:
+                raise ScenarioError(str(f), pair.id, "id", f"duplicate pair id (also in {sources[pair.id]})")
+            check_pair(pair, str(f), tasks_dir)
+            sources[pair.id] = str(f)
+            pairs.append(pair)
+    return Suite(tuple(pairs), sources, digest.hexdigest())
