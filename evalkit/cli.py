@@ -56,7 +56,7 @@ def print_summary(summary: dict) -> None:
 
     table = Table(title="evalkit summary", show_lines=False)
     for col in ("model", "condition", "pairs", "paired acc", "act acc", "abstain acc", "post-hoc", "timely", "errors"):
-        table.add_column(col, justify="left" if col in ("model", "condition") else "right")
+        table.add_column(col, justify="left" if col in ("model", "condition") else "right", no_wrap=True)
     for r in summary["rows"]:
         table.add_row(
             r["model"], r["condition"], str(r["n_pairs"]),
@@ -66,7 +66,10 @@ def print_summary(summary: dict) -> None:
             f"{_format(r['timely_rate'])} (n={r['timely_rate_n']})",
             str(r["errors"] + r["missing"]),
         )
-    Console(stderr=False).print(table)
+    console = Console()
+    if not console.is_terminal:
+        console = Console(width=160)
+    console.print(table)
 
 
 @app.command()

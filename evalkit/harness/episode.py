@@ -70,6 +70,11 @@ class EpisodeSpec:
         return self.pair.variant(self.variant)
 
 
+def domain_permissions(domain: Domain) -> tuple[str, ...]:
+    """Every permission the domain declares or its tools use, sorted."""
+    return tuple(sorted(set(domain.permissions) | {t.permission for t in domain.tools.values() if t.permission}))
+
+
 def initial_state(spec: EpisodeSpec) -> dict[str, Any]:
     """Domain initial state ← pair state ← variant state (deep merge), as a fresh copy."""
     state = deep_merge(spec.domain.initial_state, spec.pair.state)
@@ -88,7 +93,12 @@ def execute(spec: EpisodeSpec, model: Model, limits: Limits) -> EpisodeRun:
     condition = get_condition(spec.condition)
     hidden = set(variant.hidden_tools)
     tools = {name: t for name, t in spec.domain.tools.items() if name not in hidden}
-    permissions = tuple(variant.permissions if variant.permissions is not None else spec.pair.permissions)
+    if variant.permissions is not None:
+        permissions = tuple(variant.permissions)
+    elif spec.pair.permissions is not None:
+        permissions = tuple(spec.pair.permissions)
+    else:
+        permissions = domain_permissions(spec.domain)
     handler = condition.handler(variant.user_answers, tuple(tools)) if condition.handler else None
     return run_episode(
         model=model,

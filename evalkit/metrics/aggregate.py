@@ -5,6 +5,9 @@ or missing episode lowers the rate instead of vanishing from the denominator (fi
 C20: never report 5/6 when 8 were planned). Definitions, per group (model × condition ×
 gate):
 
+* ``episode_accuracy`` = correct episodes / planned episodes, shown with ``coverage`` =
+  error-free finished episodes / planned episodes (field case C20: 5/8 with coverage 6/8,
+  never 5/6);
 * ``act_accuracy`` = correct act-side episodes / planned act-side episodes;
 * ``abstain_accuracy`` = correct abstain-side episodes / planned abstain-side episodes;
 * ``paired_accuracy`` = pairs whose two variants are both present, error-free and correct
@@ -48,7 +51,7 @@ def summarize(plan: Iterable[Key], rows: Iterable[dict[str, Any]]) -> list[dict[
     Returns:
         Dicts with ``model``, ``condition``, ``gate``, ``n_pairs``, ``n_episodes``,
         ``completed``, ``errors``, ``missing``, ``incomplete_pairs`` and, for each of
-        ``paired_accuracy``, ``act_accuracy``, ``abstain_accuracy``, ``post_hoc_rate``,
+        ``episode_accuracy``, ``coverage``, ``paired_accuracy``, ``act_accuracy``, ``abstain_accuracy``, ``post_hoc_rate``,
         ``timely_rate`` and ``decision_match_rate``: the value, ``_k`` (numerator), ``_n``
         (denominator) and ``_ci`` (Wilson 95% interval).
     """
@@ -87,6 +90,9 @@ def summarize(plan: Iterable[Key], rows: Iterable[dict[str, Any]]) -> list[dict[
             "missing": sum(1 for r in got if r is None),
             "incomplete_pairs": incomplete,
         }
+        ok_rows = [r for r in got if r is not None and r["status"] == "ok"]
+        row.update(_rate("episode_accuracy", sum(1 for r in ok_rows if r["correct"]), len(keys)))
+        row.update(_rate("coverage", len(ok_rows), len(keys)))
         row.update(_rate("paired_accuracy", paired_ok, len(pairs)))
         row.update(_rate("act_accuracy", sum(1 for _, r in act if r is not None and r["correct"]), len(act)))
         row.update(_rate("abstain_accuracy", len(abst_correct), len(abst)))

@@ -166,16 +166,25 @@ def build_context(
 
     tool_list = list(tools)
     used = estimate_tokens(_dumps(head)) + estimate_tokens(_dumps(tool_list))
-    kept: list[tuple[list[int], list[dict[str, Any]]]] = []
-    dropped: list[int] = []
-    for index in range(len(turns) - 1, -1, -1):
-        seqs, msgs = turns[index]
-        cost = estimate_tokens(_dumps(msgs))
-        if used + cost <= budget and not dropped:
-            kept.append((seqs, msgs))
-            used += cost
-        else:
-            dropped.extend(seqs)
+    def fit(limit: int) -> tuple[list[tuple[list[int], list[dict[str, Any]]]], list[int], int]:
+        kept: list[tuple[list[int], list[dict[str, Any]]]] = []
+        dropped: list[int] = []
+        total = used
+        for index in range(len(turns) - 1, -1, -1):
+            seqs, msgs = turns[index]
+            cost = estimate_tokens(_dumps(msgs))
+            if total + cost <= limit and not dropped:
+                kept.append((seqs, msgs))
+                total += cost
+            else:
+                dropped.extend(seqs)
+        return kept, dropped, total
+
+    kept, dropped, total = fit(budget)
+    if dropped:  # reserve room for the marker that replaces the dropped turns
+        marker_cost = estimate_tokens(_dumps({"role": "user", "content": DROPPED_MARKER.format(n=len(turns))}))
+        kept, dropped, total = fit(budget - marker_cost)
+    used = total
     kept.reverse()
     messages = list(head)
     if dropped:

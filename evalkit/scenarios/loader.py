@@ -156,7 +156,7 @@ def check_pair(pair: Pair, file: str, tasks_dir: Path | None = None) -> None:
         raise ScenarioError(file, pair.id, "domain", str(exc)) from None
     tools = domain.tools
     known_perms = set(domain.permissions) | {t.permission for t in tools.values() if t.permission}
-    for name in pair.permissions:
+    for name in pair.permissions or ():
         if name not in known_perms:
             raise ScenarioError(file, pair.id, "permissions", f"permission {name!r} is not used by domain {domain.name}")
     for vname in ("act", "abstain"):
@@ -175,6 +175,24 @@ def check_pair(pair: Pair, file: str, tasks_dir: Path | None = None) -> None:
                 raise ScenarioError(file, pair.id, f"{vname}.permissions", f"permission {name!r} is not used by domain {domain.name}")
         if not any(tools[c.tool].kind == "commit" for c in variant.plan):
             raise ScenarioError(file, pair.id, f"{vname}.plan", "the plan has no commit call (the eager trajectory must commit)")
+    abstain = pair.abstain
+    plan_kinds = [tools[c.tool].kind for c in abstain.plan]
+    if all(kind == "commit" for kind in plan_kinds):
+        raise ScenarioError(file, pair.id, "abstain.plan", "needs at least one lookup or verify call before the commit")
+    first_commit = plan_kinds.index("commit")
+    k = abstain.expected.observable_step
+    if k > first_commit:
+        raise ScenarioError(file, pair.id, "abstain.expected.observable_step",
+                            f"is {k}, but the plan commits at step {first_commit + 1}: the trigger must be "
+                            "observable before the first commit")
+    if pair.phase == "runtime" and k == 0:
+        raise ScenarioError(file, pair.id, "abstain.expected.observable_step",
+                            "is 0, but a runtime trigger only becomes observable after a tool call")
+    if pair.trigger == "tool_failure":
+        for name in abstain.faults:
+            if tools[name].kind == "commit":
+                raise ScenarioError(file, pair.id, f"abstain.faults.{name}",
+                                    "a tool_failure fault must sit on a lookup or verify tool, not a commit")
     for i, exp in enumerate(pair.act.expected.commits):
         spec = tools.get(exp.tool)
         if spec is None or spec.kind != "commit":

@@ -128,6 +128,9 @@ class _VariantBase(_Strict):
     faults: dict[str, FaultSpec] = Field(default_factory=dict)
     plan: list[PlannedCall] = Field(min_length=1)
     user_answers: dict[str, str] = Field(default_factory=dict)
+    """The simulated user's answers to ``request_user_decision``, by target (``default``
+    answers any target). An answered request does not end the episode: leave it empty on
+    pairs whose expected decision is ``clarify``."""
 
 
 class ActVariant(_VariantBase):
@@ -154,7 +157,8 @@ class Pair(_Strict):
         language: Language of the user messages (``en``, ``zh``).
         state: Base state, deep-merged over the domain's initial state; each variant's
             ``state`` is deep-merged over the result.
-        permissions: Permissions the episode holds (a variant may override).
+        permissions: Permissions the episode holds (a variant may override); default:
+            every permission the domain's tools use.
     """
 
     id: str = Field(min_length=1, pattern=r"^[A-Za-z0-9_.:-]+$")
@@ -166,7 +170,7 @@ class Pair(_Strict):
     description: str = ""
     tags: list[str] = Field(default_factory=list)
     state: dict[str, Any] = Field(default_factory=dict)
-    permissions: list[str] = Field(default_factory=list)
+    permissions: list[str] | None = None
     act: ActVariant
     abstain: AbstainVariant
 

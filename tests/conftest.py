@@ -1,0 +1,32 @@
+"""Shared fixtures. Offline settings are exported before anything imports `datasets`."""
+
+from __future__ import annotations
+
+import os
+import tempfile
+from pathlib import Path
+
+os.environ.setdefault("HF_HUB_OFFLINE", "1")
+os.environ.setdefault("HF_DATASETS_OFFLINE", "1")
+os.environ.setdefault("HF_HOME", tempfile.mkdtemp(prefix="evalkit-hf-"))
+os.environ.setdefault("MPLBACKEND", "Agg")
+
+import pytest  # noqa: E402
+
+FIXTURES = Path(__file__).resolve().parent / "fixtures"
+ROOT = Path(__file__).resolve().parent.parent
+
+
+@pytest.fixture(scope="session")
+def fixtures() -> Path:
+    return FIXTURES
+
+
+@pytest.fixture(scope="session")
+def mini_tasks() -> Path:
+    return FIXTURES / "tasks"
+
+
+@pytest.fixture(scope="session")
+def mini_suite() -> Path:
+    return FIXTURES / "suites" / "mini.yaml"
