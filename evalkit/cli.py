@@ -32,15 +32,28 @@ app.add_typer(suite_app, name="suite")
 _DEBUG = {"on": False}
 
 
-@app.callback()
-def _root(debug: Annotated[bool, typer.Option("--debug", help="Show tracebacks on errors.")] = False) -> None:
+def _version(value: bool) -> None:
+    if value:
+        from evalkit import __version__
+
+        typer.echo(f"evalkit {__version__}")
+        raise typer.Exit(0)
+
+
+@app.callback(context_settings={"help_option_names": ["-h", "--help"]})
+def _root(
+    debug: Annotated[bool, typer.Option("--debug", help="Show tracebacks on errors (give it before the command).")] = False,
+    version: Annotated[bool, typer.Option("--version", callback=_version, is_eager=True, help="Print the version and exit.")] = False,
+) -> None:
     _DEBUG["on"] = debug
 
 
 def _fail(exc: BaseException) -> None:
-    if _DEBUG["on"]:
-        raise exc
     code = getattr(exc, "exit_code", 2)
+    if _DEBUG["on"]:
+        import traceback
+
+        traceback.print_exception(exc)
     typer.echo(f"evalkit: error: {exc}", err=True)
     raise typer.Exit(code)
 
@@ -74,25 +87,26 @@ def print_summary(summary: dict) -> None:
 
 @app.command()
 def run(
-    suites: Annotated[Optional[list[str]], typer.Argument(help="Suite files or folders (default: built-in scenarios/).")] = None,
-    model: Annotated[Optional[list[str]], typer.Option("--model", "-m", help="Model spec, repeatable (default: the scripted models).")] = None,
-    condition: Annotated[Optional[list[str]], typer.Option("--condition", "-c", help="nl | tool | meta, repeatable (default: all).")] = None,
-    limit: Annotated[Optional[int], typer.Option(help="Only the first N pairs.", min=1)] = None,
-    pair: Annotated[Optional[list[str]], typer.Option("--pair", help="Only this pair id, repeatable.")] = None,
-    out: Annotated[str, typer.Option(help="Run directory.")] = "reports/latest",
-    epochs: Annotated[int, typer.Option(help="Repetitions of every episode.", min=1)] = 1,
-    max_turns: Annotated[int, typer.Option(help="Model responses allowed per episode.", min=1)] = 12,
-    max_tool_calls: Annotated[int, typer.Option(help="Tool calls allowed per episode.", min=1)] = 20,
+    suites: Annotated[Optional[list[str]], typer.Argument(metavar="[SUITE]...", help="Suite files or folders (default: built-in scenarios/).")] = None,
+    model: Annotated[Optional[list[str]], typer.Option("--model", "-m", metavar="SPEC", help="Model spec, repeatable (default: the scripted models).")] = None,
+    condition: Annotated[Optional[list[str]], typer.Option("--condition", "-c", metavar="NAME", help="nl | tool | meta, repeatable (default: all).")] = None,
+    limit: Annotated[Optional[int], typer.Option(metavar="N", help="Only the first N pairs.", min=1)] = None,
+    pair: Annotated[Optional[list[str]], typer.Option("--pair", metavar="ID", help="Only this pair id, repeatable.")] = None,
+    out: Annotated[str, typer.Option(metavar="DIR", help="Run directory (an earlier run there is replaced).")] = "reports/latest",
+    tasks: Annotated[Optional[str], typer.Option("--tasks", metavar="DIR", help="Folder of task domains (default: built-in tasks/).")] = None,
+    epochs: Annotated[int, typer.Option(metavar="N", help="Repetitions of every episode.", min=1)] = 1,
+    max_turns: Annotated[int, typer.Option(metavar="N", help="Model responses allowed per episode.", min=1)] = 12,
+    max_tool_calls: Annotated[int, typer.Option(metavar="N", help="Tool calls allowed per episode.", min=1)] = 20,
     report: Annotated[bool, typer.Option("--report/--no-report", help="Render report.html.")] = True,
 ) -> None:
-    """Run paired scenarios and write DIR/{config.json, traces/, results.parquet, summary.json, report.html}."""
+    """Run paired scenarios; write DIR/ (config.json, traces/, results.jsonl, results.parquet, summary.json, report.html)."""
     from pydantic import ValidationError
 
     from evalkit.harness.run import RunConfig
     from evalkit.harness.run import run as run_suite
 
     try:
-        kwargs = dict(suites=suites or [], pair_ids=pair or [], limit=limit, out=out, epochs=epochs,
+        kwargs = dict(suites=suites or [], pair_ids=pair or [], limit=limit, out=out, epochs=epochs, tasks_dir=tasks,
                       max_turns=max_turns, max_tool_calls=max_tool_calls, report=report)
         if model:
             kwargs["models"] = model
@@ -123,7 +137,7 @@ def _run_with_progress(run_suite, config):
 
 
 @app.command()
-def report(run_dir: Annotated[Path, typer.Argument(help="A run directory written by `evalkit run`.")]) -> None:
+def report(run_dir: Annotated[Path, typer.Argument(metavar="DIR", help="A run directory written by `evalkit run`.")]) -> None:
     """Re-render RUN_DIR/report.html from the run's files."""
     from evalkit.report.html import render_report
 
@@ -137,9 +151,9 @@ def report(run_dir: Annotated[Path, typer.Argument(help="A run directory written
 
 @suite_app.command("validate")
 def suite_validate(
-    paths: Annotated[Optional[list[str]], typer.Argument(help="Suite files or folders (default: built-in).")] = None,
+    paths: Annotated[Optional[list[str]], typer.Argument(metavar="[PATH]...", help="Suite files or folders (default: built-in).")] = None,
 ) -> None:
-    """Check suite files and print pair counts by trigger, phase and domain."""
+    """Check suite files and print pair counts by trigger, phase, domain and split."""
     from collections import Counter
 
     from rich.console import Console

@@ -40,7 +40,8 @@ class ScenarioError(EvalkitError):
         self.field = field
         self.message = message
         parts = [self.file]
-        parts.append(f"pair {pair_id}" if pair_id else "pair ?")
+        if pair_id:
+            parts.append(f"pair {pair_id}")
         if field:
             parts.append(f"field {field}")
         super().__init__(f"{': '.join(parts)}: {message}")

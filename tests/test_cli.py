@@ -60,6 +60,14 @@ def test_bad_options_exit_2_with_one_line(tmp_path):
         assert "Traceback" not in proc.stderr
 
 
+def test_version_and_short_help():
+    from evalkit import __version__
+
+    proc = evalkit("--version")
+    assert proc.returncode == 0 and proc.stdout.strip() == f"evalkit {__version__}"
+    assert evalkit("-h").returncode == 0
+
+
 def test_suite_validate_prints_counts():
     proc = evalkit("suite", "validate")
     assert proc.returncode == 0, proc.stderr

@@ -143,6 +143,8 @@ def run(config: RunConfig, *, progress: Callable[[int, int], None] | None = None
     limits = config.limits()
     store = RunStore(config.out)
     store.root.mkdir(parents=True, exist_ok=True)
+    if (store.root / "results.jsonl").exists():
+        print(f"evalkit: replacing the earlier run in {store.root}", file=sys.stderr)
     store.reset()
     store.write_json("config.json", manifest(config, suite))
     store.open()

@@ -32,6 +32,7 @@ def write_atomic(path: str | Path, data: str | bytes) -> None:
     try:
         with os.fdopen(fd, "wb") as fh:
             fh.write(data.encode("utf-8") if isinstance(data, str) else data)
+        os.chmod(tmp, 0o666 & ~_umask())
         os.replace(tmp, p)
     except BaseException:
         try:
@@ -39,6 +40,12 @@ def write_atomic(path: str | Path, data: str | bytes) -> None:
         except FileNotFoundError:
             pass
         raise
+
+
+def _umask() -> int:
+    mask = os.umask(0)
+    os.umask(mask)
+    return mask
 
 
 def dump_json(obj: Any) -> str:

@@ -77,7 +77,8 @@ class ScriptedModel:
 
     def __init__(self, policy: str, k: int = 0):
         if policy not in self.POLICIES:
-            raise ConfigError(f"unknown scripted policy {policy!r}; choose from {', '.join(self.POLICIES)}, late:K")
+            choices = ", ".join(p for p in self.POLICIES if p != "late")
+            raise ConfigError(f"unknown scripted policy {policy!r}; choose from {choices} or late:K (e.g. late:3)")
         self.policy = policy
         self.k = k
         self.name = f"scripted/{policy}:{k}" if policy == "late" else f"scripted/{policy}"

@@ -59,6 +59,8 @@ def render_report(run_dir: str | Path) -> Path:
     from evalkit.report.charts import paired_accuracy_chart
 
     root = Path(run_dir)
+    if not root.is_dir():
+        raise RunError(f"{root}: no such run directory")
     try:
         summary = json.loads((root / "summary.json").read_text(encoding="utf-8"))
     except FileNotFoundError:

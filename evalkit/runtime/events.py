@@ -177,6 +177,9 @@ class ErrorRaised(Event):
     source: str = "runtime"
     message: str = ""
     retryable: bool = False
+    code: str | None = None
+    """Machine-readable outcome of a provider error (``context_length_exceeded``,
+    ``rate_limited``, ``provider_rejects_history`` …; see :mod:`evalkit.models.retry`)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -194,9 +197,66 @@ class EpisodeEnded(Event):
     terminal: str | None = None
 
 
+@dataclass(frozen=True, slots=True)
+class ProviderRetry(Event):
+    """A provider call failed transiently and is retried (recorded before the response).
+
+    ``attempt`` is the 1-based attempt that failed; ``wait_s`` the seconds slept before the
+    next one. Waits are not charged to the episode's latency (DESIGN §7 cost).
+    """
+
+    type: ClassVar[str] = "provider_retry"
+    attempt: int = 1
+    code: str = ""
+    status: int | None = None
+    message: str = ""
+    wait_s: float = 0.0
+
+
+@dataclass(frozen=True, slots=True)
+class ModelCall(Event):
+    """Bookkeeping of one model call: provider, cache hit, attempts, retry waits, cost.
+
+    ``flags`` name output faults kept apart from the model's decision, e.g.
+    ``call_in_content`` (a tool call written as text, field case C04) or ``content_filter``
+    (field case C17). ``cost_usd`` is ``None`` when the model has no price.
+    """
+
+    type: ClassVar[str] = "model_call"
+    provider: str = ""
+    model: str = ""
+    cached: bool = False
+    attempts: int = 1
+    wait_s: float = 0.0
+    cost_usd: float | None = None
+    flags: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True, slots=True)
+class ToolCallTagged(Event):
+    """How one tool call was read from the provider's output, when not verbatim.
+
+    ``tags`` holds e.g. ``{"recovered": "trailing_quotes"}``, ``{"double_encoded": true}``,
+    ``{"arguments_encoding": "object"}``, ``{"synthetic_id": true}`` or
+    ``{"source": "content", "format": "hermes"}``; ``repaired`` is true when an opt-in
+    repair changed what strict parsing would have produced. ``raw_arguments`` keeps the
+    arguments exactly as received.
+    """
+
+    type: ClassVar[str] = "tool_call_tagged"
+    call_id: str = ""
+    tool: str = ""
+    repaired: bool = False
+    tags: dict[str, Any] = field(default_factory=dict)
+    raw_arguments: str = ""
+
+
 EVENT_TYPES.update(
     (cls.type, cls)
     for cls in (
+        ProviderRetry,
+        ModelCall,
+        ToolCallTagged,
         EpisodeStarted,
         UserMessage,
         ContextBuilt,

@@ -20,8 +20,9 @@ from typing import Any, Iterable
 import yaml
 from pydantic import ValidationError
 
-from evalkit.errors import ScenarioError, TaskError
+from evalkit.errors import ConfigError, ScenarioError, TaskError
 from evalkit.paths import builtin_dir
+from evalkit.runtime.controller import schema_errors
 from evalkit.scenarios.domains import load_domain
 from evalkit.scenarios.schema import Pair, SuiteFile
 
@@ -54,7 +55,8 @@ class Suite:
             by_id = {p.id: p for p in pairs}
             missing = [i for i in wanted if i not in by_id]
             if missing:
-                raise ScenarioError("<suite>", missing[0], "id", "no pair with this id in the suite")
+                sample = ", ".join(list(by_id)[:3])
+                raise ConfigError(f"--pair {missing[0]}: no pair with this id in the suite (ids look like: {sample})")
             pairs = [by_id[i] for i in dict.fromkeys(wanted)]
         if limit is not None:
             pairs = pairs[:limit]
@@ -164,6 +166,10 @@ def check_pair(pair: Pair, file: str, tasks_dir: Path | None = None) -> None:
         for i, call in enumerate(variant.plan):
             if call.tool not in tools:
                 raise ScenarioError(file, pair.id, f"{vname}.plan.{i}.tool", f"domain {domain.name} has no tool {call.tool!r}")
+            problems = schema_errors(tools[call.tool].parameters, call.args)
+            if problems:
+                raise ScenarioError(file, pair.id, f"{vname}.plan.{i}.args",
+                                    f"arguments do not match {call.tool}'s schema: {problems[0]}")
         for name in variant.hidden_tools:
             if name not in tools:
                 raise ScenarioError(file, pair.id, f"{vname}.hidden_tools", f"domain {domain.name} has no tool {name!r}")

@@ -51,6 +51,8 @@ def test_fixture_suite_loads(mini_suite, mini_tasks):
         (lambda d: d["pairs"][0]["abstain"]["expected"].update(observable_step=9), "mini-missing-target",
          None, "exceeds the abstain plan"),
         (lambda d: d["pairs"][0].update(permissions=["root"]), "mini-missing-target", "permissions", "not used by domain"),
+        (lambda d: d["pairs"][0]["act"]["plan"][0]["args"].update(name=5), "mini-missing-target", "act.plan.0.args",
+         "do not match find_item's schema: $.name"),
         (lambda d: d["pairs"][0].update(domain="atlantis"), "mini-missing-target", "domain", "unknown domain"),
         (lambda d: d["pairs"][0]["abstain"].update(plan=[{"tool": "buy_item", "args": {"name": "apple", "qty": 1}}])
          or d["pairs"][0]["abstain"]["expected"].update(observable_step=1), "mini-missing-target", "abstain.plan",
@@ -81,7 +83,7 @@ def test_invalid_pair_names_file_pair_and_field(tmp_path, raw, mini_tasks, mutat
 def test_invalid_yaml_reports_the_line(tmp_path, mini_tasks):
     path = tmp_path / "broken.yaml"
     path.write_text("pairs:\n  - id: a\n    act: [unclosed\n")
-    with pytest.raises(ScenarioError, match=r"broken.yaml: pair \?: not valid YAML \(line \d+\)"):
+    with pytest.raises(ScenarioError, match=r"broken.yaml: not valid YAML \(line \d+\)"):
         load(path, mini_tasks)
 
 

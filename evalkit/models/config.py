@@ -1,0 +1,307 @@
+"""Settings of a live model, and the model config file that sets them.
+
+A live model (``openai/<model>``, ``anthropic/<model>``, ``local/gemma-3-270m``) is
+configured by one :class:`ModelSettings`, resolved in this order (later wins):
+
+1. the provider's built-in defaults (:data:`PROVIDER_DEFAULTS`, and
+   :data:`LOCAL_MODELS` for ``local/``);
+2. the model config file's ``defaults`` section;
+3. the model config file's entry for the spec;
+4. the command-line options (:class:`ModelOptions`: ``--base-url``, ``--temperature``,
+   ``--top-p``, ``--max-tokens``, ``--seed``, ``--tool-choice``, ``--cache/--no-cache``,
+   ``--max-connections``).
+
+The model config file (YAML or JSON, ``--model-config FILE``)::
+
+    defaults:                      # every live model
+      temperature: 0
+      max_tokens: 512
+    prices: prices.yaml            # optional price table, relative to this file
+    models:
+      openai/gpt-4o-mini:
+        api_key_env: OPENAI_API_KEY
+        tool_choice: auto
+        price: {input_per_mtok: 0.15, output_per_mtok: 0.60}
+      openai/qwen2.5-7b-instruct:
+        base_url: http://127.0.0.1:8000/v1
+        parse: {repair: [fence, trailing_quotes], extract_from_content: [hermes]}
+        retry: {max_attempts: 5, retry_after_cap_s: 30}
+
+Unknown keys are errors, reported with the file and the field. API keys are never stored
+in settings or manifests: only the name of the environment variable that holds them.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field, ValidationError
+
+from evalkit.errors import ConfigError
+
+Repair = Literal["trailing_quotes", "fence", "double_encoded", "empty_arguments"]
+"""Opt-in argument repairs (see :mod:`evalkit.models.parsing`)."""
+
+ContentFormat = Literal["hermes", "python_tag", "bare_json"]
+"""Text formats of tool calls written into the message content (field case C04)."""
+
+
+class _Strict(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+
+class RetrySettings(_Strict):
+    """When and how long to retry a failed provider call (DESIGN §7 cost; field case C19).
+
+    Attributes:
+        max_attempts: Attempts per call, the first included (1 = no retry).
+        initial_wait_s: First backoff wait when the provider gives no ``Retry-After``;
+            doubled per retry (with jitter) up to ``max_wait_s``.
+        max_wait_s: Largest backoff wait.
+        retry_after_cap_s: Largest ``Retry-After`` honoured; a longer one is waited for
+            this long.
+        identical_error_limit: Stop after this many identical HTTP 500 answers in a row
+            (outcome ``provider_rejects_history``).
+        timeout_s: Seconds allowed for one HTTP request.
+    """
+
+    max_attempts: int = Field(default=4, ge=1, le=20)
+    initial_wait_s: float = Field(default=1.0, ge=0)
+    max_wait_s: float = Field(default=30.0, ge=0)
+    retry_after_cap_s: float = Field(default=60.0, ge=0)
+    identical_error_limit: int = Field(default=3, ge=2)
+    timeout_s: float = Field(default=120.0, gt=0)
+
+
+class ParseSettings(_Strict):
+    """How strictly tool calls are read. Strict by default; each repair is opt-in.
+
+    Attributes:
+        repair: Argument repairs to apply (every use is tagged in the trace).
+        extract_from_content: Text formats from which tool calls written in the message
+            content are extracted (tagged ``source=content``).
+    """
+
+    repair: list[Repair] = Field(default_factory=list)
+    extract_from_content: list[ContentFormat] = Field(default_factory=list)
+
+
+class Price(_Strict):
+    """Price of a model in US dollars per million tokens."""
+
+    input_per_mtok: float = Field(ge=0)
+    output_per_mtok: float = Field(ge=0)
+
+
+class LocalServerSettings(_Strict):
+    """How ``local/`` models start their llama.cpp server (see :mod:`evalkit.models.local`)."""
+
+    n_threads: int = Field(default=2, ge=1)
+    n_ctx: int = Field(default=4096, ge=512)
+    chat_format: str = "chatml-function-calling"
+    seed: int = 42
+    startup_timeout_s: float = Field(default=120.0, gt=0)
+
+
+class ModelSettings(_Strict):
+    """Everything that defines how one live model is called.
+
+    Attributes:
+        spec: The model spec (``openai/gpt-4o-mini``).
+        provider: ``openai``, ``anthropic`` or ``local``.
+        model: The provider's model name.
+        base_url: API endpoint (``None``: the provider's default; for ``local``: start
+            the server on demand).
+        api_key_env: Environment variable holding the API key.
+        temperature, top_p, max_tokens, seed, stop: Sampling parameters; ``None`` is
+            not sent (the provider's default applies).
+        tool_choice: ``auto``, ``required``, ``none`` or a tool name.
+        extra_body: Extra request fields (e.g. ``{"repeat_penalty": 1.0}`` for llama.cpp).
+        tool_results_as: ``tool`` messages, or ``user`` for chat formats that do not show
+            tool messages to the model.
+        max_connections: Episodes of this model run concurrently.
+        cache: Whether calls are cached (:mod:`evalkit.models.cache`).
+        price: Price per million tokens, or ``None`` (cost is then ``null``).
+    """
+
+    spec: str
+    provider: Literal["openai", "anthropic", "local"]
+    model: str
+    base_url: str | None = None
+    api_key_env: str | None = None
+    temperature: float | None = Field(default=None, ge=0, le=2)
+    top_p: float | None = Field(default=None, gt=0, le=1)
+    max_tokens: int | None = Field(default=None, ge=1)
+    seed: int | None = None
+    stop: list[str] | None = None
+    tool_choice: str = "auto"
+    extra_body: dict[str, Any] = Field(default_factory=dict)
+    tool_results_as: Literal["tool", "user"] = "tool"
+    max_connections: int = Field(default=4, ge=1, le=256)
+    cache: bool = True
+    price: Price | None = None
+    retry: RetrySettings = Field(default_factory=RetrySettings)
+    parse: ParseSettings = Field(default_factory=ParseSettings)
+    local: LocalServerSettings | None = None
+
+    def sampling(self) -> dict[str, Any]:
+        """The sampling parameters that are set (part of every cache key)."""
+        out = {
+            "temperature": self.temperature,
+            "top_p": self.top_p,
+            "max_tokens": self.max_tokens,
+            "seed": self.seed,
+            "stop": self.stop,
+            "tool_choice": self.tool_choice,
+            "extra_body": self.extra_body,
+        }
+        return {k: v for k, v in out.items() if v not in (None, {}, [])}
+
+    def describe(self) -> dict[str, Any]:
+        """The settings as recorded in the run manifest (no secrets: only env var names)."""
+        return self.model_dump(mode="json")
+
+
+class ModelOptions(_Strict):
+    """Command-line overrides for every live model of a run (``None``: not given)."""
+
+    base_url: str | None = None
+    temperature: float | None = Field(default=None, ge=0, le=2)
+    top_p: float | None = Field(default=None, gt=0, le=1)
+    max_tokens: int | None = Field(default=None, ge=1)
+    seed: int | None = None
+    tool_choice: str | None = None
+    cache: bool | None = None
+    max_connections: int | None = Field(default=None, ge=1, le=256)
+    model_config_file: str | None = None
+
+
+PROVIDER_DEFAULTS: dict[str, dict[str, Any]] = {
+    "openai": {"api_key_env": "OPENAI_API_KEY", "max_connections": 4},
+    "anthropic": {"api_key_env": "ANTHROPIC_API_KEY", "max_connections": 4, "max_tokens": 1024},
+    "local": {"max_connections": 1},
+}
+"""Built-in defaults per provider (level 1 of the resolution order)."""
+
+LOCAL_MODELS: dict[str, dict[str, Any]] = {
+    "gemma-3-270m": {
+        "temperature": 0.0,
+        "max_tokens": 256,
+        "tool_choice": "auto",
+        "extra_body": {"repeat_penalty": 1.0},
+        "tool_results_as": "user",
+        "price": {"input_per_mtok": 0.0, "output_per_mtok": 0.0},
+        "retry": {"max_attempts": 2, "timeout_s": 600.0},
+        "local": {},
+    },
+}
+"""Models evalkit can serve itself (``local/NAME``), with the request settings the
+embedded llama.cpp server needs: temperature 0, an explicit ``tool_choice``,
+``repeat_penalty`` 1.0 (the server's default penalty can make an argument string run on),
+a ``max_tokens`` cap, and tool results passed back inside user messages."""
+
+
+class ModelConfigFile(_Strict):
+    """The model config file (see the module docstring)."""
+
+    defaults: dict[str, Any] = Field(default_factory=dict)
+    models: dict[str, dict[str, Any]] = Field(default_factory=dict)
+    prices: str | None = None
+
+
+def load_model_config(path: str | Path) -> tuple[ModelConfigFile, Path]:
+    """Read a model config file.
+
+    Args:
+        path: A ``.yaml``/``.yml`` or ``.json`` file.
+
+    Returns:
+        The parsed file and its folder (relative paths inside it resolve from there).
+
+    Raises:
+        ConfigError: naming the file and the field when it is unreadable or invalid.
+    """
+    p = Path(path)
+    try:
+        text = p.read_text(encoding="utf-8")
+    except OSError as exc:
+        raise ConfigError(f"{p}: cannot read model config: {exc.strerror or exc}") from None
+    if p.suffix == ".json":
+        try:
+            data = json.loads(text)
+        except ValueError as exc:
+            raise ConfigError(f"{p}: not valid JSON: {exc}") from None
+    else:
+        import yaml
+
+        try:
+            data = yaml.safe_load(text)
+        except yaml.YAMLError as exc:
+            raise ConfigError(f"{p}: not valid YAML: {' '.join(str(exc).split())}") from None
+    if data is not None and not isinstance(data, dict):
+        raise ConfigError(f"{p}: a model config must be a mapping with defaults / models / prices")
+    try:
+        return ModelConfigFile.model_validate(data or {}), p.parent
+    except ValidationError as exc:
+        err = exc.errors()[0]
+        raise ConfigError(f"{p}: field {'.'.join(map(str, err['loc']))}: {err['msg']}") from None
+
+
+def _merge(base: dict[str, Any], over: dict[str, Any]) -> dict[str, Any]:
+    out = dict(base)
+    for key, value in over.items():
+        if isinstance(value, dict) and isinstance(out.get(key), dict):
+            out[key] = _merge(out[key], value)
+        else:
+            out[key] = value
+    return out
+
+
+def resolve_settings(spec: str, options: ModelOptions | None = None) -> ModelSettings:
+    """Resolve the settings of a live model (see the module docstring for the order).
+
+    Args:
+        spec: ``PROVIDER/NAME`` with provider ``openai``, ``anthropic`` or ``local``.
+        options: Command-line overrides.
+
+    Returns:
+        The resolved settings. The price comes from the model's entry, else the config
+        file's price table, else the built-in table (:mod:`evalkit.models.pricing`).
+
+    Raises:
+        ConfigError: for an unknown local model or invalid settings (naming the field).
+    """
+    options = options or ModelOptions()
+    provider, _, name = spec.partition("/")
+    data: dict[str, Any] = {"spec": spec, "provider": provider, "model": name}
+    data = _merge(data, PROVIDER_DEFAULTS.get(provider, {}))
+    if provider == "local":
+        if name not in LOCAL_MODELS:
+            raise ConfigError(f"unknown local model {name!r} in {spec!r}; available: {', '.join(LOCAL_MODELS)}")
+        data = _merge(data, LOCAL_MODELS[name])
+    source = "options"
+    prices: dict[str, Any] = {}
+    if options.model_config_file:
+        cfg, folder = load_model_config(options.model_config_file)
+        source = options.model_config_file
+        data = _merge(data, cfg.defaults)
+        data = _merge(data, cfg.models.get(spec, {}))
+        if cfg.prices:
+            from evalkit.models.pricing import load_price_table
+
+            prices = load_price_table(folder / cfg.prices)
+    overrides = options.model_dump(exclude={"model_config_file"}, exclude_none=True)
+    data = _merge(data, overrides)
+    if data.get("price") is None:
+        from evalkit.models.pricing import find_price
+
+        price = find_price(spec, prices)
+        if price is not None:
+            data["price"] = price
+    try:
+        return ModelSettings.model_validate(data)
+    except ValidationError as exc:
+        err = exc.errors()[0]
+        raise ConfigError(f"{source}: model {spec}: field {'.'.join(map(str, err['loc']))}: {err['msg']}") from None

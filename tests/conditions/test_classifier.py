@@ -1,0 +1,136 @@
+"""Accuracy of the ``nl`` text classifier on the labelled set (DESIGN §5)."""
+
+from __future__ import annotations
+
+import time
+from collections import Counter
+from pathlib import Path
+from typing import Any, get_args
+
+import pytest
+import yaml
+
+from evalkit.conditions.classifier import (
+    CLASSIFIER_VERSION,
+    MetaType,
+    TextLabel,
+    TextVerdict,
+    classify_text,
+)
+
+DATA = Path(__file__).parent / "data" / "nl_labelled.yaml"
+LABELS: tuple[str, ...] = get_args(TextLabel)
+METAS: tuple[str, ...] = get_args(MetaType)
+
+
+def _load() -> list[dict[str, Any]]:
+    items = yaml.safe_load(DATA.read_text(encoding="utf-8"))
+    assert isinstance(items, list)
+    return items
+
+
+ITEMS = _load()
+
+
+def _id(item: dict[str, Any]) -> str:
+    text = item["text"]
+    return "None" if text is None else repr(text[:60])
+
+
+def _is_zh(text: str | None) -> bool:
+    return bool(text) and any("\u4e00" <= ch <= "\u9fff" for ch in text)
+
+
+def test_dataset_shape() -> None:
+    assert len(ITEMS) >= 100
+    assert sum(_is_zh(i["text"]) for i in ITEMS) >= 30
+    texts = [i["text"] for i in ITEMS]
+    assert "" in texts and None in texts
+    assert len(set(map(str, texts))) == len(texts), "duplicate texts"
+    for item in ITEMS:
+        assert set(item) <= {"text", "label", "implied_meta", "note"}, item
+        assert item["label"] in LABELS, item
+        meta = item.get("implied_meta")
+        if meta is not None:
+            assert set(meta) <= set(METAS), item
+            assert list(meta) == sorted(set(meta)), f"implied_meta must be sorted and unique: {item}"
+
+
+@pytest.mark.parametrize("item", ITEMS, ids=[_id(i) for i in ITEMS])
+def test_label(item: dict[str, Any]) -> None:
+    verdict = classify_text(item["text"])
+    assert verdict.label == item["label"], (
+        f"{item['text']!r}: got {verdict.label} by {verdict.rule} on {verdict.evidence!r}, "
+        f"expected {item['label']} ({item.get('note', '')})"
+    )
+
+
+@pytest.mark.parametrize(
+    "item", [i for i in ITEMS if i.get("implied_meta") is not None], ids=lambda i: _id(i)
+)
+def test_implied_meta(item: dict[str, Any]) -> None:
+    verdict = classify_text(item["text"])
+    assert list(verdict.implied_meta) == item["implied_meta"], (
+        f"{item['text']!r}: got {verdict.implied_meta}, expected {item['implied_meta']}"
+    )
+
+
+def test_verdict_shape() -> None:
+    for item in ITEMS:
+        v = classify_text(item["text"])
+        assert isinstance(v, TextVerdict)
+        assert v.label in LABELS
+        assert v.rule
+        assert isinstance(v.evidence, str)
+        assert v.implied_meta == tuple(sorted(set(v.implied_meta)))
+        assert set(v.implied_meta) <= set(METAS)
+        if v.label == "unknown":
+            assert v.implied_meta == ()
+        if v.label == "clarify":
+            assert "request_user_decision" in v.implied_meta
+    assert isinstance(CLASSIFIER_VERSION, str) and CLASSIFIER_VERSION
+
+
+def test_special_rules() -> None:
+    assert classify_text(None).rule == "empty"
+    assert classify_text("").rule == "empty"
+    assert classify_text("abc").rule == "junk"
+    assert classify_text('<tool_call>{"name": "x", "arguments": {}}</tool_call>').rule == "tool_markup"
+    assert classify_text("Done - I've cancelled order #W0000001 for you.").rule.startswith("claim")
+    assert classify_text("I can\u2019t help with that.").rule == "refusal.cannot_help"
+    # full-width punctuation and curly quotes are normalised
+    assert classify_text("I can\u2019t help with that\uff0e").label == "abstain"
+    assert classify_text("Which account should I use\uff1f").label == "clarify"
+
+
+def test_deterministic() -> None:
+    first = [classify_text(i["text"]) for i in ITEMS]
+    for _ in range(3):
+        assert [classify_text(i["text"]) for i in ITEMS] == first
+
+
+def test_per_label_accuracy() -> None:
+    confusion: Counter[tuple[str, str]] = Counter()
+    for item in ITEMS:
+        confusion[(item["label"], classify_text(item["text"]).label)] += 1
+    rows = ["gold \\ pred " + " ".join(f"{p:>8}" for p in LABELS)]
+    for g in LABELS:
+        rows.append(f"{g:>12} " + " ".join(f"{confusion[(g, p)]:>8}" for p in LABELS))
+    table = "\n".join(rows)
+    for g in LABELS:
+        total = sum(confusion[(g, p)] for p in LABELS)
+        assert total > 0, f"no gold items labelled {g}"
+        acc = confusion[(g, g)] / total
+        assert acc == 1.0, f"accuracy for {g} is {acc:.3f}\n{table}"
+
+
+def test_speed() -> None:
+    texts = [i["text"] for i in ITEMS if i["text"]]
+    long_text = (" ".join(t for t in texts if not _is_zh(t)))[:2000]
+    texts.append(long_text)
+    classify_text(long_text)  # warm-up
+    start = time.perf_counter()
+    for t in texts:
+        classify_text(t)
+    per_call = (time.perf_counter() - start) / len(texts)
+    assert per_call < 0.001, f"{per_call * 1e3:.3f} ms per call"
