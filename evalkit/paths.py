@@ -1,7 +1,8 @@
-"""Where evalkit finds its built-in tasks and scenarios.
+"""Where evalkit finds its built-in tasks, scenarios and stopping-rule sets.
 
-In a source checkout (``pip install -e .``) they are the top-level ``tasks/`` and
-``scenarios/`` folders; in a wheel they are packaged under ``evalkit/_builtin/``.
+In a source checkout (``pip install -e .``) they are the top-level ``tasks/``,
+``scenarios/`` and ``rules/`` folders; in a wheel they are packaged under
+``evalkit/_builtin/``.
 """
 
 from __future__ import annotations
@@ -12,7 +13,7 @@ _PKG = Path(__file__).resolve().parent
 
 
 def builtin_dir(name: str) -> Path:
-    """The built-in ``tasks`` or ``scenarios`` folder."""
+    """The built-in ``tasks``, ``scenarios`` or ``rules`` folder."""
     packaged = _PKG / "_builtin" / name
     if packaged.is_dir():
         return packaged

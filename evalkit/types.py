@@ -14,8 +14,9 @@ ToolKind = Literal["lookup", "verify", "commit"]
 Condition = Literal["nl", "tool", "meta"]
 """How the model may say what it needs (DESIGN §5)."""
 
-Variant = Literal["act", "abstain"]
-"""The two sides of a pair (DESIGN §6)."""
+Variant = Literal["act", "abstain", "act_resist"]
+"""The sides of a pair (DESIGN §6): ``act`` and ``abstain``, plus ``act_resist`` (finish the
+task, resist an injected instruction) on prompt-injection pairs."""
 
 Phase = Literal["pre_execution", "runtime", "control"]
 
@@ -69,10 +70,35 @@ ReasonCode = Literal[
     "budget_exceeded",
     "loop_limit",
     "gate_abstain",
+    "gate_clarify",
+    "gate_gather",
     "parse_error",
     "meta_denied",
 ]
-"""Why the controller did not execute a proposed call (DESIGN §2)."""
+"""Why the controller did not execute a proposed call (DESIGN §2). ``gate_*`` codes come
+from the autonomy gate (DESIGN §4): the call was stopped with that gate decision."""
+
+GateDecision = Literal["gather", "act", "clarify", "abstain"]
+"""The autonomy gate's four decisions (DESIGN §4, seed 003)."""
+
+GateReason = Literal[
+    "gathering",
+    "evidence_ok",
+    "missing_target",
+    "conflicting_evidence",
+    "tool_failure",
+    "unknown_side_effect",
+    "stale_state",
+    "needs_evidence",
+    "budget_exceeded",
+    "stopping_rule",
+]
+"""Why the gate decided what it did; recorded with every gate decision in the trace."""
+
+MetaStatus = Literal[
+    "proposed", "validating", "accepted", "modified", "denied", "needs_user", "fulfilled", "failed", "expired"
+]
+"""States of a meta request (DESIGN §3, seed 000 §5)."""
 
 MetaType = Literal[
     "request_context",

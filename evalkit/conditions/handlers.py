@@ -3,146 +3,96 @@
 * ``tool`` — :class:`PlainToolHandler`: the request is executed directly, with no policy.
   Its events are still logged (``proposed`` then ``fulfilled``) so that meta-request
   metrics can be compared across conditions.
-* ``meta`` — :class:`RuntimePolicyHandler`: the request goes through the runtime's
-  protocol ``proposed → validating → accepted | modified | denied | needs_user →
-  fulfilled | failed | expired``, each transition an event. This is the first slice of
-  the protocol: validation checks the per-turn and per-type loop limits and whether the
-  runtime can serve the type offline; denials carry the reason and the alternatives.
+* ``meta`` — :class:`RuntimePolicyHandler`: the request goes through the runtime's full
+  protocol (:class:`evalkit.runtime.meta.MetaProtocol`): ``proposed → validating →
+  accepted | modified | denied | needs_user → fulfilled | failed | expired``, every
+  transition an event, validation of schema, permission, scope, budget, provider
+  capability, sensitivity, side effects, provenance and loop limits.
 
 Both end the episode on ``declare_blocked`` (typed decision ``abstain``) and on an
-unanswered ``request_user_decision`` (typed decision ``clarify``); an answered one
-returns the simulated user's answer and the episode goes on.
+unanswered ``request_user_decision`` (typed decision ``clarify``); an answered one gives
+the simulated user's answer and the episode goes on (under ``meta`` the answer arrives at
+the start of the next turn, and expires if the state changed meanwhile).
+
+Both classes are built per episode as ``Handler(user_answers, task_tools, **options)``;
+``RuntimePolicyHandler`` takes ``policy`` (:class:`~evalkit.runtime.meta.MetaPolicy`) and
+``env`` (:class:`~evalkit.runtime.meta.MetaEnvironment`), the plain handler ignores them.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
-from typing import Any
+from dataclasses import replace
+from typing import Any, Mapping
 
 from evalkit.runtime.events import MetaRequestUpdated
 from evalkit.runtime.loop import Recorder
+from evalkit.runtime.meta import MetaEnvironment, MetaPolicy, MetaProtocol, parse_request
 from evalkit.runtime.model_io import ToolCall
 
+__all__ = ["MetaPolicy", "PlainToolHandler", "RuntimePolicyHandler"]
 
-@dataclass
-class MetaPolicy:
-    """Loop authority for meta requests (seed 000 §6).
 
-    Attributes:
-        max_per_turn: Meta requests allowed in one model response.
-        max_per_type: Requests of one type allowed per episode.
+class PlainToolHandler:
+    """``tool`` condition: meta-request tools run as ordinary tools, without policy.
+
+    Args:
+        user_answers: The simulated user's answers by target (``default`` answers any).
+        task_tools: Names of the episode's task tools.
+        **_options: Accepted for a uniform factory signature and ignored (no policy).
     """
 
-    max_per_turn: int = 3
-    max_per_type: int = 3
-
-
-@dataclass
-class _Base:
-    user_answers: dict[str, str] = field(default_factory=dict)
-    task_tools: tuple[str, ...] = ()
-    _n: int = 0
-
-    def _answer(self, args: dict[str, Any]) -> str | None:
-        target = args.get("target")
-        if target and target in self.user_answers:
-            return self.user_answers[target]
-        return self.user_answers.get("default")
-
-    def _new_id(self) -> str:
-        self._n += 1
-        return f"mr-{self._n}"
-
-
-def _request(call: ToolCall) -> tuple[str, dict[str, Any]]:
-    args = dict(call.arguments or {})
-    if call.name == "meta_request":
-        return str(args.pop("type", "")), args
-    return call.name, args
-
-
-class PlainToolHandler(_Base):
-    """``tool`` condition: meta-request tools run as ordinary tools, without policy."""
+    def __init__(self, user_answers: Mapping[str, str] | None = None, task_tools: tuple[str, ...] = (),
+                 **_options: Any):
+        self.env = MetaEnvironment(user_answers=dict(user_answers or {}), tools=tuple(task_tools))
+        self._n = 0
 
     def handle(self, call: ToolCall, recorder: Recorder, turn: int) -> str | None:
-        mtype, args = _request(call)
-        rid = self._new_id()
-        reason = str(args.get("reason") or args.get("question") or "")
-        recorder.emit(MetaRequestUpdated, turn, request_id=rid, meta_type=mtype, status="proposed",
-                      reason=reason, detail={"call_id": call.id, "arguments": args})
+        """Serve the request at once and log ``proposed`` then ``fulfilled``."""
+        self._n += 1
+        req = parse_request(call, f"mr-{self._n}")
+        reason = req.reason or req.question or ""
+        recorder.emit(MetaRequestUpdated, turn, request_id=req.id, meta_type=req.type, status="proposed",
+                      reason=reason, detail={"call_id": call.id, "arguments": req.arguments})
         terminal: str | None = None
-        if mtype == "declare_blocked":
+        detail: dict[str, Any] = {}
+        if req.type == "declare_blocked":
             response: dict[str, Any] = {"status": "stopped"}
+            detail["safe_partial_output"] = req.safe_partial_output
             terminal = "abstain"
-        elif mtype == "request_user_decision":
-            answer = self._answer(args)
+        elif req.type == "request_user_decision":
+            answer = self.env.answer(req.target)
             if answer is None:
                 response = {"status": "waiting for the user"}
                 terminal = "clarify"
             else:
                 response = {"status": "answered", "answer": answer}
-        elif mtype == "propose_skill":
+        elif req.type == "propose_skill":
             response = {"status": "draft recorded", "active": False}
+            detail["draft"] = {"name": req.target or "unnamed", "description": req.reason, "active": False}
         else:
-            response = {"status": "unavailable", "message": f"{mtype} cannot be served in this environment"}
-        recorder.emit(MetaRequestUpdated, turn, request_id=rid, meta_type=mtype, status="fulfilled",
-                      reason=reason, detail={"call_id": call.id, "response": response})
+            response = {"status": "unavailable", "message": f"{req.type} cannot be served in this environment"}
+        recorder.emit(MetaRequestUpdated, turn, request_id=req.id, meta_type=req.type, status="fulfilled",
+                      reason=reason, detail={"call_id": call.id, "response": response, **detail})
         return terminal
 
 
-class RuntimePolicyHandler(_Base):
-    """``meta`` condition: meta requests go through the runtime's validation and state machine."""
+class RuntimePolicyHandler(MetaProtocol):
+    """``meta`` condition: meta requests go through the runtime's protocol and policy.
 
-    def __init__(self, user_answers: dict[str, str] | None = None, task_tools: tuple[str, ...] = (),
-                 policy: MetaPolicy | None = None):
-        super().__init__(user_answers=dict(user_answers or {}), task_tools=tuple(task_tools))
-        self.policy = policy or MetaPolicy()
-        self._per_turn: dict[int, int] = {}
-        self._per_type: dict[str, int] = {}
+    Args:
+        user_answers: The simulated user's answers by target (``default`` answers any).
+        task_tools: Names of the episode's task tools.
+        policy: The runtime's :class:`~evalkit.runtime.meta.MetaPolicy`.
+        env: What the offline world can answer (context documents, the reviewer, the
+            user's grants, the task's scope); ``user_answers`` and ``task_tools`` fill it
+            when given.
+    """
 
-    def handle(self, call: ToolCall, recorder: Recorder, turn: int) -> str | None:
-        mtype, args = _request(call)
-        rid = self._new_id()
-        reason = str(args.get("reason") or "")
-
-        def emit(status: str, **detail: Any) -> None:
-            recorder.emit(MetaRequestUpdated, turn, request_id=rid, meta_type=mtype, status=status,
-                          reason=reason, detail={"call_id": call.id, **detail})
-
-        emit("proposed", arguments=args)
-        emit("validating")
-        self._per_turn[turn] = self._per_turn.get(turn, 0) + 1
-        self._per_type[mtype] = self._per_type.get(mtype, 0) + 1
-        if self._per_turn[turn] > self.policy.max_per_turn:
-            emit("denied", code="loop_limit", response={
-                "decision": "denied", "reason": f"at most {self.policy.max_per_turn} meta requests per turn",
-                "alternatives": ["continue with the task tools", "declare_blocked"]})
-            return None
-        if self._per_type[mtype] > self.policy.max_per_type:
-            emit("denied", code="loop_limit", response={
-                "decision": "denied",
-                "reason": f"{mtype} was already requested {self.policy.max_per_type} times without new evidence",
-                "alternatives": ["declare_blocked", "request_user_decision"]})
-            return None
-        if mtype == "declare_blocked":
-            emit("accepted", response={"decision": "accepted", "reason": "the episode stops here"})
-            emit("fulfilled", safe_partial_output=args.get("safe_partial_output"))
-            return "abstain"
-        if mtype == "request_user_decision":
-            emit("needs_user", response={"decision": "needs_user", "question": args.get("question") or reason})
-            answer = self._answer(args)
-            if answer is None:
-                emit("expired", note="the simulated user gave no answer")
-                return "clarify"
-            emit("fulfilled", response={"decision": "accepted", "answer": answer})
-            return None
-        if mtype == "propose_skill":
-            emit("accepted", response={"decision": "accepted", "reason": "stored as an inactive draft",
-                                       "active": False})
-            emit("fulfilled", draft={"name": args.get("target") or reason, "active": False})
-            return None
-        alternatives = [f"use {name}" for name in self.task_tools] + ["request_user_decision", "declare_blocked"]
-        emit("denied", code="not_available", response={
-            "decision": "denied", "reason": f"{mtype} cannot be served in this environment",
-            "alternatives": alternatives})
-        return None
+    def __init__(self, user_answers: Mapping[str, str] | None = None, task_tools: tuple[str, ...] = (), *,
+                 policy: MetaPolicy | None = None, env: MetaEnvironment | None = None):
+        env = env or MetaEnvironment()
+        if user_answers:
+            env = replace(env, user_answers=dict(user_answers))
+        if task_tools:
+            env = replace(env, tools=tuple(task_tools))
+        super().__init__(policy, env)

@@ -4,7 +4,10 @@ Under the ``tool`` condition the seven meta-request types are offered as seven p
 function tools. Under the ``meta`` condition they are one typed tool, ``meta_request``,
 whose ``type`` field selects the request and whose fields follow the seed's data model
 (id is assigned by the runtime; reason, required evidence, requested resources, risk,
-fallback, confidence).
+fallback, confidence) plus each type's own fields: ``target`` (the context, document or
+skill name wanted), ``question`` and ``options`` (a user decision), ``capability`` (a
+missing tool or a model capability) and ``safe_partial_output`` (what a blocked agent can
+still hand over). Permissions are asked for as ``requested_resources: {permissions: [...]}``.
 """
 
 from __future__ import annotations
@@ -69,6 +72,8 @@ META_REQUEST_SCHEMA: dict[str, Any] = _obj(
         "target": _STR,
         "question": _STR,
         "options": _STR_LIST,
+        "capability": _STR,
+        "safe_partial_output": _STR,
         "required_evidence": _STR_LIST,
         "requested_resources": {"type": "object"},
         "risk": {"type": "string", "enum": ["low", "medium", "high"]},

@@ -30,14 +30,15 @@ class ConditionSpec:
         name: ``nl``, ``tool`` or ``meta``.
         description: One line for reports.
         meta_tools: Factory of the meta tools offered (empty for ``nl``).
-        handler: ``handler(user_answers, task_tools)`` building the per-episode handler,
-            or ``None`` when no meta tools are offered.
+        handler: ``handler(user_answers, task_tools, **options)`` building the per-episode
+            handler (``options``: ``policy`` and ``env`` of the meta-request protocol), or
+            ``None`` when no meta tools are offered.
     """
 
     name: str
     description: str
     meta_tools: Callable[[], dict[str, ToolSpec]]
-    handler: Callable[[dict[str, str], tuple[str, ...]], MetaHandler] | None
+    handler: Callable[..., MetaHandler] | None
 
     @property
     def system_prompt(self) -> str:
@@ -58,11 +59,11 @@ CONDITIONS: dict[str, ConditionSpec] = {
     "nl": ConditionSpec("nl", "natural-language requests only", lambda: {}, None),
     "tool": ConditionSpec(
         "tool", "meta requests as ordinary tool calls, no policy", plain_meta_tools,
-        lambda answers, tools: PlainToolHandler(user_answers=dict(answers), task_tools=tools),
+        lambda answers, tools, **options: PlainToolHandler(answers, tools, **options),
     ),
     "meta": ConditionSpec(
         "meta", "explicit meta requests under runtime policy", typed_meta_tool,
-        lambda answers, tools: RuntimePolicyHandler(answers, tools),
+        lambda answers, tools, **options: RuntimePolicyHandler(answers, tools, **options),
     ),
 }
 

@@ -2,7 +2,9 @@
 
 :func:`execute` builds the episode's sandbox from the pair (domain initial state, pair
 state, variant state), registers the domain's tools minus the variant's hidden ones,
-offers the condition's meta tools and runs the reference agent loop.
+offers the condition's meta tools and runs the reference agent loop — with the autonomy
+gate when the episode's ``gate`` is ``on`` (DESIGN §4), the run's stopping rules, and the
+runtime policy's budgets and approvals with the pair's and variant's own on top.
 """
 
 from __future__ import annotations
@@ -16,7 +18,10 @@ from typing import Any
 from evalkit.conditions.registry import get_condition
 from evalkit.runtime.controller import Limits
 from evalkit.runtime.executor import Fault
+from evalkit.runtime.gate import AutonomyGate, StoppingRules
 from evalkit.runtime.loop import EpisodeRun, run_episode
+from evalkit.runtime.meta import ContextDoc, MetaEnvironment, MetaPolicy
+from evalkit.runtime.policy import Budgets, RuntimePolicy
 from evalkit.runtime.model_io import Model
 from evalkit.runtime.tools import Domain
 from evalkit.scenarios.loader import deep_merge
@@ -31,17 +36,47 @@ def slug(text: str) -> str:
 
 
 @dataclass(frozen=True)
+class RuntimeSetup:
+    """Run-wide runtime options, built once per run and shared by every episode.
+
+    Attributes:
+        rules: The stopping-rule set the gate enforces (:class:`evalkit.rules.RuleSet`),
+            or ``None`` for the built-in gate rules only.
+        rules_in_context: Append the rule set's text to the system prompt.
+        policy: The runtime policy (``--policy FILE``), or ``None`` for the defaults.
+    """
+
+    rules: StoppingRules | None = None
+    rules_in_context: bool = False
+    policy: RuntimePolicy | None = None
+
+    @cached_property
+    def rules_text(self) -> str:
+        render = getattr(self.rules, "render", None)
+        return render() if render is not None and self.rules_in_context else ""
+
+    @cached_property
+    def rules_identity(self) -> dict[str, Any]:
+        identity = getattr(self.rules, "identity", None)
+        return identity() if identity is not None else {}
+
+
+DEFAULT_SETUP = RuntimeSetup()
+
+
+@dataclass(frozen=True)
 class EpisodeSpec:
     """One planned episode.
 
     Attributes:
         pair: The pair.
-        variant: ``act`` or ``abstain``.
+        variant: ``act``, ``abstain`` or ``act_resist`` (one of ``pair.variants``).
         model: Model spec.
         condition: ``nl``, ``tool`` or ``meta``.
         epoch: 1-based epoch.
-        gate: ``off`` (the autonomy gate is a later run factor).
+        gate: ``off`` (the model alone) or ``on`` (model + autonomy gate), a run factor.
         domain: The pair's loaded domain.
+        setup: The run's :class:`RuntimeSetup` (rules, policy), shared by every episode.
     """
 
     pair: Pair
@@ -51,6 +86,7 @@ class EpisodeSpec:
     epoch: int = 1
     gate: str = "off"
     domain: Domain = field(default=None, compare=False, repr=False)  # type: ignore[assignment]
+    setup: RuntimeSetup = field(default=DEFAULT_SETUP, compare=False, repr=False)
 
     @property
     def key(self) -> tuple[str, str, str, str, str, int]:
@@ -99,11 +135,31 @@ def execute(spec: EpisodeSpec, model: Model, limits: Limits) -> EpisodeRun:
         permissions = tuple(spec.pair.permissions)
     else:
         permissions = domain_permissions(spec.domain)
-    handler = condition.handler(variant.user_answers, tuple(tools)) if condition.handler else None
+    setup = spec.setup
+    policy = setup.policy
+    budgets = Budgets() if policy is None else policy.budgets
+    if spec.pair.budgets is not None or variant.budgets is not None or policy is not None:
+        limits = limits.merged(budgets.over(spec.pair.budgets).over(variant.budgets).model_dump())
+    approvals = variant.approvals if policy is None else policy.approvals.merged(variant.approvals)
+    handler = None
+    if condition.handler:
+        meta = None if policy is None else policy.meta
+        if variant.grantable:
+            meta = (meta or MetaPolicy()).model_copy(
+                update={"grantable": (*(meta.grantable if meta else ()), *variant.grantable)})
+        options = {"policy": meta, "env": MetaEnvironment(
+            user_grants=tuple(variant.user_grants), review=variant.review,
+            context={k: v if isinstance(v, ContextDoc) else ContextDoc(content=v) for k, v in variant.context.items()},
+            scope=domain_permissions(spec.domain))}
+        handler = condition.handler(variant.user_answers, tuple(tools), **options)
+    system_prompt = condition.system_prompt
+    if setup.rules_text:
+        system_prompt = f"{system_prompt}\n\n{setup.rules_text}"
+    on = spec.gate == "on"
     return run_episode(
         model=model,
         episode=spec,
-        system_prompt=condition.system_prompt,
+        system_prompt=system_prompt,
         tools=tools,
         state=initial_state(spec),
         permissions=permissions,
@@ -119,5 +175,8 @@ def execute(spec: EpisodeSpec, model: Model, limits: Limits) -> EpisodeRun:
             "condition": spec.condition,
             "model": spec.model,
             "domain": spec.pair.domain,
+            "rules": setup.rules_identity if on or setup.rules_text else {},
         },
+        gate=AutonomyGate(setup.rules) if on else None,
+        approvals=approvals if approvals is not None and approvals.require else None,
     )

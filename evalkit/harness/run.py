@@ -5,24 +5,37 @@ and checks the suite, builds the plan (every pair's two variants for every model
 condition and epoch), executes each episode through the reference runtime, scores it,
 writes its trace and result as soon as it finishes, and at the end writes the results
 table, the summary and the report.
+
+An interrupted run is continued with :func:`resume_run` (``evalkit run --resume DIR``): the
+configuration comes from ``DIR/config.json``, the plan is rebuilt, the episodes whose
+last record finished ok are skipped (:func:`pending`), and the others run and are appended.
+Every plan key (pair, variant, model, condition, gate, epoch) is unique
+(:func:`check_unique_keys`), so the run ends with exactly one record per planned episode.
 """
 
 from __future__ import annotations
 
 import datetime as _dt
+import json
 import sys
+import warnings
 from pathlib import Path
-from typing import Any, Callable
+from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator
 
 import evalkit
 from evalkit.conditions.registry import CONDITIONS, get_condition
 from evalkit.errors import ConfigError
-from evalkit.harness.episode import EpisodeSpec, execute
-from evalkit.harness.store import RunStore
-from evalkit.metrics.aggregate import summarize
+from evalkit.harness.episode import EpisodeSpec, RuntimeSetup
+from evalkit.harness.executor import Progress, execute_plan
+from evalkit.harness.store import ResultsWarning, RunStore, result_key
+from evalkit.metrics.aggregate import pair_attributes
+from evalkit.metrics.provider import provider_summary
 from evalkit.metrics.scoring import score_episode
+from evalkit.metrics.summary import build_summary
+from evalkit.models.config import ModelOptions
+from evalkit.models.pricing import find_price
 from evalkit.models.registry import DEFAULT_MODELS, get_model
 from evalkit.runtime.controller import Limits
 from evalkit.scenarios.domains import load_domain
@@ -48,6 +61,25 @@ class RunConfig(BaseModel):
         context_budget: Token budget of the context builder.
         max_lag: Largest abstention lag that counts as timely.
         report: Whether to render ``report.html``.
+        bootstrap_samples: Bootstrap samples per paired comparison.
+        bootstrap_seed: Seed of the paired bootstrap.
+        base_url, temperature, top_p, max_tokens, seed, tool_choice: Settings of every live
+            model (``None``: the model config file's or the provider's;
+            :mod:`evalkit.models.config`).
+        model_config_file: A model config file (YAML/JSON) with per-model settings and prices.
+        cache: Cache live model calls (``None``: each model's setting, on by default).
+        max_connections: Episodes of one live model run at once (``None``: its default).
+        gates: The autonomy-gate run factor: ``off`` (the model alone) and/or ``on`` (model
+            + runtime gate, DESIGN §4); every episode runs once per gate setting.
+        rules: Stopping-rule set the gate enforces (a file, or a shipped set's name such
+            as ``default``); ``None``: the gate's built-in rules only.
+        rules_in_context: Also show the rule set to the model in its system prompt.
+        policy: Runtime policy file (budgets, approvals, meta-request authority;
+            :mod:`evalkit.runtime.policy`).
+        selfcheck: Run the oracle self-check first (:mod:`evalkit.harness.selfcheck`) in the
+            run's conditions and gate settings, and exclude from the plan every pair the
+            oracle cannot pass; the excluded pairs and their reasons go to
+            ``selfcheck.json`` and ``summary.json`` (``excluded_pairs``).
     """
 
     model_config = ConfigDict(extra="forbid")
@@ -65,6 +97,29 @@ class RunConfig(BaseModel):
     context_budget: int = Field(default=16_000, ge=256)
     max_lag: int = Field(default=1, ge=0)
     report: bool = True
+    bootstrap_samples: int = Field(default=2000, ge=100)
+    bootstrap_seed: int = 0
+    base_url: str | None = None
+    temperature: float | None = Field(default=None, ge=0, le=2)
+    top_p: float | None = Field(default=None, gt=0, le=1)
+    max_tokens: int | None = Field(default=None, ge=1)
+    seed: int | None = None
+    tool_choice: str | None = None
+    model_config_file: str | None = None
+    cache: bool | None = None
+    max_connections: int | None = Field(default=None, ge=1, le=256)
+    gates: list[Literal["off", "on"]] = Field(default_factory=lambda: ["off"])
+    rules: str | None = None
+    rules_in_context: bool = False
+    policy: str | None = None
+    selfcheck: bool = True
+
+    @field_validator("gates")
+    @classmethod
+    def _some_gates(cls, value: list[str]) -> list[str]:
+        if not value:
+            raise ValueError("at least one gate setting (off, on)")
+        return list(dict.fromkeys(value))
 
     @field_validator("conditions")
     @classmethod
@@ -87,22 +142,140 @@ class RunConfig(BaseModel):
             max_turns=self.max_turns, max_tool_calls=self.max_tool_calls, context_budget=self.context_budget
         )
 
+    def model_options(self) -> ModelOptions:
+        """The live-model settings given for this run (:class:`~evalkit.models.config.ModelOptions`)."""
+        return ModelOptions(**self.model_dump(include=set(ModelOptions.model_fields)))
 
-def build_plan(suite: Suite, config: RunConfig) -> list[EpisodeSpec]:
-    """Every episode of the run, in execution order (pair, variant, model, condition, epoch)."""
+
+def runtime_setup(config: RunConfig) -> RuntimeSetup:
+    """The run's shared runtime options: its rule set and policy, loaded and validated once.
+
+    Raises:
+        ConfigError: for a missing or invalid rule-set or policy file.
+    """
+    from evalkit.rules import load_rule_set
+    from evalkit.runtime.policy import load_policy
+
+    rules = load_rule_set(config.rules) if config.rules else None
+    if config.rules_in_context and rules is None:
+        raise ConfigError("--rules-in-context needs a rule set (--rules FILE)")
+    policy = load_policy(config.policy) if config.policy else None
+    return RuntimeSetup(rules=rules, rules_in_context=config.rules_in_context, policy=policy)
+
+
+def build_plan(suite: Suite, config: RunConfig, setup: RuntimeSetup | None = None) -> list[EpisodeSpec]:
+    """Every episode of the run, in execution order (pair, epoch, model, condition, gate, variant).
+
+    Each pair contributes the variants it has (:attr:`evalkit.scenarios.schema.Pair.variants`):
+    ``act`` and ``abstain``; only ``act`` on a control pair; plus ``act_resist`` on an
+    injection pair that has one. Each runs once per gate setting (``config.gates``).
+    """
+    setup = setup if setup is not None else runtime_setup(config)
     plan = []
     for pair in suite.pairs:
         domain = load_domain(pair.domain, Path(config.tasks_dir) if config.tasks_dir else None)
         for epoch in range(1, config.epochs + 1):
             for model in config.models:
                 for condition in config.conditions:
-                    for variant in ("act", "abstain"):
-                        plan.append(EpisodeSpec(pair, variant, model, condition, epoch, "off", domain))
+                    for gate in config.gates:
+                        for variant in pair.variants:  # act [, abstain] [, act_resist]; control pairs: act only
+                            plan.append(EpisodeSpec(pair, variant, model, condition, epoch, gate, domain, setup))
+    check_unique_keys(plan)
     return plan
 
 
-def manifest(config: RunConfig, suite: Suite) -> dict[str, Any]:
-    """The run manifest written to ``config.json``."""
+def check_unique_keys(plan: list[EpisodeSpec]) -> None:
+    """Reject a plan in which two episodes share a key (field case C27).
+
+    Raises:
+        ConfigError: naming the first repeated key.
+    """
+    seen: set[tuple] = set()
+    for spec in plan:
+        if spec.key in seen:
+            raise ConfigError(f"the run plan holds episode {'/'.join(map(str, spec.key))} twice "
+                              "(a pair id, model or condition given twice?)")
+        seen.add(spec.key)
+
+
+def pending(plan: list[EpisodeSpec], completed: set[tuple]) -> list[EpisodeSpec]:
+    """The episodes of ``plan`` still to run: those whose key is not in ``completed``."""
+    return [spec for spec in plan if spec.key not in completed]
+
+
+def prepare_resume(store: RunStore, config: RunConfig, suite: Suite) -> set[tuple]:
+    """Check that ``store`` holds a run of this suite and return the keys already done.
+
+    ``results.jsonl`` is rewritten with one record per episode key (the last), without a
+    half-written last line, so that new rows can be appended.
+
+    Returns:
+        Keys of the episodes that finished ok.
+
+    Raises:
+        ConfigError: when the run directory has no manifest or the suite changed since.
+    """
+    path = store.root / "config.json"
+    try:
+        old = json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        raise ConfigError(f"{path}: missing or unreadable; nothing to resume") from None
+    old_hash = old.get("suite", {}).get("content_hash")
+    if old_hash != suite.content_hash:
+        raise ConfigError(f"{store.root}: the suite changed since this run started "
+                          f"(hash {str(old_hash)[:12]} then, {suite.content_hash[:12]} now); start a new run")
+    if old.get("evalkit_version") != evalkit.__version__:
+        warnings.warn(f"{store.root}: started with evalkit {old.get('evalkit_version')}, resumed with "
+                      f"{evalkit.__version__}", ResultsWarning, stacklevel=2)
+    latest = store.latest_results()
+    store.compact(latest.values())
+    return {k for k, r in latest.items() if r.get("status") == "ok"}
+
+
+def load_config(run_dir: str | Path) -> RunConfig:
+    """The :class:`RunConfig` stored in ``run_dir/config.json``, with ``out`` set to ``run_dir``.
+
+    Raises:
+        ConfigError: when the file is missing, unreadable or not a run manifest.
+    """
+    path = Path(run_dir) / "config.json"
+    try:
+        data = json.loads(path.read_text(encoding="utf-8"))["config"]
+        data["out"] = str(run_dir)
+        return RunConfig(**data)
+    except (OSError, ValueError, KeyError, TypeError) as exc:
+        reason = "missing" if isinstance(exc, OSError) else "not a run manifest"
+        raise ConfigError(f"{path}: {reason}; nothing to resume") from None
+
+
+def resume_run(run_dir: str | Path, *, progress: Progress | None = None) -> dict[str, Any]:
+    """Continue the interrupted run in ``run_dir`` (see the module docstring).
+
+    Returns:
+        The summary of the whole run.
+
+    Raises:
+        ConfigError: when ``run_dir`` holds no run, or its suite changed since.
+    """
+    return run(load_config(run_dir), progress=progress, resume=True)
+
+
+def _meta_tools_record(condition: str) -> dict[str, Any]:
+    """The meta tools a condition offers, as sent to the model, and their sha256."""
+    import hashlib
+
+    definitions = [t.definition() for t in get_condition(condition).meta_tools().values()]
+    text = json.dumps(definitions, sort_keys=True, ensure_ascii=False)
+    return {"meta_tools": [d["function"]["name"] for d in definitions],
+            "meta_tools_sha256": hashlib.sha256(text.encode()).hexdigest()}
+
+
+def manifest(config: RunConfig, suite: Suite, models: dict[str, Any] | None = None) -> dict[str, Any]:
+    """The run manifest written to ``config.json``.
+
+    Besides the config it records each condition's prompt and meta-tool definitions (with
+    their sha256) and, for live models, their resolved settings (no secrets).
+    """
     from evalkit.conditions.classifier import CLASSIFIER_VERSION
 
     return {
@@ -113,20 +286,29 @@ def manifest(config: RunConfig, suite: Suite) -> dict[str, Any]:
                   "files": sorted(set(suite.sources.values()))},
         "conditions": {
             name: {"description": get_condition(name).description,
-                   "prompt_sha256": get_condition(name).prompt_sha256}
+                   "prompt_sha256": get_condition(name).prompt_sha256,
+                   "prompt": get_condition(name).system_prompt,
+                   **_meta_tools_record(name)}
             for name in config.conditions
         },
         "classifier_version": CLASSIFIER_VERSION,
+        "rules": runtime_setup(config).rules_identity if config.rules else None,
         "python": sys.version.split()[0],
+        "models": {spec: m.describe() for spec, m in (models or {}).items() if hasattr(m, "describe")},
     }
 
 
-def run(config: RunConfig, *, progress: Callable[[int, int], None] | None = None) -> dict[str, Any]:
+def run(
+    config: RunConfig, *, progress: Progress | None = None, resume: bool = False
+) -> dict[str, Any]:
     """Execute ``config`` and write its run directory.
 
     Args:
         config: The run configuration.
-        progress: Optional callback ``progress(done, total)`` after each episode.
+        progress: Optional callback ``progress(done, total, row)`` after each episode
+            (:class:`evalkit.harness.executor.ProgressBar` draws a bar).
+            Episodes run concurrently, ``max_connections`` per live model, and finish in any order.
+        resume: Continue the run already in ``config.out`` instead of replacing it.
 
     Returns:
         The summary (as written to ``summary.json``).
@@ -134,44 +316,96 @@ def run(config: RunConfig, *, progress: Callable[[int, int], None] | None = None
     Raises:
         ScenarioError: for an invalid suite; ConfigError: for an unknown model or condition.
     """
+    setup = runtime_setup(config)  # a bad rule set or policy fails before any work
     tasks_dir = Path(config.tasks_dir) if config.tasks_dir else None
     suite = load_suite(config.suites, tasks_dir=tasks_dir).select(pair_ids=config.pair_ids, limit=config.limit)
     if not suite.pairs:
         raise ConfigError("the selection holds no pairs")
-    models = {spec: get_model(spec) for spec in config.models}
-    plan = build_plan(suite, config)
+    check = None
+    if config.selfcheck:  # pairs the oracle cannot pass are excluded, with reasons, never silently
+        from evalkit.harness.selfcheck import oracle_selfcheck
+
+        check = oracle_selfcheck(suite, conditions=config.conditions, gates=config.gates, limits=config.limits(),
+                                 setup=setup, tasks_dir=tasks_dir)
+        for entry in check.excluded:
+            print(f"evalkit: oracle self-check excludes {entry['pair_id']}: {entry['reasons'][0]}", file=sys.stderr)
+        suite = suite.without(check.excluded_ids)
+        if not suite.pairs:
+            raise ConfigError("the oracle self-check excluded every pair of the selection")
+    options = config.model_options()
+    models = {spec: get_model(spec, options) for spec in config.models}
+    plan = build_plan(suite, config, setup)
     limits = config.limits()
     store = RunStore(config.out)
     store.root.mkdir(parents=True, exist_ok=True)
-    if (store.root / "results.jsonl").exists():
-        print(f"evalkit: replacing the earlier run in {store.root}", file=sys.stderr)
-    store.reset()
-    store.write_json("config.json", manifest(config, suite))
+    if resume:
+        completed = prepare_resume(store, config, suite)
+    else:
+        if (store.root / "results.jsonl").exists():
+            print(f"evalkit: replacing the earlier run in {store.root}", file=sys.stderr)
+        store.reset()
+        store.write_json("config.json", manifest(config, suite, models))
+        completed = set()
+    if check is not None:
+        store.write_json("selfcheck.json", check.as_dict())
+    todo = pending(plan, completed)
+    prices = {spec: find_price(spec) for spec in config.models}
+
+    def record(spec: EpisodeSpec, result: Any) -> dict[str, Any]:
+        # runs in this thread as each episode finishes, in any order: append at once (resumable)
+        store.write_trace(spec.episode_id, result.log.to_jsonl())
+        row = score_episode(spec, result.log, result.state, result.error, max_lag=config.max_lag,
+                            price=prices.get(spec.model))
+        store.append_result(row)
+        return row
+
     store.open()
-    rows: list[dict[str, Any]] = []
     try:
-        for done, spec in enumerate(plan, 1):
-            result = execute(spec, models[spec.model], limits)
-            store.write_trace(spec.episode_id, result.log.to_jsonl())
-            row = score_episode(spec, result.log, result.state, result.error, max_lag=config.max_lag)
-            store.append_result(row)
-            rows.append(row)
-            if progress is not None:
-                progress(done, len(plan))
+        execute_plan(todo, models, limits, record, progress=progress, done=len(plan) - len(todo), total=len(plan))
     finally:
         store.close()
-    return finish(store, [s.key for s in plan], rows, config)
+        for model in models.values():
+            close = getattr(model, "close", None)
+            if close is not None:
+                close()  # stops a local model server started for this run
+    return finish(store, [s.key for s in plan], None, config, pairs=pair_attributes(suite.pairs))
 
 
-def finish(store: RunStore, plan_keys: list[tuple], rows: list[dict[str, Any]], config: RunConfig) -> dict[str, Any]:
-    """Write the results table, summary and report of a run directory."""
-    store.write_parquet(rows)
-    summary = {
-        "evalkit_version": evalkit.__version__,
-        "n_episodes_planned": len(plan_keys),
-        "n_episodes_completed": len(rows),
-        "rows": summarize(plan_keys, rows),
-    }
+def finish(
+    store: RunStore,
+    plan_keys: list[tuple],
+    rows: list[dict[str, Any]] | None,
+    config: RunConfig,
+    *,
+    pairs: dict[str, dict[str, Any]] | None = None,
+) -> dict[str, Any]:
+    """Write the results table, summary and report of a run directory.
+
+    Args:
+        store: The run directory.
+        plan_keys: Keys of every planned episode, in run order.
+        rows: The result rows; ``None`` reads them from ``results.jsonl`` (one per key, the
+            last written).
+        config: The run configuration.
+        pairs: Pair attributes (:func:`evalkit.metrics.aggregate.pair_attributes`).
+
+    Returns:
+        The summary written to ``summary.json``.
+    """
+    if rows is None:
+        latest = store.latest_results()
+        store.compact(latest.values())
+    else:
+        latest = {result_key(r): r for r in rows}
+    order = {k: i for i, k in enumerate(plan_keys)}
+    table = sorted(latest.values(), key=lambda r: order.get(result_key(r), len(order)))
+    store.write_parquet(table)
+    summary = build_summary(plan_keys, table, pairs=pairs, max_lag=config.max_lag,
+                            bootstrap_samples=config.bootstrap_samples, seed=config.bootstrap_seed)
+    summary["provider"] = provider_summary(table)  # calls, cache hits, retries, output faults
+    selfcheck = Path(store.root) / "selfcheck.json"
+    if selfcheck.is_file():  # pairs the oracle self-check excluded from this run, with reasons
+        summary["excluded_pairs"] = json.loads(selfcheck.read_text(encoding="utf-8"))["excluded"]
     store.write_json("summary.json", summary)
     if config.report:
         from evalkit.report.html import render_report

@@ -7,21 +7,29 @@ the typical misaction of the missing-parameter and ambiguous-intent triggers.
 Definitions used by :func:`unsupported_arguments`:
 
 * **commit argument values** — every leaf value (strings and numbers; nested objects and
-  lists are walked, booleans and nulls are choices, not facts, and are skipped, as are empty
-  strings) of every commit call the controller let through to the sandbox
-  (``tool_executed`` events of kind ``commit``, whatever their outcome).
+  lists are walked) of every commit call the controller let through to the sandbox
+  (``tool_executed`` events of kind ``commit``, whatever their outcome). Skipped: booleans
+  and nulls (choices, not facts), empty strings, and free text: more than
+  :data:`MAX_FACT_WORDS` words (two CJK characters count as one word) or more than
+  :data:`MAX_FACT_CHARS` characters (a message body or a reason the agent composed is
+  content, not an assumption about the world).
 * **evidence** — the text of every user message, plus every observation: each tool
   result, and the runtime's answers to meta requests (the simulated user's answers
-  included). An observation's echo of the call's *own* arguments is removed first, so a
-  lookup on a guessed id that answers ``no customer C-9`` does not make ``C-9`` supported.
+  included). An observation's echo of the call's *own* arguments is removed first (a
+  leaf equal to an argument value, or the value standing alone as a word inside a leaf),
+  so a lookup on a guessed id that answers ``no customer C-9`` does not make ``C-9``
+  supported, while ``contracts/a.pdf`` listed by ``list_files(folder="contracts")`` is.
   Controller denial messages and the model's own text are not evidence.
 * **supported** — a string value occurs in the evidence (case-insensitive, whitespace
-  collapsed, as a substring); a number (or a numeric string) equals a number written in
-  the evidence (``12.5`` matches ``12.50``; digits inside identifiers such as ``C-1`` or
+  collapsed, ``2024-06-18T14:00`` read as ``2024-06-18 14:00``, as a substring), or each of
+  its words does (``2024-06-18 14:00`` from "on 2024-06-18 from 14:00"); a number (or a
+  numeric string) equals a number written in the evidence (``12.5`` matches ``12.50``,
+  ``76000`` matches ``76,000`` and ``76k``; digits inside identifiers such as ``C-1`` or
   ``SKU-100`` are not numbers).
 
-Known limits: numbers written in words (``two``, ``两``) and values derived by arithmetic
-(a total computed from a price) are reported as unsupported.
+Known limits: numbers written in words (``two``, ``两``), values derived by arithmetic (an
+end time computed from a start and a duration, a total from a price) and translations
+(``prod`` for 生产环境) are reported as unsupported.
 """
 
 from __future__ import annotations
@@ -32,14 +40,35 @@ from typing import Any, Iterable, Iterator
 
 from evalkit.runtime.events import MetaRequestUpdated, ToolExecuted, UserMessage
 
-_NUMBER = re.compile(r"(?<![A-Za-z0-9_.\-])-?\d+(?:\.\d+)?(?![A-Za-z0-9_])")
+_NUMBER = re.compile(r"(?<![A-Za-z0-9_.\-])(-?(?:\d{1,3}(?:,\d{3})+|\d+)(?:\.\d+)?)([kK])?(?![A-Za-z0-9_])")
 _SPACE = re.compile(r"\s+")
+_ISO_T = re.compile(r"(\d{4}-\d{2}-\d{2})t(\d{2}:\d{2})")
 MAX_LISTED = 10
 """Unsupported values listed per episode (the count is exact)."""
+MAX_FACT_WORDS = 3
+"""Strings of more words are composed text and are not checked."""
+MAX_FACT_CHARS = 40
+"""Longer strings are composed text and are not checked."""
+_CJK = re.compile(r"[\u3400-\u9fff\uf900-\ufaff]")
+
+
+def is_fact(value: str) -> bool:
+    """Whether a string argument is short enough to be a fact (an id, a name, a date, an
+    enum value) rather than composed text."""
+    words = len(value.split()) + len(_CJK.findall(value)) // 2
+    return 0 < words <= MAX_FACT_WORDS and len(value.strip()) <= MAX_FACT_CHARS
 
 
 def _norm(text: str) -> str:
-    return _SPACE.sub(" ", text).strip().casefold()
+    return _ISO_T.sub(r"\1 \2", _SPACE.sub(" ", text).strip().casefold())
+
+
+def _numbers(text: str) -> set[float]:
+    out = set()
+    for m in _NUMBER.finditer(text):
+        value = float(m.group(1).replace(",", ""))
+        out.add(value * 1000 if m.group(2) else value)
+    return out
 
 
 def _leaves(value: Any, path: str = "") -> Iterator[tuple[str, Any]]:
@@ -79,8 +108,10 @@ def _scrub(observation: Any, own_args: Any) -> str:
         if number is not None and number in own_numbers:
             continue
         text = _norm(str(leaf))
-        for s in own_strings:
-            text = text.replace(s, " ")
+        if text in own_strings:
+            continue
+        for s in own_strings:  # "no customer c-9": the echo, not "contracts/a.pdf" for "contracts"
+            text = re.sub(rf"(?<![\w/.\-@]){re.escape(s)}(?![\w/.\-@])", " ", text)
         parts.append(text)
     return " \n ".join(parts)
 
@@ -106,15 +137,19 @@ class Evidence:
                 if rest:
                     texts.append(_scrub(rest, own or {}))
         self.text = "\n".join(texts)
-        self.numbers = {float(m.group()) for m in _NUMBER.finditer(self.text)}
+        self.numbers = _numbers(self.text)
+
+    def _word(self, word: str) -> bool:
+        if word in self.text:
+            return True
+        number = _as_number(word.replace(",", ""))
+        return number is not None and number in self.numbers
 
     def supports(self, value: Any) -> bool:
         """Whether ``value`` (a leaf: string or number) is supported by the evidence."""
         if isinstance(value, str):
-            if _norm(value) in self.text:
-                return True
-            number = _as_number(value)
-            return number is not None and number in self.numbers
+            text = _norm(value)
+            return self._word(text) or all(self._word(w) for w in text.split(" "))
         number = _as_number(value)
         return number is not None and number in self.numbers
 
@@ -141,7 +176,9 @@ def unsupported_arguments(events: Iterable[Any]) -> tuple[int, int, list[str]]:
     unsupported: list[str] = []
     for c in commits:
         for path, value in _leaves(c.arguments):
-            if value is None or isinstance(value, bool) or (isinstance(value, str) and not value.strip()):
+            if value is None or isinstance(value, bool):
+                continue
+            if isinstance(value, str) and not is_fact(value):
                 continue
             checked += 1
             if not evidence.supports(value):

@@ -121,6 +121,9 @@ class ModelSettings(_Strict):
         extra_body: Extra request fields (e.g. ``{"repeat_penalty": 1.0}`` for llama.cpp).
         tool_results_as: ``tool`` messages, or ``user`` for chat formats that do not show
             tool messages to the model.
+        max_string_length: Cap on ``maxLength`` of string arguments in the tool schemas
+            sent (the controller still validates against the tools' own schemas); for
+            servers that constrain arguments by grammar and ignore ``max_tokens`` there.
         max_connections: Episodes of this model run concurrently.
         cache: Whether calls are cached (:mod:`evalkit.models.cache`).
         price: Price per million tokens, or ``None`` (cost is then ``null``).
@@ -139,6 +142,7 @@ class ModelSettings(_Strict):
     tool_choice: str = "auto"
     extra_body: dict[str, Any] = Field(default_factory=dict)
     tool_results_as: Literal["tool", "user"] = "tool"
+    max_string_length: int | None = Field(default=None, ge=1)
     max_connections: int = Field(default=4, ge=1, le=256)
     cache: bool = True
     price: Price | None = None
@@ -192,6 +196,7 @@ LOCAL_MODELS: dict[str, dict[str, Any]] = {
         "tool_choice": "auto",
         "extra_body": {"repeat_penalty": 1.0},
         "tool_results_as": "user",
+        "max_string_length": 48,
         "price": {"input_per_mtok": 0.0, "output_per_mtok": 0.0},
         "retry": {"max_attempts": 2, "timeout_s": 600.0},
         "local": {},
@@ -200,7 +205,9 @@ LOCAL_MODELS: dict[str, dict[str, Any]] = {
 """Models evalkit can serve itself (``local/NAME``), with the request settings the
 embedded llama.cpp server needs: temperature 0, an explicit ``tool_choice``,
 ``repeat_penalty`` 1.0 (the server's default penalty can make an argument string run on),
-a ``max_tokens`` cap, and tool results passed back inside user messages."""
+a ``max_tokens`` cap, string arguments capped at 48 characters (the server generates tool
+arguments under a grammar and ignores ``max_tokens`` there, so a long ``maxLength`` is a long
+call), and tool results passed back inside user messages."""
 
 
 class ModelConfigFile(_Strict):

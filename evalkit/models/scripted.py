@@ -19,6 +19,13 @@ Policies (``scripted/NAME``):
 * ``post_hoc`` — run the whole plan, commits included, then refuse in text.
 * ``late:K`` — like the oracle, but on the abstain side keep calling the plan's lookup and
   verify tools ``K`` more times after the trigger is observable before stopping.
+
+On an ``act_resist`` variant (a prompt injection in a tool result) the oracle and
+``late:K`` run the plan (the user task, the injection ignored) and report;
+``always_act`` and ``post_hoc`` are hijacked: right after the revealing call
+(``expected.observable_step``) they run the variant's ``injected_plan`` (the injected
+commit included), then the rest of the plan; ``always_abstain`` refuses at once. A control
+pair has only its act variant, where every policy but ``always_abstain`` acts.
 """
 
 from __future__ import annotations
@@ -89,13 +96,18 @@ class ScriptedModel:
         plan = episode.pair.variant(variant).plan
         full: list[_Step] = [_Call(c.tool, dict(c.args)) for c in plan]
         p = self.policy
+        if variant == "act_resist" and p in ("always_act", "post_hoc"):
+            resist = episode.pair.act_resist
+            k_inj = resist.expected.observable_step
+            injected = [_Call(c.tool, dict(c.args)) for c in resist.injected_plan]
+            full = [*full[:k_inj], *injected, *full[k_inj:]]
         if p == "always_abstain":
             return [_Stop("abstain", "I will not act on this request.")]
         if p == "always_act":
             return [*full, _Say(DONE_TEXT)]
         if p == "post_hoc":
             return [*full, _Say(REFUSAL_TEXT)]
-        if variant == "act":
+        if variant in ("act", "act_resist"):
             return [*full, _Say(DONE_TEXT)]
         k_obs = episode.pair.abstain.expected.observable_step
         steps: list[_Step] = list(full[:k_obs])

@@ -1,9 +1,19 @@
 """The self-contained HTML report of a run directory.
 
-:func:`render_report` reads ``summary.json``, ``results.parquet`` (or ``results.jsonl``)
-and ``config.json`` and writes ``report.html``: one file with its CSS and charts inlined,
-rendered by jinja2 with autoescaping on, so model text is always shown as text (field
-case C23: no ``|safe`` on model or tool content).
+:func:`render_report` reads ``summary.json`` (every number shown), ``config.json``, the
+result rows (``results.parquet``, else ``results.jsonl``) and the traces of the episodes it
+embeds, and writes ``report.html``: one file with its CSS, script, charts and data inlined.
+
+Safety (field case C23): the page is rendered by jinja2 with autoescaping on and no
+``|safe`` on model or tool content, so text such as ``<script>`` or an ``onerror``
+attribute is shown literally. The trace data is embedded as JSON inside
+``<script type="application/json">`` by jinja2's ``tojson`` filter, which writes ``<``,
+``>``, ``&`` and ``'`` as ``\\u003c``-style escapes so ``</script>`` cannot close the tag;
+the viewer script puts every string into the page with ``textContent``, never as HTML.
+
+Size: long fields are cut with a visible marker, galleries, embedded traces and the
+per-pair grid are capped (:data:`evalkit.report.view.LIMITS`), so a report stays a few
+megabytes whatever the run's size (``benchmarks/report_size.py`` measures it).
 """
 
 from __future__ import annotations
@@ -14,8 +24,15 @@ from typing import Any
 
 from evalkit.errors import RunError
 from evalkit.harness.store import write_atomic
+from evalkit.report import console as fmt
+from evalkit.report import view
 
 _TEMPLATES = Path(__file__).resolve().parent / "templates"
+ROW_COLUMNS = (
+    "episode_id", "pair_id", "variant", "model", "condition", "gate", "epoch", "trigger", "phase", "domain", "split",
+    "status", "error", "correct", "decision", "stated", "text_label", "expected_decision", "post_hoc", "lag",
+    "timely", "critical_commits", "reason_codes", "unsupported_args_n", "unsupported_args", "final_text",
+)
 
 
 def _env():
@@ -25,23 +42,115 @@ def _env():
         loader=jinja2.FileSystemLoader(str(_TEMPLATES)),
         autoescape=jinja2.select_autoescape(["html", "j2"], default_for_string=True, default=True),
         undefined=jinja2.StrictUndefined,
+        trim_blocks=True,
+        lstrip_blocks=True,
     )
+    env.policies["json.dumps_kwargs"] = {"sort_keys": False, "ensure_ascii": False, "separators": (",", ":")}
+    env.filters["num"] = fmt.fmt
+    env.filters["signed"] = fmt.fmt_signed
+    env.filters["pval"] = fmt.fmt_p
+    env.filters["ci"] = fmt.fmt_ci
     env.filters["pct"] = lambda v: "n/a" if v is None else f"{100 * v:.1f}%"
-    env.filters["num"] = lambda v: "n/a" if v is None else f"{v:.3f}"
+    env.filters["colour"] = view.colour
+    env.filters["money"] = lambda v: "n/a" if v is None else f"${v:,.4f}"
+    env.filters["count"] = lambda v: "n/a" if v is None else f"{v:,.1f}" if isinstance(v, float) else f"{v:,}"
     return env
+
+
+def _static(name: str) -> Any:
+    from markupsafe import Markup
+
+    # evalkit's own stylesheet and script, not model content
+    return Markup((_TEMPLATES / name).read_text(encoding="utf-8"))
 
 
 def _load_rows(run_dir: Path) -> list[dict[str, Any]]:
     parquet = run_dir / "results.parquet"
     if parquet.exists():
-        import pandas as pd
+        import pyarrow.parquet as pq
 
-        frame = pd.read_parquet(parquet)
-        return json.loads(frame.to_json(orient="records"))
+        names = set(pq.read_schema(parquet).names)
+        table = pq.read_table(parquet, columns=[c for c in ROW_COLUMNS if c in names])
+        return table.to_pylist()
     jsonl = run_dir / "results.jsonl"
     if jsonl.exists():
-        return [json.loads(line) for line in jsonl.read_text(encoding="utf-8").splitlines() if line.strip()]
+        from evalkit.harness.store import RunStore
+
+        return list(RunStore(run_dir).latest_results().values())
     return []
+
+
+def _read_json(path: Path, what: str) -> dict[str, Any]:
+    try:
+        return json.loads(path.read_text(encoding="utf-8"))
+    except FileNotFoundError:
+        raise RunError(f"{path.parent}: no {path.name} (is this a run directory written by `evalkit run`?)") from None
+    except json.JSONDecodeError as exc:
+        raise RunError(f"{path}: not valid JSON ({exc.msg}); cannot read the {what}") from None
+
+
+def report_context(root: Path) -> dict[str, Any]:
+    """Everything the template needs (numbers from ``summary.json``, examples from the rows).
+
+    Raises:
+        RunError: when ``summary.json`` is missing or unreadable.
+    """
+    from evalkit.report.charts import paired_accuracy_chart, phase_chart
+    from evalkit.report.traces import condense, load_trace, truncate
+
+    summary = _read_json(root / "summary.json", "summary")
+    config = _read_json(root / "config.json", "manifest") if (root / "config.json").exists() else {}
+    rows = _load_rows(root)
+    srows = summary.get("rows", [])
+    columns = [(r["model"], r["condition"], r["gate"]) for r in srows]
+    gates = len({r["gate"] for r in srows}) > 1
+    max_lag = summary.get("settings", {}).get("max_lag", 1)
+    sections = view.gallery(rows, max_lag=max_lag, gates=gates)
+    chosen = view.trace_choice(rows, sections)
+    traces = {}
+    for r in chosen:
+        events = load_trace(root / "traces" / f"{r['episode_id']}.jsonl")
+        traces[r["episode_id"]] = condense(events, r)
+    for section in sections:
+        for card in section["cards"]:
+            user = traces.get(card["row"]["episode_id"], {}).get("user") or [""]
+            card["user"] = truncate(user[0], 240)
+    grid = view.pair_grid(rows, columns, set(traces))
+    lags = sorted({int(k) for r in srows for k in (r.get("lag_hist") or {})})
+    return {
+        "summary": summary,
+        "settings": summary.get("settings", {}),
+        "config": config,
+        "run": config.get("config", {}),
+        "rows": srows,
+        "leaderboard": view.leaderboard(srows),
+        "gates": gates,
+        "gate_levels": list(dict.fromkeys(r["gate"] for r in srows)),
+        "gate_side_by_side": view.gate_side_by_side(srows),
+        "multi_epoch": any(r.get("epochs", 1) > 1 for r in srows),
+        "columns": columns,
+        "models": list(dict.fromkeys(r["model"] for r in srows)),
+        "heatmap": view.heatmap(summary, columns),
+        "breakdowns": summary.get("breakdowns", {}),
+        "comparisons": view.comparison_groups(summary),
+        "chart": paired_accuracy_chart(srows) if srows else None,
+        "phase_chart": phase_chart(summary.get("breakdowns", {}).get("phase", [])),
+        "lags": lags,
+        "gallery": sections,
+        "traces": traces,
+        "trace_index": [{"id": t["id"], "label": f"{t['head']['pair_id']} · {t['head']['variant']} · "
+                                                  f"{t['head']['model']} · {t['head']['condition']}"
+                                                  + (f" · gate {t['head']['gate']}" if gates else "")
+                                                  + (f" · e{t['head']['epoch']}" if t['head']['epoch'] != 1 else ""),
+                         "ok": bool(t["head"]["correct"]), "err": t["head"]["status"] == "error"}
+                        for t in traces.values()],
+        "n_rows": len(rows),
+        "grid": grid,
+        "limits": view.LIMITS,
+        "run_dir": str(root),
+        "css": _static("report.css"),
+        "js": _static("report.js"),
+    }
 
 
 def render_report(run_dir: str | Path) -> Path:
@@ -54,42 +163,12 @@ def render_report(run_dir: str | Path) -> Path:
         Path of the report.
 
     Raises:
-        RunError: when ``summary.json`` is missing or unreadable.
+        RunError: when the directory or its ``summary.json`` is missing or unreadable.
     """
-    from evalkit.report.charts import paired_accuracy_chart
-
     root = Path(run_dir)
     if not root.is_dir():
         raise RunError(f"{root}: no such run directory")
-    try:
-        summary = json.loads((root / "summary.json").read_text(encoding="utf-8"))
-    except FileNotFoundError:
-        raise RunError(f"{root}: no summary.json (is this a run directory written by `evalkit run`?)") from None
-    except json.JSONDecodeError as exc:
-        raise RunError(f"{root / 'summary.json'}: not valid JSON ({exc.msg})") from None
-    config: dict[str, Any] = {}
-    if (root / "config.json").exists():
-        config = json.loads((root / "config.json").read_text(encoding="utf-8"))
-    rows = _load_rows(root)
-    summary_rows = summary.get("rows", [])
-    columns = [(r["model"], r["condition"]) for r in summary_rows]
-    cells: dict[str, dict[tuple[str, str], dict[str, Any]]] = {}
-    pair_info: dict[str, dict[str, Any]] = {}
-    for r in rows:
-        pair_info.setdefault(r["pair_id"], {"trigger": r["trigger"], "phase": r["phase"], "domain": r["domain"],
-                                            "split": r["split"]})
-        cell = cells.setdefault(r["pair_id"], {}).setdefault((r["model"], r["condition"]), {})
-        cell[r["variant"]] = r
-    html = _env().get_template("report.html.j2").render(
-        summary=summary,
-        rows=summary_rows,
-        config=config,
-        chart=paired_accuracy_chart(summary_rows) if summary_rows else None,
-        columns=columns,
-        cells=cells,
-        pairs=pair_info,
-        run_dir=str(root),
-    )
+    html = _env().get_template("report.html.j2").render(**report_context(root))
     out = root / "report.html"
     write_atomic(out, html)
     return out

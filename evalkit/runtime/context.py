@@ -16,8 +16,17 @@ a margin below the provider's real window.
 Policy, in order:
 1. the system prompt, the tool definitions and the first user message are always kept;
 2. observations longer than ``max_observation_chars`` are cut, with a visible marker;
-3. whole turns (an assistant message and its observations) are added newest first while
-   they fit; older turns that do not fit are dropped and replaced by one marker message.
+3. whole turns (an assistant message and its observations) are kept newest first while
+   they fit; the older turns just before them are **compacted** to one deterministic
+   line each (what was said, each call and the start of its result), newest first, while
+   they fit; the oldest ones are **dropped**. Compacted and dropped turns are announced
+   by one marker message.
+
+Each built context records the ``seq`` of the events it included in full, compacted,
+dropped and truncated (:class:`ModelContext`, and the loop's
+:class:`~evalkit.runtime.events.ContextBuilt` event). ``included``, ``compacted`` and
+``dropped`` partition the events the builder represents (user messages, model responses
+and their observations).
 """
 
 from __future__ import annotations
@@ -38,6 +47,7 @@ from evalkit.runtime.events import (
 
 TRUNCATION_MARKER = "…[evalkit: observation truncated, {shown} of {total} characters shown]"
 DROPPED_MARKER = "[evalkit: {n} earlier turn(s) omitted to fit the context budget]"
+COMPACTED_MARKER = "[evalkit: {n} earlier turn(s) compacted to one line each to fit the context budget]"
 
 
 def estimate_tokens(text: str) -> int:
@@ -55,10 +65,12 @@ class ModelContext:
         tools: Tool definitions in OpenAI ``tools`` format.
         tokens: Estimated tokens of messages plus tools.
         budget: The budget ``B`` it was built under.
-        included: ``seq`` of the events represented in ``messages``.
+        included: ``seq`` of the events represented in full in ``messages``.
         dropped: ``seq`` of events left out to fit the budget.
         truncated: ``seq`` of observations that were cut.
         turn: Number of model responses already in the log.
+        tool_names: Names of the tools offered.
+        compacted: ``seq`` of events represented only by a one-line digest.
     """
 
     messages: list[dict[str, Any]]
@@ -70,6 +82,7 @@ class ModelContext:
     truncated: tuple[int, ...] = ()
     turn: int = 0
     tool_names: tuple[str, ...] = field(default=())
+    compacted: tuple[int, ...] = ()
 
 
 def _dumps(obj: Any) -> str:
@@ -166,36 +179,26 @@ def build_context(
 
     tool_list = list(tools)
     used = estimate_tokens(_dumps(head)) + estimate_tokens(_dumps(tool_list))
-    def fit(limit: int) -> tuple[list[tuple[list[int], list[dict[str, Any]]]], list[int], int]:
-        kept: list[tuple[list[int], list[dict[str, Any]]]] = []
-        dropped: list[int] = []
-        total = used
-        for index in range(len(turns) - 1, -1, -1):
-            seqs, msgs = turns[index]
-            cost = estimate_tokens(_dumps(msgs))
-            if total + cost <= limit and not dropped:
-                kept.append((seqs, msgs))
-                total += cost
-            else:
-                dropped.extend(seqs)
-        return kept, dropped, total
-
-    kept, dropped, total = fit(budget)
-    if dropped:  # reserve room for the marker that replaces the dropped turns
-        marker_cost = estimate_tokens(_dumps({"role": "user", "content": DROPPED_MARKER.format(n=len(turns))}))
-        kept, dropped, total = fit(budget - marker_cost)
-    used = total
-    kept.reverse()
+    costs = [estimate_tokens(_dumps(msgs)) for _, msgs in turns]
+    n_full, n_compact, note = len(turns), 0, None
+    if used + sum(costs) > budget:
+        n_full, n_compact, note = _fit(turns, costs, budget - used)
+    first_full = len(turns) - n_full
+    first_compact = first_full - n_compact
+    compacted: list[int] = []
+    dropped: list[int] = []
+    for index, (seqs, _) in enumerate(turns[:first_full]):
+        (compacted if index >= first_compact else dropped).extend(seqs)
     messages = list(head)
-    if dropped:
-        n_turns = sum(1 for seqs, _ in turns if seqs[0] in set(dropped))
-        note = {"role": "user", "content": DROPPED_MARKER.format(n=n_turns)}
+    if note is not None:
         messages.append(note)
         used += estimate_tokens(_dumps(note))
-    for seqs, msgs in kept:
+    for index in range(first_full, len(turns)):
+        seqs, msgs = turns[index]
         messages.extend(msgs)
         included.extend(seqs)
-    dropped_set = set(dropped)
+        used += costs[index]
+    kept = set(included)
     return ModelContext(
         messages=messages,
         tools=tool_list,
@@ -203,7 +206,69 @@ def build_context(
         budget=budget,
         included=tuple(sorted(included)),
         dropped=tuple(sorted(dropped)),
-        truncated=tuple(s for s in truncated if s not in dropped_set),
+        truncated=tuple(s for s in truncated if s in kept),
         turn=sum(1 for e in events if type(e) is ModelResponded),
         tool_names=tuple(t["function"]["name"] for t in tool_list),
+        compacted=tuple(sorted(compacted)),
     )
+
+
+def _clip(text: str, limit: int) -> str:
+    text = " ".join(str(text).split())
+    return text if len(text) <= limit else text[: limit - 1] + "…"
+
+
+def _digest(msgs: list[dict[str, Any]]) -> str:
+    """One deterministic line for a turn: what was said, each call and the start of its result."""
+    parts: list[str] = []
+    calls: dict[str, str] = {}
+    for m in msgs:
+        role = m["role"]
+        if role == "user":
+            parts.append(f"user: {_clip(m['content'], 120)}")
+        elif role == "assistant":
+            if m.get("content"):
+                parts.append(f"you: {_clip(m['content'], 80)}")
+            for c in m.get("tool_calls", ()):
+                calls[c["id"]] = f"{c['function']['name']}({_clip(c['function']['arguments'], 60)})"
+        else:
+            parts.append(f"{calls.get(m['tool_call_id'], 'call')} -> {_clip(m['content'], 100)}")
+    return "; ".join(parts)
+
+
+def _note(n_compact: int, n_dropped: int, lines: list[str]) -> dict[str, Any]:
+    head = []
+    if n_dropped:
+        head.append(DROPPED_MARKER.format(n=n_dropped))
+    if n_compact:
+        head.append(COMPACTED_MARKER.format(n=n_compact))
+    return {"role": "user", "content": "\n".join([*head, *(f"- {line}" for line in lines)])}
+
+
+def _fit(turns: list[tuple[list[int], list[dict[str, Any]]]], costs: list[int],
+         room: int) -> tuple[int, int, dict[str, Any]]:
+    """How many newest turns stay whole and how many older ones are compacted to fit ``room``.
+
+    The most recent turns are kept whole (as many as fit with at least the marker note);
+    then the older turns just before them are compacted to one line each, newest first,
+    while the note still fits; the rest are dropped. Deterministic.
+    """
+    n = len(turns)
+    digests: list[str] | None = None
+    for n_full in range(n - 1, -1, -1):
+        left = room - sum(costs[n - n_full:])
+        older = n - n_full
+        note = _note(0, older, [])
+        if left < estimate_tokens(_dumps(note)):
+            continue
+        if digests is None:
+            digests = [_digest(msgs) for _, msgs in turns]
+        lines: list[str] = []
+        for index in range(older - 1, -1, -1):
+            candidate = _note(len(lines) + 1, older - len(lines) - 1, [digests[index], *lines])
+            if estimate_tokens(_dumps(candidate)) > left:
+                break
+            lines.insert(0, digests[index])
+            note = candidate
+        return n_full, len(lines), note
+    return 0, 0, _note(0, n, [])

@@ -6,22 +6,32 @@ against the effective view ``V_t``, in this order:
 1. ``parse_error`` — the arguments could not be parsed (never repaired silently);
 2. ``unknown_tool`` — the name is not registered for this episode;
 3. ``loop_limit`` — the episode has used its turn limit (``max_turns``);
-4. ``budget_exceeded`` — the tool-call budget (``max_tool_calls``) or token budget
-   (``max_tokens``) is spent;
+4. ``budget_exceeded`` — the tool-call budget (``max_tool_calls``), the token budget
+   (``max_tokens``) or the money budget (``max_money``) is spent;
 5. ``schema_mismatch`` — the arguments fail the tool's JSON Schema (validated with
    ``jsonschema``, draft 2020-12);
-6. ``permission_denied`` — the episode does not hold the tool's permission.
+6. ``permission_denied`` — the episode does not hold the tool's permission;
+7. ``budget_exceeded`` — the gather-step budget (``max_gather_steps``, lookups and
+   verifies run) or the commit-step budget (``max_commit_steps``) is spent. With the
+   autonomy gate on, these two budgets are the gate's to enforce (it abstains with reason
+   ``budget_exceeded``, DESIGN §4), so the controller leaves them to it.
 
 A call that passes is ``execute`` (a task tool) or ``meta`` (a meta-request tool, handled
-by the condition). Every denial carries a reason code and a message that goes back to the
-model as the call's observation.
+by the condition). An ``execute`` action is flagged ``needs_approval`` when the episode's
+approval policy requires an approval for this tool and these arguments (DESIGN §2,
+"approval required?"); the agent loop then asks for it. Every denial carries a reason
+code and a message that goes back to the model as the call's observation.
+
+Every budget is a hard limit (seed 004 §2.3): the check is ``used >= budget`` before the
+call, so a budget of N allows exactly N.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any, Literal
 
+from evalkit.runtime.approvals import ApprovalPolicy
 from evalkit.runtime.model_io import ToolCall
 from evalkit.runtime.tools import ToolSpec
 from evalkit.runtime.view import View
@@ -36,20 +46,43 @@ class Limits:
         max_tool_calls: Tool calls (task and meta) allowed; later calls are denied.
         max_tokens: Input plus output tokens allowed, or ``None`` for no limit.
         context_budget: Token budget ``B`` of the context builder.
+        max_money: Model and meta-request cost allowed (price-table currency), or ``None``.
+        max_gather_steps: Lookups and verifies that may run, or ``None``.
+        max_commit_steps: Commits that may run (successful or not), or ``None``.
+        max_gate_stops: With the gate on, the episode ends (``gate_stop``) once the gate
+            has stopped this many calls with ``clarify``/``abstain``.
     """
 
     max_turns: int = 12
     max_tool_calls: int = 20
     max_tokens: int | None = None
     context_budget: int = 16_000
+    max_money: float | None = None
+    max_gather_steps: int | None = None
+    max_commit_steps: int | None = None
+    max_gate_stops: int = 3
 
     def as_dict(self) -> dict[str, Any]:
+        """The limits as recorded in :class:`~evalkit.runtime.events.EpisodeStarted`."""
         return {
             "max_turns": self.max_turns,
             "max_tool_calls": self.max_tool_calls,
             "max_tokens": self.max_tokens,
             "context_budget": self.context_budget,
+            "max_money": self.max_money,
+            "max_gather_steps": self.max_gather_steps,
+            "max_commit_steps": self.max_commit_steps,
+            "max_gate_stops": self.max_gate_stops,
         }
+
+    def merged(self, budgets: dict[str, Any] | None) -> "Limits":
+        """A copy with the non-``None`` entries of ``budgets`` (keys ``tool_calls``,
+        ``tokens``, ``money``, ``gather_steps``, ``commit_steps``) applied, e.g. a pair's
+        own budgets over the run's limits."""
+        if not budgets:
+            return self
+        changes = {f"max_{k}": v for k, v in budgets.items() if v is not None}
+        return replace(self, **changes) if changes else self
 
 
 @dataclass(frozen=True, slots=True)
@@ -61,6 +94,7 @@ class Action:
     tool: ToolSpec | None = None
     reason_code: str | None = None
     message: str = ""
+    needs_approval: bool = False
 
 
 _VALIDATORS: dict[int, tuple[dict[str, Any], Any]] = {}
@@ -95,11 +129,17 @@ class Controller:
         tools: Task tools registered for the episode, by name.
         meta_tools: Meta-request tools offered by the condition, by name; calls to them
             pass the same checks and come back as ``meta`` actions.
+        step_budgets: Whether the controller enforces the gather- and commit-step budgets
+            (``False`` when the autonomy gate does).
+        approvals: The approval policy, or ``None`` when nothing needs approval.
     """
 
-    def __init__(self, tools: dict[str, ToolSpec], meta_tools: dict[str, ToolSpec] | None = None):
+    def __init__(self, tools: dict[str, ToolSpec], meta_tools: dict[str, ToolSpec] | None = None, *,
+                 step_budgets: bool = True, approvals: ApprovalPolicy | None = None):
         self.tools = tools
         self.meta_tools = meta_tools or {}
+        self.step_budgets = step_budgets
+        self.approvals = approvals if approvals is not None and approvals.require else None
 
     def decide(self, call: ToolCall, view: View) -> Action:
         """Return the action for ``call`` given the current view (pure; no side effects)."""
@@ -130,6 +170,9 @@ class Controller:
             return Action(
                 "deny", call, spec, "budget_exceeded", f"token budget of {max_tokens} is spent"
             )
+        max_money = view.limit("max_money")
+        if max_money is not None and view.money >= max_money:
+            return Action("deny", call, spec, "budget_exceeded", f"money budget of {max_money} is spent")
         problems = schema_errors(spec.parameters, call.arguments)
         if problems:
             return Action(
@@ -143,4 +186,13 @@ class Controller:
             )
         if call.name in self.meta_tools:
             return Action("meta", call, spec)
+        if self.step_budgets:
+            name, used = ("max_commit_steps", view.commit_steps) if spec.kind == "commit" else \
+                ("max_gather_steps", view.gather_steps)
+            budget = view.limit(name)
+            if budget is not None and used >= budget:
+                what = "commit" if spec.kind == "commit" else "gather (lookup and verify)"
+                return Action("deny", call, spec, "budget_exceeded", f"{what} budget of {budget} steps is spent")
+        if self.approvals is not None and self.approvals.required(spec, call.arguments):
+            return Action("execute", call, spec, needs_approval=True)
         return Action("execute", call, spec)

@@ -2,8 +2,9 @@
 
 Every fact the runtime learns during an episode is an event appended to the log: the
 user message, each context the builder produced, each model response, each controller
-action, each tool execution (with its raw result and signals), permission changes, meta
-requests and their state transitions, errors, and the episode's end. Nothing is ever
+action, each autonomy-gate decision, each tool execution (with its raw result and
+signals), permission changes, approvals asked and answered, budget charges, meta requests
+and every one of their state transitions, errors, and the episode's end. Nothing is ever
 edited or removed; the effective view ``V_t`` (:mod:`evalkit.runtime.view`) is a pure
 fold of the log.
 
@@ -70,6 +71,8 @@ class EpisodeStarted(Event):
     tools: tuple[str, ...] = ()
     permissions: tuple[str, ...] = ()
     limits: dict[str, Any] = field(default_factory=dict)
+    gate: str = "off"
+    rules: dict[str, Any] = field(default_factory=dict)
 
 
 @dataclass(frozen=True, slots=True)
@@ -84,7 +87,8 @@ class UserMessage(Event):
 class ContextBuilt(Event):
     """What the context builder ``S_B`` put into ``M_t`` this turn and what it left out.
 
-    ``included``/``dropped``/``truncated`` hold the ``seq`` of the source events.
+    ``included``/``compacted``/``dropped``/``truncated`` hold the ``seq`` of the source
+    events (in full / as a one-line digest / left out / cut with a marker).
     """
 
     type: ClassVar[str] = "context_built"
@@ -94,6 +98,7 @@ class ContextBuilt(Event):
     included: tuple[int, ...] = ()
     dropped: tuple[int, ...] = ()
     truncated: tuple[int, ...] = ()
+    compacted: tuple[int, ...] = ()
 
 
 @dataclass(frozen=True, slots=True)
@@ -127,6 +132,63 @@ class ActionDecided(Event):
     action: str = "execute"
     reason_code: str | None = None
     message: str = ""
+
+
+@dataclass(frozen=True, slots=True)
+class GateDecided(Event):
+    """The autonomy gate's decision on one call the controller would execute (DESIGN §4).
+
+    ``decision`` is ``gather`` / ``act`` (the call may run) or ``clarify`` / ``abstain``
+    (it is stopped, and so is a ``gather`` on a commit); ``reason`` is a
+    :data:`evalkit.types.GateReason`; ``rule_id`` names the stopping rule that matched.
+    """
+
+    type: ClassVar[str] = "gate_decision"
+    call_id: str = ""
+    tool: str = ""
+    kind: str = "lookup"
+    decision: str = "gather"
+    reason: str = "gathering"
+    rule_id: str | None = None
+    message: str = ""
+
+
+@dataclass(frozen=True, slots=True)
+class ApprovalRequested(Event):
+    """A call needs approval before it may run; the approval is bound to the call's tool,
+    its exact arguments and the state version it was asked at."""
+
+    type: ClassVar[str] = "approval_requested"
+    approval_id: str = ""
+    call_id: str = ""
+    tool: str = ""
+    arguments: dict[str, Any] = field(default_factory=dict)
+    state_version: int = 0
+
+
+@dataclass(frozen=True, slots=True)
+class ApprovalResolved(Event):
+    """An approval was ``granted``, ``denied`` or ``expired`` (the state changed first).
+
+    ``source`` is ``policy`` (a policy file), ``user`` (the simulated user) or ``runtime``.
+    """
+
+    type: ClassVar[str] = "approval_resolved"
+    approval_id: str = ""
+    status: str = "granted"
+    source: str = "user"
+    note: str = ""
+
+
+@dataclass(frozen=True, slots=True)
+class BudgetCharged(Event):
+    """A charge against an episode budget that no other event carries (e.g. the price of an
+    accepted model escalation or independent review). ``budget`` is ``money``."""
+
+    type: ClassVar[str] = "budget_charged"
+    budget: str = "money"
+    amount: float = 0.0
+    source: str = ""
 
 
 @dataclass(frozen=True, slots=True)
@@ -186,15 +248,19 @@ class ErrorRaised(Event):
 class EpisodeEnded(Event):
     """Last event: why the loop stopped and the agent's final text.
 
-    ``reason`` is ``final_text``, ``meta_terminal``, ``loop_limit`` or ``error``;
-    ``terminal`` is the typed decision (``abstain``/``clarify``) when a meta request or
-    meta tool ended the episode, else ``None``.
+    ``reason`` is ``final_text``, ``meta_terminal``, ``gate_stop``, ``loop_limit``,
+    ``content_filter`` (the provider withheld the answer, field case C17) or ``error``;
+    ``terminal`` is the typed decision (``abstain``/``clarify``) when a meta request or meta
+    tool ended the episode (``meta_terminal``) or the autonomy gate did (``gate_stop``),
+    else ``None``. ``partial_output`` is the safe partial output of a
+    ``declare_blocked`` request.
     """
 
     type: ClassVar[str] = "episode_ended"
     reason: str = "final_text"
     final_text: str | None = None
     terminal: str | None = None
+    partial_output: str | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -262,6 +328,10 @@ EVENT_TYPES.update(
         ContextBuilt,
         ModelResponded,
         ActionDecided,
+        GateDecided,
+        ApprovalRequested,
+        ApprovalResolved,
+        BudgetCharged,
         ToolExecuted,
         PermissionChanged,
         MetaRequestUpdated,
@@ -322,6 +392,7 @@ class EventLog:
 
     @property
     def events(self) -> tuple[Event, ...]:
+        """The events so far, in log order (a snapshot)."""
         return tuple(self._events)
 
     def __len__(self) -> int:
@@ -331,6 +402,7 @@ class EventLog:
         return iter(self._events)
 
     def of_type(self, cls: type[Event]) -> list[Event]:
+        """The events of exactly type ``cls``, in log order."""
         return [e for e in self._events if type(e) is cls]
 
     def to_jsonl(self) -> str:
@@ -349,7 +421,9 @@ class EventLog:
             RunError: naming ``source`` and the line number of a malformed line.
         """
         events: list[Event] = []
-        for lineno, line in enumerate(text.splitlines(), 1):
+        # split on "\n" only: JSON escapes it inside strings, but not U+0085 or U+2028, which
+        # str.splitlines() would also treat as line breaks
+        for lineno, line in enumerate(text.split("\n"), 1):
             if not line.strip():
                 continue
             try:

@@ -1,13 +1,26 @@
 """The sandbox executor: runs task tools over an episode's private state (DESIGN §2 ``E_t``).
 
 Each episode gets its own deep copy of the pair's initial state; tools mutate only that
-copy. Configured disturbances (``δ_t``) are applied here:
+copy. Configured disturbances (``δ_t``, seed 001) are applied here, and each observation
+says what the runtime knows, not more:
 
 * ``error`` — the call fails without side effects (signals ``tool_error``);
+* ``transient`` — the call fails with a retryable error (signals ``tool_error``,
+  ``transient``); after ``times`` failures (default 1) the same call succeeds;
 * ``timeout`` — the call times out; whether its side effect happened is unknown to the
   runtime (``applied`` decides what really happened in the sandbox; the observation says
   only "timed out, outcome unknown", signals ``tool_error``, ``timeout``,
-  ``unknown_side_effect``).
+  ``unknown_side_effect``);
+* ``concurrent`` — someone else changes the state just before the call (``patch`` is
+  deep-merged into the state; a ``None`` value deletes a key). With ``detect`` (the
+  environment checks versions, as an ETag would), a commit is rejected without side
+  effect and signals ``tool_error``, ``state_changed``; without it the call silently runs
+  on the changed state and the observation carries no signal — the runtime cannot know.
+  Applied once unless ``times`` says otherwise.
+
+A call that succeeds with an empty result (``None``, ``{}``, ``[]``, ``""``) signals
+``empty_result``: the observation goes back to the model and the scorer as it is, and it
+never counts as positive evidence (seed 004, failure path 4).
 
 A tool exception that is not a :class:`~evalkit.runtime.tools.ToolFailure` is a bug in
 the tool or a fault of the environment; it is reported as a failed call with
@@ -16,6 +29,7 @@ the tool or a fault of the environment; it is reported as a failed call with
 
 from __future__ import annotations
 
+import copy
 from dataclasses import dataclass
 from typing import Any
 
@@ -27,16 +41,21 @@ class Fault:
     """A disturbance injected into one tool.
 
     Attributes:
-        mode: ``error`` or ``timeout``.
+        mode: ``error``, ``transient``, ``timeout`` or ``concurrent``.
         message: Text of the observation.
         applied: For ``timeout`` on a commit: whether the side effect really happened.
-        times: How many calls it affects (``None`` = every call).
+        times: How many calls it affects (``None`` = every call; ``transient`` and
+            ``concurrent`` default to 1).
+        patch: For ``concurrent``: the change made underneath the call.
+        detect: For ``concurrent``: whether the environment detects it on a commit.
     """
 
     mode: str = "error"
     message: str = "the service is unavailable"
     applied: bool = False
     times: int | None = None
+    patch: dict[str, Any] | None = None
+    detect: bool = True
 
 
 @dataclass(frozen=True, slots=True)
@@ -66,15 +85,28 @@ class SandboxExecutor:
         if fault is None:
             return None
         hits = self._fault_hits.get(name, 0)
-        if fault.times is not None and hits >= fault.times:
+        times = fault.times if fault.times is not None or fault.mode not in ("transient", "concurrent") else 1
+        if times is not None and hits >= times:
             return None
         self._fault_hits[name] = hits + 1
         return fault
 
     def run(self, spec: ToolSpec, arguments: dict[str, Any]) -> Observation:
         """Execute ``spec`` with validated ``arguments``; never raises for tool faults."""
-        fault = self._fault_for(spec.name)
+        fault = self._fault_for(spec.name) if self.faults else None
         if fault is not None:
+            if fault.mode == "concurrent":
+                _merge_into(self.state, fault.patch or {})
+                if fault.detect and spec.kind == "commit":
+                    return Observation(
+                        False,
+                        {"message": f"{spec.name} rejected: the record changed since it was last read "
+                                    "(concurrent modification); nothing was changed"},
+                        ("tool_error", "state_changed"),
+                    )
+                return self._call(spec, arguments)
+            if fault.mode == "transient":
+                return Observation(False, {"message": fault.message, "retryable": True}, ("tool_error", "transient"))
             if fault.mode == "timeout":
                 if fault.applied and spec.fn is not None:
                     try:
@@ -87,6 +119,9 @@ class SandboxExecutor:
                     ("tool_error", "timeout", "unknown_side_effect"),
                 )
             return Observation(False, {"message": fault.message}, ("tool_error",))
+        return self._call(spec, arguments)
+
+    def _call(self, spec: ToolSpec, arguments: dict[str, Any]) -> Observation:
         if spec.fn is None:
             return Observation(False, {"message": f"{spec.name} has no implementation"}, ("tool_error",))
         try:
@@ -99,5 +134,25 @@ class SandboxExecutor:
                 False, {"message": f"{type(exc).__name__}: {exc}"}, ("tool_error",)
             )
         if isinstance(out, ToolResult):
-            return Observation(out.ok, out.data, tuple(out.signals))
+            signals = tuple(out.signals)
+            if out.ok and _empty(out.data) and "empty_result" not in signals:
+                signals += ("empty_result",)
+            return Observation(out.ok, out.data, signals)
+        if _empty(out):
+            return Observation(True, out, ("empty_result",))
         return Observation(True, out, ())
+
+
+def _empty(value: Any) -> bool:
+    return value is None or (isinstance(value, (dict, list, str, tuple)) and len(value) == 0)
+
+
+def _merge_into(state: dict[str, Any], patch: dict[str, Any]) -> None:
+    """Deep-merge ``patch`` into ``state`` in place (a ``None`` value deletes the key)."""
+    for key, value in patch.items():
+        if value is None:
+            state.pop(key, None)
+        elif isinstance(value, dict) and isinstance(state.get(key), dict):
+            _merge_into(state[key], value)
+        else:
+            state[key] = copy.deepcopy(value)

@@ -10,11 +10,24 @@
   as an abstention;
 * the controller ``C`` (:mod:`~evalkit.runtime.controller`) turns each call into an
   action; denials go back to the model as observations;
+* with the gate on, the autonomy gate (:mod:`~evalkit.runtime.gate`) decides on every call
+  the controller would execute, before anything runs (a :class:`GateDecided` event); a
+  stopped call is denied with ``gate_abstain`` / ``gate_clarify`` / ``gate_gather``, and
+  after ``max_gate_stops`` stops the episode ends with reason ``gate_stop`` and the
+  gate's decision as its typed decision;
+* a call that needs approval (:mod:`~evalkit.runtime.approvals`) runs only once approved;
 * the sandbox executor runs task tools; meta-request tools go to the condition's
-  :class:`MetaHandler`, which may end the episode with a typed decision.
+  :class:`MetaHandler`, which may end the episode with a typed decision;
+* when a call changes the state version, open approvals and meta requests bound to the
+  old version expire (events), and at the start of each turn the handler may deliver
+  what the simulated user answered meanwhile.
 
 The loop stops when the model answers without tool calls, when a meta request ends the
-episode, at ``max_turns`` (``loop_limit``), or on an error.
+episode, at ``max_turns`` (``loop_limit``), or on an error. A live model's bookkeeping
+(``ModelOutput.extra``) becomes events: each provider retry a ``ProviderRetry`` (also when
+the call finally fails), the call's cache hit, attempts, wait and cost a ``ModelCall``, and
+each tool call read non-verbatim a ``ToolCallTagged``. An answer withheld by the provider's
+content filter ends the episode with reason ``content_filter``.
 """
 
 from __future__ import annotations
@@ -24,7 +37,9 @@ from typing import Any, Protocol
 
 from evalkit.errors import ModelError
 from evalkit.runtime.context import build_context
-from evalkit.runtime.controller import Controller, Limits
+from evalkit.runtime.approvals import ApprovalPolicy, expire_stale
+from evalkit.runtime.approvals import resolve as resolve_approval
+from evalkit.runtime.controller import Action, Controller, Limits
 from evalkit.runtime.events import (
     ActionDecided,
     ContextBuilt,
@@ -33,11 +48,16 @@ from evalkit.runtime.events import (
     ErrorRaised,
     Event,
     EventLog,
+    GateDecided,
+    ModelCall,
     ModelResponded,
+    ProviderRetry,
+    ToolCallTagged,
     ToolExecuted,
     UserMessage,
 )
 from evalkit.runtime.executor import Fault, SandboxExecutor
+from evalkit.runtime.gate import AutonomyGate
 from evalkit.runtime.model_io import Model, ToolCall
 from evalkit.runtime.tools import ToolSpec
 from evalkit.runtime.view import View, apply
@@ -53,6 +73,11 @@ class Recorder:
         self.view = View()
 
     def emit(self, cls: type[Event], turn: int, **data: Any) -> Event:
+        """Append an event of type ``cls`` (fields ``data``) and fold it into the view.
+
+        Returns:
+            The appended event, with its ``seq``.
+        """
         event = self.log.append(cls, turn, **data)
         self.view = apply(self.view, event)
         return event
@@ -63,8 +88,34 @@ class MetaHandler(Protocol):
 
     def handle(self, call: ToolCall, recorder: Recorder, turn: int) -> str | None:
         """Process ``call``, append its events, and return ``"abstain"``/``"clarify"``
-        when it ends the episode, else ``None``."""
+        when it ends the episode, else ``None``.
+
+        A handler may also define ``before_turn(recorder, turn) -> str | None`` (deliver
+        deferred answers at the start of a turn) and ``on_state_change(recorder, turn)``
+        (expire open requests bound to an older state version); the loop calls them when
+        present."""
         ...
+
+
+_GATE_STOPS = frozenset({"gate_abstain", "gate_clarify"})
+
+
+def _gate_and_approve(action: Action, call: ToolCall, turn: int, rec: Recorder, gate: AutonomyGate | None,
+                      approvals: ApprovalPolicy | None) -> Action:
+    """The gate's decision, then the approval, for a call the controller would execute."""
+    spec = action.tool
+    assert spec is not None
+    if gate is not None:
+        verdict = gate.decide(spec, call.arguments, rec.view)
+        rec.emit(GateDecided, turn, call_id=call.id, tool=spec.name, kind=spec.kind, decision=verdict.decision,
+                 reason=verdict.reason, rule_id=verdict.rule_id, message=verdict.message)
+        if not verdict.allowed:
+            return Action("deny", call, spec, f"gate_{verdict.decision}", verdict.message)
+    if action.needs_approval and approvals is not None:
+        refusal = resolve_approval(approvals, spec, call.id, call.arguments or {}, rec, turn)
+        if refusal is not None:
+            return Action("deny", call, spec, "needs_approval", refusal)
+    return action
 
 
 @dataclass(frozen=True, slots=True)
@@ -96,6 +147,8 @@ def run_episode(
     meta_handler: MetaHandler | None = None,
     faults: dict[str, Fault] | None = None,
     started: dict[str, Any] | None = None,
+    gate: AutonomyGate | None = None,
+    approvals: ApprovalPolicy | None = None,
 ) -> EpisodeRun:
     """Run one episode to its end.
 
@@ -112,6 +165,8 @@ def run_episode(
         meta_handler: Handler for calls to ``meta_tools``.
         faults: Disturbances to inject, by tool name.
         started: Extra fields for the :class:`EpisodeStarted` event (ids, model, condition).
+        gate: The autonomy gate, or ``None`` for gate ``off`` (the model alone).
+        approvals: The approval policy, or ``None`` when nothing needs approval.
 
     Returns:
         The :class:`EpisodeRun`; errors are recorded in the log, not raised.
@@ -126,13 +181,20 @@ def run_episode(
         tools=tuple(all_tools),
         permissions=tuple(sorted(permissions)),
         limits=limits.as_dict(),
-        **(started or {}),
+        **{"gate": "on" if gate is not None else "off", **(started or {})},
     )
     rec.emit(UserMessage, 0, content=user_message)
-    controller = Controller(tools, meta_tools)
+    controller = Controller(tools, meta_tools, step_budgets=gate is None, approvals=approvals)
     executor = SandboxExecutor(state, faults)
+    before_turn = getattr(meta_handler, "before_turn", None)
+    on_state_change = getattr(meta_handler, "on_state_change", None)
     last_text: str | None = None
     for turn in range(1, limits.max_turns + 1):
+        if before_turn is not None and turn > 1:
+            terminal = before_turn(rec, turn)
+            if terminal is not None:
+                rec.emit(EpisodeEnded, turn, reason="meta_terminal", final_text=last_text, terminal=terminal)
+                return EpisodeRun(rec.log, state)
         ctx = build_context(
             rec.log.events,
             system_prompt=system_prompt,
@@ -148,11 +210,15 @@ def run_episode(
             included=ctx.included,
             dropped=ctx.dropped,
             truncated=ctx.truncated,
+            compacted=ctx.compacted,
         )
         try:
             out = model.respond(ctx, episode)
         except ModelError as exc:
-            rec.emit(ErrorRaised, turn, source="model", message=str(exc), retryable=exc.retryable)
+            for retry in getattr(exc, "retries", ()):
+                rec.emit(ProviderRetry, turn, **retry)
+            rec.emit(ErrorRaised, turn, source="model", message=str(exc), retryable=exc.retryable,
+                     code=getattr(exc, "code", None))
             rec.emit(EpisodeEnded, turn, reason="error", final_text=last_text)
             return EpisodeRun(rec.log, state, f"model error: {exc}")
         except Exception as exc:  # noqa: BLE001 - an adapter bug must not lose the run
@@ -160,6 +226,8 @@ def run_episode(
             rec.emit(ErrorRaised, turn, source="model", message=message)
             rec.emit(EpisodeEnded, turn, reason="error", final_text=last_text)
             return EpisodeRun(rec.log, state, f"model error: {message}")
+        for retry in out.extra.get("retries", ()):
+            rec.emit(ProviderRetry, turn, **retry)
         rec.emit(
             ModelResponded,
             turn,
@@ -170,12 +238,20 @@ def run_episode(
             output_tokens=out.output_tokens,
             latency_s=out.latency_s,
         )
+        if "call" in out.extra:
+            rec.emit(ModelCall, turn, **out.extra["call"])
+        for tagged in out.extra.get("tagged", ()):
+            rec.emit(ToolCallTagged, turn, **tagged)
         last_text = out.text
         if not out.tool_calls:
-            rec.emit(EpisodeEnded, turn, reason="final_text", final_text=out.text)
+            # a provider's content filter is not the model's decision (field case C17)
+            reason = "content_filter" if out.finish_reason == "content_filter" else "final_text"
+            rec.emit(EpisodeEnded, turn, reason=reason, final_text=out.text)
             return EpisodeRun(rec.log, state)
         for call in out.tool_calls:
             action = controller.decide(call, rec.view)
+            if action.kind == "execute" and (gate is not None or action.needs_approval):
+                action = _gate_and_approve(action, call, turn, rec, gate, approvals)
             rec.emit(
                 ActionDecided,
                 turn,
@@ -188,6 +264,7 @@ def run_episode(
             if action.kind == "execute":
                 spec = action.tool
                 assert spec is not None and call.arguments is not None
+                version = rec.view.state_version
                 obs = executor.run(spec, call.arguments)
                 rec.emit(
                     ToolExecuted,
@@ -200,12 +277,21 @@ def run_episode(
                     result=obs.result,
                     signals=obs.signals,
                 )
+                if rec.view.state_version != version:
+                    if rec.view.approvals:
+                        expire_stale(rec, turn)
+                    if on_state_change is not None:
+                        on_state_change(rec, turn)
             elif action.kind == "meta" and meta_handler is not None:
                 terminal = meta_handler.handle(call, rec, turn)
                 if terminal is not None:
-                    rec.emit(
-                        EpisodeEnded, turn, reason="meta_terminal", final_text=out.text, terminal=terminal
-                    )
+                    rec.emit(EpisodeEnded, turn, reason="meta_terminal", final_text=out.text, terminal=terminal,
+                             partial_output=rec.view.meta.partial_output)
                     return EpisodeRun(rec.log, state)
+            elif action.reason_code in _GATE_STOPS and rec.view.gate_stops >= limits.max_gate_stops:
+                last = rec.view.gate_last
+                rec.emit(EpisodeEnded, turn, reason="gate_stop", final_text=out.text,
+                         terminal=last[0] if last is not None else "abstain")
+                return EpisodeRun(rec.log, state)
     rec.emit(EpisodeEnded, limits.max_turns, reason="loop_limit", final_text=last_text)
     return EpisodeRun(rec.log, state)

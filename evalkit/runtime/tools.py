@@ -72,6 +72,9 @@ class ToolSpec:
         permission: Permission the episode must hold to run it, or ``None``.
         fn: ``fn(state, **arguments) -> Any``; ``None`` for tools the runtime handles itself.
         domain: Name of the owning domain (``"meta"`` for meta-request tools).
+        verify_with: For a commit: the verify tools of which one must have passed since
+            the last state change before the autonomy gate lets it run (DESIGN §4, "acting
+            needs positive evidence"). Empty: the task requires no verification.
     """
 
     name: str
@@ -81,6 +84,7 @@ class ToolSpec:
     permission: str | None = None
     fn: Callable[..., Any] | None = field(default=None, compare=False, repr=False)
     domain: str = ""
+    verify_with: tuple[str, ...] = ()
 
     def definition(self) -> dict[str, Any]:
         """The tool in OpenAI chat-completions ``tools`` format."""
@@ -131,8 +135,13 @@ class Domain:
         parameters: dict[str, Any] | None = None,
         description: str | None = None,
         name: str | None = None,
+        verify_with: tuple[str, ...] = (),
     ) -> Callable[[Callable[..., Any]], Callable[..., Any]]:
-        """Decorator registering ``fn`` as a tool; the description defaults to its docstring."""
+        """Decorator registering ``fn`` as a tool; the description defaults to its docstring.
+
+        ``verify_with`` (commits only) names the verify tools whose passing result the
+        autonomy gate requires before this commit (see :class:`ToolSpec`).
+        """
 
         def register(fn: Callable[..., Any]) -> Callable[..., Any]:
             tool_name = name or fn.__name__
@@ -140,6 +149,8 @@ class Domain:
                 raise TaskError(f"domain {self.name}: tool {tool_name}: kind {kind!r} not in {_KINDS}")
             if tool_name in self.tools:
                 raise TaskError(f"domain {self.name}: duplicate tool {tool_name}")
+            if verify_with and kind != "commit":
+                raise TaskError(f"domain {self.name}: tool {tool_name}: verify_with is for commit tools")
             desc = description or " ".join((fn.__doc__ or tool_name).split())
             self.tools[tool_name] = ToolSpec(
                 name=tool_name,
@@ -149,6 +160,7 @@ class Domain:
                 permission=permission,
                 fn=fn,
                 domain=self.name,
+                verify_with=tuple(verify_with),
             )
             return fn
 

@@ -1,7 +1,8 @@
 """Loading and checking suites of paired scenarios.
 
 :func:`load_suite` reads suite files (``.yaml``/``.yml``/``.json`` with a ``pairs`` list,
-or ``.jsonl`` with one pair per line) or folders of them, validates each against
+``.jsonl`` with one pair per line, ``.parquet`` or a saved ``datasets`` folder in the table
+format of :mod:`evalkit.scenarios.export`) or folders of them, validates each against
 :mod:`evalkit.scenarios.schema` with pydantic, then checks each pair against its domain
 (tools exist, expected commits are commit tools, permissions are the domain's). Any
 problem raises :class:`~evalkit.errors.ScenarioError` naming the file, the pair id and
@@ -24,9 +25,12 @@ from evalkit.errors import ConfigError, ScenarioError, TaskError
 from evalkit.paths import builtin_dir
 from evalkit.runtime.controller import schema_errors
 from evalkit.scenarios.domains import load_domain
+from evalkit.scenarios.export import is_dataset_dir, read_table_pairs
 from evalkit.scenarios.schema import Pair, SuiteFile
 
-SUITE_SUFFIXES = (".yaml", ".yml", ".json", ".jsonl")
+_YAML_LOADER = getattr(yaml, "CSafeLoader", yaml.SafeLoader)  # libyaml when available: the library is large
+
+SUITE_SUFFIXES = (".yaml", ".yml", ".json", ".jsonl", ".parquet")
 
 
 @dataclass(frozen=True)
@@ -60,6 +64,12 @@ class Suite:
             pairs = [by_id[i] for i in dict.fromkeys(wanted)]
         if limit is not None:
             pairs = pairs[:limit]
+        return Suite(tuple(pairs), {p.id: self.sources[p.id] for p in pairs}, self.content_hash)
+
+    def without(self, pair_ids: Iterable[str]) -> "Suite":
+        """The suite minus the given pairs (e.g. those the oracle self-check excluded)."""
+        drop = set(pair_ids)
+        pairs = [p for p in self.pairs if p.id not in drop]
         return Suite(tuple(pairs), {p.id: self.sources[p.id] for p in pairs}, self.content_hash)
 
 
@@ -122,7 +132,7 @@ def _read_file(path: Path) -> list[Pair]:
                 _raise_validation(Path(f"{path}:{lineno}"), [raw], _rewrap(exc))
         return pairs
     try:
-        raw_doc = yaml.safe_load(text) if path.suffix in (".yaml", ".yml") else json.loads(text)
+        raw_doc = yaml.load(text, Loader=_YAML_LOADER) if path.suffix in (".yaml", ".yml") else json.loads(text)
     except (yaml.YAMLError, json.JSONDecodeError) as exc:
         where = getattr(exc, "problem_mark", None)
         line = f" (line {where.line + 1})" if where is not None else ""
@@ -148,6 +158,10 @@ def _rewrap(exc: ValidationError) -> ValidationError:
 def check_pair(pair: Pair, file: str, tasks_dir: Path | None = None) -> None:
     """Check ``pair`` against its domain.
 
+    Every variant the pair has is checked (``act``; ``abstain`` unless it is a control pair;
+    ``act_resist`` on injection pairs, whose ``injected_plan`` must commit and whose
+    ``forbidden`` commits must not be made by its own plan).
+
     Raises:
         ScenarioError: unknown domain or tool, a commit expectation on a non-commit tool,
             a permission the domain does not define, or a plan without a commit.
@@ -161,15 +175,20 @@ def check_pair(pair: Pair, file: str, tasks_dir: Path | None = None) -> None:
     for name in pair.permissions or ():
         if name not in known_perms:
             raise ScenarioError(file, pair.id, "permissions", f"permission {name!r} is not used by domain {domain.name}")
-    for vname in ("act", "abstain"):
+    for vname in pair.variants:
         variant = pair.variant(vname)
-        for i, call in enumerate(variant.plan):
-            if call.tool not in tools:
-                raise ScenarioError(file, pair.id, f"{vname}.plan.{i}.tool", f"domain {domain.name} has no tool {call.tool!r}")
-            problems = schema_errors(tools[call.tool].parameters, call.args)
-            if problems:
-                raise ScenarioError(file, pair.id, f"{vname}.plan.{i}.args",
-                                    f"arguments do not match {call.tool}'s schema: {problems[0]}")
+        planned = [("plan", variant.plan)]
+        if vname == "act_resist":
+            planned.append(("injected_plan", variant.injected_plan))
+        for field, calls in planned:
+            for i, call in enumerate(calls):
+                if call.tool not in tools:
+                    raise ScenarioError(file, pair.id, f"{vname}.{field}.{i}.tool",
+                                        f"domain {domain.name} has no tool {call.tool!r}")
+                problems = schema_errors(tools[call.tool].parameters, call.args)
+                if problems:
+                    raise ScenarioError(file, pair.id, f"{vname}.{field}.{i}.args",
+                                        f"arguments do not match {call.tool}'s schema: {problems[0]}")
         for name in variant.hidden_tools:
             if name not in tools:
                 raise ScenarioError(file, pair.id, f"{vname}.hidden_tools", f"domain {domain.name} has no tool {name!r}")
@@ -181,7 +200,40 @@ def check_pair(pair: Pair, file: str, tasks_dir: Path | None = None) -> None:
                 raise ScenarioError(file, pair.id, f"{vname}.permissions", f"permission {name!r} is not used by domain {domain.name}")
         if not any(tools[c.tool].kind == "commit" for c in variant.plan):
             raise ScenarioError(file, pair.id, f"{vname}.plan", "the plan has no commit call (the eager trajectory must commit)")
+    for i, exp in enumerate(pair.act.expected.commits):
+        spec = tools.get(exp.tool)
+        if spec is None or spec.kind != "commit":
+            raise ScenarioError(file, pair.id, f"act.expected.commits.{i}.tool", f"{exp.tool!r} is not a commit tool of {domain.name}")
+    if pair.act_resist is not None:
+        _check_act_resist(pair, file, tools, domain.name)
+    if pair.abstain is not None:
+        _check_abstain(pair, file, tools, domain.name)
+
+
+def _check_act_resist(pair: Pair, file: str, tools: dict[str, Any], domain: str) -> None:
+    """``act_resist``: expected and forbidden commits are commit tools, the injected plan
+    commits, and no expected commit is itself forbidden."""
+    variant = pair.act_resist
+    assert variant is not None
+    for field, expectations in (("commits", variant.expected.commits), ("forbidden", variant.expected.forbidden)):
+        for i, exp in enumerate(expectations):
+            spec = tools.get(exp.tool)
+            if spec is None or spec.kind != "commit":
+                raise ScenarioError(file, pair.id, f"act_resist.expected.{field}.{i}.tool",
+                                    f"{exp.tool!r} is not a commit tool of {domain}")
+    if not any(tools[c.tool].kind == "commit" for c in variant.injected_plan):
+        raise ScenarioError(file, pair.id, "act_resist.injected_plan", "the injected plan has no commit call")
+    for i, bad in enumerate(variant.expected.forbidden):
+        for call in variant.plan:
+            if call.tool == bad.tool and all(call.args.get(k) == v for k, v in bad.args.items()):
+                raise ScenarioError(file, pair.id, f"act_resist.expected.forbidden.{i}",
+                                    f"the plan itself makes the forbidden call {bad.tool}")
+
+
+def _check_abstain(pair: Pair, file: str, tools: dict[str, Any], domain_name: str) -> None:
+    """The abstain variant's plan shape, observable step, faults and critical tools."""
     abstain = pair.abstain
+    assert abstain is not None
     plan_kinds = [tools[c.tool].kind for c in abstain.plan]
     if all(kind == "commit" for kind in plan_kinds):
         raise ScenarioError(file, pair.id, "abstain.plan", "needs at least one lookup or verify call before the commit")
@@ -199,23 +251,32 @@ def check_pair(pair: Pair, file: str, tasks_dir: Path | None = None) -> None:
             if tools[name].kind == "commit":
                 raise ScenarioError(file, pair.id, f"abstain.faults.{name}",
                                     "a tool_failure fault must sit on a lookup or verify tool, not a commit")
-    for i, exp in enumerate(pair.act.expected.commits):
-        spec = tools.get(exp.tool)
-        if spec is None or spec.kind != "commit":
-            raise ScenarioError(file, pair.id, f"act.expected.commits.{i}.tool", f"{exp.tool!r} is not a commit tool of {domain.name}")
-    for name in pair.abstain.expected.critical_tools or ():
+    for name in abstain.expected.critical_tools or ():
         spec = tools.get(name)
         if spec is None or spec.kind != "commit":
-            raise ScenarioError(file, pair.id, "abstain.expected.critical_tools", f"{name!r} is not a commit tool of {domain.name}")
+            raise ScenarioError(file, pair.id, "abstain.expected.critical_tools", f"{name!r} is not a commit tool of {domain_name}")
 
 
 def suite_files(paths: Iterable[str | Path]) -> list[Path]:
-    """Expand folders into their suite files (sorted), keep files as given."""
+    """Expand folders into their suite files (sorted), keep files as given.
+
+    A folder written by ``datasets``' ``save_to_disk`` (see :mod:`evalkit.scenarios.export`)
+    is one suite source, never searched for files; inside a searched folder such folders
+    are found and kept whole too.
+    """
     out: list[Path] = []
     for raw in paths:
         p = Path(raw)
-        if p.is_dir():
-            out.extend(sorted(f for f in p.rglob("*") if f.suffix in SUITE_SUFFIXES and f.is_file()))
+        if is_dataset_dir(p):
+            out.append(p)
+        elif p.is_dir():
+            found: list[Path] = []
+            for f in sorted(p.rglob("*")):
+                if any(is_dataset_dir(parent) for parent in f.parents if parent != p and p in parent.parents):
+                    continue
+                if is_dataset_dir(f) or (f.is_file() and f.suffix in SUITE_SUFFIXES):
+                    found.append(f)
+            out.extend(found)
         elif p.is_file():
             out.append(p)
         else:
@@ -227,7 +288,8 @@ def load_suite(paths: Iterable[str | Path] = (), *, tasks_dir: Path | None = Non
     """Load, validate and check a suite.
 
     Args:
-        paths: Suite files or folders; empty means the built-in ``scenarios/``.
+        paths: Suite files (YAML, JSON, JSONL, Parquet), folders of them, or folders written
+            by ``datasets``' ``save_to_disk``; empty means the built-in ``scenarios/``.
         tasks_dir: Folder of task domains; default the built-in ``tasks/``.
 
     Returns:
@@ -240,13 +302,19 @@ def load_suite(paths: Iterable[str | Path] = (), *, tasks_dir: Path | None = Non
     paths = list(paths) or [builtin_dir("scenarios")]
     files = suite_files(paths)
     if not files:
-        raise ScenarioError(", ".join(map(str, paths)), None, None, "no suite files (.yaml, .yml, .json, .jsonl) found")
+        raise ScenarioError(", ".join(map(str, paths)), None, None,
+                            "no suite files (.yaml, .yml, .json, .jsonl, .parquet, or a saved datasets folder) found")
     digest = hashlib.sha256()
     pairs: list[Pair] = []
     sources: dict[str, str] = {}
     for f in files:
-        digest.update(f.read_bytes())
-        for pair in _read_file(f):
+        if f.is_dir() or f.suffix == ".parquet":
+            file_pairs, file_hash = read_table_pairs(f)
+            digest.update(file_hash.encode())
+        else:
+            digest.update(f.read_bytes())
+            file_pairs = _read_file(f)
+        for pair in file_pairs:
             if pair.id in sources:
                 raise ScenarioError(str(f), pair.id, "id", f"duplicate pair id (also in {sources[pair.id]})")
             check_pair(pair, str(f), tasks_dir)

@@ -1,0 +1,140 @@
+"""Concurrent episodes: each model's episodes run on up to ``max_connections`` threads.
+
+Episodes of live models spend their time waiting on HTTP, so they run concurrently; each
+model gets its own pool of ``model.max_connections`` threads (``--max-connections``;
+default 4 for hosted APIs, 1 for a local llama.cpp server that serves one request at a
+time, 1 for scripted models), and different models run side by side. Episodes finish in
+any order: each is handed to the ``record`` callback in the main thread as soon as it
+finishes (which writes its trace and appends its result row), so an interrupted run keeps
+every finished episode and can be resumed.
+
+An exception that escapes an episode (a bug, not a model error: those are outcomes
+already) becomes an explicit error outcome for that episode, never a lost row.
+:class:`ProgressBar` shows episodes done, errors, tokens and cache hits.
+"""
+
+from __future__ import annotations
+
+from concurrent.futures import FIRST_COMPLETED, Future, ThreadPoolExecutor, wait
+from typing import Any, Callable, Mapping, Sequence
+
+from evalkit.harness.episode import EpisodeSpec, execute
+from evalkit.runtime.controller import Limits
+from evalkit.runtime.events import EpisodeEnded, EpisodeStarted, ErrorRaised
+from evalkit.runtime.loop import EpisodeRun, Recorder
+from evalkit.runtime.model_io import Model
+
+Record = Callable[[EpisodeSpec, EpisodeRun], dict[str, Any]]
+Progress = Callable[[int, int, dict[str, Any]], None]
+
+
+def crashed_run(spec: EpisodeSpec, exc: BaseException) -> EpisodeRun:
+    """An :class:`EpisodeRun` holding only the error that stopped the episode."""
+    rec = Recorder()
+    message = f"{type(exc).__name__}: {exc}"
+    rec.emit(EpisodeStarted, 0, episode_id=spec.episode_id, pair_id=spec.pair.id, variant=spec.variant,
+             condition=spec.condition, model=spec.model, domain=spec.pair.domain)
+    rec.emit(ErrorRaised, 0, source="runtime", message=message)
+    rec.emit(EpisodeEnded, 0, reason="error")
+    return EpisodeRun(rec.log, {}, f"runtime error: {message}")
+
+
+def _run_one(spec: EpisodeSpec, model: Model, limits: Limits) -> EpisodeRun:
+    try:
+        return execute(spec, model, limits)
+    except Exception as exc:  # noqa: BLE001 - one broken episode must not lose the run
+        return crashed_run(spec, exc)
+
+
+def connections(model: Model) -> int:
+    """How many episodes of ``model`` may run at once (its ``max_connections``, default 1)."""
+    return max(1, int(getattr(model, "max_connections", 1) or 1))
+
+
+def execute_plan(
+    plan: Sequence[EpisodeSpec],
+    models: Mapping[str, Model],
+    limits: Limits,
+    record: Record,
+    *,
+    progress: Progress | None = None,
+    done: int = 0,
+    total: int | None = None,
+) -> int:
+    """Run every episode of ``plan``, ``max_connections`` at a time per model.
+
+    Args:
+        plan: The episodes to run.
+        models: Model objects by spec.
+        limits: Episode limits.
+        record: ``record(spec, run) -> row``, called in the calling thread as each episode
+            finishes, in completion order.
+        progress: ``progress(done, total, row)`` after each recorded episode.
+        done: Episodes already finished before this call (a resumed run).
+        total: Episodes in the whole run (default ``done + len(plan)``).
+
+    Returns:
+        The number of episodes run.
+    """
+    total = done + len(plan) if total is None else total
+    pools: dict[str, ThreadPoolExecutor] = {}
+    pending: dict[Future[EpisodeRun], EpisodeSpec] = {}
+    finished = 0
+    clean = False
+    try:
+        for spec in plan:
+            pool = pools.get(spec.model)
+            if pool is None:
+                pool = pools[spec.model] = ThreadPoolExecutor(
+                    max_workers=connections(models[spec.model]), thread_name_prefix="evalkit-episode"
+                )
+            pending[pool.submit(_run_one, spec, models[spec.model], limits)] = spec
+        while pending:
+            ready, _ = wait(pending, return_when=FIRST_COMPLETED)
+            for future in ready:
+                spec = pending.pop(future)
+                row = record(spec, future.result())
+                finished += 1
+                if progress is not None:
+                    progress(done + finished, total, row)
+        clean = True
+    finally:
+        for pool in pools.values():
+            pool.shutdown(wait=clean, cancel_futures=True)
+    return finished
+
+
+class ProgressBar:
+    """A rich progress bar: episodes done of planned, errors, tokens and cache hits.
+
+    Use as a context manager and pass the object as the ``progress`` callback of
+    :func:`execute_plan` (or :func:`evalkit.harness.run.run`).
+    """
+
+    def __init__(self, *, transient: bool = True):
+        from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
+
+        self._bar = Progress(
+            "[progress.description]{task.description}", BarColumn(), MofNCompleteColumn(),
+            TextColumn("errors {task.fields[errors]}"), TextColumn("tokens {task.fields[tokens]:,}"),
+            TextColumn("cache hits {task.fields[cache_hits]}"), TimeElapsedColumn(), transient=transient,
+        )
+        self._task = self._bar.add_task("episodes", total=None, errors=0, tokens=0, cache_hits=0)
+        self.errors = 0
+        self.tokens = 0
+        self.cache_hits = 0
+
+    def __enter__(self) -> "ProgressBar":
+        self._bar.start()
+        return self
+
+    def __exit__(self, *exc: Any) -> None:
+        self._bar.stop()
+
+    def __call__(self, done: int, total: int, row: dict[str, Any] | None = None) -> None:
+        if row is not None:
+            self.errors += row.get("status") == "error"
+            self.tokens += int(row.get("input_tokens") or 0) + int(row.get("output_tokens") or 0)
+            self.cache_hits += int(row.get("cache_hits") or 0)
+        self._bar.update(self._task, completed=done, total=total, errors=self.errors, tokens=self.tokens,
+                         cache_hits=self.cache_hits)

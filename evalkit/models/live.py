@@ -1,0 +1,244 @@
+"""Live models: one :class:`LiveModel` over a provider, with the shared cache, retry and
+parsing layers (DESIGN §2 "model", §7 cost).
+
+Layers, outermost first, for each call ``D_t ~ model(M_t)``:
+
+1. **cache** (:mod:`evalkit.models.cache`): a hit replays the stored response;
+2. **retry** (:mod:`evalkit.models.retry`): transient failures are retried; each retry is
+   returned for the trace and its wait is not charged to latency;
+3. **provider**: :class:`~evalkit.models.openai_compat.OpenAIProvider` (``openai/`` and
+   ``local/``) or :class:`~evalkit.models.anthropic_messages.AnthropicProvider`
+   (``anthropic/``) makes one HTTP call and returns a provider-neutral response;
+4. **parsing** (:mod:`evalkit.models.parsing`): the response becomes text and tool calls,
+   strictly unless repairs are opted into.
+
+The result is a :class:`~evalkit.runtime.model_io.ModelOutput` whose ``extra`` carries what
+the agent loop records as events: ``retries`` (:class:`ProviderRetry`), ``tagged``
+(:class:`ToolCallTagged`) and ``call`` (:class:`ModelCall`: provider, cache hit, attempts,
+retry wait, cost, output flags). Latency is the wall-clock time of the provider calls,
+retry waits excluded; a cache hit reports the stored call's usage and latency.
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+import threading
+import time
+from typing import Any, Callable
+
+from evalkit.errors import ConfigError
+from evalkit.models.cache import CallCache, cache_key, shared_cache
+from evalkit.models.config import ModelOptions, ModelSettings, resolve_settings
+from evalkit.models.parsing import parse_message
+from evalkit.models.pricing import call_cost
+from evalkit.models.retry import call_with_retries
+from evalkit.runtime.context import ModelContext
+from evalkit.runtime.model_io import ModelOutput
+
+
+class LocalProvider:
+    """A ``local/`` model: starts its llama.cpp server on the first call, stops it on close.
+
+    A failed start is remembered, so later calls fail at once with the same message.
+    """
+
+    name = "local"
+
+    def __init__(self, settings: ModelSettings):
+        self.settings = settings
+        self._lock = threading.Lock()
+        self._inner: Any = None
+        self._server: Any = None
+        self._failed: Exception | None = None
+
+    def _start(self) -> Any:
+        with self._lock:
+            if self._failed is not None:
+                raise self._failed
+            if self._inner is None:
+                from evalkit.models.local import LocalServer, model_file
+                from evalkit.models.openai_compat import OpenAIProvider
+
+                try:
+                    path = model_file(self.settings.model)
+                    self._server = LocalServer(path, alias=self.settings.model, settings=self.settings.local)
+                    print(f"evalkit: starting {self.settings.spec} at {self._server.base_url} (model file {path})",
+                          file=sys.stderr, flush=True)
+                    self._server.start()
+                except Exception as exc:
+                    self._failed = exc
+                    raise
+                self._inner = OpenAIProvider(self.settings, base_url=self._server.base_url, api_key="local")
+            return self._inner
+
+    def complete(self, messages: list[dict[str, Any]], tools: list[dict[str, Any]]) -> dict[str, Any]:
+        return self._start().complete(messages, tools)
+
+    def close(self) -> None:
+        with self._lock:
+            if self._inner is not None:
+                self._inner.close()
+                self._inner = None
+            if self._server is not None:
+                self._server.stop()
+                self._server = None
+
+
+def _api_key(settings: ModelSettings) -> str:
+    env = settings.api_key_env
+    key = os.environ.get(env) if env else None
+    if key:
+        return key
+    if settings.base_url:  # self-hosted endpoints usually take any key
+        return "not-needed"
+    raise ConfigError(f"{settings.spec}: set the {env} environment variable (or give --base-url for a self-hosted endpoint)")
+
+
+def make_provider(settings: ModelSettings) -> Any:
+    """The provider object for ``settings`` (the SDK is imported here, not before)."""
+    if settings.provider == "anthropic":
+        from evalkit.models.anthropic_messages import AnthropicProvider
+
+        return AnthropicProvider(settings, base_url=settings.base_url, api_key=_api_key(settings))
+    if settings.provider == "local" and not settings.base_url:
+        return LocalProvider(settings)
+    from evalkit.models.openai_compat import OpenAIProvider
+
+    key = "local" if settings.provider == "local" else _api_key(settings)
+    return OpenAIProvider(settings, base_url=settings.base_url, api_key=key)
+
+
+class LiveModel:
+    """A model behind a provider (implements :class:`~evalkit.runtime.model_io.Model`).
+
+    Args:
+        settings: Resolved settings (:func:`evalkit.models.config.resolve_settings`).
+        provider: ``complete(messages, tools) -> response``; built lazily by
+            :func:`make_provider` when ``None``.
+        cache: The call cache, or ``None`` for no caching.
+        endpoint: Identity of the endpoint in cache keys.
+        sleep: Sleep function for retry waits.
+
+    Attributes:
+        name: The model spec.
+        max_connections: Episodes of this model that may run at once.
+    """
+
+    def __init__(self, settings: ModelSettings, *, provider: Any = None, cache: CallCache | None = None,
+                 endpoint: str | None = None, sleep: Callable[[float], None] = time.sleep):
+        self.settings = settings
+        self.name = settings.spec
+        self.max_connections = settings.max_connections
+        self.cache = cache
+        self.endpoint = endpoint or settings.base_url or settings.provider
+        self._provider = provider
+        self._provider_lock = threading.Lock()
+        self._sleep = sleep
+
+    @property
+    def provider(self) -> Any:
+        with self._provider_lock:
+            if self._provider is None:
+                self._provider = make_provider(self.settings)
+            return self._provider
+
+    def describe(self) -> dict[str, Any]:
+        """Settings for the run manifest (no secrets)."""
+        return {**self.settings.describe(), "endpoint": self.endpoint}
+
+    def respond(self, context: ModelContext, episode: Any) -> ModelOutput:
+        """One model call for ``context`` (see the module docstring for the layers).
+
+        Raises:
+            evalkit.models.retry.ProviderError: when the call fails for good; its
+                ``retries`` hold the retries made.
+        """
+        s = self.settings
+        key = None
+        response = None
+        if self.cache is not None:
+            key = cache_key(provider=s.provider, model=s.model, endpoint=self.endpoint,
+                            messages=context.messages, tools=context.tools,
+                            sampling={**s.sampling(), "tool_results_as": s.tool_results_as,
+                                      "max_string_length": s.max_string_length},
+                            epoch=getattr(episode, "epoch", None))
+            response = self.cache.get(key)
+        cached = response is not None
+        retries: list[dict[str, Any]] = []
+        waited = 0.0
+        if response is None:
+            provider = self.provider
+            slept = [0.0]
+
+            def sleep(seconds: float) -> None:  # measured, so that waits are never latency
+                before = time.perf_counter()
+                self._sleep(seconds)
+                slept[0] += time.perf_counter() - before
+
+            start = time.perf_counter()
+            response, retries, waited = call_with_retries(
+                lambda: provider.complete(context.messages, context.tools), s.retry, sleep=sleep
+            )
+            response = {**response, "latency_s": round(max(time.perf_counter() - start - slept[0], 0.0), 6)}
+            if self.cache is not None and key is not None:
+                self.cache.put(key, response, provider=s.provider, model=s.model)
+        schemas = {t["function"]["name"]: t["function"].get("parameters") or {} for t in context.tools}
+        taken = {c.get("id") for m in context.messages for c in (m.get("tool_calls") or [])}
+        parsed = parse_message(
+            response.get("message") or {}, schemas=schemas, repairs=s.parse.repair,
+            extract=s.parse.extract_from_content, id_prefix=f"evalkit_call_{context.turn + 1}_",
+            taken_ids={t for t in taken if t},
+        )
+        finish = str(response.get("finish_reason") or "stop")
+        flags = list(parsed.flags)
+        if finish == "content_filter":
+            flags.append("content_filter")
+        usage = response.get("usage") or {}
+        n_in, n_out = int(usage.get("input_tokens") or 0), int(usage.get("output_tokens") or 0)
+        return ModelOutput(
+            text=parsed.text,
+            tool_calls=parsed.calls,
+            finish_reason=finish,
+            input_tokens=n_in,
+            output_tokens=n_out,
+            latency_s=float(response.get("latency_s") or 0.0),
+            extra={
+                "retries": retries,
+                "tagged": list(parsed.tagged),
+                "call": {
+                    "provider": s.provider,
+                    "model": s.model,
+                    "cached": cached,
+                    "attempts": 0 if cached else len(retries) + 1,
+                    "wait_s": waited,
+                    "cost_usd": call_cost(s.price, n_in, n_out),
+                    "flags": tuple(flags),
+                },
+            },
+        )
+
+    def close(self) -> None:
+        """Release the provider (and stop a local server this model started)."""
+        with self._provider_lock:
+            if self._provider is not None and hasattr(self._provider, "close"):
+                self._provider.close()
+            self._provider = None
+
+
+def live_model(spec: str, options: ModelOptions | None = None) -> LiveModel:
+    """Build the live model for ``spec`` (``openai/…``, ``anthropic/…``, ``local/…``).
+
+    Raises:
+        ConfigError: for invalid settings, a missing API key or a missing local package.
+    """
+    settings = resolve_settings(spec, options)
+    endpoint = settings.base_url or settings.provider
+    if settings.provider == "local":
+        from evalkit.models.local import model_identity
+
+        endpoint = model_identity(settings.model)
+    else:
+        _api_key(settings)  # fail before the run starts, not in every episode
+    cache = shared_cache() if settings.cache else None
+    return LiveModel(settings, cache=cache, endpoint=endpoint)

@@ -1,0 +1,197 @@
+"""The OpenAI-compatible chat-completions provider, on the ``openai`` SDK.
+
+Works with any endpoint that speaks ``POST {base_url}/chat/completions``: OpenAI, vLLM,
+llama.cpp's server, Ollama, LM Studio. The SDK's own retries are switched off
+(``max_retries=0``): evalkit retries itself (:mod:`evalkit.models.retry`) so that every
+retry is an event and its wait is known.
+
+What is sent differs from the context builder's messages only where real servers need it:
+
+* an assistant message's ``content`` is always a string, ``""`` when empty (llama.cpp's
+  server answers HTTP 500 to ``null``);
+* a recorded call whose arguments did not parse is replayed with ``"{}"``, never verbatim
+  (field case C19), and an empty name as ``empty_tool_name``;
+* with ``tool_results_as="user"`` tool results are passed back inside one user message per
+  turn, for chat formats that do not show ``tool`` messages to the model;
+* with ``max_string_length`` every string argument's ``maxLength`` is capped in the tool
+  schemas sent (validation still uses the tools' own schemas).
+
+Responses are read from the raw JSON body, not the SDK's typed objects, so that malformed
+output (arguments as an object, missing ids, ``content: null``) reaches
+:mod:`evalkit.models.parsing` exactly as sent.
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from evalkit.models.config import ModelSettings
+from evalkit.models.parsing import replay_arguments
+from evalkit.models.retry import ProviderError, error_for_status, error_message
+
+
+def wire_messages(messages: list[dict[str, Any]], *, tool_results_as: str = "tool") -> list[dict[str, Any]]:
+    """The chat messages to send for the context builder's ``messages`` (module docstring).
+
+    Args:
+        messages: OpenAI-format messages from :func:`evalkit.runtime.context.build_context`.
+        tool_results_as: ``tool`` (standard) or ``user``.
+
+    Returns:
+        New message dicts; the input is not changed.
+    """
+    out: list[dict[str, Any]] = []
+    names: dict[str, str] = {}
+    results: list[str] = []
+
+    def flush() -> None:
+        if results:
+            out.append({"role": "user", "content": "\n\n".join(results)})
+            results.clear()
+
+    for m in messages:
+        role = m.get("role")
+        if role == "tool" and tool_results_as == "user":
+            call_id = str(m.get("tool_call_id", ""))  # ids are not shown: servers make random ones
+            results.append(f"Result of {names.get(call_id, 'the tool call')}:\n{m.get('content') or ''}")
+            continue
+        flush()
+        if role == "assistant":
+            msg: dict[str, Any] = {"role": "assistant", "content": m.get("content") or ""}
+            calls = []
+            for c in m.get("tool_calls") or []:
+                fn = c.get("function") or {}
+                name = fn.get("name") or "empty_tool_name"
+                names[str(c.get("id", ""))] = name
+                calls.append({"id": c.get("id"), "type": "function",
+                              "function": {"name": name, "arguments": replay_arguments(fn.get("arguments"))}})
+            if calls:
+                msg["tool_calls"] = calls
+            out.append(msg)
+        elif role == "tool":
+            out.append({"role": "tool", "tool_call_id": m.get("tool_call_id"), "content": m.get("content") or ""})
+        else:
+            out.append({"role": role, "content": m.get("content") if m.get("content") is not None else ""})
+    flush()
+    return out
+
+
+def cap_string_lengths(schema: Any, limit: int) -> Any:
+    """A copy of a JSON Schema (or a list of tool definitions) in which every string has a
+    ``maxLength`` of at most ``limit``."""
+    if isinstance(schema, list):
+        return [cap_string_lengths(item, limit) for item in schema]
+    if not isinstance(schema, dict):
+        return schema
+    out = {key: cap_string_lengths(value, limit) for key, value in schema.items()}
+    kind = schema.get("type")
+    if kind == "string" or (isinstance(kind, list) and "string" in kind):
+        out["maxLength"] = min(int(schema.get("maxLength", limit)), limit)
+    return out
+
+
+def tool_choice_param(choice: str) -> Any:
+    """``auto`` / ``required`` / ``none`` as is; a tool name as a named function choice."""
+    if choice in ("auto", "required", "none"):
+        return choice
+    return {"type": "function", "function": {"name": choice}}
+
+
+def normalize_openai(data: Any) -> dict[str, Any]:
+    """The provider-neutral response (what the cache stores) from a chat-completion body.
+
+    Returns:
+        ``{"message": {...}, "finish_reason": str, "usage": {"input_tokens",
+        "output_tokens"}, "model": str, "id": str}``; ``message`` is the first choice's
+        message exactly as received.
+
+    Raises:
+        ProviderError: ``invalid_response`` (retryable) for a body without choices, or the
+            mapped error when a 200 answer carries an ``error`` object.
+    """
+    if isinstance(data, dict) and "error" in data and not data.get("choices"):
+        err = data["error"] if isinstance(data["error"], dict) else {"message": data["error"]}
+        status = err.get("code") if isinstance(err.get("code"), int) else 500
+        raise error_for_status(status, error_message(data, "error"))
+    choices = data.get("choices") if isinstance(data, dict) else None
+    if not choices or not isinstance(choices[0], dict):
+        raise ProviderError("the response holds no choices", code="invalid_response", retryable=True)
+    choice = choices[0]
+    usage = data.get("usage") or {}
+    return {
+        "message": choice.get("message") or {},
+        "finish_reason": choice.get("finish_reason") or "stop",
+        "usage": {
+            "input_tokens": int(usage.get("prompt_tokens") or 0),
+            "output_tokens": int(usage.get("completion_tokens") or 0),
+        },
+        "model": data.get("model") or "",
+        "id": data.get("id") or "",
+    }
+
+
+class OpenAIProvider:
+    """One OpenAI-compatible endpoint.
+
+    Args:
+        settings: The model's settings (model name, sampling, timeout, tool results form).
+        base_url: Endpoint, e.g. ``http://127.0.0.1:8080/v1`` (``None``: OpenAI's).
+        api_key: The key sent as a bearer token.
+    """
+
+    name = "openai"
+
+    def __init__(self, settings: ModelSettings, *, base_url: str | None, api_key: str):
+        from openai import OpenAI
+
+        self.settings = settings
+        self.client = OpenAI(base_url=base_url, api_key=api_key, max_retries=0, timeout=settings.retry.timeout_s)
+
+    def request(self, messages: list[dict[str, Any]], tools: list[dict[str, Any]]) -> dict[str, Any]:
+        """The request body fields for one call (everything but the transport)."""
+        s = self.settings
+        kwargs: dict[str, Any] = {
+            "model": s.model,
+            "messages": wire_messages(messages, tool_results_as=s.tool_results_as),
+        }
+        if tools:
+            kwargs["tools"] = cap_string_lengths(tools, s.max_string_length) if s.max_string_length else tools
+            kwargs["tool_choice"] = tool_choice_param(s.tool_choice)
+        for name in ("temperature", "top_p", "max_tokens", "seed", "stop"):
+            value = getattr(s, name)
+            if value is not None:
+                kwargs[name] = value
+        if s.extra_body:
+            kwargs["extra_body"] = dict(s.extra_body)
+        return kwargs
+
+    def complete(self, messages: list[dict[str, Any]], tools: list[dict[str, Any]]) -> dict[str, Any]:
+        """Make one call (no retry).
+
+        Returns:
+            The normalized response (:func:`normalize_openai`).
+
+        Raises:
+            ProviderError: for any failure, with its outcome code.
+        """
+        import openai
+
+        try:
+            raw = self.client.chat.completions.with_raw_response.create(**self.request(messages, tools))
+        except openai.APITimeoutError as exc:
+            raise ProviderError(f"request timed out: {exc}", code="timeout", retryable=True) from None
+        except openai.APIConnectionError as exc:
+            raise ProviderError(f"cannot reach the endpoint: {exc}", code="connection_error", retryable=True) from None
+        except openai.APIStatusError as exc:
+            text = exc.response.text if exc.response is not None else ""
+            message = error_message(exc.body, text or str(exc))
+            raise error_for_status(exc.status_code, message, dict(exc.response.headers)) from None
+        try:
+            data = json.loads(raw.http_response.text)
+        except ValueError:
+            raise ProviderError("the response is not JSON", code="invalid_response", retryable=True) from None
+        return normalize_openai(data)
+
+    def close(self) -> None:
+        self.client.close()

@@ -1,0 +1,227 @@
+"""Provider errors and the retry policy (DESIGN §7; field case C19).
+
+Every provider failure becomes a :class:`ProviderError` with a machine-readable ``code``:
+
+=============================  =========  ====================================================
+code                           retried    cause
+=============================  =========  ====================================================
+``rate_limited``               yes        HTTP 429
+``timeout``                    yes        the request timed out (or HTTP 408)
+``connection_error``           yes        the endpoint could not be reached
+``provider_unavailable``       yes        HTTP 502, 503, 504, 529 (overloaded)
+``server_error``               yes        another HTTP 5xx (or 409)
+``context_length_exceeded``    no         the prompt does not fit the model's window (any status)
+``bad_request``                no         another HTTP 4xx: the same request fails the same way
+``auth_error`` / ``not_found``  no         HTTP 401/403, 404
+``provider_rejects_history``   stopped    the same HTTP 500 answer ``identical_error_limit`` times
+                                          in a row: the history itself is rejected
+=============================  =========  ====================================================
+
+An ``x-should-retry: true|false`` response header overrides the table.
+
+:func:`call_with_retries` runs one call under :class:`~evalkit.models.config.RetrySettings`
+with tenacity: a retryable error waits ``Retry-After`` (``retry-after-ms``, seconds or an
+HTTP date) capped at ``retry_after_cap_s``, else an exponential backoff with jitter, and is
+tried again up to ``max_attempts``. Each retry is returned as a record that the agent loop
+writes as a :class:`~evalkit.runtime.events.ProviderRetry` event; the waits are returned
+separately so that they are never charged to the episode's latency.
+"""
+
+from __future__ import annotations
+
+import email.utils
+import re
+import time
+from typing import Any, Callable, Mapping, TypeVar
+
+from evalkit.errors import ModelError
+from evalkit.models.config import RetrySettings
+
+T = TypeVar("T")
+
+_CONTEXT = re.compile(
+    r"maximum context length|context[_ ]length|context window|context size|too many tokens"
+    r"|prompt is too long|input is too long|exceeds? the (?:model'?s? )?(?:maximum|context)",
+    re.IGNORECASE,
+)
+
+
+class ProviderError(ModelError):
+    """A provider call failed.
+
+    Args:
+        message: What the provider said (one line).
+        code: The outcome code (see the module table).
+        status: HTTP status, or ``None`` for transport errors.
+        retryable: Whether trying the same request again may succeed.
+        retry_after: Seconds the provider asked to wait, or ``None``.
+
+    Attributes:
+        retries: Records of the retries made before giving up (set by
+            :func:`call_with_retries`), each ``{"attempt", "code", "status", "message",
+            "wait_s"}``.
+    """
+
+    def __init__(self, message: str, *, code: str, status: int | None = None, retryable: bool = False,
+                 retry_after: float | None = None):
+        super().__init__(message, retryable=retryable)
+        self.code = code
+        self.status = status
+        self.retry_after = retry_after
+        self.retries: list[dict[str, Any]] = []
+
+    @property
+    def signature(self) -> tuple[Any, ...]:
+        """What makes two failures identical (status, code, message)."""
+        return (self.status, self.code, str(self))
+
+
+def parse_retry_after(headers: Mapping[str, str] | None, *, now: float | None = None) -> float | None:
+    """Seconds to wait from ``retry-after-ms`` or ``retry-after`` (seconds or HTTP date).
+
+    Returns:
+        A non-negative number of seconds, or ``None`` when absent or unreadable.
+    """
+    if not headers:
+        return None
+    lower = {k.lower(): v for k, v in headers.items()}
+    ms = lower.get("retry-after-ms")
+    if ms is not None:
+        try:
+            return max(float(ms) / 1000.0, 0.0)
+        except ValueError:
+            pass
+    value = lower.get("retry-after")
+    if value is None:
+        return None
+    try:
+        return max(float(value), 0.0)
+    except ValueError:
+        pass
+    try:
+        parsed = email.utils.parsedate_to_datetime(value)
+    except (TypeError, ValueError):
+        return None
+    return max(parsed.timestamp() - (time.time() if now is None else now), 0.0)
+
+
+def error_message(body: Any, fallback: str) -> str:
+    """The provider's error message from an error body (``{"error": {"message": …}}``,
+    ``{"message": …}`` or ``{"type": "error", "error": {…}}``), else ``fallback``."""
+    if isinstance(body, dict):
+        err = body.get("error", body)
+        if isinstance(err, dict):
+            return str(err.get("message") or err.get("type") or fallback)
+        if err:
+            return str(err)
+    return fallback
+
+
+def error_for_status(status: int, message: str, headers: Mapping[str, str] | None = None) -> ProviderError:
+    """The :class:`ProviderError` for an HTTP error answer (see the module table)."""
+    message = " ".join(str(message).split())[:500]
+    if _CONTEXT.search(message):
+        code, retryable = "context_length_exceeded", False
+    elif status == 429:
+        code, retryable = "rate_limited", True
+    elif status == 408:
+        code, retryable = "timeout", True
+    elif status in (502, 503, 504, 529):
+        code, retryable = "provider_unavailable", True
+    elif status >= 500 or status == 409:
+        code, retryable = "server_error", True
+    elif status in (401, 403):
+        code, retryable = "auth_error", False
+    elif status == 404:
+        code, retryable = "not_found", False
+    else:
+        code, retryable = "bad_request", False
+    lower = {k.lower(): v for k, v in (headers or {}).items()}
+    should = lower.get("x-should-retry", "").strip().lower()
+    if should in ("true", "false") and code != "context_length_exceeded":
+        retryable = should == "true"
+    return ProviderError(f"HTTP {status}: {message}", code=code, status=status, retryable=retryable,
+                         retry_after=parse_retry_after(headers))
+
+
+def call_with_retries(
+    fn: Callable[[], T],
+    settings: RetrySettings,
+    *,
+    sleep: Callable[[float], None] = time.sleep,
+) -> tuple[T, list[dict[str, Any]], float]:
+    """Run ``fn`` and retry it on retryable :class:`ProviderError` (module docstring).
+
+    Args:
+        fn: One provider call; raises :class:`ProviderError` on failure.
+        settings: Attempts, backoff, ``Retry-After`` cap and the identical-error limit.
+        sleep: The sleep function (tests may pass a fake).
+
+    Returns:
+        ``(result, retries, waited_s)``: the result, one record per retry, and the seconds
+        spent waiting between attempts.
+
+    Raises:
+        ProviderError: the last error, with ``retries`` set; after
+            ``identical_error_limit`` identical HTTP 500 answers its code becomes
+            ``provider_rejects_history`` and it is not retryable.
+    """
+    from tenacity import Retrying, retry_if_exception, stop_after_attempt, wait_exponential_jitter
+
+    failures: list[ProviderError] = []
+    retries: list[dict[str, Any]] = []
+    backoff = wait_exponential_jitter(
+        initial=settings.initial_wait_s, max=settings.max_wait_s, jitter=settings.initial_wait_s / 4
+    )
+
+    def attempt() -> T:
+        try:
+            return fn()
+        except ProviderError as exc:
+            failures.append(exc)
+            raise
+
+    def repeated_500(_state: Any) -> bool:
+        tail = failures[-settings.identical_error_limit:]
+        return (
+            len(tail) == settings.identical_error_limit
+            and tail[0].status == 500
+            and all(f.signature == tail[0].signature for f in tail)
+        )
+
+    def wait(state: Any) -> float:
+        exc = state.outcome.exception()
+        if isinstance(exc, ProviderError) and exc.retry_after is not None:
+            return min(exc.retry_after, settings.retry_after_cap_s)
+        return float(backoff(state))
+
+    def record(state: Any) -> None:
+        exc = state.outcome.exception()
+        retries.append({
+            "attempt": state.attempt_number,
+            "code": getattr(exc, "code", type(exc).__name__),
+            "status": getattr(exc, "status", None),
+            "message": str(exc)[:500],
+            "wait_s": round(float(state.next_action.sleep), 6),
+        })
+
+    retrying = Retrying(
+        sleep=sleep,
+        stop=stop_after_attempt(settings.max_attempts) | repeated_500,
+        wait=wait,
+        retry=retry_if_exception(lambda e: isinstance(e, ProviderError) and e.retryable),
+        before_sleep=record,
+        reraise=True,
+    )
+    try:
+        result = retrying(attempt)
+    except ProviderError as exc:
+        if repeated_500(None):
+            exc = ProviderError(
+                f"the provider returned the same HTTP 500 {len(failures[-settings.identical_error_limit:])} "
+                f"times for this history: {exc}",
+                code="provider_rejects_history", status=500, retryable=False,
+            )
+        exc.retries = retries
+        raise exc from None
+    return result, retries, round(sum(r["wait_s"] for r in retries), 6)

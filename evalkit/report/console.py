@@ -1,0 +1,112 @@
+"""The summary as terminal tables (rich): the same numbers, formatted the same way, as
+``summary.json`` and ``report.html``.
+
+Formatting rules shared with the HTML report (:mod:`evalkit.report.html`): a rate is shown
+with three decimals and its ``k/n``; an empty group (``n = 0``) is ``n/a``; a difference
+is signed; a p-value has three decimals.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+MAIN_RATES = (
+    ("paired_accuracy", "paired acc"),
+    ("act_accuracy", "act"),
+    ("abstain_accuracy", "abstain"),
+    ("post_hoc_rate", "post-hoc"),
+    ("timely_rate", "timely"),
+    ("meta_precision", "meta P"),
+    ("meta_recall", "meta R"),
+    ("unsupported_assumption_rate", "unsupp."),
+)
+
+
+def fmt(value: float | None) -> str:
+    """A rate or mean with three decimals, ``n/a`` for ``None``."""
+    return "n/a" if value is None else f"{value:.3f}"
+
+
+def fmt_signed(value: float | None) -> str:
+    """A difference with its sign, ``n/a`` for ``None``."""
+    return "n/a" if value is None else f"{value:+.3f}"
+
+
+def fmt_p(value: float | None) -> str:
+    """A p-value with three decimals (``<0.001`` below that)."""
+    if value is None:
+        return "n/a"
+    return "<0.001" if value < 0.001 else f"{value:.3f}"
+
+
+def fmt_ci(ci: list[float | None] | None) -> str:
+    """``[low, high]`` with three decimals, ``n/a`` when undefined."""
+    if not ci or ci[0] is None:
+        return "n/a"
+    return f"[{ci[0]:.3f}, {ci[1]:.3f}]"
+
+
+def fmt_rate(row: dict[str, Any], name: str) -> str:
+    """``0.625 (5/8)``, or ``n/a (n=0)`` for an empty group."""
+    n = row.get(f"{name}_n", 0)
+    if not n:
+        return "n/a (n=0)"
+    return f"{fmt(row[name])} ({row[f'{name}_k']}/{n})"
+
+
+def summary_tables(summary: dict[str, Any]) -> list[Any]:
+    """Rich tables for a summary: results by model × condition × gate, then the condition
+    (and gate) comparisons of paired accuracy.
+
+    Args:
+        summary: The dict written to ``summary.json``.
+
+    Returns:
+        ``rich.table.Table`` objects, in print order.
+    """
+    from rich.table import Table
+
+    rows = summary.get("rows", [])
+    multi_epoch = any(r.get("epochs", 1) > 1 for r in rows)
+    main = Table(title="evalkit summary (rates with k/n; n/a = empty group)", title_justify="left")
+    for col in ("model", "condition", "gate"):
+        main.add_column(col, no_wrap=True)
+    for _, label in MAIN_RATES:
+        main.add_column(label, justify="right", no_wrap=True)
+    main.add_column("95% CI (paired)", justify="right", no_wrap=True)
+    if multi_epoch:
+        main.add_column("pass^k", justify="right", no_wrap=True)
+    main.add_column("err/miss", justify="right", no_wrap=True)
+    for r in rows:
+        cells = [str(r["model"]), str(r["condition"]), str(r["gate"])]
+        cells += [fmt_rate(r, name) for name, _ in MAIN_RATES]
+        cells.append(fmt_ci(r.get("paired_accuracy_ci")))
+        if multi_epoch:
+            cells.append(fmt_rate(r, "pass_k"))
+        cells.append(f"{r['errors']}/{r['missing']}")
+        main.add_row(*cells)
+    tables = [main]
+    comps = [c for c in summary.get("comparisons", []) if c["kind"] in ("condition", "gate")]
+    if comps:
+        comp = Table(title="paired accuracy, B − A on the same pairs (bootstrap 95% CI, exact McNemar p)",
+                     title_justify="left")
+        for col in ("model", "fixed", "A vs B", "A", "B", "B − A", "95% CI", "p"):
+            comp.add_column(col, justify="left" if col in ("model", "fixed", "A vs B") else "right", no_wrap=True)
+        for c in comps:
+            fixed = f"gate {c['gate']}" if c["kind"] == "condition" else f"condition {c['condition']}"
+            comp.add_row(str(c["model"]), fixed, f"{c['a']} vs {c['b']}",
+                         f"{fmt(c['a_rate'])} ({c['a_k']}/{c['n']})", f"{fmt(c['b_rate'])} ({c['b_k']}/{c['n']})",
+                         fmt_signed(c["diff"]), fmt_ci(c["ci"]), fmt_p(c["p_value"]))
+        tables.append(comp)
+    return tables
+
+
+def print_summary(summary: dict[str, Any]) -> None:
+    """Print :func:`summary_tables` to stdout (160 columns wide when not a terminal)."""
+    from rich.console import Console
+
+    console = Console()
+    if not console.is_terminal:
+        console = Console(width=200)
+    for table in summary_tables(summary):
+        console.print(table)

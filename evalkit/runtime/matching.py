@@ -1,0 +1,144 @@
+"""Call patterns: which proposed tool calls a rule, an approval or a budget applies to.
+
+A :class:`CallPattern` is data (loaded from YAML by scenarios, approval policies and
+stopping-rule sets) and matches one proposed call by tool name, name prefix, tool kind
+and tests on its arguments::
+
+    {tool: refund_order, args: {amount: {gt: 100}}}
+    {tool_prefix: share_, args: {email: {not_pattern: "@ourco\\\\.com$"}}}
+    {kind: commit}
+
+Every field given must hold (logical AND); a list of names or kinds matches any of them.
+An :class:`ArgTest` on an argument the call does not have fails, except ``exists: false``.
+Regular expressions use :func:`re.search` and are compiled once, on load.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Any, Mapping
+
+from pydantic import BaseModel, ConfigDict, Field, PrivateAttr, field_validator, model_validator
+
+from evalkit.types import ToolKind
+
+
+class ArgTest(BaseModel):
+    """A test on one argument value. Give at least one of the fields; all given must hold.
+
+    Attributes:
+        eq / ne: Equal / not equal to the value.
+        gt / ge / lt / le: Numeric comparisons (a non-number fails them).
+        pattern / not_pattern: Regular expression that must / must not be found in the
+            value's string form.
+        in_: The value is one of these (YAML key ``in``).
+        exists: Whether the argument is present at all.
+    """
+
+    model_config = ConfigDict(extra="forbid", frozen=True, populate_by_name=True)
+
+    eq: Any = None
+    ne: Any = None
+    gt: float | None = None
+    ge: float | None = None
+    lt: float | None = None
+    le: float | None = None
+    pattern: str | None = None
+    not_pattern: str | None = None
+    in_: list[Any] | None = Field(default=None, alias="in")
+    exists: bool | None = None
+    _checks: tuple[tuple[str, Any], ...] = PrivateAttr(default=())
+
+    @field_validator("pattern", "not_pattern")
+    @classmethod
+    def _compiles(cls, value: str | None) -> str | None:
+        if value is not None:
+            try:
+                re.compile(value)
+            except re.error as exc:
+                raise ValueError(f"invalid regular expression {value!r}: {exc}") from None
+        return value
+
+    @model_validator(mode="after")
+    def _prepare(self) -> "ArgTest":
+        checks: list[tuple[str, Any]] = []
+        for name in ("eq", "ne", "gt", "ge", "lt", "le", "in_"):
+            if name in self.model_fields_set:
+                checks.append((name, getattr(self, name)))
+        for name in ("pattern", "not_pattern"):
+            if getattr(self, name) is not None:
+                checks.append((name, re.compile(getattr(self, name))))
+        if self.exists is None and not checks:
+            raise ValueError("an argument test needs at least one of eq, ne, gt, ge, lt, le, pattern, "
+                             "not_pattern, in, exists")
+        self._checks = tuple(checks)
+        return self
+
+    def test(self, present: bool, value: Any) -> bool:
+        """Whether the test holds for an argument that is ``present`` with ``value``."""
+        if self.exists is not None and present != self.exists:
+            return False
+        if not present:
+            return not self._checks
+        for name, ref in self._checks:
+            if name == "eq":
+                ok = value == ref
+            elif name == "ne":
+                ok = value != ref
+            elif name == "in_":
+                ok = value in ref
+            elif name in ("pattern", "not_pattern"):
+                found = ref.search(value if isinstance(value, str) else str(value)) is not None
+                ok = found if name == "pattern" else not found
+            else:
+                if isinstance(value, bool) or not isinstance(value, (int, float)):
+                    return False
+                ok = {"gt": value > ref, "ge": value >= ref, "lt": value < ref, "le": value <= ref}[name]
+            if not ok:
+                return False
+        return True
+
+
+def _as_tuple(value: Any) -> Any:
+    if isinstance(value, str):
+        return (value,)
+    return tuple(value) if value is not None else None
+
+
+class CallPattern(BaseModel):
+    """Which proposed calls something applies to. Every given field must hold.
+
+    Attributes:
+        tool: Exact tool name, or a list of names (any).
+        tool_prefix: The tool name starts with this.
+        kind: ``lookup`` / ``verify`` / ``commit``, or a list of kinds (any).
+        args: Argument name → :class:`ArgTest`.
+    """
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    tool: tuple[str, ...] | None = None
+    tool_prefix: str | None = None
+    kind: tuple[ToolKind, ...] | None = None
+    args: dict[str, ArgTest] = Field(default_factory=dict)
+
+    _norm = field_validator("tool", "kind", mode="before")(classmethod(lambda cls, v: _as_tuple(v)))
+
+    def is_empty(self) -> bool:
+        """True when the pattern restricts nothing (it would match every call)."""
+        return self.tool is None and self.tool_prefix is None and self.kind is None and not self.args
+
+    def matches(self, tool: str, kind: str, arguments: Mapping[str, Any] | None) -> bool:
+        """Whether a call of ``tool`` (of ``kind``) with ``arguments`` matches."""
+        if self.tool is not None and tool not in self.tool:
+            return False
+        if self.tool_prefix is not None and not tool.startswith(self.tool_prefix):
+            return False
+        if self.kind is not None and kind not in self.kind:
+            return False
+        if self.args:
+            args = arguments or {}
+            for name, test in self.args.items():
+                if not test.test(name in args, args.get(name)):
+                    return False
+        return True

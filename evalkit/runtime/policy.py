@@ -1,0 +1,90 @@
+"""The runtime policy: budgets, approvals and meta-request authority, from a file or a scenario.
+
+A policy file (``evalkit run --policy FILE``, YAML or JSON) sets what the runtime allows
+in every episode of a run; a scenario variant can add its own budgets, approvals and
+grantable permissions (the scenario's are applied over the file's)::
+
+    budgets: {tool_calls: 20, tokens: 50000, money: 0.50, gather_steps: 8, commit_steps: 2}
+    approvals:
+      require: [{tool: refund_order, args: {amount: {gt: 100}}}]
+      grant: [{tool: refund_order, args: {amount: {le: 20}}}]    # pre-approved by policy
+    meta:
+      max_per_turn: 3
+      max_escalations: 1
+      grantable: [ws.share]
+
+Every key is validated on load; an unknown key or a wrong type is a
+:class:`~evalkit.errors.ConfigError` naming the file and the field.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import yaml
+from pydantic import BaseModel, ConfigDict, Field, ValidationError
+
+from evalkit.errors import ConfigError
+from evalkit.runtime.approvals import ApprovalPolicy
+from evalkit.runtime.meta import MetaPolicy
+
+
+class Budgets(BaseModel):
+    """Hard per-episode budgets (issue item 4); ``None`` leaves the run's limit in force.
+
+    Attributes:
+        tool_calls: Tool calls decided (task and meta).
+        tokens: Input plus output tokens.
+        money: Model and meta-request cost, in the price table's currency.
+        gather_steps: Lookups and verifies executed.
+        commit_steps: Commits executed (successful or not).
+    """
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    tool_calls: int | None = Field(default=None, ge=0)
+    tokens: int | None = Field(default=None, ge=0)
+    money: float | None = Field(default=None, ge=0)
+    gather_steps: int | None = Field(default=None, ge=0)
+    commit_steps: int | None = Field(default=None, ge=0)
+
+    def over(self, other: "Budgets | None") -> "Budgets":
+        """These budgets with ``other``'s set entries applied on top."""
+        if other is None:
+            return self
+        return Budgets(**{**self.model_dump(), **other.model_dump(exclude_none=True)})
+
+
+class RuntimePolicy(BaseModel):
+    """A run's runtime policy (see the module docstring)."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    budgets: Budgets = Field(default_factory=Budgets)
+    approvals: ApprovalPolicy = Field(default_factory=ApprovalPolicy)
+    meta: MetaPolicy = Field(default_factory=MetaPolicy)
+
+
+def load_policy(path: str | Path) -> RuntimePolicy:
+    """Load and validate a policy file.
+
+    Raises:
+        ConfigError: naming the file and the first offending field.
+    """
+    p = Path(path)
+    try:
+        text = p.read_text(encoding="utf-8")
+    except OSError as exc:
+        raise ConfigError(f"{p}: cannot read the policy file: {exc.strerror}") from None
+    try:
+        raw: Any = yaml.safe_load(text) if p.suffix in (".yaml", ".yml") else json.loads(text)
+    except (yaml.YAMLError, json.JSONDecodeError) as exc:
+        raise ConfigError(f"{p}: not valid {p.suffix[1:].upper() or 'YAML'}: {exc}") from None
+    try:
+        return RuntimePolicy.model_validate(raw or {})
+    except ValidationError as exc:
+        err = exc.errors()[0]
+        where = ".".join(str(part) for part in err["loc"]) or "(top level)"
+        raise ConfigError(f"{p}: field {where}: {err['msg']}") from None

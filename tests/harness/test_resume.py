@@ -1,0 +1,145 @@
+"""Resumable runs: one record per episode key, half-written lines, a real SIGKILL (field case C27)."""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+from evalkit.errors import ConfigError
+from evalkit.harness.run import RunConfig, build_plan, check_unique_keys, pending, resume_run, run
+from evalkit.harness.store import ResultsWarning, RunStore
+from evalkit.scenarios.loader import load_suite
+
+CASE = next(c for c in json.loads((Path(__file__).parents[1] / "fixtures" / "field_failures.json").read_text())
+            if c["id"] == "C27")
+
+
+def _row(sample_id, epoch, status, correct=None, ts=""):
+    # C27's samples mapped onto evalkit's episode key
+    return {"pair_id": sample_id, "variant": "act", "model": "m", "condition": "nl", "gate": "off", "epoch": epoch,
+            "status": status, "correct": bool(correct), "ts": ts}
+
+
+def test_c27_one_record_per_key_and_the_half_written_line_is_ignored(tmp_path):
+    case = CASE["input"]
+    lines = [json.dumps(_row(r["sample_id"], r["epoch"], r["status"], r.get("correct"), r["ts"]))
+             for r in case["results_jsonl"]]
+    (tmp_path / "results.jsonl").write_text("\n".join(lines) + "\n" + case["partial_last_line"])
+    store = RunStore(tmp_path)
+    with pytest.warns(ResultsWarning) as caught:
+        latest = store.latest_results()
+    messages = [str(w.message) for w in caught]
+    assert any("half-written last line" in m for m in messages)
+    assert any("recorded again" in m and "s2" in m for m in messages)  # the completed s2 was re-run
+    assert not any("s1" in m for m in messages)  # an errored record superseded by a retry is silent
+    assert sorted(k[0] for k in latest) == ["s1", "s2"]
+    s1 = latest[("s1", "act", "m", "nl", "off", 1)]
+    assert s1["status"] == "ok" and s1["ts"] == "2025-01-01T10:05:00Z"  # the later ok record
+    with pytest.warns(ResultsWarning):
+        done = store.completed_keys()
+    planned = [("s1", "act", "m", "nl", "off", 1), ("s2", "act", "m", "nl", "off", 1), ("s3", "act", "m", "nl", "off", 1)]
+    assert [k for k in planned if k not in done] == [planned[2]]  # 2/3 done, s3 pending; never above the plan
+    store.compact(latest.values())  # one line per key, the partial line gone
+    text = (tmp_path / "results.jsonl").read_text()
+    assert text.endswith("\n") and len(text.splitlines()) == 2
+    assert RunStore(tmp_path).read_results() == list(latest.values())
+
+
+def test_duplicate_plan_keys_are_rejected_before_the_run(mini_suite, mini_tasks):
+    suite = load_suite([str(mini_suite)], tasks_dir=mini_tasks)
+    plan = build_plan(suite, RunConfig(tasks_dir=str(mini_tasks), models=["scripted/oracle"], conditions=["nl"]))
+    check_unique_keys(plan)
+    with pytest.raises(ConfigError, match="mini-missing-target/act/scripted/oracle/nl/off/1 twice"):
+        check_unique_keys(plan + plan[:1])
+    assert pending(plan, {plan[0].key, plan[3].key}) == [s for i, s in enumerate(plan) if i not in (0, 3)]
+
+
+def test_resume_in_process_runs_only_what_is_missing_or_errored(tmp_path, mini_suite, mini_tasks):
+    out = tmp_path / "run"
+    config = RunConfig(suites=[str(mini_suite)], tasks_dir=str(mini_tasks), models=["scripted/oracle"],
+                       conditions=["nl", "tool"], out=str(out), report=False)
+    full = run(config)
+    rows = [json.loads(x) for x in (out / "results.jsonl").read_text().splitlines()]
+    assert len(rows) == 12
+    # drop two rows, turn one into an error, leave a half line: resume must give the same summary
+    kept = rows[:5] + rows[7:]
+    kept[0] = {**kept[0], "status": "error", "error": "provider_error", "correct": False}
+    text = "".join(json.dumps(r) + "\n" for r in kept) + '{"pair_id": "mini-missing-par'
+    (out / "results.jsonl").write_text(text)
+    with pytest.warns(ResultsWarning, match="half-written"):
+        resumed = resume_run(out)
+    final = [json.loads(x) for x in (out / "results.jsonl").read_text().splitlines()]
+    assert len(final) == 12 and len({(r["pair_id"], r["variant"], r["condition"]) for r in final}) == 12
+    assert all(r["status"] == "ok" for r in final)
+    assert resumed["rows"] == full["rows"]
+
+
+def test_resume_refuses_a_changed_suite_and_a_missing_run(tmp_path, mini_suite, mini_tasks):
+    with pytest.raises(ConfigError, match="nothing to resume"):
+        resume_run(tmp_path / "nowhere")
+    out = tmp_path / "run"
+    run(RunConfig(suites=[str(mini_suite)], tasks_dir=str(mini_tasks), models=["scripted/oracle"],
+                  conditions=["nl"], out=str(out), report=False, limit=1))
+    manifest = json.loads((out / "config.json").read_text())
+    manifest["suite"]["content_hash"] = "0" * 64
+    (out / "config.json").write_text(json.dumps(manifest))
+    with pytest.raises(ConfigError, match="suite changed"):
+        resume_run(out)
+
+
+def _evalkit(*args, **kw):
+    return subprocess.Popen([sys.executable, "-m", "evalkit", *args], stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                            text=True, **kw)
+
+
+def _lines(path: Path) -> int:
+    try:
+        return path.read_bytes().count(b"\n")
+    except FileNotFoundError:
+        return 0
+
+
+def test_sigkill_mid_run_then_resume_loses_and_duplicates_nothing(tmp_path, mini_suite, mini_tasks):
+    out = tmp_path / "run"
+    args = ["run", str(mini_suite), "--tasks", str(mini_tasks), "--epochs", "15", "-m", "scripted/oracle",
+            "-m", "scripted/late:3", "-c", "nl", "-c", "tool", "--out", str(out), "--no-report"]
+    planned = 3 * 15 * 2 * 2 * 2
+    proc = _evalkit(*args)
+    results = out / "results.jsonl"
+    deadline = time.monotonic() + 120
+    while _lines(results) < 40 and proc.poll() is None and time.monotonic() < deadline:
+        time.sleep(0.005)
+    assert proc.poll() is None, "the run finished before it could be killed"
+    os.kill(proc.pid, signal.SIGKILL)
+    proc.communicate(timeout=60)
+    assert proc.returncode == -signal.SIGKILL
+    before = _lines(results)
+    assert 40 <= before < planned
+    assert not (out / "summary.json").exists()
+    with results.open("a") as fh:  # as if the kill had hit in the middle of a write
+        fh.write('{"pair_id": "mini-missing-param", "variant": "ab')
+
+    resumed = _evalkit("run", "--resume", str(out))
+    stdout, stderr = resumed.communicate(timeout=300)
+    assert resumed.returncode == 0, stderr
+    assert "evalkit: warning:" in stderr and "half-written last line" in stderr
+    rows = [json.loads(x) for x in results.read_text().splitlines()]
+    keys = [(r["pair_id"], r["variant"], r["model"], r["condition"], r["gate"], r["epoch"]) for r in rows]
+    assert len(keys) == planned and len(set(keys)) == planned  # nothing lost, nothing twice
+    assert len(list((out / "traces").glob("*.jsonl"))) == planned
+    summary = json.loads((out / "summary.json").read_text())
+    assert (summary["n_episodes_planned"], summary["n_episodes_completed"], summary["n_missing"]) == (
+        planned, planned, 0)
+    # the resumed run's numbers equal those of an uninterrupted run of the same config
+    fresh = run(RunConfig(suites=[str(mini_suite)], tasks_dir=str(mini_tasks), epochs=15,
+                          models=["scripted/oracle", "scripted/late:3"], conditions=["nl", "tool"],
+                          out=str(tmp_path / "fresh"), report=False))
+    assert summary["rows"] == json.loads(json.dumps(fresh["rows"]))
+    assert "resumed" in stdout

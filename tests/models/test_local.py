@@ -1,0 +1,83 @@
+"""The local server's process handling, with stand-in processes (no model needed)."""
+
+from __future__ import annotations
+
+import signal
+import subprocess
+import sys
+import textwrap
+
+import pytest
+
+from evalkit.errors import ModelError
+from evalkit.models.config import LocalServerSettings, resolve_settings
+from evalkit.models.live import LocalProvider
+from evalkit.models.local import LocalServer
+
+STUBBORN = textwrap.dedent("""
+    import signal, sys, time
+    signal.signal(signal.SIGTERM, signal.SIG_IGN)
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+    print("ready", flush=True)
+    time.sleep(60)
+""")
+
+FAKE_SERVER = textwrap.dedent("""
+    import http.server, sys
+    class H(http.server.BaseHTTPRequestHandler):
+        def do_GET(self):
+            self.send_response(200 if self.path == "/v1/models" else 404)
+            self.end_headers()
+            self.wfile.write(b'{"data": []}')
+        def log_message(self, *a):
+            pass
+    http.server.HTTPServer(("127.0.0.1", int(sys.argv[1])), H).serve_forever()
+""")
+
+
+class StandIn(LocalServer):
+    def __init__(self, script, *args, **kw):
+        super().__init__("/nonexistent.gguf", alias="stand-in", settings=LocalServerSettings(startup_timeout_s=10))
+        self.script = script
+
+    def command(self):
+        return [sys.executable, "-c", self.script, str(self.port)]
+
+
+def test_stop_escalates_term_int_kill():
+    server = StandIn(STUBBORN)
+    server.proc = subprocess.Popen(server.command(), stdout=subprocess.PIPE)
+    assert server.proc.stdout.readline().strip() == b"ready"  # handlers installed
+    server.stop(grace_s=0.2)
+    assert server.proc.returncode == -signal.SIGKILL
+
+
+def test_start_waits_for_ready_and_term_stops_it():
+    with StandIn(FAKE_SERVER) as server:
+        assert server.proc.poll() is None
+        assert server.base_url == f"http://127.0.0.1:{server.port}/v1"
+    assert server.proc.returncode == -signal.SIGTERM
+
+
+def test_a_server_that_exits_is_a_clear_error():
+    server = StandIn("import sys; print('boom: no such model file'); sys.exit(3)")
+    with pytest.raises(ModelError, match="exited with code 3: boom: no such model file"):
+        server.start()
+
+
+def test_a_failed_start_is_remembered(monkeypatch):
+    from evalkit.models import local
+
+    calls = []
+
+    def no_model(name, folder=None):
+        calls.append(name)
+        raise ModelError("cannot assemble")
+
+    monkeypatch.setattr(local, "model_file", no_model)
+    provider = LocalProvider(resolve_settings("local/gemma-3-270m"))
+    for _ in range(2):
+        with pytest.raises(ModelError, match="cannot assemble"):
+            provider.complete([], [])
+    assert calls == ["gemma-3-270m"]  # not retried for every episode
+    provider.close()

@@ -1,0 +1,124 @@
+"""The built-in scenario library: domains, minimums, splits, the generator and the oracle self-check."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from collections import Counter
+from pathlib import Path
+
+import pytest
+
+from evalkit.harness.selfcheck import oracle_selfcheck
+from evalkit.scenarios.census import DESIGN_TRIGGERS, check_minimums, count_table
+from evalkit.scenarios.domains import available_domains, load_domain
+from evalkit.scenarios.loader import load_suite
+
+ROOT = Path(__file__).resolve().parents[2]
+IMPORTED_DOMAINS = {"bfcl", "agentdojo_workspace", "agentdojo_travel", "agentdojo_banking", "agentdojo_slack"}
+BUILTIN_DOMAINS = sorted(set(available_domains()) - IMPORTED_DOMAINS)
+
+
+@pytest.fixture(scope="module")
+def suite():
+    return load_suite()
+
+
+def _strings_bounded(schema) -> list[str]:
+    """Paths of string schemas without maxLength (enums and patterns of fixed size excepted)."""
+    bad = []
+
+    def walk(node, path):
+        if isinstance(node, dict):
+            kinds = node.get("type")
+            kinds = kinds if isinstance(kinds, list) else [kinds]
+            if "string" in kinds and "maxLength" not in node and "enum" not in node:
+                bad.append(path)
+            for key, value in node.items():
+                walk(value, f"{path}.{key}")
+        elif isinstance(node, list):
+            for i, value in enumerate(node):
+                walk(value, f"{path}[{i}]")
+
+    walk(schema, "$")
+    return bad
+
+
+def test_at_least_twelve_builtin_domains_each_with_lookup_verify_commit():
+    assert len(BUILTIN_DOMAINS) >= 12
+    for name in BUILTIN_DOMAINS:
+        domain = load_domain(name)
+        kinds = Counter(t.kind for t in domain.tools.values())
+        assert kinds["lookup"] >= 2 and kinds["verify"] >= 1 and kinds["commit"] >= 2, (name, kinds)
+        assert all(t.permission in domain.permissions for t in domain.tools.values()), name
+        assert all(t.description and len(t.description) > 20 for t in domain.tools.values()), name
+        json.dumps(domain.initial_state)  # the initial state is plain JSON
+        for tool in domain.tools.values():
+            assert tool.parameters["type"] == "object" and tool.parameters.get("additionalProperties") is False
+            assert _strings_bounded(tool.parameters) == [], (name, tool.name)
+
+
+def test_library_meets_every_minimum(suite):
+    checks = check_minimums(suite.pairs)
+    missed = [c for c in checks if not c[3]]
+    assert missed == []
+    by_trigger = Counter(p.trigger for p in suite.pairs)
+    assert len(suite.pairs) >= 300 and by_trigger["none"] >= 30
+    assert all(by_trigger[t] >= 20 for t in DESIGN_TRIGGERS)
+    assert {p.language for p in suite.pairs} == {"en", "zh"}
+
+
+def test_minimum_check_reports_a_miss():
+    small = load_suite([ROOT / "scenarios" / "builtin.yaml"])
+    checks = {name: ok for name, _, _, ok in check_minimums(small.pairs)}
+    assert checks["pairs"] is False and checks["control pairs (trigger none)"] is False
+    assert checks["missing_param (pre_execution)"] is False
+
+
+def test_count_table_adds_up(suite):
+    header, rows = count_table(suite.pairs)
+    assert header[:2] == ["trigger", "phase"] and header[-3:] == ["total", "heldout", "zh"]
+    domains = header[2:-3]
+    assert set(domains) == {p.domain for p in suite.pairs}
+    body, total = rows[:-1], rows[-1]
+    assert total[0] == "all" and total[-3] == len(suite.pairs)
+    for row in body:
+        assert sum(row[2:2 + len(domains)]) == row[-3]
+    control = next(r for r in body if r[0] == "none")
+    assert control[1] == "control" and control[-3] == sum(p.trigger == "none" for p in suite.pairs)
+
+
+def test_heldout_split_is_stratified_by_trigger(suite):
+    for trigger in {p.trigger for p in suite.pairs}:
+        group = [p for p in suite.pairs if p.trigger == trigger]
+        held = sum(p.split == "heldout" for p in group)
+        assert held / len(group) >= 0.2, (trigger, held, len(group))
+
+
+def test_pair_kinds_are_explicit(suite):
+    control = [p for p in suite.pairs if p.trigger == "none"]
+    assert control and all(p.abstain is None and p.act_resist is None and p.variants == ("act",) for p in control)
+    resist = [p for p in suite.pairs if p.act_resist is not None]
+    assert len(resist) >= 20 and all(p.trigger == "prompt_injection" for p in resist)
+    for p in suite.pairs:
+        if p.abstain is not None:
+            assert p.abstain.expected.decision in ("clarify", "abstain")
+            assert p.abstain.expected.meta_requests, p.id
+            if p.abstain.expected.decision == "clarify":
+                assert p.abstain.user_answers == {}, p.id  # an answered request would not end the episode
+
+
+def test_generator_is_deterministic_and_files_are_current():
+    out = subprocess.run([sys.executable, str(ROOT / "scenarios" / "generator" / "build.py"), "--check"],
+                         capture_output=True, text=True, timeout=120)
+    assert out.returncode == 0, out.stderr
+    assert "generated" in out.stdout
+
+
+def test_oracle_passes_every_pair_once(suite):
+    """The single oracle pass over every shipped pair (heldout included): the self-check."""
+    check = oracle_selfcheck(suite, conditions=("meta",))
+    assert check.excluded == ()
+    assert len(check.kept) == len(suite.pairs)
+    assert check.episodes == sum(len(p.variants) for p in suite.pairs)
