@@ -109,6 +109,16 @@ def list_releases(state, service):
     return {"service": service, "releases": list(state["releases"][service])}
 
 
+@DOMAIN.tool(kind="lookup", permission="deploy.read", parameters=_params({"service": _NAME, "version": _VERSION}))
+def get_release(state, service, version):
+    """Look up one built release of a service by version."""
+    if service not in state["releases"]:
+        return ToolResult({"message": f"no service {service}"}, ok=False, signals=("missing_target",))
+    if version not in state["releases"][service]:
+        return ToolResult({"message": f"{service} {version} is not built"}, ok=False, signals=("missing_target",))
+    return {"service": service, "version": version, "built": True}
+
+
 @DOMAIN.tool(kind="verify", permission="deploy.read",
              parameters=_params({"key": {"type": "string", "minLength": 1, "maxLength": 64}, "value": _VALUE}))
 def validate_config(state, key, value):
