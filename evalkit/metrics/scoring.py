@@ -55,6 +55,9 @@ least-autonomy seed ``003``):
   content-filter stops are counted against accuracy, and reported, never dropped.
 * **claimed action without call** — ``claimed_action_without_call``: no commit executed
   but the final text reports having done something (field case C15).
+* **pair fingerprint** — ``pair_sha256``: sha256 of the pair's canonical JSON (keys sorted),
+  so two runs can be checked to hold the same pair content, not only the same ids (the CI
+  gate refuses a baseline comparison when they differ, :mod:`evalkit.gate`).
 * **provider** — ``error_code`` (the provider error's outcome, e.g.
   ``context_length_exceeded``, field case C19), ``model_calls``, ``cache_hits``,
   ``retries`` and ``retry_wait_s`` (waited between attempts, not in ``latency_s``),
@@ -67,6 +70,7 @@ least-autonomy seed ``003``):
 
 from __future__ import annotations
 
+import hashlib
 import json
 from typing import Any
 
@@ -127,6 +131,12 @@ def check_state(state: dict[str, Any], check: StateCheck) -> bool:
     if check.exists is not None:
         return (value is not _MISSING) == check.exists
     return value is not _MISSING and value == check.equals
+
+
+def pair_sha256(pair: Any) -> str:
+    """sha256 (hex) of a pair's canonical JSON (``model_dump(mode="json")``, keys sorted)."""
+    text = json.dumps(pair.model_dump(mode="json"), sort_keys=True, ensure_ascii=False, separators=(",", ":"))
+    return hashlib.sha256(text.encode("utf-8")).hexdigest()
 
 
 def args_match(expected: dict[str, Any], actual: dict[str, Any]) -> bool:
@@ -275,6 +285,7 @@ def score_episode(
         "phase": pair.phase,
         "split": pair.split,
         "language": pair.language,
+        "pair_sha256": pair_sha256(pair),
         "status": status,
         "error": error,
         "correct": bool(correct),

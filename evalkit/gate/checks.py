@@ -1,0 +1,325 @@
+"""Evaluating the gate's checks: one :class:`CheckResult` per check and selected group.
+
+Statuses (the verdict rule in :mod:`evalkit.gate.verdict` turns them into an exit code):
+
+* ``pass`` — the number meets its threshold, or the baseline comparison shows no drop larger
+  than the tolerance that is also significant;
+* ``fail`` — a threshold is violated, or the drop is larger than the tolerance **and** the
+  exact McNemar p-value is below ``alpha`` (a regression);
+* ``error`` — the check cannot be decided: the group or metric is missing, its ``n`` is 0 or
+  its value ``null`` (field case C21: an empty group is missing data, never a pass), the run
+  and the baseline differ in the compared pairs, or ``summary.json`` disagrees with the
+  per-episode results.
+
+Threshold values are read from ``summary.json`` as they are; regression checks compare the
+per-unit outcomes of both runs (:class:`evalkit.gate.rundir.RunDir`), matched by pair id,
+variant, model (through ``regression.models``), condition, gate and epoch, with
+:func:`evalkit.metrics.compare.compare_units` (difference, seeded paired-bootstrap 95%
+interval, exact McNemar p-value).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any, Literal
+
+from evalkit.gate.catalogue import GROUP_KEYS, metric_kinds, n_field
+from evalkit.gate.config import RegressionCheck, Threshold
+from evalkit.gate.rundir import Group, RunDir
+from evalkit.metrics.compare import compare_units
+from evalkit.metrics.stats import DEFAULT_BOOTSTRAP_SAMPLES, DEFAULT_SEED
+from evalkit.report.console import fmt, fmt_p, fmt_rate, fmt_signed
+
+Status = Literal["pass", "fail", "error"]
+
+__all__ = ["CheckResult", "Status", "evaluate_regression", "evaluate_threshold", "group_label", "value_text"]
+
+
+@dataclass(frozen=True, slots=True)
+class CheckResult:
+    """The outcome of one check on one group.
+
+    Attributes:
+        kind: ``threshold`` or ``regression``.
+        name: The check's label (the config's ``name``, else metric and bound).
+        field: The config entry it comes from (``thresholds[0]``, ``regression.checks[1]``).
+        metric: The metric checked.
+        group: Group key → value (``model``, ``condition``, ``gate`` [, the ``by`` attribute]);
+            empty when no group could be selected.
+        status: ``pass``, ``fail`` or ``error``.
+        message: One line saying why.
+        value: The run's value (``summary.json``), or ``None``.
+        k: Its numerator (rates), or ``None``.
+        n: Its denominator (rates) or the count it is taken over, or ``None``.
+        limit: The bound (``>= 0.75``) or, for a regression, the baseline's value as text.
+        comparison: For a regression: :func:`~evalkit.metrics.compare.compare_units`'s
+            fields (baseline = A, run = B) plus ``baseline_model``, ``baseline_value``,
+            ``baseline_k``, ``baseline_n``, ``drop``, ``tolerance`` and ``alpha``.
+    """
+
+    kind: Literal["threshold", "regression"]
+    name: str
+    field: str
+    metric: str
+    group: dict[str, str]
+    status: Status
+    message: str
+    value: float | None = None
+    k: int | None = None
+    n: int | None = None
+    limit: str = ""
+    comparison: dict[str, Any] = field(default_factory=dict)
+
+    @property
+    def title(self) -> str:
+        """``name [group]``: the test-case name in the JUnit file."""
+        label = group_label(self.group)
+        return f"{self.name} [{label}]" if label else self.name
+
+
+def group_label(group: dict[str, Any]) -> str:
+    """``scripted/oracle · meta · off`` (``· trigger=missing_param`` for a breakdown row)."""
+    parts = [str(group[k]) for k in GROUP_KEYS if k in group]
+    parts += [f"{k}={v}" for k, v in group.items() if k not in GROUP_KEYS]
+    return " · ".join(parts)
+
+
+def value_text(result: CheckResult) -> str:
+    """The run's value as the CLI table and the report show it: ``0.625 (5/8)`` for a rate,
+    ``1.250 (n=8)`` for a mean, ``3`` for a count, ``n/a`` without data."""
+    if result.value is None:
+        return "n/a" if result.n is None else f"n/a (n={result.n})"
+    if result.k is not None:
+        return fmt_rate({result.metric: result.value, f"{result.metric}_k": result.k,
+                         f"{result.metric}_n": result.n}, result.metric)
+    if isinstance(result.value, int):
+        return str(result.value)
+    return fmt(result.value) + (f" (n={result.n})" if result.n is not None else "")
+
+
+def _select(rows: list[dict[str, Any]], where: dict[str, tuple[str, ...]]) -> tuple[list[dict[str, Any]], list[str]]:
+    """Rows matching ``where`` and the ``key=value`` conditions no row matched."""
+    chosen = [r for r in rows if all(str(r.get(k)) in values for k, values in where.items())]
+    unmatched = [f"{k}={v}" for k, values in where.items() for v in values
+                 if not any(str(r.get(k)) == v for r in chosen)]
+    return chosen, unmatched
+
+
+def _group(row: dict[str, Any], by: str | None) -> dict[str, str]:
+    keys = GROUP_KEYS + ((by,) if by else ())
+    return {k: str(row.get(k)) for k in keys}
+
+
+def _available(rows: list[dict[str, Any]], key: str) -> str:
+    values = list(dict.fromkeys(str(r.get(key)) for r in rows))
+    return ", ".join(values[:12]) + (", …" if len(values) > 12 else "") if values else "none"
+
+
+def evaluate_threshold(check: Threshold, index: int, run: RunDir) -> list[CheckResult]:
+    """Apply one threshold to every row it selects in ``run``'s ``summary.json``.
+
+    Args:
+        check: The threshold.
+        index: Its position in ``thresholds`` (names the config field).
+        run: The run.
+
+    Returns:
+        One result per selected row, plus one ``error`` result per ``where`` value that
+        selects nothing (or one when the run has no rows at all for the check).
+    """
+    where_field = f"thresholds[{index}]"
+    name = check.name or f"{check.metric} {check.bound_text()}"
+    base = dict(kind="threshold", name=name, field=where_field, metric=check.metric, limit=check.bound_text())
+    if check.by is None:
+        rows = run.summary.get("rows", [])
+        source = "summary.json rows"
+    else:
+        rows = run.summary.get("breakdowns", {}).get(check.by)
+        source = f"summary.json breakdowns.{check.by}"
+        if not isinstance(rows, list):
+            return [CheckResult(**base, group={}, status="error",
+                                message=f"missing data: {run.path}/summary.json has no `{check.by}` breakdown")]
+    chosen, unmatched = _select(rows, check.where)
+    out = [
+        CheckResult(**base, group={k.split("=", 1)[0]: k.split("=", 1)[1]}, status="error",
+                    message=f"missing data: no group with {cond} in {source} "
+                            f"(there: {_available(rows, cond.split('=', 1)[0])})")
+        for cond in unmatched
+    ]
+    if not chosen and not unmatched:
+        out.append(CheckResult(**base, group={}, status="error", message=f"missing data: {source} are empty"))
+    kind = metric_kinds(core=check.by is not None)[check.metric]
+    for row in chosen:
+        out.append(_threshold_one(check, kind, row, base))
+    return out
+
+
+def _threshold_one(check: Threshold, kind: str, row: dict[str, Any], base: dict[str, Any]) -> CheckResult:
+    group = _group(row, check.by)
+    if check.metric not in row:
+        return CheckResult(**base, group=group, status="error",
+                           message=f"missing data: {check.metric} is not in this summary row")
+    value = row[check.metric]
+    n = row.get(n_field(check.metric, kind))
+    k = row.get(f"{check.metric}_k") if kind == "rate" else None
+    if kind == "count":
+        n = None
+    if value is None or (kind != "count" and not n):
+        return CheckResult(**base, group=group, status="error", value=None, n=n,
+                           message=f"missing data: {check.metric} has no value (n = {n or 0}); an empty group "
+                                   "is never a pass")
+    result = CheckResult(**base, group=group, status="pass", value=value, k=k, n=n, message="")
+    shown = value_text(result)
+    if check.holds(value):
+        return _replace(result, message=f"{shown} meets {check.bound_text()}")
+    if check.equals is not None:
+        why = f"{shown} is not {check.equals:g}"
+    elif check.min is not None and value < check.min:
+        why = f"{shown} is below the floor {check.min:g} by {fmt(check.min - value)}"
+    else:
+        why = f"{shown} is above the ceiling {check.max:g} by {fmt(value - check.max)}"
+    return _replace(result, status="fail", message=why)
+
+
+def _replace(result: CheckResult, **changes: Any) -> CheckResult:
+    from dataclasses import replace
+
+    return replace(result, **changes)
+
+
+def evaluate_regression(
+    check: RegressionCheck,
+    index: int,
+    run: RunDir,
+    baseline: RunDir,
+    models: dict[str, str],
+) -> list[CheckResult]:
+    """Compare one accuracy of every selected group of ``run`` with the baseline's group.
+
+    Args:
+        check: The regression check.
+        index: Its position in ``regression.checks``.
+        run: The run under test (B).
+        baseline: The baseline run (A).
+        models: Run model → baseline model (``regression.models``).
+
+    Returns:
+        One result per selected run row (and one ``error`` per ``where`` value that selects
+        nothing).
+    """
+    name = check.name or f"{check.metric} no significant drop > {check.tolerance:g}"
+    base = dict(kind="regression", name=name, field=f"regression.checks[{index}]", metric=check.metric)
+    rows = run.summary.get("rows", [])
+    chosen, unmatched = _select(rows, check.where)
+    out = [
+        CheckResult(**base, group={cond.split("=", 1)[0]: cond.split("=", 1)[1]}, status="error",
+                    message=f"missing data: no group with {cond} in summary.json rows "
+                            f"(there: {_available(rows, cond.split('=', 1)[0])})")
+        for cond in unmatched
+    ]
+    if not chosen and not unmatched:
+        out.append(CheckResult(**base, group={}, status="error", message="missing data: summary.json rows are empty"))
+    settings = run.summary.get("settings", {})
+    samples = int(settings.get("bootstrap_samples") or DEFAULT_BOOTSTRAP_SAMPLES)
+    seed = int(settings.get("bootstrap_seed") or DEFAULT_SEED)
+    for row in chosen:
+        out.append(_regression_one(check, row, run, baseline, models, base, samples, seed))
+    return out
+
+
+def _consistent(run: RunDir, row: dict[str, Any], units: dict, metric: str, what: str) -> str | None:
+    k, n = sum(units.values()), len(units)
+    if (row.get(f"{metric}_k"), row.get(f"{metric}_n")) != (k, n):
+        return (f"{what}: summary.json gives {metric} {row.get(f'{metric}_k')}/{row.get(f'{metric}_n')} but its "
+                f"per-episode results give {k}/{n} ({run.path}; edited or from different runs?)")
+    return None
+
+
+def _pair_differences(run: RunDir, baseline: RunDir, pairs: set[str]) -> list[str]:
+    changed = []
+    for pid in sorted(pairs):
+        a, b = baseline.fingerprints.get(pid), run.fingerprints.get(pid)
+        if a is None or b is None:
+            continue
+        if (a["sha256"] and b["sha256"] and a["sha256"] != b["sha256"]) or a["attrs"] != b["attrs"] \
+                or a["expected"] != b["expected"]:
+            changed.append(pid)
+    return changed
+
+
+def _sample(items: list[Any], limit: int = 3) -> str:
+    shown = ", ".join("/".join(map(str, i)) if isinstance(i, tuple) else str(i) for i in items[:limit])
+    return shown + (f" and {len(items) - limit} more" if len(items) > limit else "")
+
+
+def _regression_one(
+    check: RegressionCheck,
+    row: dict[str, Any],
+    run: RunDir,
+    baseline: RunDir,
+    models: dict[str, str],
+    base: dict[str, Any],
+    samples: int,
+    seed: int,
+) -> CheckResult:
+    metric = check.metric
+    group = _group(row, None)
+    bgroup: Group = (models.get(group["model"], group["model"]), group["condition"], group["gate"])
+    value, k, n = row.get(metric), row.get(f"{metric}_k"), row.get(f"{metric}_n")
+    current = dict(base, group=group, value=value, k=k, n=n)
+
+    def error(message: str) -> CheckResult:
+        return CheckResult(**current, status="error", message=message)
+
+    brow = baseline.summary_row(bgroup)
+    if brow is None:
+        return error(f"missing data: the baseline {baseline.path} has no group {' · '.join(bgroup)}")
+    limit = fmt_rate(brow, metric) if f"{metric}_n" in brow else "n/a"
+    current["limit"] = f"baseline {limit}"
+    if metric not in row or metric not in brow:
+        return error(f"missing data: {metric} is not in {'the run' if metric not in row else 'the baseline'}'s summary")
+    run_units = run.outcomes(metric).get((group["model"], group["condition"], group["gate"]), {})
+    base_units = baseline.outcomes(metric).get(bgroup, {})
+    for units, r, rd, what in ((run_units, row, run, "run"), (base_units, brow, baseline, "baseline")):
+        problem = _consistent(rd, r, units, metric, what)
+        if problem:
+            return error(problem)
+    if not run_units or not base_units:
+        return error(f"missing data: {metric} has n = 0 in the {'run' if not run_units else 'baseline'}; "
+                     "an empty group is never a pass")
+    only_base = sorted(set(base_units) - set(run_units))
+    only_run = sorted(set(run_units) - set(base_units))
+    if only_base or only_run:
+        return error("the run and the baseline differ in the compared pairs: "
+                     + "; ".join(part for part in (
+                         f"only in the baseline: {_sample(only_base)}" if only_base else "",
+                         f"only in the run: {_sample(only_run)}" if only_run else "") if part)
+                     + " (run the same suite selection, epochs and conditions)")
+    changed = _pair_differences(run, baseline, {u[0] for u in run_units})
+    if changed:
+        return error(f"the run and the baseline differ in the compared pairs: {_sample(changed)} changed "
+                     "(pair content hash or attributes differ)")
+    cmp = compare_units(base_units, run_units, samples=samples, seed=seed)
+    drop = -cmp["diff"]
+    comparison = dict(cmp, baseline_model=bgroup[0], baseline_value=brow.get(metric), baseline_k=brow.get(f"{metric}_k"),
+                      baseline_n=brow.get(f"{metric}_n"), drop=drop, tolerance=check.tolerance, alpha=check.alpha)
+    change = f"{fmt(cmp['a_rate'])} ({cmp['a_k']}/{cmp['n']}) → {fmt(cmp['b_rate'])} ({cmp['b_k']}/{cmp['n']})"
+    test = f"McNemar p = {fmt_p(cmp['p_value'])}, 95% CI {_ci(cmp['ci'])}"
+    if drop <= check.tolerance:
+        what = "no drop" if drop <= 0 else f"drop {fmt(drop)} within the tolerance {check.tolerance:g}"
+        return CheckResult(**current, status="pass", comparison=comparison,
+                           message=f"{change}: {what} (B − A {fmt_signed(cmp['diff'])}, {test})")
+    significant = cmp["p_value"] is not None and cmp["p_value"] < check.alpha
+    if not significant:
+        return CheckResult(**current, status="pass", comparison=comparison,
+                           message=f"{change}: drop {fmt(drop)} > tolerance {check.tolerance:g} but not significant "
+                                   f"({test}; alpha {check.alpha:g})")
+    return CheckResult(**current, status="fail", comparison=comparison,
+                       message=f"{change}: significant drop {fmt(drop)} > tolerance {check.tolerance:g} "
+                               f"({test} < alpha {check.alpha:g})")
+
+
+def _ci(ci: list[float | None] | None) -> str:
+    from evalkit.report.console import fmt_ci
+
+    return fmt_ci(ci)

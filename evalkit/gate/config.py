@@ -1,0 +1,317 @@
+"""The gate config file (``gate.yaml``): thresholds and regression checks, validated on load.
+
+A config holds ``thresholds`` (absolute limits on ``summary.json`` numbers) and/or a
+``regression`` section (drops against a baseline run, DESIGN §8)::
+
+    thresholds:
+      - metric: paired_accuracy          # any rate, mean or count of a summary row
+        min: 0.75                        # or max, or both; or equals
+        where: {model: scripted/oracle}  # optional: only these groups (values may be lists)
+      - metric: post_hoc_rate
+        equals: 0
+      - metric: paired_accuracy          # per-trigger floors, from summary.json's breakdowns
+        by: trigger                      # trigger | phase | domain | split | language
+        min: 0.5
+        where: {trigger: [missing_target, tool_failure]}
+    regression:
+      baseline: ../reports/baseline      # relative to this file; `--baseline RUN` overrides it
+      models: {openai/new-model: openai/old-model}   # optional: run model → baseline model
+      checks:
+        - metric: paired_accuracy        # an accuracy over planned units (REGRESSION_UNITS)
+          tolerance: 0.05                # fail only when the drop is larger than this ...
+          alpha: 0.05                    # ... and the exact McNemar p-value is below this
+
+Each check applies to every summary row its ``where`` selects (every model × condition ×
+gate row when there is no ``where``; a ``by`` breakdown's rows for ``by``), one check result
+per row. ``where`` keys are the group keys ``model``, ``condition`` and ``gate`` plus the
+``by`` attribute. YAML reads a bare ``off`` / ``on`` as a boolean; for ``gate`` it is read
+back as ``"off"`` / ``"on"``.
+
+Every problem is one :class:`GateConfigError` line naming the file and the field::
+
+    gate.yaml: field thresholds[1].metric: unknown metric 'paired_acc' (…)
+"""
+
+from __future__ import annotations
+
+import math
+from pathlib import Path
+from typing import Any
+
+import yaml
+from pydantic import (
+    BaseModel,
+    ConfigDict,
+    Field,
+    PrivateAttr,
+    ValidationError,
+    ValidationInfo,
+    field_validator,
+    model_validator,
+)
+
+from evalkit.errors import ConfigError
+from evalkit.gate.catalogue import BREAKDOWNS, GROUP_KEYS, REGRESSION_UNITS, metric_kinds
+
+__all__ = ["GateConfig", "GateConfigError", "Regression", "RegressionCheck", "Threshold", "load_gate_config"]
+
+
+class GateConfigError(ConfigError):
+    """A gate config file is malformed (exit code 2).
+
+    Args:
+        file: The config file.
+        field: Dotted path of the offending field (``thresholds[1].where``), or ``None``.
+        message: What is wrong.
+    """
+
+    def __init__(self, file: str | Path, field: str | None, message: str):
+        self.file = str(file)
+        self.field = field
+        self.message = message
+        super().__init__(f"{self.file}: " + (f"field {field}: " if field else "") + message)
+
+
+class _Strict(BaseModel):
+    model_config = ConfigDict(extra="forbid", frozen=True, allow_inf_nan=False)
+
+
+def _where(value: Any, allowed: tuple[str, ...]) -> dict[str, tuple[str, ...]]:
+    """Normalise a ``where`` mapping to ``key → tuple of accepted values``."""
+    if value is None:
+        return {}
+    if not isinstance(value, dict):
+        raise ValueError("expected a mapping of group key → value or list of values")
+    out: dict[str, tuple[str, ...]] = {}
+    for key, raw in value.items():
+        if key not in allowed:
+            raise ValueError(f"unknown group key {key!r} (expected one of {', '.join(allowed)})")
+        values = raw if isinstance(raw, list) else [raw]
+        if not values:
+            raise ValueError(f"{key}: an empty list selects no group")
+        norm = []
+        for v in values:
+            if isinstance(v, bool):  # YAML 1.1 reads a bare off/on as false/true
+                if key != "gate":
+                    raise ValueError(f"{key}: expected a string, got {str(v).lower()}")
+                v = "on" if v else "off"
+            if not isinstance(v, (str, int, float)):
+                raise ValueError(f"{key}: expected a string or a list of strings")
+            norm.append(str(v))
+        out[str(key)] = tuple(dict.fromkeys(norm))
+    return out
+
+
+class Threshold(_Strict):
+    """An absolute limit on one summary metric, for every row ``where`` selects.
+
+    Attributes:
+        by: A breakdown of ``summary.json`` (``trigger``, ``phase``, ``domain``, ``split``,
+            ``language``); ``None``: the main rows (model × condition × gate).
+        metric: A rate, mean or count of those rows (:mod:`evalkit.gate.catalogue`).
+        min: The value must be ``>=`` this.
+        max: The value must be ``<=`` this.
+        equals: The value must be ``==`` this (not with ``min``/``max``).
+        where: Group key → accepted values; every listed value must match a row.
+        name: Label of the check in the outputs (default: metric, bound and group).
+    """
+
+    by: str | None = None
+    metric: str
+    min: float | None = None
+    max: float | None = None
+    equals: float | None = None
+    where: dict[str, tuple[str, ...]] = Field(default_factory=dict)
+    name: str | None = None
+
+    @field_validator("by")
+    @classmethod
+    def _known_breakdown(cls, value: str | None) -> str | None:
+        if value is not None and value not in BREAKDOWNS:
+            raise ValueError(f"unknown breakdown {value!r} (expected one of {', '.join(BREAKDOWNS)})")
+        return value
+
+    @field_validator("metric")
+    @classmethod
+    def _known_metric(cls, value: str, info: ValidationInfo) -> str:
+        by = info.data.get("by")
+        kinds = metric_kinds(core=by is not None)
+        if value not in kinds:
+            where = f"the {by} breakdown" if by else "a summary row"
+            hint = "; breakdown rows keep only the core metrics" if by and value in metric_kinds() else ""
+            raise ValueError(f"unknown metric {value!r} for {where}{hint} (known: {', '.join(kinds)})")
+        return value
+
+    @field_validator("where", mode="before")
+    @classmethod
+    def _group_keys(cls, value: Any, info: ValidationInfo) -> dict[str, tuple[str, ...]]:
+        by = info.data.get("by")
+        return _where(value, GROUP_KEYS + ((by,) if by else ()))
+
+    @model_validator(mode="after")
+    def _one_bound(self) -> "Threshold":
+        if self.min is None and self.max is None and self.equals is None:
+            raise ValueError("a threshold needs min, max or equals")
+        if self.equals is not None and (self.min is not None or self.max is not None):
+            raise ValueError("equals cannot be combined with min or max")
+        if self.min is not None and self.max is not None and self.min > self.max:
+            raise ValueError(f"min {self.min} is above max {self.max}")
+        return self
+
+    def bound_text(self) -> str:
+        """``>= 0.75``, ``<= 0``, ``== 0`` or ``in [0.5, 0.9]``."""
+        if self.equals is not None:
+            return f"== {self.equals:g}"
+        if self.min is not None and self.max is not None:
+            return f"in [{self.min:g}, {self.max:g}]"
+        return f">= {self.min:g}" if self.min is not None else f"<= {self.max:g}"
+
+    def holds(self, value: float) -> bool:
+        """Whether ``value`` meets the bound (exact comparison; rates are exact ``k / n``)."""
+        if self.equals is not None:
+            return value == self.equals
+        return (self.min is None or value >= self.min) and (self.max is None or value <= self.max)
+
+
+class RegressionCheck(_Strict):
+    """A drop of one accuracy against the baseline run, for every row ``where`` selects.
+
+    A check fails when the run's value is below the baseline's by **more than**
+    ``tolerance`` **and** the exact McNemar test on the discordant units gives ``p < alpha``
+    (:func:`evalkit.metrics.compare.compare_units`), so a drop within noise does not fail CI.
+
+    Attributes:
+        metric: One of :data:`evalkit.gate.catalogue.REGRESSION_UNITS`.
+        tolerance: Largest drop accepted whatever its significance (rate units, 0–1).
+        alpha: Significance level of the paired test.
+        where: Group key (``model``, ``condition``, ``gate``) → accepted values of the run's rows.
+        name: Label of the check in the outputs.
+    """
+
+    metric: str
+    tolerance: float = Field(default=0.0, ge=0, le=1)
+    alpha: float = Field(default=0.05, gt=0, lt=1)
+    where: dict[str, tuple[str, ...]] = Field(default_factory=dict)
+    name: str | None = None
+
+    @field_validator("metric")
+    @classmethod
+    def _comparable(cls, value: str) -> str:
+        if value not in REGRESSION_UNITS:
+            known = metric_kinds()
+            why = f"{value!r} is not an accuracy over planned units" if value in known else f"unknown metric {value!r}"
+            raise ValueError(f"{why}; a regression check compares one of {', '.join(REGRESSION_UNITS)}")
+        return value
+
+    @field_validator("where", mode="before")
+    @classmethod
+    def _group_keys(cls, value: Any) -> dict[str, tuple[str, ...]]:
+        return _where(value, GROUP_KEYS)
+
+
+class Regression(_Strict):
+    """Regression checks against a baseline run.
+
+    Attributes:
+        baseline: The baseline run directory (relative paths: to the config file's folder);
+            ``evalkit gate --baseline RUN`` overrides it.
+        models: Run model spec → baseline model spec, for groups whose model is named
+            differently in the baseline (default: the same name).
+        checks: The checks, at least one.
+    """
+
+    baseline: str | None = None
+    models: dict[str, str] = Field(default_factory=dict)
+    checks: list[RegressionCheck] = Field(min_length=1)
+
+
+class GateConfig(_Strict):
+    """A whole gate config (see the module docstring).
+
+    Attributes:
+        thresholds: Absolute limits.
+        regression: Checks against a baseline run, or ``None``.
+        source: The file it was read from (set by :func:`load_gate_config`; read-only).
+    """
+
+    thresholds: list[Threshold] = Field(default_factory=list)
+    regression: Regression | None = None
+    _source: str = PrivateAttr(default="<config>")
+
+    @property
+    def source(self) -> str:
+        """The file the config was read from."""
+        return self._source
+
+    @model_validator(mode="after")
+    def _some_check(self) -> "GateConfig":
+        if not self.thresholds and self.regression is None:
+            raise ValueError("no checks: add `thresholds` and/or `regression.checks` (an empty gate never passes)")
+        return self
+
+    def baseline_path(self, override: str | Path | None = None) -> Path | None:
+        """The baseline run directory: ``override`` as given, else ``regression.baseline``
+        relative to the config file's folder; ``None`` when neither is set."""
+        if override is not None:
+            return Path(override)
+        if self.regression is None or self.regression.baseline is None:
+            return None
+        path = Path(self.regression.baseline)
+        return path if path.is_absolute() else Path(self.source).parent / path
+
+
+def _field(loc: tuple[Any, ...]) -> str:
+    out = ""
+    for part in loc:
+        out += f"[{part}]" if isinstance(part, int) else (f".{part}" if out else str(part))
+    return out
+
+
+def _message(err: dict[str, Any]) -> str:
+    if err["type"] == "extra_forbidden":
+        return "unknown field"
+    if err["type"] == "missing":
+        return "required field is missing"
+    msg = err["msg"].removeprefix("Value error, ")
+    if err["type"] == "finite_number" or (isinstance(err.get("input"), float) and math.isnan(err["input"])):
+        return "expected a finite number"
+    return msg
+
+
+def load_gate_config(path: str | Path) -> GateConfig:
+    """Read and validate a gate config file (YAML or JSON).
+
+    Args:
+        path: The file.
+
+    Returns:
+        The validated :class:`GateConfig` (its ``source`` is ``path``).
+
+    Raises:
+        GateConfigError: for a missing or unreadable file, malformed YAML, or an invalid field
+            (unknown metric, unknown group key, a threshold without a bound, …); the message is
+            one line naming the file and the field.
+    """
+    p = Path(path)
+    try:
+        text = p.read_text(encoding="utf-8")
+    except FileNotFoundError:
+        raise GateConfigError(p, None, "no such file") from None
+    except (OSError, UnicodeDecodeError) as exc:
+        raise GateConfigError(p, None, f"unreadable ({exc.__class__.__name__})") from None
+    try:
+        raw = yaml.safe_load(text)
+    except yaml.YAMLError as exc:
+        mark = getattr(exc, "problem_mark", None)
+        where = f"line {mark.line + 1}, column {mark.column + 1}: " if mark is not None else ""
+        problem = getattr(exc, "problem", None) or str(exc).splitlines()[0]
+        raise GateConfigError(p, None, f"{where}malformed YAML ({problem})") from None
+    if not isinstance(raw, dict):
+        raise GateConfigError(p, None, "expected a mapping with `thresholds` and/or `regression`")
+    try:
+        config = GateConfig.model_validate(raw)
+    except ValidationError as exc:
+        err = exc.errors()[0]
+        raise GateConfigError(p, _field(err["loc"]) or None, _message(err)) from None
+    config._source = str(p)
+    return config
