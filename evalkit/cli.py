@@ -3,7 +3,9 @@
 Commands:
     evalkit run [SUITE...]     run the paired suite and write a run directory + report
     evalkit report DIR         re-render DIR/report.html from a run directory
+    evalkit gate RUN           CI gate: thresholds and baseline regressions; exit 0/1/2
     evalkit suite validate     check suite files and print pair counts
+    evalkit rules validate     check stopping-rule sets; rules eval | replay | distill (DESIGN §8)
 
 Errors from bad input (a malformed scenario, an unknown model) print one line naming the
 file, pair and field and exit with code 2; ``--debug`` shows the traceback.
@@ -17,6 +19,11 @@ from typing import Annotated, Optional
 
 import typer
 
+from evalkit.cli_errors import ERRORS as _ERRORS
+from evalkit.cli_errors import check_text_files as _check_text_files
+from evalkit.cli_errors import describe as _describe
+from evalkit.cli_errors import option_error as _option_error
+from evalkit.cli_errors import resume_hint as _resume_hint
 from evalkit.errors import EvalkitError
 
 app = typer.Typer(
@@ -28,6 +35,9 @@ app = typer.Typer(
 )
 suite_app = typer.Typer(help="Inspect and check scenario suites.", no_args_is_help=True)
 app.add_typer(suite_app, name="suite")
+rules_app = typer.Typer(help="Stopping-rule sets: validate, compare two versions, replay traces, distill drafts.",
+                        no_args_is_help=True)
+app.add_typer(rules_app, name="rules")
 
 _DEBUG = {"on": False}
 
@@ -48,13 +58,13 @@ def _root(
     _DEBUG["on"] = debug
 
 
-def _fail(exc: BaseException) -> None:
+def _fail(exc: BaseException, hint: str = "") -> None:
     code = getattr(exc, "exit_code", 2)
     if _DEBUG["on"]:
         import traceback
 
         traceback.print_exception(exc)
-    typer.echo(f"evalkit: error: {exc}", err=True)
+    typer.echo(f"evalkit: error: {_describe(exc)}{hint}", err=True)
     raise typer.Exit(code)
 
 
@@ -88,13 +98,13 @@ def run(
     suites: Annotated[Optional[list[str]], typer.Argument(metavar="[SUITE]...", help="Suite files or folders (default: built-in scenarios/).")] = None,
     model: Annotated[Optional[list[str]], typer.Option("--model", "-m", metavar="SPEC", help="Model spec, repeatable (default: the scripted models).")] = None,
     condition: Annotated[Optional[list[str]], typer.Option("--condition", "-c", metavar="NAME", help="nl | tool | meta, repeatable (default: all).")] = None,
-    limit: Annotated[Optional[int], typer.Option(metavar="N", help="Only the first N pairs.", min=1)] = None,
+    limit: Annotated[Optional[int], typer.Option(metavar="N", help="Only the first N pairs.")] = None,
     pair: Annotated[Optional[list[str]], typer.Option("--pair", metavar="ID", help="Only this pair id, repeatable.")] = None,
-    out: Annotated[str, typer.Option(metavar="DIR", help="Run directory (an earlier run there is replaced).")] = "reports/latest",
+    out: Annotated[str, typer.Option(metavar="DIR", help="Run directory: a new or empty folder, or an earlier run's (replaced).")] = "reports/latest",
     tasks: Annotated[Optional[str], typer.Option("--tasks", metavar="DIR", help="Folder of task domains (default: built-in tasks/).")] = None,
-    epochs: Annotated[int, typer.Option(metavar="N", help="Repetitions of every episode.", min=1)] = 1,
-    max_turns: Annotated[int, typer.Option(metavar="N", help="Model responses allowed per episode.", min=1)] = 12,
-    max_tool_calls: Annotated[int, typer.Option(metavar="N", help="Tool calls allowed per episode.", min=1)] = 20,
+    epochs: Annotated[int, typer.Option(metavar="N", help="Repetitions of every episode (1 to 1000).")] = 1,
+    max_turns: Annotated[int, typer.Option(metavar="N", help="Model responses allowed per episode.")] = 12,
+    max_tool_calls: Annotated[int, typer.Option(metavar="N", help="Tool calls allowed per episode.")] = 20,
     report: Annotated[bool, typer.Option("--report/--no-report", help="Render report.html.")] = True,
     gate: Annotated[Optional[list[str]], typer.Option("--gate", metavar="on|off", help="Autonomy gate setting, repeatable: off = the model alone, on = model + runtime gate (default: off).", rich_help_panel="Runtime")] = None,
     rules: Annotated[Optional[str], typer.Option("--rules", metavar="FILE", help="Stopping-rule set the gate enforces (a YAML file, or a shipped set's name, e.g. default).", rich_help_panel="Runtime")] = None,
@@ -103,14 +113,14 @@ def run(
     selfcheck: Annotated[bool, typer.Option("--selfcheck/--no-selfcheck", help="Run the oracle self-check first and exclude (and list) the pairs it cannot pass.")] = True,
     resume: Annotated[Optional[str], typer.Option("--resume", metavar="DIR", help="Continue the interrupted run in DIR with DIR/config.json's options (other options are ignored).")] = None,
     base_url: Annotated[Optional[str], typer.Option("--base-url", metavar="URL", help="Endpoint of live models, e.g. http://127.0.0.1:8080/v1 (local/ models: use this server instead of starting one).", rich_help_panel="Live models")] = None,
-    temperature: Annotated[Optional[float], typer.Option(metavar="T", help="Sampling temperature of live models.", min=0, max=2, rich_help_panel="Live models")] = None,
-    top_p: Annotated[Optional[float], typer.Option("--top-p", metavar="P", help="Nucleus sampling of live models.", min=0, max=1, rich_help_panel="Live models")] = None,
-    max_tokens: Annotated[Optional[int], typer.Option("--max-tokens", metavar="N", help="Output token cap per call of live models.", min=1, rich_help_panel="Live models")] = None,
+    temperature: Annotated[Optional[float], typer.Option(metavar="T", help="Sampling temperature of live models (0 to 2).", rich_help_panel="Live models")] = None,
+    top_p: Annotated[Optional[float], typer.Option("--top-p", metavar="P", help="Nucleus sampling of live models (above 0, at most 1).", rich_help_panel="Live models")] = None,
+    max_tokens: Annotated[Optional[int], typer.Option("--max-tokens", metavar="N", help="Output token cap per call of live models.", rich_help_panel="Live models")] = None,
     seed: Annotated[Optional[int], typer.Option(metavar="N", help="Sampling seed sent to live models.", rich_help_panel="Live models")] = None,
     tool_choice: Annotated[Optional[str], typer.Option("--tool-choice", metavar="CHOICE", help="auto | required | none | a tool name.", rich_help_panel="Live models")] = None,
     model_config: Annotated[Optional[str], typer.Option("--model-config", metavar="FILE", help="Model config file (YAML/JSON): per-model settings, retries, parsing, prices.", rich_help_panel="Live models")] = None,
     cache: Annotated[Optional[bool], typer.Option("--cache/--no-cache", help="Cache live model calls in SQLite (default: on; $EVALKIT_CACHE_DIR).", rich_help_panel="Live models")] = None,
-    max_connections: Annotated[Optional[int], typer.Option("--max-connections", metavar="N", help="Episodes of one live model run at once (default 4; local/ models 1).", min=1, max=256, rich_help_panel="Live models")] = None,
+    max_connections: Annotated[Optional[int], typer.Option("--max-connections", metavar="N", help="Episodes of one live model run at once (1 to 256; default 4, local/ models 1).", rich_help_panel="Live models")] = None,
 ) -> None:
     """Run paired scenarios; write DIR/ (config.json, traces/, results.jsonl, results.parquet, summary.json, report.html)."""
     from pydantic import ValidationError
@@ -125,8 +135,8 @@ def run(
         try:
             report = load_config(resume).report
             summary = _run_with_progress(lambda _config, **kw: resume_run(resume, **kw), None)
-        except EvalkitError as exc:
-            _fail(exc)
+        except _ERRORS as exc:
+            _fail(exc, _resume_hint(exc, resume))
             return
         print_summary(summary)
         typer.echo(f"resumed {resume}; wrote {Path(resume) / 'summary.json'}"
@@ -148,11 +158,11 @@ def run(
         try:
             config = RunConfig(**kwargs)
         except ValidationError as exc:
-            err = exc.errors()[0]
-            raise EvalkitError(f"option {'.'.join(map(str, err['loc']))}: {err['msg']}") from None
+            raise _option_error(exc) from None
+        _check_text_files(policy=policy, model_config=model_config, rules=rules)
         summary = _run_with_progress(run_suite, config)
-    except EvalkitError as exc:
-        _fail(exc)
+    except _ERRORS as exc:
+        _fail(exc, _resume_hint(exc, out))
         return
     print_summary(summary)
     _print_provider_totals(summary)
@@ -204,10 +214,37 @@ def report(run_dir: Annotated[Path, typer.Argument(metavar="DIR", help="A run di
 
     try:
         path = render_report(run_dir)
-    except EvalkitError as exc:
+    except _ERRORS as exc:
         _fail(exc)
         return
     typer.echo(f"wrote {path}")
+
+
+@app.command()
+def gate(
+    run_dir: Annotated[Path, typer.Argument(metavar="RUN", help="The run directory to check (written by `evalkit run`).")],
+    config: Annotated[Path, typer.Option("--config", metavar="FILE", help="Gate config: thresholds and regression checks (YAML).")] = Path("gate.yaml"),
+    baseline: Annotated[Optional[Path], typer.Option("--baseline", metavar="RUN", help="Baseline run directory (default: the config's regression.baseline).")] = None,
+    junit: Annotated[Optional[Path], typer.Option("--junit", metavar="FILE", help="JUnit XML output (default: RUN/gate-junit.xml).")] = None,
+    markdown: Annotated[Optional[Path], typer.Option("--markdown", metavar="FILE", help="Markdown summary output, e.g. for $GITHUB_STEP_SUMMARY (default: RUN/gate-summary.md).")] = None,
+) -> None:
+    """Check RUN against thresholds and a baseline; exit 0 pass, 1 a check failed, 2 bad config or missing data."""
+    from evalkit.gate import evaluate_gate, load_gate_config, print_gate, write_junit, write_markdown
+
+    _show_results_warnings()
+    try:
+        report = evaluate_gate(load_gate_config(config), run_dir, baseline)
+        junit_path = write_junit(report, junit or run_dir / "gate-junit.xml")
+        markdown_path = write_markdown(report, markdown or run_dir / "gate-summary.md")
+    except _ERRORS as exc:
+        _fail(exc)
+        return
+    except Exception as exc:  # noqa: BLE001 - exit 1 means "a check failed": a crash must not look like one
+        _fail(exc, f" ({exc.__class__.__name__}: the gate could not run; --debug shows the traceback)")
+        return
+    print_gate(report)
+    typer.echo(f"wrote {junit_path} and {markdown_path}")
+    raise typer.Exit(report.exit_code)
 
 
 @suite_app.command("validate")
@@ -227,7 +264,7 @@ def suite_validate(
     tasks_dir = Path(tasks) if tasks else None
     try:
         suite = load_suite(paths or [], tasks_dir=tasks_dir)
-    except EvalkitError as exc:
+    except _ERRORS as exc:
         _fail(exc)
         return
     console = Console()
@@ -280,7 +317,7 @@ def suite_export(
         suite = load_suite(paths or [])
         pairs = [p for p in suite.pairs if split is None or p.split == split]
         path = export_suite(pairs, out, fmt)  # type: ignore[arg-type]
-    except EvalkitError as exc:
+    except _ERRORS as exc:
         _fail(exc)
         return
     typer.echo(f"wrote {len(pairs)} pairs to {path} ({fmt})")
@@ -290,15 +327,17 @@ def suite_export(
 def suite_import(
     source: Annotated[str, typer.Argument(metavar="bfcl|agentdojo", help="Upstream benchmark package to import from.")],
     out: Annotated[str, typer.Option("--out", "-o", metavar="FILE", help="JSONL file to write the kept pairs to.")] = "",
-    limit: Annotated[Optional[int], typer.Option(metavar="N", help="Only the first N upstream tasks.", min=1)] = None,
+    limit: Annotated[Optional[int], typer.Option(metavar="N", help="Only the first N upstream tasks (N >= 1).")] = None,
     selfcheck: Annotated[bool, typer.Option("--selfcheck/--no-selfcheck", help="Run the oracle self-check and exclude (and list) broken pairs.")] = True,
 ) -> None:
     """Import pairs from an installed upstream benchmark (bfcl-eval or agentdojo) into a JSONL suite."""
     from evalkit.scenarios.importers import run_import
 
     try:
+        if limit is not None and limit < 1:
+            raise EvalkitError(f"--limit: must be at least 1 (got {limit})")
         report = run_import(source, out or f"reports/imported/{source}.jsonl", limit=limit, selfcheck=selfcheck)
-    except EvalkitError as exc:
+    except _ERRORS as exc:
         _fail(exc)
         return
     typer.echo(f"{source}: {report['written']} pairs written to {report['out']}; "
@@ -306,6 +345,132 @@ def suite_import(
                f"self-check (details: {report['report']})")
     for entry in report["excluded"][:20]:
         typer.echo(f"  excluded {entry['pair_id']}: {entry['reasons'][0]}")
+
+
+@rules_app.command("validate")
+def rules_validate(
+    files: Annotated[list[str], typer.Argument(metavar="FILE...", help="Rule-set files (or shipped names such as default); drafts are checked as drafts.")],
+) -> None:
+    """Check rule sets against the schema; print id, version and rule count (exit 2 on any error)."""
+    from evalkit.rules.draft import DraftRuleSet
+    from evalkit.rules.loader import validate_file
+
+    bad = 0
+    for name in files:
+        try:
+            rules = validate_file(name)
+        except _ERRORS as exc:
+            typer.echo(f"evalkit: error: {_describe(exc)}", err=True)
+            bad += 1
+            continue
+        if isinstance(rules, DraftRuleSet):
+            typer.echo(f"{name}: draft {rules.id} version {rules.version}, {len(rules.rules)} rules "
+                       "(never active: copy the rules you adopt into a rule set)")
+        else:
+            typer.echo(f"{name}: ok: {rules.id} version {rules.version}, {len(rules.rules)} rules")
+    if bad:
+        raise typer.Exit(2)
+
+
+@rules_app.command("eval")
+def rules_eval(
+    suites: Annotated[Optional[list[str]], typer.Argument(metavar="[SUITE]...", help="Suite files or folders (default: built-in scenarios/).")] = None,
+    rules: Annotated[str, typer.Option("--rules", metavar="NEW", help="The candidate rule set (file or shipped name).")] = ...,
+    against: Annotated[str, typer.Option("--against", metavar="OLD", help="The rule set in use (file or shipped name).")] = ...,
+    model: Annotated[Optional[list[str]], typer.Option("--model", "-m", metavar="SPEC", help="Model spec, repeatable (default: the scripted models).")] = None,
+    condition: Annotated[Optional[list[str]], typer.Option("--condition", "-c", metavar="NAME", help="nl | tool | meta, repeatable (default: all).")] = None,
+    limit: Annotated[Optional[int], typer.Option(metavar="N", help="Only the first N pairs.", min=1)] = None,
+    pair: Annotated[Optional[list[str]], typer.Option("--pair", metavar="ID", help="Only this pair id, repeatable.")] = None,
+    out: Annotated[str, typer.Option(metavar="DIR", help="Output: DIR/old, DIR/new (run directories), DIR/rules-eval.json and .html.")] = "reports/rules-eval",
+    tasks: Annotated[Optional[str], typer.Option("--tasks", metavar="DIR", help="Folder of task domains (default: built-in tasks/).")] = None,
+    epochs: Annotated[int, typer.Option(metavar="N", help="Repetitions of every episode.", min=1)] = 1,
+    rules_in_context: Annotated[bool, typer.Option("--rules-in-context", help="Also show each rule set to the model in its system prompt.")] = False,
+    policy: Annotated[Optional[str], typer.Option("--policy", metavar="FILE", help="Runtime policy file (both runs).")] = None,
+    seed: Annotated[Optional[int], typer.Option(metavar="N", help="Sampling seed sent to live models (both runs).")] = None,
+    model_config: Annotated[Optional[str], typer.Option("--model-config", metavar="FILE", help="Model config file for live models.")] = None,
+    selfcheck: Annotated[bool, typer.Option("--selfcheck/--no-selfcheck", help="Leave out of both runs the pairs the oracle cannot pass under OLD.")] = True,
+    report: Annotated[bool, typer.Option("--report/--no-report", help="Also render each run's report.html.")] = False,
+    alpha: Annotated[float, typer.Option(metavar="A", help="Significance level of the McNemar tests.", min=0.0001, max=0.5)] = 0.05,
+    show_all: Annotated[bool, typer.Option("--all", help="Also print per-trigger rows where nothing changed.")] = False,
+) -> None:
+    """Run the suite under OLD and NEW (gate on, same plan and seeds) and diff the metrics per trigger with paired tests."""
+    from pydantic import ValidationError
+
+    from evalkit.harness.run import RunConfig
+    from evalkit.harness.run import run as run_suite
+
+    _show_results_warnings()
+    try:
+        kwargs = dict(suites=suites or [], pair_ids=pair or [], limit=limit, out=out, epochs=epochs, tasks_dir=tasks,
+                      report=report, rules_in_context=rules_in_context, policy=policy, seed=seed,
+                      model_config_file=model_config, selfcheck=selfcheck, gates=["on"])
+        if model:
+            kwargs["models"] = model
+        if condition:
+            kwargs["conditions"] = condition
+        try:
+            config = RunConfig(**kwargs)
+        except ValidationError as exc:
+            raise _option_error(exc) from None
+        from evalkit.rules.evaluate import evaluate_rules
+
+        result = evaluate_rules(rules, against, config, alpha=alpha,
+                                run_suite=lambda cfg: _run_with_progress(run_suite, cfg))
+    except _ERRORS as exc:
+        _fail(exc)
+        return
+    from evalkit.report.rules_eval import console_tables
+    from evalkit.rules.console import print_tables
+
+    print_tables(console_tables(result, show_all=show_all))
+    for r in result["regressions"]:
+        typer.echo(f"regression: {r['model']} · {r['condition']}: {r['metric']} {r['old']:.3f} -> {r['new']:.3f} "
+                   f"(p {r['p_value']:.3g})")
+    typer.echo(f"wrote {result['files']['json']} and {result['files']['html']}")
+
+
+@rules_app.command("replay")
+def rules_replay(
+    traces: Annotated[list[str], typer.Argument(metavar="TRACES...", help="evalkit trace files, run directories or folders, or import-format .jsonl files.")],
+    rules: Annotated[str, typer.Option("--rules", metavar="FILE", help="The rule set to replay against (file or shipped name).")] = ...,
+    json_out: Annotated[Optional[Path], typer.Option("--json", metavar="FILE", help="Also write the full replay report as JSON.")] = None,
+) -> None:
+    """Replay recorded traces against a rule set (no model): list every commit a rule would have stopped; exit 1 if any."""
+    from evalkit.rules.console import print_replay
+    from evalkit.rules.loader import load_rule_set
+    from evalkit.rules.replay import load_traces, replay
+
+    try:
+        rule_set = load_rule_set(rules)
+        report = replay(load_traces(traces), rule_set)
+        if json_out is not None:
+            from evalkit.harness.store import dump_json, write_atomic
+
+            write_atomic(json_out, dump_json(report))
+    except _ERRORS as exc:
+        _fail(exc)
+        return
+    print_replay(report)
+    if report["regressions"]:
+        raise typer.Exit(1)
+
+
+@rules_app.command("distill")
+def rules_distill(
+    run_dir: Annotated[Path, typer.Argument(metavar="RUN", help="A run directory written by `evalkit run`.")],
+    out: Annotated[Optional[Path], typer.Option("--out", metavar="DRAFT.yaml", help="Where to write the draft (default: RUN/rules-draft.yaml).")] = None,
+) -> None:
+    """Propose candidate rules from a run's misaction episodes; write them as a draft rule set with their evidence."""
+    from evalkit.rules.console import print_draft
+    from evalkit.rules.distill import DRAFT_NAME, distill, write_draft
+
+    try:
+        draft = distill(run_dir)
+        path = write_draft(draft, out or run_dir / DRAFT_NAME) if draft.rules or draft.rejected else None
+    except _ERRORS as exc:
+        _fail(exc)
+        return
+    print_draft(draft, path)
 
 
 def main() -> None:

@@ -74,9 +74,12 @@ ReasonCode = Literal[
     "gate_gather",
     "parse_error",
     "meta_denied",
+    "episode_ended",
 ]
 """Why the controller did not execute a proposed call (DESIGN §2). ``gate_*`` codes come
-from the autonomy gate (DESIGN §4): the call was stopped with that gate decision."""
+from the autonomy gate (DESIGN §4): the call was stopped with that gate decision.
+``episode_ended``: the call came after the one that ended the episode (a terminal meta
+request or the gate's last stop) in the same response, so it was never considered."""
 
 GateDecision = Literal["gather", "act", "clarify", "abstain"]
 """The autonomy gate's four decisions (DESIGN §4, seed 003)."""

@@ -80,3 +80,100 @@ def test_help_does_not_import_heavy_libraries():
     assert proc.returncode == 0
     imported = {line.split("|")[-1].strip().split(".")[0] for line in proc.stderr.splitlines() if "|" in line}
     assert not imported & {"pandas", "matplotlib", "openai", "datasets", "pyarrow", "numpy", "jsonschema"}
+
+
+def _one_line_error(proc, needle):
+    assert proc.returncode == 2, proc.stderr
+    lines = proc.stderr.strip().splitlines()
+    assert len(lines) == 1 and lines[0].startswith("evalkit: error: "), proc.stderr
+    assert needle in lines[0], proc.stderr
+
+
+def test_option_range_errors_are_one_line(tmp_path):
+    for args, needle in [
+        (["--limit", "0"], "--limit: Input should be greater than or equal to 1 (got 0)"),
+        (["--epochs", "0"], "--epochs: Input should be greater than or equal to 1 (got 0)"),
+        (["--epochs", "100000000"], "--epochs: Input should be less than or equal to 1000 (got 100000000)"),
+        (["--temperature", "nan"], "--temperature: Input should be a finite number (got nan)"),
+        (["--max-connections", "0"], "--max-connections: Input should be greater than or equal to 1 (got 0)"),
+        (["-m", "scripted/late:99999999999999999999"], "integer K from 0 to 1000"),
+    ]:
+        _one_line_error(evalkit("run", *args, "--out", str(tmp_path / "o")), needle)
+    assert not (tmp_path / "o").exists()
+
+
+def test_run_refuses_a_folder_of_other_files_and_an_empty_out(tmp_path):
+    mine = tmp_path / "mine"
+    mine.mkdir()
+    (mine / "config.json").write_text("my settings")
+    _one_line_error(evalkit("run", "--limit", "1", "--out", str(mine)),
+                    f"{mine}: not empty (config.json) and not an evalkit run directory")
+    assert [p.name for p in mine.iterdir()] == ["config.json"] and (mine / "config.json").read_text() == "my settings"
+    (tmp_path / "keep.txt").write_text("x")
+    _one_line_error(evalkit("run", "--limit", "1", "--out", "", cwd=tmp_path), "--out: String should have at least 1")
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["keep.txt", "mine"]
+
+
+def test_binary_option_files_and_suites_are_one_line(tmp_path, mini_tasks):
+    binary = tmp_path / "policy.yaml"
+    binary.write_bytes(b"\x89PNG\r\n\x1a\n\xff\x00")
+    _one_line_error(evalkit("run", "--policy", str(binary), "--out", str(tmp_path / "o")),
+                    f"--policy {binary}: not UTF-8 text")
+    _one_line_error(evalkit("run", "--model-config", str(binary), "--out", str(tmp_path / "o")),
+                    f"--model-config {binary}: not UTF-8 text")
+    suite = tmp_path / "suite.yaml"
+    suite.write_bytes("pairs: [{id: café}]".encode("latin-1"))
+    _one_line_error(evalkit("suite", "validate", str(suite)), f"{suite}: is not UTF-8 text (byte 0xe9")
+
+
+def test_a_domain_that_exits_during_import_is_an_error(tmp_path, mini_suite):
+    tasks = tmp_path / "tasks"
+    (tasks / "mini").mkdir(parents=True)
+    (tasks / "mini" / "domain.py").write_text("import sys\nsys.exit(0)\n")
+    _one_line_error(evalkit("run", str(mini_suite), "--tasks", str(tasks), "--out", str(tmp_path / "o")),
+                    "import failed: called sys.exit(0)")
+
+
+def test_report_on_a_malformed_summary_is_one_line(tmp_path):
+    (tmp_path / "summary.json").write_text("[]")
+    _one_line_error(evalkit("report", str(tmp_path)), f"{tmp_path / 'summary.json'}: expected a JSON object, found list")
+
+
+def test_a_full_disk_mid_run_is_one_line_naming_the_file(tmp_path, mini_suite, mini_tasks, monkeypatch):
+    import errno
+    import re
+
+    from typer.testing import CliRunner
+
+    from evalkit.cli import app
+    from evalkit.harness import store
+
+    writes = {"n": 0}
+    real_write_atomic, real_append = store.write_atomic, store.RunStore.append_result
+
+    def disk(path):  # the disk fills up after two traces and two rows: every later write fails
+        writes["n"] += 1
+        if writes["n"] > 4:
+            raise store._naming(OSError(errno.ENOSPC, "No space left on device"), path)
+
+    def write_trace(self, episode_id, jsonl):
+        path = self.traces / f"{episode_id}.jsonl"
+        disk(path)
+        real_write_atomic(path, jsonl)
+
+    def append_result(self, row):
+        disk(self.root / "results.jsonl")
+        real_append(self, row)
+
+    monkeypatch.setattr(store.RunStore, "write_trace", write_trace)
+    monkeypatch.setattr(store.RunStore, "append_result", append_result)
+    out = tmp_path / "run"
+    result = CliRunner().invoke(app, ["run", str(mini_suite), "--tasks", str(mini_tasks), "-m", "scripted/oracle",
+                                      "-c", "nl", "--no-selfcheck", "--out", str(out)])
+    assert result.exit_code == 2, result.output
+    lines = result.stderr.strip().splitlines()
+    assert len(lines) == 1 and "Traceback" not in result.output, result.output
+    assert re.fullmatch(rf"evalkit: error: {re.escape(str(out))}/(traces/[^ ]+\.jsonl|results\.jsonl): No space left "
+                        rf"on device; finished episodes are kept: continue with `evalkit run --resume "
+                        rf"{re.escape(str(out))}`", lines[0]), lines[0]
+    assert len((out / "results.jsonl").read_text().splitlines()) == 2

@@ -6,12 +6,14 @@ does not hold is rejected when the gate config is loaded. Three kinds:
 
 * **rate** — a metric ``m`` with ``m_k``, ``m_n`` and ``m_ci`` (every rate of the table in
   :mod:`evalkit.metrics.aggregate`); its ``n`` is ``m_n``. Breakdown rows (``by: trigger``
-  and so on) keep only :data:`evalkit.metrics.aggregate.CORE_RATES` and ``error_rate``,
-  ``episode_accuracy``, ``coverage`` and the rest of the core set.
-* **mean** — ``lag_mean``, ``tokens_per_episode``, ``latency_s_p95``, ``cost_usd``, …; its
-  ``n`` is the count it is taken over (:data:`MEAN_N`).
+  and so on) hold the aggregator's core set only (``group_metrics(..., core=True)``: the
+  counts, :data:`evalkit.metrics.aggregate.CORE_RATES`, ``episode_accuracy``, ``coverage``,
+  ``error_rate`` and the other accuracies).
+* **mean** — a mean or total that may be ``null``: ``lag_mean``, ``tokens_per_episode``,
+  ``latency_s_p95``, ``cost_usd`` (``null`` when an episode has no price), …; its ``n`` is
+  the count it is taken over (:data:`MEAN_N`, else the recorded episodes ``completed``).
 * **count** — ``errors``, ``missing``, ``incomplete_pairs``, ``permission_escalations``, …;
-  its ``n`` is the group's planned episodes (``n_episodes``).
+  always defined for a group (it has planned episodes), so it has no ``n``.
 
 A rate or mean with ``n = 0`` (or a ``null`` value) has no data: the gate reports it as
 missing data, never as a pass (field case C21).
@@ -82,4 +84,4 @@ def n_field(metric: str, kind: MetricKind) -> str:
         return f"{metric}_n"
     if kind == "mean":
         return MEAN_N.get(metric, "completed")
-    return "n_episodes"
+    return "n_episodes"  # counts: the planned episodes (not shown; a count is never empty)

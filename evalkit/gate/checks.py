@@ -20,7 +20,7 @@ interval, exact McNemar p-value).
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any, Literal
 
 from evalkit.gate.catalogue import GROUP_KEYS, metric_kinds, n_field
@@ -28,7 +28,7 @@ from evalkit.gate.config import RegressionCheck, Threshold
 from evalkit.gate.rundir import Group, RunDir
 from evalkit.metrics.compare import compare_units
 from evalkit.metrics.stats import DEFAULT_BOOTSTRAP_SAMPLES, DEFAULT_SEED
-from evalkit.report.console import fmt, fmt_p, fmt_rate, fmt_signed
+from evalkit.report.console import fmt, fmt_ci, fmt_p, fmt_rate, fmt_signed
 
 Status = Literal["pass", "fail", "error"]
 
@@ -115,6 +115,21 @@ def _available(rows: list[dict[str, Any]], key: str) -> str:
     return ", ".join(values[:12]) + (", …" if len(values) > 12 else "") if values else "none"
 
 
+def _selection_errors(base: dict[str, Any], rows: list[dict[str, Any]], chosen: list[dict[str, Any]],
+                      unmatched: list[str], source: str) -> list[CheckResult]:
+    """One ``error`` result per ``key=value`` that selected no row, or one when nothing was
+    selected at all: an empty selection is missing data, never a pass."""
+    out = []
+    for cond in unmatched:
+        key, value = cond.split("=", 1)
+        out.append(CheckResult(**base, group={key: value}, status="error",
+                               message=f"missing data: no group with {cond} in {source} "
+                                       f"(there: {_available(rows, key)})"))
+    if not chosen and not unmatched:
+        out.append(CheckResult(**base, group={}, status="error", message=f"missing data: {source} are empty"))
+    return out
+
+
 def evaluate_threshold(check: Threshold, index: int, run: RunDir) -> list[CheckResult]:
     """Apply one threshold to every row it selects in ``run``'s ``summary.json``.
 
@@ -127,9 +142,9 @@ def evaluate_threshold(check: Threshold, index: int, run: RunDir) -> list[CheckR
         One result per selected row, plus one ``error`` result per ``where`` value that
         selects nothing (or one when the run has no rows at all for the check).
     """
-    where_field = f"thresholds[{index}]"
     name = check.name or f"{check.metric} {check.bound_text()}"
-    base = dict(kind="threshold", name=name, field=where_field, metric=check.metric, limit=check.bound_text())
+    base = dict(kind="threshold", name=name, field=f"thresholds[{index}]", metric=check.metric,
+                limit=check.bound_text())
     if check.by is None:
         rows = run.summary.get("rows", [])
         source = "summary.json rows"
@@ -140,14 +155,7 @@ def evaluate_threshold(check: Threshold, index: int, run: RunDir) -> list[CheckR
             return [CheckResult(**base, group={}, status="error",
                                 message=f"missing data: {run.path}/summary.json has no `{check.by}` breakdown")]
     chosen, unmatched = _select(rows, check.where)
-    out = [
-        CheckResult(**base, group={k.split("=", 1)[0]: k.split("=", 1)[1]}, status="error",
-                    message=f"missing data: no group with {cond} in {source} "
-                            f"(there: {_available(rows, cond.split('=', 1)[0])})")
-        for cond in unmatched
-    ]
-    if not chosen and not unmatched:
-        out.append(CheckResult(**base, group={}, status="error", message=f"missing data: {source} are empty"))
+    out = _selection_errors(base, rows, chosen, unmatched, source)
     kind = metric_kinds(core=check.by is not None)[check.metric]
     for row in chosen:
         out.append(_threshold_one(check, kind, row, base))
@@ -171,20 +179,14 @@ def _threshold_one(check: Threshold, kind: str, row: dict[str, Any], base: dict[
     result = CheckResult(**base, group=group, status="pass", value=value, k=k, n=n, message="")
     shown = value_text(result)
     if check.holds(value):
-        return _replace(result, message=f"{shown} meets {check.bound_text()}")
+        return replace(result, message=f"meets {check.bound_text()}")
     if check.equals is not None:
         why = f"{shown} is not {check.equals:g}"
     elif check.min is not None and value < check.min:
         why = f"{shown} is below the floor {check.min:g} by {fmt(check.min - value)}"
     else:
         why = f"{shown} is above the ceiling {check.max:g} by {fmt(value - check.max)}"
-    return _replace(result, status="fail", message=why)
-
-
-def _replace(result: CheckResult, **changes: Any) -> CheckResult:
-    from dataclasses import replace
-
-    return replace(result, **changes)
+    return replace(result, status="fail", message=why)
 
 
 def evaluate_regression(
@@ -207,18 +209,11 @@ def evaluate_regression(
         One result per selected run row (and one ``error`` per ``where`` value that selects
         nothing).
     """
-    name = check.name or f"{check.metric} no significant drop > {check.tolerance:g}"
+    name = check.name or f"{check.metric} drop vs baseline (tolerance {check.tolerance:g})"
     base = dict(kind="regression", name=name, field=f"regression.checks[{index}]", metric=check.metric)
     rows = run.summary.get("rows", [])
     chosen, unmatched = _select(rows, check.where)
-    out = [
-        CheckResult(**base, group={cond.split("=", 1)[0]: cond.split("=", 1)[1]}, status="error",
-                    message=f"missing data: no group with {cond} in summary.json rows "
-                            f"(there: {_available(rows, cond.split('=', 1)[0])})")
-        for cond in unmatched
-    ]
-    if not chosen and not unmatched:
-        out.append(CheckResult(**base, group={}, status="error", message="missing data: summary.json rows are empty"))
+    out = _selection_errors(base, rows, chosen, unmatched, "summary.json rows")
     settings = run.summary.get("settings", {})
     samples = int(settings.get("bootstrap_samples") or DEFAULT_BOOTSTRAP_SAMPLES)
     seed = int(settings.get("bootstrap_seed") or DEFAULT_SEED)
@@ -301,25 +296,19 @@ def _regression_one(
                      "(pair content hash or attributes differ)")
     cmp = compare_units(base_units, run_units, samples=samples, seed=seed)
     drop = -cmp["diff"]
-    comparison = dict(cmp, baseline_model=bgroup[0], baseline_value=brow.get(metric), baseline_k=brow.get(f"{metric}_k"),
-                      baseline_n=brow.get(f"{metric}_n"), drop=drop, tolerance=check.tolerance, alpha=check.alpha)
-    change = f"{fmt(cmp['a_rate'])} ({cmp['a_k']}/{cmp['n']}) → {fmt(cmp['b_rate'])} ({cmp['b_k']}/{cmp['n']})"
-    test = f"McNemar p = {fmt_p(cmp['p_value'])}, 95% CI {_ci(cmp['ci'])}"
+    comparison = dict(cmp, baseline_model=bgroup[0], baseline_value=brow.get(metric),
+                      baseline_k=brow.get(f"{metric}_k"), baseline_n=brow.get(f"{metric}_n"), drop=drop,
+                      tolerance=check.tolerance, alpha=check.alpha)
+    p, ci = fmt_p(cmp["p_value"]), fmt_ci(cmp["ci"])
+    diff = f"B − A {fmt_signed(cmp['diff'])} {ci} on {cmp['n']} units, McNemar p {p}"
     if drop <= check.tolerance:
         what = "no drop" if drop <= 0 else f"drop {fmt(drop)} within the tolerance {check.tolerance:g}"
+        return CheckResult(**current, status="pass", comparison=comparison, message=f"{what} ({diff})")
+    if cmp["p_value"] is None or cmp["p_value"] >= check.alpha:
         return CheckResult(**current, status="pass", comparison=comparison,
-                           message=f"{change}: {what} (B − A {fmt_signed(cmp['diff'])}, {test})")
-    significant = cmp["p_value"] is not None and cmp["p_value"] < check.alpha
-    if not significant:
-        return CheckResult(**current, status="pass", comparison=comparison,
-                           message=f"{change}: drop {fmt(drop)} > tolerance {check.tolerance:g} but not significant "
-                                   f"({test}; alpha {check.alpha:g})")
+                           message=f"drop {fmt(drop)} exceeds the tolerance {check.tolerance:g} but is not "
+                                   f"significant at alpha {check.alpha:g} ({diff})")
     return CheckResult(**current, status="fail", comparison=comparison,
-                       message=f"{change}: significant drop {fmt(drop)} > tolerance {check.tolerance:g} "
-                               f"({test} < alpha {check.alpha:g})")
+                       message=f"regression: drop {fmt(drop)} exceeds the tolerance {check.tolerance:g} and is "
+                               f"significant at alpha {check.alpha:g} ({diff})")
 
-
-def _ci(ci: list[float | None] | None) -> str:
-    from evalkit.report.console import fmt_ci
-
-    return fmt_ci(ci)

@@ -10,6 +10,8 @@ runtime policy's budgets and approvals with the pair's and variant's own on top.
 from __future__ import annotations
 
 import copy
+import hashlib
+import json
 import re
 from dataclasses import dataclass, field
 from functools import cached_property
@@ -33,6 +35,22 @@ _SLUG = re.compile(r"[^A-Za-z0-9_.-]+")
 def slug(text: str) -> str:
     """File-name-safe form of ``text`` (``scripted/late:3`` → ``scripted_late_3``)."""
     return _SLUG.sub("_", text).strip("_")
+
+
+def episode_id(pair_id: str, variant: str, model: str, condition: str, gate: str, epoch: int) -> str:
+    """The episode's id, also its trace's file name (``traces/ID.jsonl``).
+
+    A readable slug of the key (pair id and model cut to 60 and 40 characters) plus the first
+    12 hex digits of the sha256 of the whole key, so keys that slug alike (``x:y`` / ``x_y``,
+    ``late:3`` / ``late:+3``, ids differing only in case on a case-insensitive disk) get
+    different files, and a name stays under 180 characters whatever the pair id's length.
+
+    Example: ``shop-order__abstain__scripted_oracle__meta__off__e1-3f2a9c01b7d4``.
+    """
+    readable = "__".join((slug(pair_id)[:60], slug(variant)[:20], slug(model)[:40], slug(condition)[:20],
+                          slug(gate)[:8], f"e{epoch}")).lstrip(".")
+    key = json.dumps([pair_id, variant, model, condition, gate, epoch])
+    return f"{readable}-{hashlib.sha256(key.encode()).hexdigest()[:12]}"
 
 
 @dataclass(frozen=True)
@@ -95,7 +113,8 @@ class EpisodeSpec:
 
     @cached_property
     def episode_id(self) -> str:
-        return slug(f"{self.pair.id}__{self.variant}__{self.model}__{self.condition}__{self.gate}__e{self.epoch}")
+        """Id and trace file name of the episode (:func:`episode_id`): unique per key."""
+        return episode_id(*self.key)
 
     @cached_property
     def tool_kinds(self) -> dict[str, str]:

@@ -9,7 +9,8 @@ finishes (which writes its trace and appends its result row), so an interrupted 
 every finished episode and can be resumed.
 
 An exception that escapes an episode (a bug, not a model error: those are outcomes
-already) becomes an explicit error outcome for that episode, never a lost row.
+already) becomes an explicit error outcome for that episode, never a lost row; so does one
+raised while recording it (:func:`evalkit.harness.run.run`'s ``record``).
 :class:`ProgressBar` shows episodes done, errors, tokens and cache hits.
 """
 
@@ -21,6 +22,7 @@ from typing import Any, Callable, Mapping, Sequence
 from evalkit.harness.episode import EpisodeSpec, execute
 from evalkit.runtime.controller import Limits
 from evalkit.runtime.events import EpisodeEnded, EpisodeStarted, ErrorRaised
+from evalkit.runtime.jsonsafe import clean_text
 from evalkit.runtime.loop import EpisodeRun, Recorder
 from evalkit.runtime.model_io import Model
 
@@ -28,15 +30,23 @@ Record = Callable[[EpisodeSpec, EpisodeRun], dict[str, Any]]
 Progress = Callable[[int, int, dict[str, Any]], None]
 
 
-def crashed_run(spec: EpisodeSpec, exc: BaseException) -> EpisodeRun:
-    """An :class:`EpisodeRun` holding only the error that stopped the episode."""
+def crashed_run(spec: EpisodeSpec, exc: BaseException, *, stage: str = "runtime") -> EpisodeRun:
+    """An :class:`EpisodeRun` holding only the error that stopped the episode.
+
+    Args:
+        spec: The episode.
+        exc: The exception.
+        stage: Where it happened: ``runtime`` (running the episode) or ``recording``
+            (writing its trace, scoring it, appending its row); the error reads
+            ``"<stage> error: <type>: <message>"``.
+    """
     rec = Recorder()
-    message = f"{type(exc).__name__}: {exc}"
+    message = clean_text(f"{type(exc).__name__}: {exc}")
     rec.emit(EpisodeStarted, 0, episode_id=spec.episode_id, pair_id=spec.pair.id, variant=spec.variant,
              condition=spec.condition, model=spec.model, domain=spec.pair.domain)
-    rec.emit(ErrorRaised, 0, source="runtime", message=message)
+    rec.emit(ErrorRaised, 0, source="runtime", message=f"{stage} error: {message}")
     rec.emit(EpisodeEnded, 0, reason="error")
-    return EpisodeRun(rec.log, {}, f"runtime error: {message}")
+    return EpisodeRun(rec.log, {}, f"{stage} error: {message}")
 
 
 def _run_one(spec: EpisodeSpec, model: Model, limits: Limits) -> EpisodeRun:

@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import datetime as _dt
 import json
+import math
 import sys
 import warnings
 from pathlib import Path
@@ -28,8 +29,8 @@ import evalkit
 from evalkit.conditions.registry import CONDITIONS, get_condition
 from evalkit.errors import ConfigError
 from evalkit.harness.episode import EpisodeSpec, RuntimeSetup
-from evalkit.harness.executor import Progress, execute_plan
-from evalkit.harness.store import ResultsWarning, RunStore, result_key
+from evalkit.harness.executor import Progress, crashed_run, execute_plan
+from evalkit.harness.store import ResultsWarning, RunStore, check_out_dir, result_key
 from evalkit.metrics.aggregate import pair_attributes
 from evalkit.metrics.provider import provider_summary
 from evalkit.metrics.scoring import score_episode
@@ -42,6 +43,10 @@ from evalkit.scenarios.domains import load_domain
 from evalkit.scenarios.loader import Suite, load_suite
 
 DEFAULT_OUT = "reports/latest"
+MAX_EPOCHS = 1000
+"""Most repetitions of every episode a run may ask for."""
+MAX_PLAN = 1_000_000
+"""Most episodes one run may plan (pairs × variants × models × conditions × gates × epochs)."""
 
 
 class RunConfig(BaseModel):
@@ -90,8 +95,8 @@ class RunConfig(BaseModel):
     conditions: list[str] = Field(default_factory=lambda: list(CONDITIONS))
     pair_ids: list[str] = Field(default_factory=list)
     limit: int | None = Field(default=None, ge=1)
-    epochs: int = Field(default=1, ge=1)
-    out: str = DEFAULT_OUT
+    epochs: int = Field(default=1, ge=1, le=MAX_EPOCHS)
+    out: str = Field(default=DEFAULT_OUT, min_length=1)
     max_turns: int = Field(default=12, ge=1)
     max_tool_calls: int = Field(default=20, ge=1)
     context_budget: int = Field(default=16_000, ge=256)
@@ -100,8 +105,8 @@ class RunConfig(BaseModel):
     bootstrap_samples: int = Field(default=2000, ge=100)
     bootstrap_seed: int = 0
     base_url: str | None = None
-    temperature: float | None = Field(default=None, ge=0, le=2)
-    top_p: float | None = Field(default=None, gt=0, le=1)
+    temperature: float | None = Field(default=None, ge=0, le=2, allow_inf_nan=False)
+    top_p: float | None = Field(default=None, gt=0, le=1, allow_inf_nan=False)
     max_tokens: int | None = Field(default=None, ge=1)
     seed: int | None = None
     tool_choice: str | None = None
@@ -169,7 +174,16 @@ def build_plan(suite: Suite, config: RunConfig, setup: RuntimeSetup | None = Non
     Each pair contributes the variants it has (:attr:`evalkit.scenarios.schema.Pair.variants`):
     ``act`` and ``abstain``; only ``act`` on a control pair; plus ``act_resist`` on an
     injection pair that has one. Each runs once per gate setting (``config.gates``).
+
+    Raises:
+        ConfigError: when the plan would hold more than :data:`MAX_PLAN` episodes (checked
+            before any is built), or two episodes share a key or an episode id.
     """
+    size = sum(len(p.variants) for p in suite.pairs) * config.epochs * len(config.models) * len(config.conditions) \
+        * len(config.gates)
+    if size > MAX_PLAN:
+        raise ConfigError(f"the run plan would hold {size:,} episodes (at most {MAX_PLAN:,}); "
+                          "lower --epochs or select fewer pairs, models or conditions")
     setup = setup if setup is not None else runtime_setup(config)
     plan = []
     for pair in suite.pairs:
@@ -185,17 +199,23 @@ def build_plan(suite: Suite, config: RunConfig, setup: RuntimeSetup | None = Non
 
 
 def check_unique_keys(plan: list[EpisodeSpec]) -> None:
-    """Reject a plan in which two episodes share a key (field case C27).
+    """Reject a plan in which two episodes share a key (field case C27) or a trace file
+    (:attr:`~evalkit.harness.episode.EpisodeSpec.episode_id`).
 
     Raises:
         ConfigError: naming the first repeated key.
     """
     seen: set[tuple] = set()
+    ids: dict[str, tuple] = {}
     for spec in plan:
         if spec.key in seen:
             raise ConfigError(f"the run plan holds episode {'/'.join(map(str, spec.key))} twice "
                               "(a pair id, model or condition given twice?)")
         seen.add(spec.key)
+        other = ids.setdefault(spec.episode_id, spec.key)
+        if other != spec.key:
+            raise ConfigError(f"episodes {'/'.join(map(str, other))} and {'/'.join(map(str, spec.key))} would share "
+                              f"the trace file {spec.episode_id}.jsonl")
 
 
 def pending(plan: list[EpisodeSpec], completed: set[tuple]) -> list[EpisodeSpec]:
@@ -314,8 +334,10 @@ def run(
         The summary (as written to ``summary.json``).
 
     Raises:
-        ScenarioError: for an invalid suite; ConfigError: for an unknown model or condition.
+        ScenarioError: for an invalid suite; ConfigError: for an unknown model or condition;
+        RunError: when ``config.out`` cannot take a new run (:func:`~evalkit.harness.store.check_out_dir`).
     """
+    earlier = None if resume else check_out_dir(config.out)  # never write into a folder of other files
     setup = runtime_setup(config)  # a bad rule set or policy fails before any work
     tasks_dir = Path(config.tasks_dir) if config.tasks_dir else None
     suite = load_suite(config.suites, tasks_dir=tasks_dir).select(pair_ids=config.pair_ids, limit=config.limit)
@@ -334,6 +356,8 @@ def run(
             raise ConfigError("the oracle self-check excluded every pair of the selection")
     options = config.model_options()
     models = {spec: get_model(spec, options) for spec in config.models}
+    prices = {spec: find_price(spec) for spec in config.models}
+    check_prices(models, prices)  # an infinite price would break config.json and every cost
     plan = build_plan(suite, config, setup)
     limits = config.limits()
     store = RunStore(config.out)
@@ -341,23 +365,31 @@ def run(
     if resume:
         completed = prepare_resume(store, config, suite)
     else:
-        if (store.root / "results.jsonl").exists():
-            print(f"evalkit: replacing the earlier run in {store.root}", file=sys.stderr)
+        if earlier is not None:
+            print(f"evalkit: warning: replacing the earlier run in {store.root} "
+                  f"(started {earlier.get('created', 'at an unknown time')})", file=sys.stderr)
         store.reset()
         store.write_json("config.json", manifest(config, suite, models))
         completed = set()
     if check is not None:
         store.write_json("selfcheck.json", check.as_dict())
     todo = pending(plan, completed)
-    prices = {spec: find_price(spec) for spec in config.models}
 
-    def record(spec: EpisodeSpec, result: Any) -> dict[str, Any]:
-        # runs in this thread as each episode finishes, in any order: append at once (resumable)
+    def write(spec: EpisodeSpec, result: Any) -> dict[str, Any]:
         store.write_trace(spec.episode_id, result.log.to_jsonl())
         row = score_episode(spec, result.log, result.state, result.error, max_lag=config.max_lag,
                             price=prices.get(spec.model))
         store.append_result(row)
         return row
+
+    def record(spec: EpisodeSpec, result: Any) -> dict[str, Any]:
+        # runs in this thread as each episode finishes, in any order: append at once (resumable)
+        try:
+            return write(spec, result)
+        except OSError:
+            raise  # the run directory itself failed (a full disk): not this episode's fault
+        except Exception as exc:  # noqa: BLE001 - a trace or score that fails costs one error row, not the run
+            return write(spec, crashed_run(spec, exc, stage="recording"))
 
     store.open()
     try:
@@ -369,6 +401,26 @@ def run(
             if close is not None:
                 close()  # stops a local model server started for this run
     return finish(store, [s.key for s in plan], None, config, pairs=pair_attributes(suite.pairs))
+
+
+def check_prices(models: dict[str, Any], prices: dict[str, Any]) -> None:
+    """Reject a price that is not a finite number (``.inf``, NaN) before any work starts.
+
+    Args:
+        models: Model objects by spec; a live model's ``describe()["price"]`` is checked.
+        prices: Prices by spec from the price tables (:func:`~evalkit.models.pricing.find_price`).
+
+    Raises:
+        ConfigError: naming the model and the price field.
+    """
+    for spec, model in models.items():
+        described = model.describe() if hasattr(model, "describe") else None
+        own = described.get("price") if isinstance(described, dict) else None
+        for price in (own, prices.get(spec)):
+            for name, value in (price or {}).items() if isinstance(price, dict) else ():
+                if isinstance(value, float) and not math.isfinite(value):
+                    raise ConfigError(f"model {spec}: price {name} is {value}; prices must be finite numbers "
+                                      "(USD per million tokens)")
 
 
 def finish(

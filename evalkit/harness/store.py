@@ -7,7 +7,14 @@ Layout of ``DIR/``::
     results.jsonl     one scored row per finished episode, appended and flushed per row
     results.parquet   the same rows as a table (written at the end of the run)
     summary.json      aggregate metrics (NaN is rejected: empty groups are null)
+    selfcheck.json    pairs the oracle self-check excluded, with reasons
     report.html       the self-contained report
+
+``ID`` is the episode id (:attr:`evalkit.harness.episode.EpisodeSpec.episode_id`): a readable
+slug of the episode key plus a hash of the whole key, so two keys never share a trace file.
+
+A new run goes only into a missing or empty folder or replaces an earlier run
+(:func:`check_out_dir`); replacing removes only the files listed above.
 
 Whole files are written to a temporary file in the same folder and renamed into place,
 so a reader never sees a half-written file. ``results.jsonl`` is the one file appended to:
@@ -31,7 +38,9 @@ import warnings
 from pathlib import Path
 from typing import Any, Iterable
 
-OWNED = ("config.json", "results.jsonl", "results.parquet", "summary.json", "report.html")
+OWNED = ("config.json", "results.jsonl", "results.parquet", "summary.json", "report.html", "selfcheck.json")
+"""The files evalkit writes at the top of a run directory (all it ever removes there, with
+``traces/*.jsonl``)."""
 KEY_FIELDS = ("pair_id", "variant", "model", "condition", "gate", "epoch")
 """Fields of a result row that identify its episode in the run plan."""
 
@@ -81,21 +90,103 @@ def latest_by_key(rows: Iterable[dict[str, Any]], *, source: str = "results") ->
 
 
 def write_atomic(path: str | Path, data: str | bytes) -> None:
-    """Write ``data`` to ``path`` atomically (temp file in the same folder, then rename)."""
+    """Write ``data`` to ``path`` atomically (temp file in the same folder, then rename).
+
+    Raises:
+        OSError: naming ``path`` (a full disk, a read-only folder ...); ``path`` is unchanged.
+    """
     p = Path(path)
-    p.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(prefix=f".{p.name}.", suffix=".tmp", dir=p.parent)
+    try:
+        p.parent.mkdir(parents=True, exist_ok=True)
+        fd, tmp = tempfile.mkstemp(prefix=f".{p.name}.", suffix=".tmp", dir=p.parent)
+    except OSError as exc:
+        raise _naming(exc, p) from exc
     try:
         with os.fdopen(fd, "wb") as fh:
             fh.write(data.encode("utf-8") if isinstance(data, str) else data)
         os.chmod(tmp, 0o666 & ~_umask())
         os.replace(tmp, p)
-    except BaseException:
+    except BaseException as exc:
         try:
             os.unlink(tmp)
         except FileNotFoundError:
             pass
+        if isinstance(exc, OSError):
+            raise _naming(exc, p) from exc
         raise
+
+
+def _naming(exc: OSError, path: Path) -> OSError:
+    """``exc`` with ``path`` as its file name (a failed ``write`` names no file)."""
+    if exc.filename is not None and not str(exc.filename).endswith(".tmp"):
+        return exc
+    return type(exc)(exc.errno, exc.strerror or str(exc), str(path))
+
+
+def looks_like_run_dir(path: str | Path) -> bool:
+    """Whether ``path`` is laid out like a run directory: ``config.json`` plus
+    ``results.jsonl`` or ``traces/`` (cheap: no file is read)."""
+    p = Path(path)
+    return (p / "config.json").is_file() and ((p / "results.jsonl").is_file() or (p / "traces").is_dir())
+
+
+def read_manifest(path: str | Path) -> dict[str, Any] | None:
+    """The run manifest in ``path/config.json``, or ``None`` when there is none (missing,
+    unreadable, or not an object with ``evalkit_version`` and ``config``)."""
+    try:
+        data = json.loads((Path(path) / "config.json").read_bytes().decode("utf-8"))
+    except (OSError, ValueError, RecursionError):
+        return None
+    if isinstance(data, dict) and "evalkit_version" in data and isinstance(data.get("config"), dict):
+        return data
+    return None
+
+
+def check_out_dir(path: str | Path) -> dict[str, Any] | None:
+    """Check that a new run may be written to ``path`` before any work starts.
+
+    A new run goes into a missing or empty folder (entries whose names start with ``.`` do
+    not count) or replaces the earlier run in a run directory; evalkit never writes into, or
+    removes anything from, a folder that holds other files.
+
+    Returns:
+        The earlier run's manifest when ``path`` is a run directory (the caller warns that it
+        is replaced), else ``None``.
+
+    Raises:
+        RunError: ``path`` is empty, a file, under a file, not writable, or a non-empty
+            folder that is not a run directory.
+    """
+    from evalkit.errors import RunError
+
+    if str(path) == "":
+        raise RunError("--out is empty; give the run directory's path")
+    p = Path(path)
+    if p.exists() and not p.is_dir():
+        raise RunError(f"{p}: is a file, not a folder; choose another --out")
+    ancestor = p
+    while not ancestor.exists():
+        if ancestor.parent == ancestor:
+            break
+        ancestor = ancestor.parent
+    if not ancestor.is_dir():
+        raise RunError(f"{ancestor}: is a file, so {p} cannot be created; choose another --out")
+    if not os.access(ancestor, os.W_OK | os.X_OK):
+        raise RunError(f"{ancestor}: not writable (permission denied); choose another --out")
+    if not p.exists():
+        return None
+    manifest = read_manifest(p)
+    if manifest is not None:
+        return manifest
+    try:
+        others = sorted(e.name for e in p.iterdir() if not e.name.startswith("."))
+    except OSError as exc:
+        raise RunError(f"{p}: cannot list the folder ({exc.strerror})") from None
+    if others:
+        shown = ", ".join(others[:3]) + (", ..." if len(others) > 3 else "")
+        raise RunError(f"{p}: not empty ({shown}) and not an evalkit run directory; "
+                       "choose a new or empty folder for --out")
+    return None
 
 
 def _umask() -> int:
@@ -146,11 +237,17 @@ class RunStore:
         """Append one result row with a single write and flush it to the OS.
 
         Safe to call from several threads; rows may arrive in any order.
+
+        Raises:
+            OSError: naming ``results.jsonl`` (e.g. a full disk).
         """
         line = json.dumps(row, ensure_ascii=False, allow_nan=False) + "\n"
         with self._lock:
-            self._results_fh.write(line)
-            self._results_fh.flush()
+            try:
+                self._results_fh.write(line)
+                self._results_fh.flush()
+            except OSError as exc:
+                raise _naming(exc, self.root / "results.jsonl") from exc
 
     def write_json(self, name: str, obj: Any) -> None:
         write_atomic(self.root / name, dump_json(obj))
@@ -205,5 +302,9 @@ class RunStore:
 
         frame = pd.DataFrame(list(rows))
         tmp = self.root / ".results.parquet.tmp"
-        frame.to_parquet(tmp, index=False)
-        os.replace(tmp, self.root / "results.parquet")
+        try:
+            frame.to_parquet(tmp, index=False)
+            os.replace(tmp, self.root / "results.parquet")
+        except OSError as exc:
+            tmp.unlink(missing_ok=True)
+            raise _naming(exc, self.root / "results.parquet") from exc

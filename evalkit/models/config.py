@@ -124,6 +124,9 @@ class ModelSettings(_Strict):
         max_string_length: Cap on ``maxLength`` of string arguments in the tool schemas
             sent (the controller still validates against the tools' own schemas); for
             servers that constrain arguments by grammar and ignore ``max_tokens`` there.
+        drop_schema_keywords: JSON-Schema keywords removed from the tool schemas sent (e.g.
+            ``pattern``, which llama.cpp's grammar cannot compile); validation still uses
+            the full schemas.
         max_connections: Episodes of this model run concurrently.
         cache: Whether calls are cached (:mod:`evalkit.models.cache`).
         price: Price per million tokens, or ``None`` (cost is then ``null``).
@@ -143,6 +146,7 @@ class ModelSettings(_Strict):
     extra_body: dict[str, Any] = Field(default_factory=dict)
     tool_results_as: Literal["tool", "user"] = "tool"
     max_string_length: int | None = Field(default=None, ge=1)
+    drop_schema_keywords: list[str] = Field(default_factory=list)
     max_connections: int = Field(default=4, ge=1, le=256)
     cache: bool = True
     price: Price | None = None
@@ -197,6 +201,7 @@ LOCAL_MODELS: dict[str, dict[str, Any]] = {
         "extra_body": {"repeat_penalty": 1.0},
         "tool_results_as": "user",
         "max_string_length": 48,
+        "drop_schema_keywords": ["pattern"],
         "price": {"input_per_mtok": 0.0, "output_per_mtok": 0.0},
         "retry": {"max_attempts": 2, "timeout_s": 600.0},
         "local": {},
@@ -207,7 +212,9 @@ embedded llama.cpp server needs: temperature 0, an explicit ``tool_choice``,
 ``repeat_penalty`` 1.0 (the server's default penalty can make an argument string run on),
 a ``max_tokens`` cap, string arguments capped at 48 characters (the server generates tool
 arguments under a grammar and ignores ``max_tokens`` there, so a long ``maxLength`` is a long
-call), and tool results passed back inside user messages."""
+call), ``pattern`` removed from the schemas sent (a regex with ``\\s`` makes the server's
+grammar compiler fail and the server crash), and tool results passed back inside user
+messages."""
 
 
 class ModelConfigFile(_Strict):

@@ -27,7 +27,7 @@ import threading
 import time
 from typing import Any, Callable
 
-from evalkit.errors import ConfigError
+from evalkit.errors import ConfigError, ModelError
 from evalkit.models.cache import CallCache, cache_key, shared_cache
 from evalkit.models.config import ModelOptions, ModelSettings, resolve_settings
 from evalkit.models.parsing import parse_message
@@ -40,10 +40,16 @@ from evalkit.runtime.model_io import ModelOutput
 class LocalProvider:
     """A ``local/`` model: starts its llama.cpp server on the first call, stops it on close.
 
-    A failed start is remembered, so later calls fail at once with the same message.
+    A server that dies during the run (llama.cpp can crash on a request) is started again,
+    at most :attr:`max_restarts` times, with a line on stderr; the request that was in
+    flight fails as a ``connection_error`` and is retried like any other. A failed start is
+    remembered, so later calls fail at once with the same message; after :meth:`close`
+    calls fail at once too (an episode still running when a run is interrupted must not
+    start a new server).
     """
 
     name = "local"
+    max_restarts = 5
 
     def __init__(self, settings: ModelSettings):
         self.settings = settings
@@ -51,11 +57,24 @@ class LocalProvider:
         self._inner: Any = None
         self._server: Any = None
         self._failed: Exception | None = None
+        self.restarts = 0
 
     def _start(self) -> Any:
         with self._lock:
             if self._failed is not None:
                 raise self._failed
+            server = self._server
+            if server is not None and server.proc is not None and server.proc.poll() is not None:
+                if self.restarts >= self.max_restarts:
+                    self._failed = ModelError(f"the local model server died {self.restarts + 1} times; giving up")
+                    raise self._failed
+                self.restarts += 1
+                print(f"evalkit: the local model server exited with code {server.proc.returncode} "
+                      f"({server.log_tail(2) or 'no log'}); restarting ({self.restarts}/{self.max_restarts})",
+                      file=sys.stderr, flush=True)
+                server.stop()
+                self._inner.close()
+                self._inner = self._server = None
             if self._inner is None:
                 from evalkit.models.local import LocalServer, model_file
                 from evalkit.models.openai_compat import OpenAIProvider
@@ -77,6 +96,7 @@ class LocalProvider:
 
     def close(self) -> None:
         with self._lock:
+            self._failed = ModelError(f"{self.settings.spec} is closed (the run ended)")  # never restart
             if self._inner is not None:
                 self._inner.close()
                 self._inner = None
@@ -134,11 +154,14 @@ class LiveModel:
         self.endpoint = endpoint or settings.base_url or settings.provider
         self._provider = provider
         self._provider_lock = threading.Lock()
+        self._closed = False
         self._sleep = sleep
 
     @property
     def provider(self) -> Any:
         with self._provider_lock:
+            if self._closed:
+                raise ModelError(f"{self.name} is closed (the run ended)")
             if self._provider is None:
                 self._provider = make_provider(self.settings)
             return self._provider
@@ -161,7 +184,8 @@ class LiveModel:
             key = cache_key(provider=s.provider, model=s.model, endpoint=self.endpoint,
                             messages=context.messages, tools=context.tools,
                             sampling={**s.sampling(), "tool_results_as": s.tool_results_as,
-                                      "max_string_length": s.max_string_length},
+                                      "max_string_length": s.max_string_length,
+                                      "drop_schema_keywords": s.drop_schema_keywords},
                             epoch=getattr(episode, "epoch", None))
             response = self.cache.get(key)
         cached = response is not None
@@ -221,9 +245,10 @@ class LiveModel:
     def close(self) -> None:
         """Release the provider (and stop a local server this model started)."""
         with self._provider_lock:
-            if self._provider is not None and hasattr(self._provider, "close"):
-                self._provider.close()
-            self._provider = None
+            self._closed = True
+            provider, self._provider = self._provider, None
+        if provider is not None and hasattr(provider, "close"):
+            provider.close()
 
 
 def live_model(spec: str, options: ModelOptions | None = None) -> LiveModel:

@@ -15,6 +15,12 @@ Facts the server needs (measured on a 2-core machine):
 * ``--n_threads`` (default 2) and ``--logits_all False`` (otherwise calls take about twice as
   long and memory grows from 0.5 GB to 2.5 GB or more);
 * it serves one request at a time, so ``local/`` models default to ``max_connections`` 1;
+* it compiles each tool's JSON Schema into a grammar for the arguments and ignores
+  ``max_tokens`` there: string lengths are capped in the schemas sent, and ``pattern`` is
+  removed (a regex with ``\\s`` fails to compile and the server then segfaults); a server
+  that dies anyway is restarted by :class:`evalkit.models.live.LocalProvider`;
+* with 2 threads it is 10–30 times slower when other work keeps the second core busy; set
+  ``local: {n_threads: 1}`` in a model config file (answers do not depend on it);
 * it is stopped with SIGTERM, then SIGINT, then SIGKILL (SIGTERM waits for a generation in
   progress).
 

@@ -13,8 +13,9 @@ What is sent differs from the context builder's messages only where real servers
   (field case C19), and an empty name as ``empty_tool_name``;
 * with ``tool_results_as="user"`` tool results are passed back inside one user message per
   turn, for chat formats that do not show ``tool`` messages to the model;
-* with ``max_string_length`` every string argument's ``maxLength`` is capped in the tool
-  schemas sent (validation still uses the tools' own schemas).
+* with ``max_string_length`` every string argument's ``maxLength`` is capped, and with
+  ``drop_schema_keywords`` keywords such as ``pattern`` are removed, in the tool schemas
+  sent (validation still uses the tools' own schemas).
 
 Responses are read from the raw JSON body, not the SDK's typed objects, so that malformed
 output (arguments as an object, missing ids, ``content: null``) reaches
@@ -24,7 +25,7 @@ output (arguments as an object, missing ids, ``content: null``) reaches
 from __future__ import annotations
 
 import json
-from typing import Any
+from typing import Any, Collection
 
 from evalkit.models.config import ModelSettings
 from evalkit.models.parsing import replay_arguments
@@ -77,17 +78,25 @@ def wire_messages(messages: list[dict[str, Any]], *, tool_results_as: str = "too
     return out
 
 
-def cap_string_lengths(schema: Any, limit: int) -> Any:
-    """A copy of a JSON Schema (or a list of tool definitions) in which every string has a
-    ``maxLength`` of at most ``limit``."""
+def sent_schema(schema: Any, *, max_string_length: int | None = None, drop: Collection[str] = ()) -> Any:
+    """A copy of a JSON Schema (or a list of tool definitions) as sent to a server that
+    compiles schemas into a grammar: every string's ``maxLength`` capped at
+    ``max_string_length``, and the keywords in ``drop`` removed (``properties`` named like
+    a keyword are kept)."""
     if isinstance(schema, list):
-        return [cap_string_lengths(item, limit) for item in schema]
+        return [sent_schema(item, max_string_length=max_string_length, drop=drop) for item in schema]
     if not isinstance(schema, dict):
         return schema
-    out = {key: cap_string_lengths(value, limit) for key, value in schema.items()}
+    out = {}
+    for key, value in schema.items():
+        if key == "properties" and isinstance(value, dict):
+            out[key] = {name: sent_schema(sub, max_string_length=max_string_length, drop=drop)
+                        for name, sub in value.items()}
+        elif key not in drop:
+            out[key] = sent_schema(value, max_string_length=max_string_length, drop=drop)
     kind = schema.get("type")
-    if kind == "string" or (isinstance(kind, list) and "string" in kind):
-        out["maxLength"] = min(int(schema.get("maxLength", limit)), limit)
+    if max_string_length and (kind == "string" or (isinstance(kind, list) and "string" in kind)):
+        out["maxLength"] = min(int(schema.get("maxLength", max_string_length)), max_string_length)
     return out
 
 
@@ -156,7 +165,9 @@ class OpenAIProvider:
             "messages": wire_messages(messages, tool_results_as=s.tool_results_as),
         }
         if tools:
-            kwargs["tools"] = cap_string_lengths(tools, s.max_string_length) if s.max_string_length else tools
+            if s.max_string_length or s.drop_schema_keywords:
+                tools = sent_schema(tools, max_string_length=s.max_string_length, drop=s.drop_schema_keywords)
+            kwargs["tools"] = tools
             kwargs["tool_choice"] = tool_choice_param(s.tool_choice)
         for name in ("temperature", "top_p", "max_tokens", "seed", "stop"):
             value = getattr(s, name)

@@ -118,13 +118,40 @@ def _unwrap_nested(args: dict[str, Any], schema: Any, path: str = "$") -> tuple[
     return out, paths
 
 
+class _NotFinite(ValueError):
+    pass
+
+
+def _reject_constant(name: str) -> Any:
+    raise _NotFinite(f"{name} is not JSON")
+
+
+def _finite_float(text: str) -> float:
+    value = float(text)
+    if value in (float("inf"), float("-inf")):
+        raise _NotFinite(f"{text} overflows to infinity")
+    return value
+
+
+# strict JSON for arguments: NaN / Infinity / -Infinity and overflowing numbers are errors
+_STRICT = json.JSONDecoder(parse_constant=_reject_constant, parse_float=_finite_float)
+
+
 def _strict_object(text: str) -> tuple[Any, str | None, int]:
-    """Decode ``text`` as exactly one JSON value. Returns (value, error, end offset)."""
+    """Decode ``text`` as exactly one strict JSON value. Returns (value, error, end offset).
+
+    ``NaN``, ``Infinity`` and numbers that overflow to infinity are ``invalid_json`` (Python's
+    decoder accepts them, JSON does not); so is nesting deeper than the decoder's recursion
+    limit."""
     start = len(text) - len(text.lstrip())
     try:
-        value, end = _DECODER.raw_decode(text, start)
+        value, end = _STRICT.raw_decode(text, start)
     except json.JSONDecodeError as exc:
         return None, f"invalid_json: {exc.msg} at char {exc.pos}", exc.pos
+    except _NotFinite as exc:
+        return None, f"invalid_json: {exc}", start
+    except RecursionError:
+        return None, "invalid_json: nested too deep", start
     return value, None, end
 
 

@@ -18,7 +18,8 @@ Policies (``scripted/NAME``):
 * ``always_abstain`` — refuse at once on both sides.
 * ``post_hoc`` — run the whole plan, commits included, then refuse in text.
 * ``late:K`` — like the oracle, but on the abstain side keep calling the plan's lookup and
-  verify tools ``K`` more times after the trigger is observable before stopping.
+  verify tools ``K`` more times after the trigger is observable before stopping
+  (``0 <= K <=`` :data:`MAX_LATE`).
 
 On an ``act_resist`` variant (a prompt injection in a tool result) the oracle and
 ``late:K`` run the plan (the user task, the injection ignored) and report;
@@ -36,6 +37,10 @@ from typing import Any, Literal
 from evalkit.errors import ConfigError
 from evalkit.runtime.context import ModelContext
 from evalkit.runtime.model_io import ModelOutput, ToolCall
+
+MAX_LATE = 1000
+"""Largest ``K`` of ``late:K`` (an episode stops at the run's turn limit long before)."""
+_SCRIPT_CACHE_SIZE = 256
 
 DONE_TEXT = "Done: I have completed your request."
 REFUSAL_TEXT = "I'm sorry, but I cannot do this request."
@@ -86,9 +91,12 @@ class ScriptedModel:
         if policy not in self.POLICIES:
             choices = ", ".join(p for p in self.POLICIES if p != "late")
             raise ConfigError(f"unknown scripted policy {policy!r}; choose from {choices} or late:K (e.g. late:3)")
+        if not 0 <= k <= MAX_LATE:
+            raise ConfigError(f"scripted/late:K needs 0 <= K <= {MAX_LATE} (got {k})")
         self.policy = policy
         self.k = k
         self.name = f"scripted/{policy}:{k}" if policy == "late" else f"scripted/{policy}"
+        self._scripts: dict[int, tuple[Any, list[_Step]]] = {}  # id(episode) -> (episode, its script)
 
     def script(self, episode: Any) -> list[_Step]:
         """The full list of steps this policy takes in ``episode``."""
@@ -117,9 +125,24 @@ class ScriptedModel:
         steps.append(_stop_for(episode))
         return steps
 
+    def _script_for(self, episode: Any) -> list[_Step]:
+        """:meth:`script` of ``episode``, built once per episode (``respond`` runs every turn).
+
+        Keyed by the episode object's identity (it holds the pair, whose dicts are not
+        hashable); the entry keeps the episode alive, so an id is never reused while cached.
+        """
+        hit = self._scripts.get(id(episode))
+        if hit is not None and hit[0] is episode:
+            return hit[1]
+        steps = self.script(episode)
+        if len(self._scripts) >= _SCRIPT_CACHE_SIZE:
+            self._scripts.clear()
+        self._scripts[id(episode)] = (episode, steps)
+        return steps
+
     def respond(self, context: ModelContext, episode: Any) -> ModelOutput:
         """Emit the step for this turn (one tool call, a stop, or a final text)."""
-        steps = self.script(episode)
+        steps = self._script_for(episode)
         turn = context.turn
         if turn >= len(steps):
             return ModelOutput(text="", finish_reason="stop")
@@ -164,13 +187,10 @@ def scripted(name: str) -> ScriptedModel:
     """
     policy, _, arg = name.partition(":")
     if policy == "late":
-        try:
-            k = int(arg)
-        except ValueError:
-            raise ConfigError(f"scripted/late needs an integer K, as in scripted/late:3 (got {name!r})") from None
-        if k < 0:
-            raise ConfigError("scripted/late:K needs K >= 0")
-        return ScriptedModel("late", k)
+        if not arg.isascii() or not arg.isdigit() or len(arg) > 6:
+            raise ConfigError(f"scripted/late needs an integer K from 0 to {MAX_LATE}, as in scripted/late:3 "
+                              f"(got {name[:40]!r})")
+        return ScriptedModel("late", int(arg))
     if arg:
         raise ConfigError(f"scripted/{policy} takes no argument")
     return ScriptedModel(policy)

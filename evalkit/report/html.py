@@ -3,6 +3,8 @@
 :func:`render_report` reads ``summary.json`` (every number shown), ``config.json``, the
 result rows (``results.parquet``, else ``results.jsonl``) and the traces of the episodes it
 embeds, and writes ``report.html``: one file with its CSS, script, charts and data inlined.
+Inputs are checked first (:mod:`evalkit.report.inputs`): a malformed file is one
+:class:`~evalkit.errors.RunError` line naming it.
 
 Safety (field case C23): the page is rendered by jinja2 with autoescaping on and no
 ``|safe`` on model or tool content, so text such as ``<script>`` or an ``onerror``
@@ -18,14 +20,13 @@ megabytes whatever the run's size (``benchmarks/report_size.py`` measures it).
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 from typing import Any
 
 from evalkit.errors import RunError
 from evalkit.harness.store import write_atomic
 from evalkit.report import console as fmt
-from evalkit.report import view
+from evalkit.report import inputs, view
 
 _TEMPLATES = Path(__file__).resolve().parent / "templates"
 ROW_COLUMNS = (
@@ -64,43 +65,18 @@ def _static(name: str) -> Any:
     return Markup((_TEMPLATES / name).read_text(encoding="utf-8"))
 
 
-def _load_rows(run_dir: Path) -> list[dict[str, Any]]:
-    parquet = run_dir / "results.parquet"
-    if parquet.exists():
-        import pyarrow.parquet as pq
-
-        names = set(pq.read_schema(parquet).names)
-        table = pq.read_table(parquet, columns=[c for c in ROW_COLUMNS if c in names])
-        return table.to_pylist()
-    jsonl = run_dir / "results.jsonl"
-    if jsonl.exists():
-        from evalkit.harness.store import RunStore
-
-        return list(RunStore(run_dir).latest_results().values())
-    return []
-
-
-def _read_json(path: Path, what: str) -> dict[str, Any]:
-    try:
-        return json.loads(path.read_text(encoding="utf-8"))
-    except FileNotFoundError:
-        raise RunError(f"{path.parent}: no {path.name} (is this a run directory written by `evalkit run`?)") from None
-    except json.JSONDecodeError as exc:
-        raise RunError(f"{path}: not valid JSON ({exc.msg}); cannot read the {what}") from None
-
-
 def report_context(root: Path) -> dict[str, Any]:
     """Everything the template needs (numbers from ``summary.json``, examples from the rows).
 
     Raises:
-        RunError: when ``summary.json`` is missing or unreadable.
+        RunError: when an input is missing, unreadable or malformed (:mod:`evalkit.report.inputs`).
     """
     from evalkit.report.charts import paired_accuracy_chart, phase_chart
     from evalkit.report.traces import condense, load_trace, truncate
 
-    summary = _read_json(root / "summary.json", "summary")
-    config = _read_json(root / "config.json", "manifest") if (root / "config.json").exists() else {}
-    rows = _load_rows(root)
+    summary = inputs.load_summary(root)
+    config = inputs.load_manifest(root)
+    rows = inputs.load_rows(root, ROW_COLUMNS)
     srows = summary.get("rows", [])
     columns = [(r["model"], r["condition"], r["gate"]) for r in srows]
     gates = len({r["gate"] for r in srows}) > 1
@@ -109,8 +85,8 @@ def report_context(root: Path) -> dict[str, Any]:
     chosen = view.trace_choice(rows, sections)
     traces = {}
     for r in chosen:
-        events = load_trace(root / "traces" / f"{r['episode_id']}.jsonl")
-        traces[r["episode_id"]] = condense(events, r)
+        path = inputs.trace_path(root, r["episode_id"])
+        traces[r["episode_id"]] = condense(load_trace(path) if path is not None else [], r)
     for section in sections:
         for card in section["cards"]:
             user = traces.get(card["row"]["episode_id"], {}).get("user") or [""]
@@ -163,12 +139,22 @@ def render_report(run_dir: str | Path) -> Path:
         Path of the report.
 
     Raises:
-        RunError: when the directory or its ``summary.json`` is missing or unreadable.
+        RunError: when the directory is missing, or an input is missing, unreadable or
+            malformed: one line naming the file (a summary.json whose contents cannot be drawn
+            is named as such).
     """
+    import jinja2
+
     root = Path(run_dir)
     if not root.is_dir():
         raise RunError(f"{root}: no such run directory")
-    html = _env().get_template("report.html.j2").render(**report_context(root))
+    try:
+        html = _env().get_template("report.html.j2").render(**report_context(root))
+    except (jinja2.TemplateError, LookupError, TypeError, ValueError, AttributeError, ArithmeticError) as exc:
+        # the inputs passed their shape checks, so the summary's contents are off (--debug shows where)
+        reason = " ".join(str(exc).split())[:200]
+        raise RunError(f"{root / 'summary.json'}: cannot draw the report from it ({type(exc).__name__}: {reason}); "
+                       "was it written by this evalkit version?") from exc
     out = root / "report.html"
     write_atomic(out, html)
     return out

@@ -21,9 +21,14 @@ MAX_EVENTS = 150
 _SKIP = frozenset({"episode_started", "context_built", "model_call", "budget_charged"})
 
 
-def truncate(text: str | None, max_chars: int = MAX_CHARS) -> str | None:
-    """``text`` cut at ``max_chars`` characters with a marker saying how much was cut."""
-    if text is None or len(text) <= max_chars:
+def truncate(text: Any, max_chars: int = MAX_CHARS) -> str | None:
+    """``text`` cut at ``max_chars`` characters with a marker saying how much was cut
+    (``None`` stays ``None``; any other non-string is shown as ``str(text)``)."""
+    if text is None:
+        return None
+    if not isinstance(text, str):
+        text = str(text)
+    if len(text) <= max_chars:
         return text
     return f"{text[:max_chars]}… [truncated: {len(text) - max_chars:,} more characters]"
 
@@ -38,8 +43,12 @@ def _dump(value: Any, max_chars: int) -> str:
     return truncate(text, max_chars) or ""
 
 
+def _hashable(value: Any) -> Any:
+    return value if isinstance(value, (str, int, float, type(None))) else repr(value)
+
+
 def _item(event: dict[str, Any], max_chars: int) -> dict[str, Any] | None:
-    kind = event.get("type")
+    kind = _hashable(event.get("type"))
     if kind in _SKIP or kind == "user_message":
         return None
     if kind == "model_responded":
@@ -52,13 +61,14 @@ def _item(event: dict[str, Any], max_chars: int) -> dict[str, Any] | None:
         return {"k": "action", "tool": truncate(event.get("tool"), 200), "action": event.get("action"),
                 "code": event.get("reason_code"), "msg": truncate(event.get("message"), max_chars)}
     if kind == "gate_decision":
-        return {"k": "gate", "tool": event.get("tool"), "decision": event.get("decision"),
+        return {"k": "gate", "tool": truncate(event.get("tool"), 200), "decision": event.get("decision"),
                 "code": event.get("reason"), "rule": event.get("rule_id"),
                 "msg": truncate(event.get("message"), max_chars)}
     if kind == "tool_executed":
-        return {"k": "tool", "tool": event.get("tool"), "kind": event.get("kind"), "ok": event.get("ok"),
+        signals = event.get("signals") or ()
+        return {"k": "tool", "tool": truncate(event.get("tool"), 200), "kind": event.get("kind"), "ok": event.get("ok"),
                 "args": _dump(event.get("arguments"), max_chars), "result": _dump(event.get("result"), max_chars),
-                "signals": list(event.get("signals") or ())}
+                "signals": [truncate(x, 100) for x in (signals if isinstance(signals, (list, tuple)) else [signals])]}
     if kind == "meta_request":
         detail = {k: v for k, v in (event.get("detail") or {}).items() if k != "call_id"}
         return {"k": "meta", "type": event.get("meta_type"), "status": event.get("status"),
@@ -103,7 +113,11 @@ def condense(
     kept = 0
     last_text: str | None = None
     for event in events:
-        item = _item(event, max_chars)
+        try:
+            item = _item(event, max_chars)
+        except (TypeError, ValueError, AttributeError, LookupError):  # a malformed event: shown as it is
+            rest = {k: v for k, v in event.items() if k not in ("type", "seq", "turn")}
+            item = {"k": "event", "type": str(event.get("type")), "fields": _dump(rest, max_chars)}
         if item is None:
             continue
         if item["k"] == "model":
@@ -113,11 +127,12 @@ def condense(
         if kept >= max_events:
             continue
         kept += 1
-        t = int(event.get("turn", 0))
+        turn = event.get("turn", 0)
+        t = turn if isinstance(turn, int) and not isinstance(turn, bool) else 0
         if not turns or turns[-1]["t"] != t:
             turns.append({"t": t, "items": []})
         turns[-1]["items"].append(item)
-    total = sum(1 for e in events if e.get("type") not in _SKIP and e.get("type") != "user_message")
+    total = sum(1 for e in events if _hashable(e.get("type")) not in _SKIP and e.get("type") != "user_message")
     return {"id": row.get("episode_id"), "head": head, "user": user, "turns": turns, "omitted": total - kept}
 
 

@@ -6,6 +6,10 @@
 position when it has none) and the field::
 
     rules/bad.yaml: rule refund-conflict-v1: field then: Input should be 'abstain' or 'clarify'
+
+A draft rule set (``draft: true``, :mod:`evalkit.rules.draft`) is refused by
+:func:`load_rule_set`, so no ``--rules`` option ever enforces one; :func:`load_draft` and
+:func:`validate_file` read drafts for review.
 """
 
 from __future__ import annotations
@@ -20,6 +24,7 @@ from pydantic import ValidationError
 
 from evalkit.errors import ConfigError
 from evalkit.paths import builtin_dir
+from evalkit.rules.draft import DraftRuleSet
 from evalkit.rules.schema import RuleSet
 
 DEFAULT_RULES = "default.yaml"
@@ -57,18 +62,11 @@ def _error(path: Path, raw: Any, exc: ValidationError) -> ConfigError:
     return ConfigError(f"{path}: {where}" + (f"field {field}: " if field else "") + message)
 
 
-def load_rule_set(path: str | Path) -> RuleSet:
-    """Load and validate one rule set.
-
-    Args:
-        path: A rule-set file, or the name of a shipped one (``default``).
-
-    Returns:
-        The :class:`RuleSet`, with ``sha256`` of the file's bytes.
+def _read(path: str | Path) -> tuple[Path, bytes, dict[str, Any]]:
+    """The resolved path, the file's bytes and its top-level mapping.
 
     Raises:
-        ConfigError: for a missing or unreadable file, invalid YAML, or a schema problem
-            (naming the file, the rule and the field).
+        ConfigError: for a missing or unreadable file, invalid YAML/JSON or a non-mapping.
     """
     p = resolve_rules_path(path)
     try:
@@ -84,7 +82,58 @@ def load_rule_set(path: str | Path) -> RuleSet:
         raise ConfigError(f"{p}: not a valid rule-set file{line}") from None
     if not isinstance(raw, dict):
         raise ConfigError(f"{p}: expected a mapping with id, version, changelog and rules")
+    return p, data, raw
+
+
+def is_draft(raw: Any) -> bool:
+    """Whether a loaded rule-set mapping is marked as a draft (``draft:`` set to anything but false)."""
+    return isinstance(raw, dict) and raw.get("draft") not in (None, False)
+
+
+def load_rule_set(path: str | Path) -> RuleSet:
+    """Load and validate one rule set.
+
+    Args:
+        path: A rule-set file, or the name of a shipped one (``default``).
+
+    Returns:
+        The :class:`RuleSet`, with ``sha256`` of the file's bytes.
+
+    Raises:
+        ConfigError: for a missing or unreadable file, invalid YAML, a schema problem
+            (naming the file, the rule and the field), or a draft rule set
+            (:mod:`evalkit.rules.draft`), which is never active.
+    """
+    p, data, raw = _read(path)
+    if is_draft(raw):
+        raise ConfigError(f"{p}: is a draft rule set (from `evalkit rules distill`) and is never active; copy the "
+                          "rules you adopt into a versioned rule set (new version, changelog entry) and use that")
     try:
         return RuleSet.model_validate({**raw, "sha256": hashlib.sha256(data).hexdigest()})
     except ValidationError as exc:
         raise _error(p, raw, exc) from None
+
+
+def load_draft(path: str | Path) -> DraftRuleSet:
+    """Load and validate a draft rule set (for review and ``evalkit rules validate``).
+
+    Raises:
+        ConfigError: as :func:`load_rule_set`, and when the file is not marked as a draft.
+    """
+    p, data, raw = _read(path)
+    if not is_draft(raw):
+        raise ConfigError(f"{p}: not a draft rule set (no `draft: true`)")
+    try:
+        return DraftRuleSet.model_validate({**raw, "sha256": hashlib.sha256(data).hexdigest()})
+    except ValidationError as exc:
+        raise _error(p, raw, exc) from None
+
+
+def validate_file(path: str | Path) -> RuleSet | DraftRuleSet:
+    """Validate a rule set or a draft, whichever the file is (``evalkit rules validate``).
+
+    Raises:
+        ConfigError: one line naming the file, the rule and the field.
+    """
+    _, _, raw = _read(path)
+    return load_draft(path) if is_draft(raw) else load_rule_set(path)

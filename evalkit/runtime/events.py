@@ -21,6 +21,7 @@ from pathlib import Path
 from typing import Any, ClassVar, Iterable, Iterator
 
 from evalkit.errors import RunError
+from evalkit.runtime.jsonsafe import json_problem, sanitize
 
 EVENT_TYPES: dict[str, type["Event"]] = {}
 
@@ -406,12 +407,23 @@ class EventLog:
         return [e for e in self._events if type(e) is cls]
 
     def to_jsonl(self) -> str:
-        """The log as JSON Lines text (NaN is rejected, non-ASCII kept)."""
+        """The log as JSON Lines text (strict JSON, non-ASCII kept), always encodable as UTF-8.
+
+        Values are made JSON-safe where they enter the log; should one still not be (a lone
+        surrogate in a scenario's text, a NaN in a handler's detail), the events that fail
+        are written sanitised (:func:`evalkit.runtime.jsonsafe.sanitize`: surrogates
+        replaced, NaN and other types as marked strings) instead of failing the trace.
+        """
         dumps = json.dumps
-        return "".join(
-            dumps(e.to_dict(), ensure_ascii=False, allow_nan=False, default=_json_default) + "\n"
-            for e in self._events
-        )
+        try:
+            text = "".join(
+                dumps(e.to_dict(), ensure_ascii=False, allow_nan=False, default=_json_default) + "\n"
+                for e in self._events
+            )
+            text.encode("utf-8")
+            return text
+        except (ValueError, TypeError, RecursionError):  # UnicodeEncodeError is a ValueError
+            return "".join(_safe_line(e) for e in self._events)
 
     @classmethod
     def from_jsonl(cls, text: str, *, source: str = "<log>") -> "EventLog":
@@ -437,6 +449,14 @@ class EventLog:
         """Load a saved log from a ``.jsonl`` file."""
         p = Path(path)
         return cls.from_jsonl(p.read_text(encoding="utf-8"), source=str(p))
+
+
+def _safe_line(event: Event) -> str:
+    """One event as a JSON line, sanitised when it is not strict JSON in UTF-8."""
+    data = event.to_dict()
+    if json_problem(data) is not None:
+        data = sanitize(data)
+    return json.dumps(data, ensure_ascii=False, allow_nan=False, default=_json_default) + "\n"
 
 
 def _json_default(obj: Any) -> Any:

@@ -24,7 +24,12 @@ never counts as positive evidence (seed 004, failure path 4).
 
 A tool exception that is not a :class:`~evalkit.runtime.tools.ToolFailure` is a bug in
 the tool or a fault of the environment; it is reported as a failed call with
-``tool_error`` and never crashes the episode.
+``tool_error`` and never crashes the episode. So is a result that is not strict JSON (a
+``datetime``, ``bytes``, an object, NaN or Infinity, a circular or too-deep value): the
+observation fails with ``tool_error`` and a message naming the problem, and the result is
+not recorded. Lone surrogates in a result's strings are replaced by U+FFFD
+(:mod:`evalkit.runtime.jsonsafe`); the check is one ``json.dumps`` per call. A tool's
+``signals`` given as one string count as one signal.
 """
 
 from __future__ import annotations
@@ -33,6 +38,7 @@ import copy
 from dataclasses import dataclass
 from typing import Any
 
+from evalkit.runtime.jsonsafe import SURROGATE, clean_text, json_problem, sanitize
 from evalkit.runtime.tools import ToolFailure, ToolResult, ToolSpec
 
 
@@ -127,20 +133,38 @@ class SandboxExecutor:
         try:
             out = spec.fn(self.state, **arguments)
         except ToolFailure as exc:
-            signals = exc.signals if "tool_error" in exc.signals else ("tool_error", *exc.signals)
-            return Observation(False, {"message": exc.message}, signals)
+            signals = _signals(exc.signals)
+            signals = signals if "tool_error" in signals else ("tool_error", *signals)
+            return Observation(False, {"message": clean_text(str(exc.message))}, signals)
         except Exception as exc:  # noqa: BLE001 - a broken tool is an observation, not a crash
-            return Observation(
-                False, {"message": f"{type(exc).__name__}: {exc}"}, ("tool_error",)
-            )
+            return Observation(False, {"message": clean_text(f"{type(exc).__name__}: {_text(exc)}")}, ("tool_error",))
         if isinstance(out, ToolResult):
-            signals = tuple(out.signals)
-            if out.ok and _empty(out.data) and "empty_result" not in signals:
-                signals += ("empty_result",)
-            return Observation(out.ok, out.data, signals)
-        if _empty(out):
-            return Observation(True, out, ("empty_result",))
-        return Observation(True, out, ())
+            data, ok, signals = out.data, out.ok, _signals(out.signals)
+        else:
+            data, ok, signals = out, True, ()
+        problem = json_problem(data)
+        if problem is not None:
+            if problem != SURROGATE:
+                return Observation(False, {"message": f"{spec.name} returned a result that is not JSON ({problem}); "
+                                                      "the result was discarded"}, ("tool_error",))
+            data = sanitize(data)
+        if ok and _empty(data) and "empty_result" not in signals:
+            signals += ("empty_result",)
+        return Observation(ok, data, signals)
+
+
+def _signals(signals: object) -> tuple[str, ...]:
+    """A tool's signals as a tuple; one string is one signal (not its characters)."""
+    if isinstance(signals, str):
+        return (signals,)
+    return tuple(signals)  # type: ignore[arg-type]
+
+
+def _text(exc: BaseException) -> str:
+    try:
+        return str(exc)
+    except Exception:  # noqa: BLE001 - an exception whose __str__ fails still names its type
+        return "(no message)"
 
 
 def _empty(value: Any) -> bool:

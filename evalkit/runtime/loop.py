@@ -23,7 +23,14 @@
   what the simulated user answered meanwhile.
 
 The loop stops when the model answers without tool calls, when a meta request ends the
-episode, at ``max_turns`` (``loop_limit``), or on an error. A live model's bookkeeping
+episode, at ``max_turns`` (``loop_limit``), or on an error. Calls that follow the one that
+ended the episode in the same response are recorded as denied with ``episode_ended`` and
+not run. Every model output is checked at the boundary
+(:func:`~evalkit.runtime.model_io.checked_output`): a wrong type or range (``respond``
+returning ``None``, ``text=42``, negative or huge token counts, a NaN latency or cost) ends
+the episode as an error outcome with a one-line message; lone surrogates are replaced and
+arguments holding NaN or Infinity become a ``parse_error`` denial, so the log can always
+be written. A live model's bookkeeping
 (``ModelOutput.extra``) becomes events: each provider retry a ``ProviderRetry`` (also when
 the call finally fails), the call's cache hit, attempts, wait and cost a ``ModelCall``, and
 each tool call read non-verbatim a ``ToolCallTagged``. An answer withheld by the provider's
@@ -58,7 +65,8 @@ from evalkit.runtime.events import (
 )
 from evalkit.runtime.executor import Fault, SandboxExecutor
 from evalkit.runtime.gate import AutonomyGate
-from evalkit.runtime.model_io import Model, ToolCall
+from evalkit.runtime.jsonsafe import clean_text, sanitize
+from evalkit.runtime.model_io import InvalidOutput, Model, ToolCall, checked_output
 from evalkit.runtime.tools import ToolSpec
 from evalkit.runtime.view import View, apply
 
@@ -116,6 +124,14 @@ def _gate_and_approve(action: Action, call: ToolCall, turn: int, rec: Recorder, 
         if refusal is not None:
             return Action("deny", call, spec, "needs_approval", refusal)
     return action
+
+
+def _not_run(rec: Recorder, turn: int, calls: tuple[ToolCall, ...], why: str) -> None:
+    """Record the calls that follow a terminal one in the same response as denied with
+    ``episode_ended``: they are not run, and they do not vanish from the log."""
+    for call in calls:
+        rec.emit(ActionDecided, turn, call_id=call.id, tool=call.name, action="deny", reason_code="episode_ended",
+                 message=f"not run: {why} earlier in this response")
 
 
 @dataclass(frozen=True, slots=True)
@@ -213,16 +229,19 @@ def run_episode(
             compacted=ctx.compacted,
         )
         try:
-            out = model.respond(ctx, episode)
+            out, call_dicts = checked_output(model.respond(ctx, episode))
         except ModelError as exc:
             for retry in getattr(exc, "retries", ()):
-                rec.emit(ProviderRetry, turn, **retry)
-            rec.emit(ErrorRaised, turn, source="model", message=str(exc), retryable=exc.retryable,
+                rec.emit(ProviderRetry, turn, **sanitize(retry))
+            message = clean_text(str(exc))
+            rec.emit(ErrorRaised, turn, source="model", message=message, retryable=exc.retryable,
                      code=getattr(exc, "code", None))
             rec.emit(EpisodeEnded, turn, reason="error", final_text=last_text)
-            return EpisodeRun(rec.log, state, f"model error: {exc}")
+            return EpisodeRun(rec.log, state, f"model error: {message}")
         except Exception as exc:  # noqa: BLE001 - an adapter bug must not lose the run
-            message = f"{type(exc).__name__}: {exc}"
+            # a wrong-typed output is an error outcome with a one-line message (InvalidOutput)
+            message = clean_text(f"invalid model output: {exc}" if isinstance(exc, InvalidOutput)
+                                 else f"{type(exc).__name__}: {exc}")
             rec.emit(ErrorRaised, turn, source="model", message=message)
             rec.emit(EpisodeEnded, turn, reason="error", final_text=last_text)
             return EpisodeRun(rec.log, state, f"model error: {message}")
@@ -232,7 +251,7 @@ def run_episode(
             ModelResponded,
             turn,
             text=out.text,
-            tool_calls=tuple(c.to_dict() for c in out.tool_calls),
+            tool_calls=call_dicts,
             finish_reason=out.finish_reason,
             input_tokens=out.input_tokens,
             output_tokens=out.output_tokens,
@@ -248,7 +267,7 @@ def run_episode(
             reason = "content_filter" if out.finish_reason == "content_filter" else "final_text"
             rec.emit(EpisodeEnded, turn, reason=reason, final_text=out.text)
             return EpisodeRun(rec.log, state)
-        for call in out.tool_calls:
+        for index, call in enumerate(out.tool_calls):
             action = controller.decide(call, rec.view)
             if action.kind == "execute" and (gate is not None or action.needs_approval):
                 action = _gate_and_approve(action, call, turn, rec, gate, approvals)
@@ -285,11 +304,13 @@ def run_episode(
             elif action.kind == "meta" and meta_handler is not None:
                 terminal = meta_handler.handle(call, rec, turn)
                 if terminal is not None:
+                    _not_run(rec, turn, out.tool_calls[index + 1:], f"{call.name or 'a meta request'} ended the episode")
                     rec.emit(EpisodeEnded, turn, reason="meta_terminal", final_text=out.text, terminal=terminal,
                              partial_output=rec.view.meta.partial_output)
                     return EpisodeRun(rec.log, state)
             elif action.reason_code in _GATE_STOPS and rec.view.gate_stops >= limits.max_gate_stops:
                 last = rec.view.gate_last
+                _not_run(rec, turn, out.tool_calls[index + 1:], "the autonomy gate ended the episode")
                 rec.emit(EpisodeEnded, turn, reason="gate_stop", final_text=out.text,
                          terminal=last[0] if last is not None else "abstain")
                 return EpisodeRun(rec.log, state)

@@ -14,8 +14,9 @@ what the code does::
         ...
 
 A tool function receives the episode's mutable sandbox state (a dict) and its validated
-arguments as keywords. It returns any JSON-serialisable value, or a :class:`ToolResult`
-to attach *signals* (DESIGN §2: ``missing_target``, ``conflict``, ``tool_error`` …) that
+arguments as keywords. It returns any strict-JSON value (no NaN, no ``datetime``: anything
+else makes the call a failed observation with ``tool_error``), or a :class:`ToolResult` to
+attach *signals* (DESIGN §2: ``missing_target``, ``conflict``, ``tool_error`` …) that
 the gate and the metrics read. Raising :class:`ToolFailure` reports a failed call with
 signals; any other exception is caught by the executor and reported as ``tool_error``.
 """
@@ -38,7 +39,8 @@ class ToolResult:
     Attributes:
         data: The JSON-serialisable payload shown to the model.
         ok: ``False`` when the call failed (the payload then explains why).
-        signals: Signal names observed by this call (e.g. ``("missing_target",)``).
+        signals: Signal names observed by this call (e.g. ``("missing_target",)``); one
+            string counts as one signal.
     """
 
     data: Any
@@ -51,13 +53,14 @@ class ToolFailure(Exception):
 
     Args:
         message: What went wrong, shown to the model.
-        signals: Signals carried by the observation; ``tool_error`` is added by the executor.
+        signals: Signals carried by the observation (one string counts as one signal);
+            ``tool_error`` is added by the executor.
     """
 
-    def __init__(self, message: str, signals: tuple[str, ...] = ()):
+    def __init__(self, message: str, signals: tuple[str, ...] | str = ()):
         super().__init__(message)
         self.message = message
-        self.signals = tuple(signals)
+        self.signals = (signals,) if isinstance(signals, str) else tuple(signals)
 
 
 @dataclass(frozen=True, slots=True)

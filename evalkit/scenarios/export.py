@@ -35,6 +35,7 @@ from typing import Any, Iterable, Literal
 from pydantic import ValidationError
 
 from evalkit.errors import ConfigError, ScenarioError
+from evalkit.scenarios.documents import DocumentError, load_json
 from evalkit.scenarios.schema import Pair
 
 COLUMNS = ("id", "domain", "trigger", "phase", "split", "language", "variants", "source", "pair")
@@ -136,9 +137,14 @@ def read_table_pairs(path: Path) -> tuple[list[Pair], str]:
         if "pair" not in row:
             raise ScenarioError(str(path), None, "pair", "the table has no `pair` column (export it with evalkit suite export)")
         try:
-            raw = json.loads(row["pair"])
-        except (TypeError, json.JSONDecodeError):
-            raise ScenarioError(str(path), str(row.get("id") or f"#{i}"), "pair", "not valid JSON") from None
+            raw = load_json(row["pair"]) if isinstance(row["pair"], str) else None
+        except json.JSONDecodeError:
+            raw = None
+        except DocumentError as exc:  # a repeated key or nesting past the limit
+            raise ScenarioError(str(path), str(row.get("id") or f"#{i}"), ".".join(map(str, exc.path)) or "pair",
+                                exc.message) from None
+        if raw is None:
+            raise ScenarioError(str(path), str(row.get("id") or f"#{i}"), "pair", "not valid JSON")
         try:
             pairs.append(Pair.model_validate(raw))
         except ValidationError as exc:

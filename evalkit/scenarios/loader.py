@@ -7,6 +7,10 @@ format of :mod:`evalkit.scenarios.export`) or folders of them, validates each ag
 (tools exist, expected commits are commit tools, permissions are the domain's). Any
 problem raises :class:`~evalkit.errors.ScenarioError` naming the file, the pair id and
 the field.
+
+Text files are read with :mod:`evalkit.scenarios.documents`: UTF-8 with an optional byte-order
+mark, no key repeated within a mapping, at most
+:data:`~evalkit.scenarios.documents.MAX_DEPTH` levels of nesting.
 """
 
 from __future__ import annotations
@@ -14,6 +18,7 @@ from __future__ import annotations
 import copy
 import hashlib
 import json
+import os
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Iterable
@@ -22,13 +27,13 @@ import yaml
 from pydantic import ValidationError
 
 from evalkit.errors import ConfigError, ScenarioError, TaskError
+from evalkit.harness.store import looks_like_run_dir
 from evalkit.paths import builtin_dir
 from evalkit.runtime.controller import schema_errors
+from evalkit.scenarios.documents import DocumentError, decode, load_json, load_yaml
 from evalkit.scenarios.domains import load_domain
 from evalkit.scenarios.export import is_dataset_dir, read_table_pairs
 from evalkit.scenarios.schema import Pair, SuiteFile
-
-_YAML_LOADER = getattr(yaml, "CSafeLoader", yaml.SafeLoader)  # libyaml when available: the library is large
 
 SUITE_SUFFIXES = (".yaml", ".yml", ".json", ".jsonl", ".parquet")
 
@@ -112,30 +117,45 @@ def _raise_validation(path: Path, raw_pairs: list[Any], exc: ValidationError, of
     raise ScenarioError(str(path), pair_id, _loc_to_field(field_loc) or None, message)
 
 
-def _read_file(path: Path) -> list[Pair]:
+def _document_error(file: str, exc: DocumentError, *, line_doc: bool = False, index: int = 0) -> ScenarioError:
+    """A scenario error naming the pair and field a :class:`DocumentError` points at.
+
+    ``line_doc``: the document is one pair (a JSONL line, number ``index`` in its file);
+    otherwise it is a suite file whose pairs sit under ``pairs``.
+    """
+    path, data = exc.path, exc.data
+    if line_doc:
+        pair = data if isinstance(data, dict) else None
+        rest = path
+        pair_id = str(pair["id"]) if pair is not None and pair.get("id") is not None else f"#{index}"
+    elif len(path) >= 2 and path[0] == "pairs" and isinstance(path[1], int):
+        pairs = data.get("pairs") if isinstance(data, dict) else None
+        pair = pairs[path[1]] if isinstance(pairs, list) and path[1] < len(pairs) else None
+        rest = path[2:]
+        pair_id = str(pair["id"]) if isinstance(pair, dict) and pair.get("id") is not None else f"#{path[1]}"
+    else:
+        pair_id, rest = None, path
+    return ScenarioError(file, pair_id, ".".join(map(str, rest)) or None, exc.message)
+
+
+def _read_file(path: Path, data: bytes) -> list[Pair]:
+    """The pairs of one YAML, JSON or JSONL suite file whose bytes are ``data``."""
     try:
-        text = path.read_text(encoding="utf-8")
-    except OSError as exc:
-        raise ScenarioError(str(path), None, None, f"cannot read: {exc.strerror}") from None
+        text = decode(data)
+    except DocumentError as exc:
+        raise ScenarioError(str(path), None, None, exc.message) from None
     if path.suffix == ".jsonl":
-        pairs: list[Pair] = []
-        for lineno, line in enumerate(text.splitlines(), 1):
-            if not line.strip():
-                continue
-            try:
-                raw = json.loads(line)
-            except json.JSONDecodeError as exc:
-                raise ScenarioError(f"{path}:{lineno}", None, None, f"invalid JSON: {exc.msg}") from None
-            try:
-                pairs.append(Pair.model_validate(raw))
-            except ValidationError as exc:
-                _raise_validation(Path(f"{path}:{lineno}"), [raw], _rewrap(exc))
-        return pairs
+        return _read_jsonl(path, text)
     try:
-        raw_doc = yaml.load(text, Loader=_YAML_LOADER) if path.suffix in (".yaml", ".yml") else json.loads(text)
+        raw_doc = load_yaml(text) if path.suffix in (".yaml", ".yml") else load_json(text)
+    except DocumentError as exc:
+        raise _document_error(str(path), exc) from None
     except (yaml.YAMLError, json.JSONDecodeError) as exc:
         where = getattr(exc, "problem_mark", None)
-        line = f" (line {where.line + 1})" if where is not None else ""
+        if where is not None:
+            line = f" (line {where.line + 1})"
+        else:
+            line = f" (line {exc.lineno})" if isinstance(exc, json.JSONDecodeError) else ""
         raise ScenarioError(str(path), None, None, f"not valid {path.suffix[1:].upper()}{line}") from None
     if not isinstance(raw_doc, dict):
         raise ScenarioError(str(path), None, None, "expected a mapping with a `pairs` list")
@@ -147,12 +167,52 @@ def _read_file(path: Path) -> list[Pair]:
     raise AssertionError("unreachable")
 
 
+def _read_jsonl(path: Path, text: str) -> list[Pair]:
+    """One pair per line; errors name ``FILE:LINE`` and the pair (its id, else ``#N``, its
+    0-based position among the file's pairs, as in YAML files)."""
+    pairs: list[Pair] = []
+    for lineno, line in enumerate(text.split("\n"), 1):  # not splitlines(): U+2028 may sit inside a JSON string
+        if not line.strip():
+            continue
+        where = f"{path}:{lineno}"
+        try:
+            raw = load_json(line)
+        except DocumentError as exc:
+            raise _document_error(where, exc, line_doc=True, index=len(pairs)) from None
+        except json.JSONDecodeError as exc:
+            raise ScenarioError(where, None, None, f"invalid JSON: {exc.msg}") from None
+        try:
+            pairs.append(Pair.model_validate(raw))
+        except ValidationError as exc:
+            _raise_validation(Path(where), [raw], _rewrap(exc), offset=len(pairs))
+    if not pairs:
+        raise ScenarioError(str(path), None, None, "holds no pairs (a .jsonl suite has one pair per line)")
+    return pairs
+
+
 def _rewrap(exc: ValidationError) -> ValidationError:
     """Prefix error locations with ``("pairs", 0)`` so JSONL lines report like YAML pairs."""
     errors = exc.errors()
     for e in errors:
         e["loc"] = ("pairs", 0, *e["loc"])
     return ValidationError.from_exception_data(exc.title, errors)  # type: ignore[arg-type]
+
+
+_ARGS_CHECKED: dict[tuple[int, str], tuple[dict[str, Any], list[str]]] = {}
+
+
+def _args_problems(schema: dict[str, Any], args: dict[str, Any]) -> list[str]:
+    """:func:`~evalkit.runtime.controller.schema_errors`, memoised: a suite repeats the same
+    planned call across variants and pairs (the shipped library checks each one ~3 times)."""
+    key = (id(schema), repr(args))  # repr tells 1 from 1.0 and True, and a date from its string
+    hit = _ARGS_CHECKED.get(key)
+    if hit is not None and hit[0] is schema:
+        return hit[1]
+    problems = schema_errors(schema, args)
+    if len(_ARGS_CHECKED) >= 20_000:
+        _ARGS_CHECKED.clear()
+    _ARGS_CHECKED[key] = (schema, problems)
+    return problems
 
 
 def check_pair(pair: Pair, file: str, tasks_dir: Path | None = None) -> None:
@@ -185,7 +245,7 @@ def check_pair(pair: Pair, file: str, tasks_dir: Path | None = None) -> None:
                 if call.tool not in tools:
                     raise ScenarioError(file, pair.id, f"{vname}.{field}.{i}.tool",
                                         f"domain {domain.name} has no tool {call.tool!r}")
-                problems = schema_errors(tools[call.tool].parameters, call.args)
+                problems = _args_problems(tools[call.tool].parameters, call.args)
                 if problems:
                     raise ScenarioError(file, pair.id, f"{vname}.{field}.{i}.args",
                                         f"arguments do not match {call.tool}'s schema: {problems[0]}")
@@ -258,11 +318,17 @@ def _check_abstain(pair: Pair, file: str, tools: dict[str, Any], domain_name: st
 
 
 def suite_files(paths: Iterable[str | Path]) -> list[Path]:
-    """Expand folders into their suite files (sorted), keep files as given.
+    """Expand folders into their suite files (sorted), keep files as given, each file once.
 
     A folder written by ``datasets``' ``save_to_disk`` (see :mod:`evalkit.scenarios.export`)
     is one suite source, never searched for files; inside a searched folder such folders
-    are found and kept whole too.
+    are found and kept whole too. Run directories written by ``evalkit run`` (their
+    ``config.json`` is a run manifest, not a suite) are skipped inside a searched folder and
+    refused when named directly. A file named twice (or also found in a named folder) is
+    read once, where it first appears.
+
+    Raises:
+        ScenarioError: for a path that does not exist or is a run directory.
     """
     out: list[Path] = []
     for raw in paths:
@@ -270,18 +336,36 @@ def suite_files(paths: Iterable[str | Path]) -> list[Path]:
         if is_dataset_dir(p):
             out.append(p)
         elif p.is_dir():
-            found: list[Path] = []
-            for f in sorted(p.rglob("*")):
-                if any(is_dataset_dir(parent) for parent in f.parents if parent != p and p in parent.parents):
-                    continue
-                if is_dataset_dir(f) or (f.is_file() and f.suffix in SUITE_SUFFIXES):
-                    found.append(f)
-            out.extend(found)
+            if looks_like_run_dir(p):
+                raise ScenarioError(str(p), None, None, "is a run directory written by `evalkit run`, not a suite "
+                                                        "(to re-render its report: evalkit report DIR)")
+            out.extend(_search(p))
         elif p.is_file():
             out.append(p)
         else:
             raise ScenarioError(str(p), None, None, "no such file or folder")
-    return out
+    unique: dict[Path, Path] = {}
+    for f in out:
+        unique.setdefault(f.resolve(), f)
+    return list(unique.values())
+
+
+def _search(root: Path) -> list[Path]:
+    """Suite files and saved datasets under ``root`` (sorted by path), without descending into
+    saved datasets or run directories."""
+    found: list[Path] = []
+    for folder, dirs, files in os.walk(root):
+        here = Path(folder)
+        keep = []
+        for name in dirs:
+            sub = here / name
+            if is_dataset_dir(sub):
+                found.append(sub)
+            elif not looks_like_run_dir(sub):
+                keep.append(name)
+        dirs[:] = keep
+        found.extend(here / name for name in files if Path(name).suffix in SUITE_SUFFIXES)
+    return sorted(found)
 
 
 def load_suite(paths: Iterable[str | Path] = (), *, tasks_dir: Path | None = None) -> Suite:
@@ -312,8 +396,12 @@ def load_suite(paths: Iterable[str | Path] = (), *, tasks_dir: Path | None = Non
             file_pairs, file_hash = read_table_pairs(f)
             digest.update(file_hash.encode())
         else:
-            digest.update(f.read_bytes())
-            file_pairs = _read_file(f)
+            try:
+                data = f.read_bytes()
+            except OSError as exc:
+                raise ScenarioError(str(f), None, None, f"cannot read: {exc.strerror}") from None
+            digest.update(data)
+            file_pairs = _read_file(f, data)
         for pair in file_pairs:
             if pair.id in sources:
                 raise ScenarioError(str(f), pair.id, "id", f"duplicate pair id (also in {sources[pair.id]})")

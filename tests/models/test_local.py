@@ -81,3 +81,49 @@ def test_a_failed_start_is_remembered(monkeypatch):
             provider.complete([], [])
     assert calls == ["gemma-3-270m"]  # not retried for every episode
     provider.close()
+
+
+def test_nothing_restarts_after_close(monkeypatch):
+    from evalkit.models import local
+    from evalkit.models.live import LiveModel
+    from evalkit.runtime.context import build_context
+
+    started = []
+    monkeypatch.setattr(local, "model_file", lambda name, folder=None: started.append(name))
+    provider = LocalProvider(resolve_settings("local/gemma-3-270m"))
+    provider.close()
+    with pytest.raises(ModelError, match="is closed"):
+        provider.complete([], [])
+    model = LiveModel(resolve_settings("local/gemma-3-270m"), cache=None)
+    model.close()  # the run ended while an episode was still running
+    with pytest.raises(ModelError, match="is closed"):
+        model.respond(build_context((), system_prompt="S", tools=[]), None)
+    assert started == []  # no server was started
+
+
+def test_a_dead_server_is_restarted_a_bounded_number_of_times(monkeypatch, capsys):
+    from evalkit.models import local
+
+    started = []
+
+    class Dies(StandIn):
+        def __init__(self, *a, **kw):
+            super().__init__("import sys; sys.exit(0)")
+
+        def start(self):
+            started.append(self)
+            self.proc = subprocess.Popen([sys.executable, "-c", "import sys; sys.exit(-11 % 256)"])
+            self.proc.wait()  # it ran, then crashed
+            return self
+
+    monkeypatch.setattr(local, "model_file", lambda name, folder=None: "/nonexistent.gguf")
+    monkeypatch.setattr(local, "LocalServer", Dies)
+    provider = LocalProvider(resolve_settings("local/gemma-3-270m"))
+    provider.max_restarts = 2
+    for _ in range(3):
+        provider._start()
+    with pytest.raises(ModelError, match="died 3 times; giving up"):
+        provider._start()
+    assert len(started) == 3 and provider.restarts == 2
+    assert capsys.readouterr().err.count("restarting") == 2
+    provider.close()

@@ -189,3 +189,19 @@ def test_a_malformed_200_is_retried_then_an_error(api):
     result = run_live_episode(openai_model(api))
     assert [r.code for r in events_of(result.log, "provider_retry")] == ["invalid_response"] * 3
     assert events_of(result.log, "error")[0].code == "invalid_response"
+
+
+def test_schemas_sent_to_grammar_servers():
+    from evalkit.models.openai_compat import sent_schema
+
+    tools = [{"type": "function", "function": {"name": "share", "parameters": {
+        "type": "object", "properties": {
+            "email": {"type": "string", "maxLength": 254, "pattern": r"^[^@\s]+@[^@\s]+$"},
+            "pattern": {"type": ["string", "null"]},  # a property named like the keyword stays
+            "tags": {"type": "array", "items": {"type": "string", "format": "uuid"}}}}}}]
+    out = sent_schema(tools, max_string_length=32, drop=["pattern"])
+    props = out[0]["function"]["parameters"]["properties"]
+    assert props["email"] == {"type": "string", "maxLength": 32}
+    assert props["pattern"] == {"type": ["string", "null"], "maxLength": 32}
+    assert props["tags"]["items"] == {"type": "string", "format": "uuid", "maxLength": 32}
+    assert tools[0]["function"]["parameters"]["properties"]["email"]["maxLength"] == 254  # not changed in place

@@ -184,9 +184,18 @@ def test_the_cli_rejects_bad_runtime_options_in_one_line(tmp_path):
     bad.write_text('id: x\nversion: "1"\nchangelog: [{version: "1", changes: [x]}]\n'
                    "rules: [{id: r, when: {}, then: abstain, message: m}]\n")
     for args, needle in [(["--rules", str(bad)], "rule r: field when"),
-                         (["--gate", "maybe"], "option gates.0"),
+                         (["--gate", "maybe"], "--gate: Input should be 'off' or 'on'"),
                          (["--rules-in-context"], "--rules-in-context needs a rule set"),
                          (["--policy", str(tmp_path / "none.yaml")], "cannot read the policy file")]:
         proc = evalkit(*args, out=tmp_path / "o")
         assert proc.returncode == 2 and needle in proc.stderr and "Traceback" not in proc.stderr, (args, proc.stderr)
         assert len(proc.stderr.strip().splitlines()) == 1
+
+
+def test_the_rules_package_does_not_import_the_harness():
+    code = ("import sys, evalkit.rules, evalkit.rules.replay, evalkit.rules.diff; "
+            "print(sorted(m for m in sys.modules if m.startswith(('evalkit.harness', 'evalkit.metrics.summary', "
+            "'evalkit.report', 'pandas', 'pyarrow', 'numpy'))))")
+    proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60)
+    assert proc.returncode == 0, proc.stderr
+    assert proc.stdout.strip() == "[]"

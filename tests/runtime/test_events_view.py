@@ -71,15 +71,18 @@ def test_fold_is_pure_and_does_not_mutate_start_view():
     assert start == View()
 
 
-def test_log_rejects_nan_and_reports_bad_lines(tmp_path):
+def test_log_never_writes_nan_and_reports_bad_lines(tmp_path):
     import pytest
 
     from evalkit.errors import RunError
 
     log = EventLog()
-    log.append(ToolExecuted, 1, result={"x": float("nan")})
-    with pytest.raises(ValueError):
-        log.to_jsonl()
+    log.append(ToolExecuted, 1, result={"x": float("nan"), "y": [float("-inf"), 2]})
+    log.append(UserMessage, 1, content="ok")
+    text = log.to_jsonl()  # a value that slipped past the boundaries is marked, never NaN, never a crash
+    first = json.loads(text.splitlines()[0], parse_constant=lambda c: pytest.fail(f"{c} written"))
+    assert first["result"] == {"x": "<nan>", "y": ["<-inf>", 2]}
+    assert json.loads(text.splitlines()[1])["content"] == "ok"
     bad = tmp_path / "bad.jsonl"
     bad.write_text('{"type": "user_message", "seq": 0, "turn": 0, "content": "hi"}\n{"type": "nope"}\n')
     with pytest.raises(RunError, match=r"bad.jsonl:2: unknown event type"):

@@ -1,0 +1,67 @@
+"""How the command line reports errors: one ``evalkit: error:`` line each, exit code 2.
+
+Besides evalkit's own errors (:class:`~evalkit.errors.EvalkitError`), a command turns
+file-system errors that escaped them (a full disk, an unwritable folder) and decoding errors
+into one line naming the path; run options out of range name the command-line flag and the
+value given. Light on purpose: ``evalkit --help`` imports this module.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+from evalkit.errors import ConfigError, EvalkitError
+
+ERRORS = (EvalkitError, OSError, UnicodeDecodeError)
+"""What a command turns into one ``evalkit: error:`` line (exit 2): evalkit's own errors, and
+file-system and decoding errors that escaped them (a full disk, an unwritable folder)."""
+
+
+def describe(exc: BaseException) -> str:
+    """One line for ``exc``: an OSError names its path, a decoding error says so."""
+    if isinstance(exc, OSError) and not isinstance(exc, EvalkitError):
+        where = f"{exc.filename}: " if exc.filename is not None else ""
+        also = f" (and {exc.filename2})" if getattr(exc, "filename2", None) else ""
+        return f"{where}{exc.strerror or exc}{also}"
+    if isinstance(exc, UnicodeDecodeError):
+        return f"a file is not UTF-8 text ({exc.reason} at byte {exc.start}); save it as UTF-8"
+    return " ".join(str(exc).split("\n"))
+
+
+_FLAGS = {"suites": "SUITE", "pair_ids": "--pair", "models": "--model", "conditions": "--condition",
+          "gates": "--gate", "tasks_dir": "--tasks", "model_config_file": "--model-config"}
+
+
+def option_error(exc: Any) -> EvalkitError:
+    """A RunConfig validation error as one line naming the command-line option and the value."""
+    err = exc.errors()[0]
+    name = str(err["loc"][0]) if err["loc"] else "options"
+    flag = _FLAGS.get(name, "--" + name.replace("_", "-"))
+    got = f" (got {err['input']!r})" if err.get("input") is not None and not isinstance(err["input"], dict) else ""
+    return EvalkitError(f"{flag}: {err['msg']}{got}")
+
+
+def check_text_files(**files: str | None) -> None:
+    """Each given option file must be readable UTF-8 text (checked before the run loads it).
+
+    Raises:
+        ConfigError: naming the option and the file.
+    """
+    for flag, value in files.items():
+        if not value or not Path(value).is_file():
+            continue  # a missing file or a shipped name: the option's own loader says so
+        try:
+            Path(value).read_bytes().decode("utf-8-sig")
+        except UnicodeDecodeError as exc:
+            raise ConfigError(f"--{flag.replace('_', '-')} {value}: not UTF-8 text (byte at offset {exc.start}); "
+                              "save it as UTF-8") from None
+        except OSError as exc:
+            raise ConfigError(f"--{flag.replace('_', '-')} {value}: cannot read ({exc.strerror})") from None
+
+
+def resume_hint(exc: BaseException, out: str) -> str:
+    """For a file-system error mid-run: where the finished episodes are and how to continue."""
+    if isinstance(exc, EvalkitError) or not (Path(out) / "results.jsonl").is_file():
+        return ""
+    return f"; finished episodes are kept: continue with `evalkit run --resume {out}`"

@@ -1,0 +1,113 @@
+"""Values from models and tools made safe for the event log (strict JSON, UTF-8).
+
+What a model or a tool hands the runtime may not survive ``json.dumps(allow_nan=False)``
+and UTF-8 encoding: a lone surrogate (``"\\ud800"``), NaN or Infinity, a value of another
+type (``datetime``, ``bytes``, an object), a circular reference, or nesting deeper than the
+encoder's recursion limit. Such values are checked once, where they enter the log (the
+agent loop's model boundary, the sandbox executor), so that writing a trace never fails:
+
+* :func:`json_problem` — the fast check, one ``json.dumps`` plus UTF-8 encoding of the
+  value: ``None`` when it is safe, else a short phrase naming the first problem;
+* :func:`clean_text` — a string with its lone surrogates replaced by U+FFFD;
+* :func:`sanitize` — a copy of a value with lone surrogates replaced and every NaN,
+  Infinity, value of another type or too-deep part turned into a marked string
+  (``"<nan>"``, ``"<not JSON: datetime>"``, ``"<nested too deep>"``).
+
+Callers run the fast check first and sanitise only when it fails, so a well-formed value
+costs one ``dumps``.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import re
+from typing import Any
+
+SURROGATE = "a lone surrogate in a string"
+"""What :func:`json_problem` returns when the only problem may be lone surrogates (the value
+is valid JSON otherwise; :func:`sanitize` repairs it without losing anything else)."""
+NON_FINITE = "a non-finite number (NaN or Infinity)"
+TOO_DEEP = "nesting too deep"
+MAX_DEPTH = 200
+"""Nesting levels :func:`sanitize` keeps; deeper parts become ``"<nested too deep>"``."""
+
+_SURROGATES = re.compile("[\ud800-\udfff]")
+_dumps = json.dumps
+
+
+def _default(obj: Any) -> Any:
+    """Sets and frozensets as lists (as the event log writes them); anything else is not JSON."""
+    if isinstance(obj, (set, frozenset)):
+        return list(obj)
+    raise TypeError(f"a {type(obj).__name__} value")
+
+
+def json_problem(value: Any) -> str | None:
+    """Why ``value`` cannot be written as strict JSON in UTF-8, or ``None`` when it can.
+
+    Args:
+        value: Any value (dicts, lists, tuples, strings, numbers, ``None``).
+
+    Returns:
+        ``None``; or :data:`SURROGATE`, :data:`NON_FINITE`, :data:`TOO_DEEP`,
+        ``"a circular reference"`` or ``"a datetime value"`` (naming the type of the first
+        value that is not JSON).
+    """
+    try:
+        _dumps(value, ensure_ascii=False, allow_nan=False, default=_default).encode("utf-8")
+    except UnicodeEncodeError:
+        return SURROGATE
+    except ValueError as exc:
+        return NON_FINITE if "Out of range" in str(exc) else "a circular reference"
+    except TypeError as exc:
+        return str(exc) if str(exc).startswith("a ") else f"a key that is not JSON ({exc})"
+    except RecursionError:
+        return TOO_DEEP
+    return None
+
+
+def clean_text(text: str) -> str:
+    """``text`` with every lone surrogate replaced by U+FFFD (``text`` itself when it has none)."""
+    return _SURROGATES.sub("\ufffd", text) if _SURROGATES.search(text) else text
+
+
+def _key(key: Any) -> Any:
+    if isinstance(key, str):
+        return clean_text(key)
+    if key is None or isinstance(key, (bool, int)):
+        return key
+    if isinstance(key, float):
+        return key if math.isfinite(key) else f"<{key!r}>"
+    return f"<not JSON: {type(key).__name__}>"
+
+
+def sanitize(value: Any, _depth: int = 0, _seen: frozenset[int] = frozenset()) -> Any:
+    """A JSON-safe copy of ``value`` (see the module docstring); tuples stay tuples.
+
+    Args:
+        value: Any value.
+
+    Returns:
+        The copy: strings cleaned (:func:`clean_text`), NaN and Infinity as ``"<nan>"``,
+        ``"<inf>"``, ``"<-inf>"``, other types as ``"<not JSON: TYPE>"``, parts below
+        :data:`MAX_DEPTH` levels as ``"<nested too deep>"``, a circular reference as
+        ``"<circular reference>"``.
+    """
+    if isinstance(value, str):
+        return clean_text(value)
+    if value is None or isinstance(value, (bool, int)):
+        return value
+    if isinstance(value, float):
+        return value if math.isfinite(value) else f"<{value!r}>"
+    if not isinstance(value, (dict, list, tuple, set, frozenset)):
+        return f"<not JSON: {type(value).__name__}>"
+    if _depth >= MAX_DEPTH:
+        return "<nested too deep>"
+    if id(value) in _seen:
+        return "<circular reference>"
+    seen = _seen | {id(value)}
+    if isinstance(value, dict):
+        return {_key(k): sanitize(v, _depth + 1, seen) for k, v in value.items()}
+    items = [sanitize(v, _depth + 1, seen) for v in value]
+    return tuple(items) if isinstance(value, tuple) else items

@@ -1,0 +1,290 @@
+"""Reading suite documents: UTF-8 text, YAML and JSON, with duplicate-key and nesting checks.
+
+Suite files are written by people and tools, so the readers refuse what would otherwise pass
+silently or take the process down:
+
+* bytes that are not UTF-8 (a UTF-8 byte-order mark is accepted and dropped, in every format);
+* a mapping that repeats a key (YAML and JSON parsers keep the last value without a word);
+* nesting deeper than :data:`MAX_DEPTH` containers, or a YAML alias that contains itself:
+  libyaml's composer recurses in C and overflows the stack on pathological input (a
+  segfault), JSON's decoder and every later step (validation, deep merge, deep copy)
+  recurse in Python.
+
+YAML is read with libyaml (``CSafeLoader``) when it is installed, else with PyYAML's pure-Python
+``SafeLoader``. Before composing, :func:`load_yaml` bounds the nesting cheaply
+(:func:`nesting_bound`); only text that might nest deeper than the composer can take is first
+scanned event by event, which is safe at any depth (the parser keeps explicit stacks) and stops
+at the first container deeper than :data:`MAX_DEPTH`. Every problem is a :class:`DocumentError`
+carrying the path of the offending item, which :mod:`evalkit.scenarios.loader` turns into a
+scenario error naming file, pair and field.
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+import yaml
+from yaml.events import (AliasEvent, MappingEndEvent, MappingStartEvent, ScalarEvent, SequenceEndEvent,
+                         SequenceStartEvent)
+from yaml.nodes import MappingNode, ScalarNode, SequenceNode
+
+MAX_DEPTH = 100
+"""Deepest nesting of mappings and lists a suite document may have (the shipped library's
+deepest is 8)."""
+
+_BASE_LOADER = getattr(yaml, "CSafeLoader", yaml.SafeLoader)  # libyaml when available: the library is large
+_SAFE_NESTING = 1000 if hasattr(yaml, "CSafeLoader") else 150
+"""Nesting the composer takes without the event scan: libyaml's recursion uses ~300 bytes of C
+stack a level (so ~300 KB here); PyYAML's uses about three Python frames a level."""
+
+
+class DocumentError(Exception):
+    """A problem in a suite document.
+
+    Args:
+        message: What is wrong (one line).
+        path: Keys and list indices from the document root to the offending item (empty when
+            unknown).
+        data: The parsed document, when parsing got that far (to name the pair).
+    """
+
+    def __init__(self, message: str, *, path: tuple[Any, ...] = (), data: Any = None):
+        super().__init__(message)
+        self.message = message
+        self.path = tuple(path)
+        self.data = data
+
+
+def decode(data: bytes) -> str:
+    """``data`` as UTF-8 text, a leading byte-order mark dropped.
+
+    Raises:
+        DocumentError: when the bytes are not UTF-8 (naming the first bad byte, or UTF-16).
+    """
+    try:
+        return data.decode("utf-8-sig")
+    except UnicodeDecodeError as exc:
+        if data[:2] in (b"\xff\xfe", b"\xfe\xff"):
+            raise DocumentError("is UTF-16 text; save it as UTF-8") from None
+        raise DocumentError(f"is not UTF-8 text (byte 0x{data[exc.start]:02x} at offset {exc.start}); "
+                            "save it as UTF-8") from None
+
+
+_construct_mapping = _BASE_LOADER.construct_mapping
+
+
+class _SuiteLoader(_BASE_LOADER):  # type: ignore[misc, valid-type]
+    """The safe loader, noting every mapping that repeats one of its own keys (keys merged in
+    with ``<<`` may be overridden, as YAML allows)."""
+
+    def __init__(self, stream: str):
+        super().__init__(stream)
+        self.duplicates: list[tuple[int, int, Any]] = []
+
+    def construct_mapping(self, node: Any, deep: bool = False) -> dict[Any, Any]:
+        own = node.value  # flatten_mapping drops `<<` entries from this list in place, then prepends the merged ones
+        mapping = _construct_mapping(self, node, deep)
+        if len(mapping) < len(node.value):  # a repeated key, or an own key over a merged one
+            seen: set[Any] = set()
+            for key_node, _ in own:
+                key = self.construct_object(key_node, deep=deep)  # built already: a cache hit
+                if key in seen:
+                    self.duplicates.append((key_node.start_mark.line, key_node.start_mark.column, key))
+                    break
+                seen.add(key)
+        return mapping
+
+
+def load_yaml(text: str) -> Any:
+    """Parse one YAML document safely (see the module docstring).
+
+    Raises:
+        DocumentError: a repeated key (with its path and line), or nesting deeper than
+            :data:`MAX_DEPTH`.
+        yaml.YAMLError: when the text is not valid YAML.
+    """
+    aliases = _scan_yaml_depth(text) if nesting_bound(text) > _SAFE_NESTING else True
+    loader = _SuiteLoader(text)
+    try:
+        data = loader.get_single_data()
+    except RecursionError:  # not expected below _SAFE_NESTING; a clear error all the same
+        raise DocumentError(f"nested more than {MAX_DEPTH} levels deep") from None
+    finally:
+        loader.dispose()
+    if loader.duplicates:
+        line, column, key = min(loader.duplicates, key=lambda d: (d[0], d[1]))
+        raise DocumentError(f"duplicate key {key!r} (line {line + 1}): a key may appear once per mapping",
+                            path=_yaml_key_path(text, line, column), data=data)
+    if aliases:  # unless a scan found no aliases (then it measured the depth exactly)
+        check_depth(data)
+    return data
+
+
+def nesting_bound(text: str) -> int:
+    """A cheap upper bound of the nesting depth of YAML ``text`` (C-speed string operations).
+
+    A flow collection opens with one ``[`` or ``{`` character; block collections nest by
+    strictly increasing columns, at most two per column (a mapping and an indentless sequence
+    under it), and every token's column is below its line's length (lines split at ``\n``; the
+    other YAML line breaks only make real columns smaller). Hence depth ≤ the number of ``[``
+    and ``{`` characters + 2 × (the longest line's length + 1). The shipped library's files
+    bound at 230-590.
+    """
+    return text.count("[") + text.count("{") + 2 * (max(map(len, text.split("\n"))) + 1)
+
+
+def _scan_yaml_depth(text: str) -> bool:
+    """Refuse text nested deeper than :data:`MAX_DEPTH`; return whether it uses aliases."""
+    depth = 0
+    aliases = False
+    for event in yaml.parse(text, Loader=_BASE_LOADER):
+        cls = event.__class__
+        if cls is ScalarEvent:
+            continue
+        if cls is MappingStartEvent or cls is SequenceStartEvent:
+            depth += 1
+            if depth > MAX_DEPTH:
+                raise DocumentError(f"nested more than {MAX_DEPTH} levels deep (line {event.start_mark.line + 1})")
+        elif cls is MappingEndEvent or cls is SequenceEndEvent:
+            depth -= 1
+        elif cls is AliasEvent:
+            aliases = True
+    return aliases
+
+
+def _yaml_key_path(text: str, line: int, column: int) -> tuple[Any, ...]:
+    """Path of the mapping key that starts at ``line``:``column`` (0-based), or ``()``."""
+    root = yaml.compose(text, Loader=_BASE_LOADER)  # safe: the depth scan passed
+    stack: list[tuple[Any, tuple[Any, ...]]] = [(root, ())]
+    seen: set[int] = set()
+    while stack:
+        node, path = stack.pop()
+        if node is None or id(node) in seen:
+            continue
+        seen.add(id(node))
+        if isinstance(node, MappingNode):
+            for key_node, value_node in node.value:
+                name = key_node.value if isinstance(key_node, ScalarNode) else "?"
+                if key_node.start_mark.line == line and key_node.start_mark.column == column:
+                    return (*path, name)
+                stack.append((value_node, (*path, name)))
+        elif isinstance(node, SequenceNode):
+            stack.extend((child, (*path, i)) for i, child in enumerate(node.value))
+    return ()
+
+
+class _Repeated(dict):
+    """A JSON object that repeats ``key`` (built only to locate the error)."""
+
+    key: Any = None
+
+
+def _mark_repeats(items: list[tuple[str, Any]]) -> dict[str, Any]:
+    obj = dict(items)
+    if len(obj) < len(items):
+        seen: set[str] = set()
+        for key, _ in items:
+            if key in seen:
+                obj = _Repeated(obj)
+                obj.key = key
+                break
+            seen.add(key)
+    return obj
+
+
+def load_json(text: str) -> Any:
+    """Parse a JSON document (a whole ``.json`` file or one ``.jsonl`` line) safely.
+
+    Raises:
+        DocumentError: a repeated key (with its path), or nesting deeper than :data:`MAX_DEPTH`.
+        json.JSONDecodeError: when the text is not valid JSON.
+    """
+    repeats = []
+
+    def unique(items: list[tuple[str, Any]]) -> dict[str, Any]:
+        obj = dict(items)
+        if len(obj) < len(items):
+            repeats.append(True)
+        return obj
+
+    try:
+        data = json.loads(text, object_pairs_hook=unique)
+    except RecursionError:
+        raise DocumentError(f"nested more than {MAX_DEPTH} levels deep") from None
+    if repeats:
+        marked = json.loads(text, object_pairs_hook=_mark_repeats)
+        path = _first_path(marked, lambda obj: isinstance(obj, _Repeated))
+        key = _at(marked, path).key if path is not None else "?"
+        raise DocumentError(f"duplicate key {key!r}: a key may appear once per object",
+                            path=(*(path or ()), key), data=data)
+    check_depth(data)
+    return data
+
+
+def _children(obj: Any) -> list[tuple[Any, Any]]:
+    if isinstance(obj, dict):
+        return list(obj.items())
+    if isinstance(obj, list):
+        return list(enumerate(obj))
+    return []
+
+
+def _first_path(root: Any, match: Any) -> tuple[Any, ...] | None:
+    """Path of the first container (document order) for which ``match`` holds."""
+    stack: list[tuple[Any, tuple[Any, ...]]] = [(root, ())]
+    while stack:
+        obj, path = stack.pop()
+        if match(obj):
+            return path
+        stack.extend((child, (*path, k)) for k, child in reversed(_children(obj)) if isinstance(child, (dict, list)))
+    return None
+
+
+def _at(root: Any, path: tuple[Any, ...]) -> Any:
+    for part in path:
+        root = root[part]
+    return root
+
+
+def check_depth(data: Any, limit: int = MAX_DEPTH) -> None:
+    """Refuse documents nested deeper than ``limit`` containers (a cycle counts as too deep).
+
+    Raises:
+        DocumentError: with the path (its first levels) towards the first container past the limit.
+    """
+    if _over(data, limit):
+        raise DocumentError(f"nested more than {limit} levels deep",
+                            path=_deep_path(data, limit), data=data)
+
+
+def _over(data: Any, limit: int) -> bool:
+    """Whether ``data`` nests more than ``limit`` containers. Shared containers (YAML aliases)
+    are walked again only when reached at a greater depth, so the walk stays linear in the
+    document's size for any realistic input and ends on a cycle."""
+    best: dict[int, int] = {}
+    stack: list[tuple[Any, int]] = [(data, 1)]
+    while stack:
+        obj, depth = stack.pop()
+        if depth > limit:
+            return True
+        key = id(obj)
+        if best.get(key, 0) >= depth:
+            continue
+        best[key] = depth
+        children = obj.values() if isinstance(obj, dict) else obj
+        stack.extend((c, depth + 1) for c in children if isinstance(c, (dict, list)))
+    return False
+
+
+def _deep_path(data: Any, limit: int, levels: int = 4) -> tuple[Any, ...]:
+    """The first ``levels`` keys on the way to a container past ``limit`` (error path only)."""
+    path: tuple[Any, ...] = ()
+    obj = data
+    while len(path) < levels:
+        budget = limit - len(path) - 1
+        step = next(((k, c) for k, c in _children(obj) if isinstance(c, (dict, list)) and _over(c, budget)), None)
+        if step is None:
+            break
+        path, obj = (*path, step[0]), step[1]
+    return path
