@@ -61,6 +61,16 @@ def connections(model: Model) -> int:
     return max(1, int(getattr(model, "max_connections", 1) or 1))
 
 
+def runs_inline(model: Model) -> bool:
+    """Whether ``model``'s episodes run one by one in the calling thread (``model.inline``).
+
+    A model that never waits on I/O (the scripted models set ``inline = True``) gains nothing
+    from a thread: it would only add GIL hand-offs with the thread that records episodes and
+    let finished episodes pile up in memory faster than they are written.
+    """
+    return bool(getattr(model, "inline", False))
+
+
 def execute_plan(
     plan: Sequence[EpisodeSpec],
     models: Mapping[str, Model],
@@ -91,22 +101,37 @@ def execute_plan(
     pending: dict[Future[EpisodeRun], EpisodeSpec] = {}
     finished = 0
     clean = False
+    inline: list[EpisodeSpec] = []
+
+    def take(spec: EpisodeSpec, result: EpisodeRun) -> None:
+        nonlocal finished
+        row = record(spec, result)
+        finished += 1
+        if progress is not None:
+            progress(done + finished, total, row)
+
+    def drain(timeout: float | None) -> None:
+        ready, _ = wait(pending, timeout=timeout, return_when=FIRST_COMPLETED)
+        for future in ready:
+            take(pending.pop(future), future.result())
+
     try:
         for spec in plan:
+            if runs_inline(models[spec.model]):
+                inline.append(spec)
+                continue
             pool = pools.get(spec.model)
             if pool is None:
                 pool = pools[spec.model] = ThreadPoolExecutor(
                     max_workers=connections(models[spec.model]), thread_name_prefix="evalkit-episode"
                 )
             pending[pool.submit(_run_one, spec, models[spec.model], limits)] = spec
+        for spec in inline:  # in plan order, recording other models' finished episodes in between
+            take(spec, _run_one(spec, models[spec.model], limits))
+            if pending:
+                drain(0)
         while pending:
-            ready, _ = wait(pending, return_when=FIRST_COMPLETED)
-            for future in ready:
-                spec = pending.pop(future)
-                row = record(spec, future.result())
-                finished += 1
-                if progress is not None:
-                    progress(done + finished, total, row)
+            drain(None)
         clean = True
     finally:
         for pool in pools.values():

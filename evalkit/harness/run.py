@@ -85,6 +85,11 @@ class RunConfig(BaseModel):
             run's conditions and gate settings, and exclude from the plan every pair the
             oracle cannot pass; the excluded pairs and their reasons go to
             ``selfcheck.json`` and ``summary.json`` (``excluded_pairs``).
+        executor: Where episodes run: ``local`` (threads in this process,
+            :mod:`evalkit.harness.executor`) or ``dask`` (Dask distributed,
+            :mod:`evalkit.harness.dask_executor`); results are the same.
+        scheduler_address: With ``executor: dask``, an existing cluster's scheduler
+            (``tcp://HOST:8786``); ``None`` starts a ``LocalCluster`` on 127.0.0.1.
     """
 
     model_config = ConfigDict(extra="forbid")
@@ -118,6 +123,8 @@ class RunConfig(BaseModel):
     rules_in_context: bool = False
     policy: str | None = None
     selfcheck: bool = True
+    executor: Literal["local", "dask"] = "local"
+    scheduler_address: str | None = None
 
     @field_validator("gates")
     @classmethod
@@ -393,7 +400,13 @@ def run(
 
     store.open()
     try:
-        execute_plan(todo, models, limits, record, progress=progress, done=len(plan) - len(todo), total=len(plan))
+        if config.executor == "dask":
+            from evalkit.harness.dask_executor import execute_plan_dask
+
+            execute_plan_dask(todo, config, record, progress=progress, done=len(plan) - len(todo), total=len(plan))
+        else:
+            execute_plan(todo, models, limits, record, progress=progress, done=len(plan) - len(todo),
+                         total=len(plan))
     finally:
         store.close()
         for model in models.values():

@@ -54,7 +54,8 @@ interval). ``paired_accuracy_ci`` counts pairs, not pair × epoch units: the epo
 are repeated measurements of one item, not independent samples, so the interval is the
 Wilson interval of the unit accuracy with ``n`` = the number of distinct pairs
 (``paired_accuracy_ci_n``; the same as ``m_n`` with one epoch). Per-epoch accuracy is in
-``epoch_paired_accuracy`` and consistency across epochs in ``pass_k``. Counts and means: ``model_escalations``, ``review_rounds``,
+``epoch_paired_accuracy`` and consistency across epochs in ``pass_k``. Other rates count
+episodes as given. Counts and means: ``model_escalations``, ``review_rounds``,
 ``repeated_denied``, ``permission_escalations``, ``budget_overruns``,
 ``unnecessary_requests``, ``denials_by_code`` (controller reason code → count), ``lag_mean``,
 ``lag_hist`` (lag → correct abstentions), ``tool_calls`` (total) and ``tool_calls_mean``,

@@ -86,6 +86,7 @@ class ScriptedModel:
     """
 
     POLICIES = ("oracle", "always_act", "always_abstain", "post_hoc", "late")
+    inline = True  # never waits on I/O: episodes run in the recording thread (harness.executor.runs_inline)
 
     def __init__(self, policy: str, k: int = 0):
         if policy not in self.POLICIES:

@@ -304,7 +304,7 @@ def run_episode(
             elif action.kind == "meta" and meta_handler is not None:
                 terminal = meta_handler.handle(call, rec, turn)
                 if terminal is not None:
-                    _not_run(rec, turn, out.tool_calls[index + 1:], f"{call.name or 'a meta request'} ended the episode")
+                    _not_run(rec, turn, out.tool_calls[index + 1:], f"{call.name} ended the episode")
                     rec.emit(EpisodeEnded, turn, reason="meta_terminal", final_text=out.text, terminal=terminal,
                              partial_output=rec.view.meta.partial_output)
                     return EpisodeRun(rec.log, state)

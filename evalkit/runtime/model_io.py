@@ -151,6 +151,47 @@ def _safe_call(call: ToolCall) -> ToolCall:
     return ToolCall(clean_text(call.id), clean_text(call.name), arguments, raw, error)
 
 
+def _plain(out: Any) -> bool:
+    """Whether ``out`` is a well-typed output of exact built-in types (the fast path)."""
+    if type(out) is not ModelOutput:
+        return False
+    text, tokens_in, tokens_out, latency = out.text, out.input_tokens, out.output_tokens, out.latency_s
+    if not ((text is None or type(text) is str) and type(out.finish_reason) is str
+            and type(tokens_in) is int and 0 <= tokens_in <= MAX_TOKENS
+            and type(tokens_out) is int and 0 <= tokens_out <= MAX_TOKENS
+            and type(latency) in (float, int) and 0 <= latency < math.inf and type(out.tool_calls) is tuple):
+        return False
+    for c in out.tool_calls:
+        if not (type(c) is ToolCall and type(c.id) is str and type(c.name) is str and type(c.raw_arguments) is str
+                and (c.parse_error is None or type(c.parse_error) is str)
+                and (c.arguments is None or type(c.arguments) is dict)):
+            return False
+    return True
+
+
+def _check_types(out: Any) -> None:
+    """The field-by-field checks behind :func:`checked_output`, naming the first bad field."""
+    if not isinstance(out, ModelOutput):
+        raise InvalidOutput(f"respond() returned a {type(out).__name__}, not a ModelOutput")
+    _string(out.text, "text", optional=True)
+    _string(out.finish_reason, "finish_reason")
+    _count(out.input_tokens, "input_tokens")
+    _count(out.output_tokens, "output_tokens")
+    _seconds(out.latency_s, "latency_s")
+    calls = out.tool_calls
+    if not isinstance(calls, (tuple, list)):
+        raise InvalidOutput(f"tool_calls is a {type(calls).__name__}, not a tuple of ToolCall")
+    for i, c in enumerate(calls):
+        if not isinstance(c, ToolCall):
+            raise InvalidOutput(f"tool_calls[{i}] is a {type(c).__name__}, not a ToolCall")
+        _string(c.id, f"tool_calls[{i}].id")
+        _string(c.name, f"tool_calls[{i}].name")
+        _string(c.raw_arguments, f"tool_calls[{i}].raw_arguments")
+        _string(c.parse_error, f"tool_calls[{i}].parse_error", optional=True)
+        if c.arguments is not None and not isinstance(c.arguments, dict):
+            raise InvalidOutput(f"tool_calls[{i}].arguments is a {type(c.arguments).__name__}, not a dict or None")
+
+
 def checked_output(out: Any) -> tuple[ModelOutput, tuple[dict[str, Any], ...]]:
     """Validate a model's output at the agent loop's boundary and make it JSON-safe.
 
@@ -172,25 +213,9 @@ def checked_output(out: Any) -> tuple[ModelOutput, tuple[dict[str, Any], ...]]:
     Raises:
         InvalidOutput: with a one-line message, when a field has the wrong type or range.
     """
-    if not isinstance(out, ModelOutput):
-        raise InvalidOutput(f"respond() returned a {type(out).__name__}, not a ModelOutput")
-    _string(out.text, "text", optional=True)
-    _string(out.finish_reason, "finish_reason")
-    _count(out.input_tokens, "input_tokens")
-    _count(out.output_tokens, "output_tokens")
-    _seconds(out.latency_s, "latency_s")
+    if not _plain(out):  # the common case costs a few type checks; the detailed ones name the field
+        _check_types(out)
     calls = out.tool_calls
-    if not isinstance(calls, (tuple, list)):
-        raise InvalidOutput(f"tool_calls is a {type(calls).__name__}, not a tuple of ToolCall")
-    for i, c in enumerate(calls):
-        if not isinstance(c, ToolCall):
-            raise InvalidOutput(f"tool_calls[{i}] is a {type(c).__name__}, not a ToolCall")
-        _string(c.id, f"tool_calls[{i}].id")
-        _string(c.name, f"tool_calls[{i}].name")
-        _string(c.raw_arguments, f"tool_calls[{i}].raw_arguments")
-        _string(c.parse_error, f"tool_calls[{i}].parse_error", optional=True)
-        if c.arguments is not None and not isinstance(c.arguments, dict):
-            raise InvalidOutput(f"tool_calls[{i}].arguments is a {type(c.arguments).__name__}, not a dict or None")
     extra = out.extra
     if extra:
         _check_extra(extra)

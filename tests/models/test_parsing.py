@@ -187,3 +187,23 @@ def test_unreadable_markup_is_an_act_attempt_even_when_extraction_is_on():
 ])
 def test_replay_never_sends_invalid_arguments(recorded, sent):
     assert replay_arguments(recorded) == sent
+
+
+DEEP = '{"a": [' + "[" * 100_000 + "]" * 100_000 + "]}"
+
+
+@pytest.mark.parametrize("text, reason", [
+    ('{"customer_id": NaN}', "NaN is not JSON"),
+    ('{"amount": Infinity}', "Infinity is not JSON"),
+    ('{"amount": -Infinity}', "-Infinity is not JSON"),
+    ('{"amount": 1e999}', "1e999 overflows to infinity"),
+    (DEEP, "nested too deep"),
+], ids=["nan", "inf", "-inf", "overflow", "deep"])
+def test_non_finite_numbers_and_deep_nesting_are_parse_errors_in_every_mode(text, reason):
+    for repairs in ((), ALL):
+        parsed = parse_arguments(text, repairs=repairs)
+        assert (parsed.arguments, parsed.error) == (None, f"invalid_json: {reason}")
+    (call,) = parse_message({"tool_calls": [{"id": "c1", "function": {"name": "pay", "arguments": text}}]},
+                            schemas={"pay": {}}).calls
+    assert call.arguments is None and call.parse_error == f"invalid_json: {reason}"
+    assert parse_arguments('{"amount": 1e308, "x": -0.5}').arguments == {"amount": 1e308, "x": -0.5}

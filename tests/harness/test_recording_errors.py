@@ -1,0 +1,139 @@
+"""A hostile model or a failure while recording costs one episode, never the run (adversarial
+round 1, items 1 and 3): every planned episode gets a row, every trace loads, the summary and
+the results table are written, and an infinite price is refused before any work.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+
+import pandas as pd
+import pytest
+
+import evalkit.harness.run as run_module
+from evalkit.errors import ConfigError
+from evalkit.harness.run import RunConfig, run
+from evalkit.models.registry import register_provider
+from evalkit.runtime.events import ErrorRaised, EventLog
+from evalkit.runtime.model_io import ModelOutput, ToolCall
+
+
+class Hostile:
+    """``hostiletest/tokens``: usage 10**20; ``/none``: respond returns None; ``/text``:
+    surrogates in text, a call with NaN arguments, then a refusal; ``/inf_price``: a model
+    whose price is infinite."""
+
+    max_connections = 1
+
+    def __init__(self, kind: str):
+        self.name = f"hostiletest/{kind}"
+        self.kind = kind
+
+    def describe(self) -> dict:
+        if self.kind == "inf_price":
+            return {"price": {"input_per_mtok": math.inf, "output_per_mtok": 0.0}}
+        return {}
+
+    def respond(self, context, episode):
+        if self.kind == "tokens":
+            return ModelOutput(text="I can't do that.", input_tokens=10**20, output_tokens=1e30)
+        if self.kind == "none":
+            return None
+        if context.turn == 0:
+            return ModelOutput(text="let me look \ud800",
+                               tool_calls=(ToolCall("c1", "find_item", {"name": math.nan}, '{"name": NaN}'),))
+        return ModelOutput(text="I can't do that \udfff, the item is unknown.")
+
+
+register_provider("hostiletest", lambda name, options: Hostile(name))
+
+
+def _config(tmp_path, mini_suite, mini_tasks, models, **kw) -> RunConfig:
+    return RunConfig(suites=[str(mini_suite)], tasks_dir=str(mini_tasks), models=models, conditions=["nl"],
+                     out=str(tmp_path / "run"), report=False, selfcheck=False, bootstrap_samples=100, **kw)
+
+
+def _rows(out) -> list[dict]:
+    return [json.loads(line) for line in (out / "results.jsonl").read_text(encoding="utf-8").splitlines()]
+
+
+def test_hostile_models_become_error_rows_and_the_run_finishes(tmp_path, mini_suite, mini_tasks):
+    config = _config(tmp_path, mini_suite, mini_tasks,
+                     ["hostiletest/tokens", "hostiletest/none", "hostiletest/text", "scripted/oracle"])
+    summary = run(config)
+    out = tmp_path / "run"
+    rows = _rows(out)
+    per_model = summary["n_episodes_planned"] // 4
+    assert len(rows) == summary["n_episodes_planned"] == summary["n_episodes_completed"]
+    errors = {r["model"]: r["error"] for r in rows if r["status"] == "error"}
+    assert set(errors) == {"hostiletest/tokens", "hostiletest/none"}
+    assert summary["n_errors"] == 2 * per_model
+    assert errors["hostiletest/tokens"] == ("model error: invalid model output: input_tokens is "
+                                            f"{10**20}; token counts are integers from 0 to 100,000,000")
+    assert errors["hostiletest/none"] == "model error: invalid model output: respond() returned a NoneType, " \
+                                         "not a ModelOutput"
+    text_rows = [r for r in rows if r["model"] == "hostiletest/text"]
+    assert all(r["status"] == "ok" and r["parse_failures"] == 1 for r in text_rows)
+    assert all(r["final_text"] == "I can't do that \ufffd, the item is unknown." for r in text_rows)
+    table = pd.read_parquet(out / "results.parquet")
+    assert len(table) == len(rows) and table["input_tokens"].max() < 10**9
+    for path in (out / "traces").glob("*.jsonl"):
+        EventLog.load(path)  # every trace is strict JSON in UTF-8
+    by_model = {(r["model"], r["gate"]): r for r in summary["rows"]}
+    assert by_model[("hostiletest/none", "off")]["error_rate"] == 1.0
+    assert by_model[("scripted/oracle", "off")]["paired_accuracy"] == 1.0
+
+
+def test_a_failure_while_recording_one_episode_is_an_error_row(tmp_path, mini_suite, mini_tasks, monkeypatch):
+    real = run_module.score_episode
+    failed: list[str] = []
+
+    def flaky(spec, log, *args, **kw):
+        if not failed and spec.variant == "abstain":
+            failed.append(spec.episode_id)
+            raise ValueError("boom \ud800")
+        return real(spec, log, *args, **kw)
+
+    monkeypatch.setattr(run_module, "score_episode", flaky)
+    summary = run(_config(tmp_path, mini_suite, mini_tasks, ["scripted/oracle"]))
+    out = tmp_path / "run"
+    rows = _rows(out)
+    assert len(rows) == summary["n_episodes_planned"] and summary["n_errors"] == 1
+    (bad,) = [r for r in rows if r["status"] == "error"]
+    assert bad["episode_id"] == failed[0] and bad["error"] == "recording error: ValueError: boom \ufffd"
+    trace = EventLog.load(out / "traces" / f"{failed[0]}.jsonl")
+    assert [e.message for e in trace if isinstance(e, ErrorRaised)] == ["recording error: ValueError: boom \ufffd"]
+    assert (out / "summary.json").is_file() and (out / "results.parquet").is_file()
+
+
+def test_a_row_that_is_not_json_is_an_error_row(tmp_path, mini_suite, mini_tasks, monkeypatch):
+    real = run_module.score_episode
+
+    def overflowing(spec, log, *args, **kw):
+        row = real(spec, log, *args, **kw)
+        if spec.variant == "act" and row["status"] == "ok":
+            row["cost_usd"] = math.inf  # as a price near 1e308 times the tokens would give
+        return row
+
+    monkeypatch.setattr(run_module, "score_episode", overflowing)
+    summary = run(_config(tmp_path, mini_suite, mini_tasks, ["scripted/oracle"]))
+    rows = _rows(tmp_path / "run")
+    assert len(rows) == summary["n_episodes_planned"]
+    assert {r["variant"] for r in rows if r["status"] == "error"} == {"act"}
+    assert all(r["error"].startswith("recording error: ValueError: Out of range float values")
+               for r in rows if r["status"] == "error")
+
+
+def test_an_infinite_price_is_refused_before_any_work(tmp_path, mini_suite, mini_tasks, monkeypatch):
+    with pytest.raises(ConfigError, match=r"model hostiletest/inf_price: price input_per_mtok is inf"):
+        run(_config(tmp_path, mini_suite, mini_tasks, ["hostiletest/inf_price"]))
+    assert not (tmp_path / "run").exists()
+    model_config = tmp_path / "models.yaml"
+    model_config.write_text("models:\n  openai/test-model:\n    price: {input_per_mtok: 1.0, output_per_mtok: .inf}\n")
+    monkeypatch.setenv("OPENAI_API_KEY", "test")
+    config = _config(tmp_path, mini_suite, mini_tasks, ["openai/test-model"], model_config_file=str(model_config),
+                     base_url="http://127.0.0.1:9/v1", cache=False)
+    with pytest.raises(ConfigError, match=r"model openai/test-model: price output_per_mtok is inf; prices must be"):
+        run(config)
+    assert not (tmp_path / "run").exists()
