@@ -148,10 +148,19 @@ def check_state(state: dict[str, Any], check: StateCheck) -> bool:
 def pair_sha256(pair: Any) -> str:
     """sha256 (hex) of a pair's canonical JSON (``model_dump(mode="json", exclude_defaults=True)``,
     keys sorted): fields left at their default are out, so a new optional schema field does not
-    change the hash of pairs that do not set it."""
+    change the hash of pairs that do not set it. Computed once per pair object (pairs are
+    frozen) and cached."""
+    hit = _PAIR_HASHES.get(id(pair))
+    if hit is not None and hit[0] is pair:
+        return hit[1]
     dumped = pair.model_dump(mode="json", exclude_defaults=True)
     text = json.dumps(dumped, sort_keys=True, ensure_ascii=False, separators=(",", ":"))
-    return hashlib.sha256(text.encode("utf-8")).hexdigest()
+    digest = hashlib.sha256(text.encode("utf-8")).hexdigest()
+    _PAIR_HASHES[id(pair)] = (pair, digest)
+    return digest
+
+
+_PAIR_HASHES: dict[int, tuple[Any, str]] = {}
 
 
 def args_match(expected: dict[str, Any], actual: dict[str, Any]) -> bool:
