@@ -140,6 +140,9 @@ def run(
         except _ERRORS as exc:
             _fail(exc, _resume_hint(exc, resume))
             return
+        except KeyboardInterrupt:
+            _interrupted(resume)
+            return
         print_summary(summary)
         typer.echo(f"resumed {resume}; wrote {Path(resume) / 'summary.json'}"
                    + (f" and {Path(resume) / 'report.html'}" if report else ""))
@@ -166,6 +169,9 @@ def run(
     except _ERRORS as exc:
         _fail(exc, _resume_hint(exc, out))
         return
+    except KeyboardInterrupt:
+        _interrupted(out)
+        return
     print_summary(summary)
     _print_provider_totals(summary)
     typer.echo(f"wrote {Path(out) / 'summary.json'}" + (f" and {Path(out) / 'report.html'}" if report else ""))
@@ -184,7 +190,30 @@ def _print_provider_totals(summary: dict) -> None:
                    f"{t['parse_failures']} parse failures, {t['content_filter']} content-filter stops")
 
 
+def _interrupted(out: str) -> None:
+    """One line after Ctrl-C or SIGTERM: what is kept and how to continue; exit 130."""
+    results = Path(out) / "results.jsonl"
+    if results.exists():
+        with results.open("rb") as fh:
+            done = sum(1 for _ in fh)
+        typer.echo(f"evalkit: interrupted; {done} finished episode(s) are kept in {out}: "
+                   f"continue with `evalkit run --resume {out}`", err=True)
+    else:
+        typer.echo("evalkit: interrupted before any episode finished; nothing to resume", err=True)
+    raise typer.Exit(130)
+
+
+def _sigterm_as_interrupt() -> None:
+    import signal
+
+    def handler(signum, frame):  # noqa: ARG001 - signal handler signature
+        raise KeyboardInterrupt
+
+    signal.signal(signal.SIGTERM, handler)
+
+
 def _run_with_progress(run_suite, config):
+    _sigterm_as_interrupt()
     if not sys.stderr.isatty():
         return run_suite(config)
     from evalkit.harness.executor import ProgressBar

@@ -195,3 +195,50 @@ def load_run(path: str | Path) -> RunDir:
         raise RunError(f"{p / 'summary.json'}: not a run summary (no `rows`)")
     return RunDir(p, summary)
 
+
+
+_VERIFIED_RATES = frozenset({
+    "paired_accuracy", "act_accuracy", "abstain_accuracy", "conditional_abstain_accuracy", "post_hoc_rate",
+    "timely_rate", "episode_accuracy", "coverage", "act_resist_accuracy", "control_accuracy",
+})
+_COUNTS = ("n_pairs", "n_episodes", "completed", "errors", "missing", "incomplete_pairs")
+
+
+def verify_summary(run: RunDir, by: list[str] | tuple[str, ...] = ()) -> None:
+    """Check that ``summary.json`` holds the numbers its per-episode results give.
+
+    The gate reads ``summary.json``; this recomputes every group's counts and the numerator
+    and denominator of each outcome rate (``_VERIFIED_RATES``: the ones that need nothing but
+    the result rows and the plan) from
+    ``results.jsonl`` over the rebuilt plan, with the same
+    aggregator that wrote the summary (:func:`evalkit.metrics.aggregate.summarize`), so an
+    edited summary or files from different runs are missing data (exit 2), never a pass.
+
+    Args:
+        run: The run directory.
+        by: Breakdown attributes the config's thresholds read (``trigger``, ``phase``, …).
+
+    Raises:
+        RunError: naming the file, the group and the first number that differs.
+    """
+    from evalkit.metrics.aggregate import GROUP_KEYS, summarize
+
+    rows = run.rows
+    targets: list[tuple[str, list[Any], tuple[str, ...]]] = [("rows", run.summary.get("rows", []), GROUP_KEYS)]
+    for name in by:
+        targets.append((f"breakdowns.{name}", run.summary.get("breakdowns", {}).get(name) or [], (*GROUP_KEYS, name)))
+    for label, written, keys in targets:
+        recomputed = summarize(run.plan, rows, by=keys, core=label != "rows")
+        want = {tuple(r.get(k) for k in keys): r for r in recomputed}
+        have = {tuple(r.get(k) for k in keys): r for r in written if isinstance(r, dict)}
+        if set(want) != set(have):
+            raise RunError(f"{run.path / 'summary.json'}: {label} lists other groups than its per-episode "
+                           "results give (edited, or files from different runs?)")
+        for group, fresh in want.items():
+            old = have[group]
+            for field, value in fresh.items():
+                if field in _COUNTS or (field.endswith(("_k", "_n")) and field[:-2] in _VERIFIED_RATES):
+                    if old.get(field) != value:
+                        raise RunError(f"{run.path / 'summary.json'}: {label} {'/'.join(map(str, group))}: "
+                                       f"{field} is {old.get(field)!r} but its per-episode results give "
+                                       f"{value!r} (edited, or files from different runs?)")

@@ -26,7 +26,7 @@ from pathlib import Path
 
 from evalkit.gate.checks import CheckResult, Status, evaluate_regression, evaluate_threshold
 from evalkit.gate.config import GateConfig, GateConfigError
-from evalkit.gate.rundir import load_run
+from evalkit.gate.rundir import load_run, verify_summary
 
 SEVERITY: dict[Status, int] = {"pass": 0, "fail": 1, "error": 2}
 """Status → severity, which is also the exit code."""
@@ -110,11 +110,13 @@ def evaluate_gate(config: GateConfig, run_dir: str | Path, baseline: str | Path 
         raise GateConfigError(config.source, "regression.baseline",
                               "regression checks need a baseline run: set it here or pass --baseline RUN")
     run = load_run(run_dir)
+    verify_summary(run, by=sorted({t.by for t in config.thresholds if t.by}))
     results: list[CheckResult] = []
     for i, threshold in enumerate(config.thresholds):
         results += evaluate_threshold(threshold, i, run)
     if config.regression is not None:
         base = load_run(base_path)
+        verify_summary(base)
         for i, check in enumerate(config.regression.checks):
             results += evaluate_regression(check, i, run, base, config.regression.models)
     return GateReport(run=str(run_dir), baseline=None if base_path is None else str(base_path),

@@ -38,7 +38,8 @@ import warnings
 from pathlib import Path
 from typing import Any, Iterable
 
-OWNED = ("config.json", "results.jsonl", "results.parquet", "summary.json", "report.html", "selfcheck.json")
+OWNED = ("config.json", "results.jsonl", "results.parquet", "summary.json", "report.html", "selfcheck.json",
+         "gate-junit.xml", "gate-summary.md")
 """The files evalkit writes at the top of a run directory (all it ever removes there, with
 ``traces/*.jsonl``)."""
 KEY_FIELDS = ("pair_id", "variant", "model", "condition", "gate", "epoch")

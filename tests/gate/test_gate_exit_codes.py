@@ -245,8 +245,22 @@ def test_summary_that_disagrees_with_the_results_exits_2(runs, write_config, tmp
     edit_results(run, lambda r: {**r, "correct": False} if r["variant"] == "abstain" else r)  # summary left as is
     result = gate(run, write_config(REGRESSION_ONLY), "--baseline", runs["oracle"], "--markdown", tmp_path / "s.md")
     assert result.exit_code == 2
-    assert "run: summary.json gives paired_accuracy 8/8 but its per-episode results give 0/8" in (
-        tmp_path / "s.md").read_text()
+    assert "summary.json: rows scripted/oracle/" in result.output, result.output
+    assert "but its per-episode results give" in result.output, result.output
+
+
+def test_a_tampered_summary_fails_even_with_thresholds_only(runs, write_config, tmp_path):
+    """Edited summary numbers are inconsistent data (exit 2), whatever checks the config holds."""
+    run = copy_run(runs["post_hoc"] if "post_hoc" in runs else runs["oracle"], tmp_path / "tampered")
+    summary = json.loads((run / "summary.json").read_text())
+    row = summary["rows"][0]
+    row["paired_accuracy_k"] = row["paired_accuracy_n"] + 1
+    (run / "summary.json").write_text(json.dumps(summary))
+    config = tmp_path / "t.yaml"
+    config.write_text("thresholds:\n  - metric: paired_accuracy\n    min: 0\n")
+    result = gate(run, config)
+    assert result.exit_code == 2, result.output
+    assert "paired_accuracy_k" in result.output and "per-episode results" in result.output
 
 
 def test_the_gate_reads_the_numbers_of_summary_json(runs, one_flip, write_config):

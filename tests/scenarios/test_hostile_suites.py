@@ -45,7 +45,10 @@ def test_yaml_nested_30000_deep_is_a_scenario_error_not_a_segfault(tmp_path, min
             "except ScenarioError as e: print(e); sys.exit(3)\n")
     proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
     assert proc.returncode == 3, (proc.returncode, proc.stderr[-500:])  # -11 would be the segfault
-    assert proc.stdout.strip() == f"{path}: nested more than {MAX_DEPTH} levels deep (line 1)"
+    # libyaml builds differ in whether their own nesting limit or evalkit's depth check fires
+    # first; either way it is one clear line naming the file, never a crash.
+    assert proc.stdout.strip() in (f"{path}: nested more than {MAX_DEPTH} levels deep (line 1)",
+                                   f"{path}: not valid YAML (line 1)")
 
 
 def test_json_nested_1000_deep_is_a_scenario_error(tmp_path, mini_tasks):
