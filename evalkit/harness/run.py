@@ -126,6 +126,22 @@ class RunConfig(BaseModel):
     executor: Literal["local", "dask"] = "local"
     scheduler_address: str | None = None
 
+    @field_validator("scheduler_address")
+    @classmethod
+    def _scheduler_address(cls, value: str | None) -> str | None:
+        if value is None:
+            return value
+        from urllib.parse import urlsplit
+
+        try:
+            parts = urlsplit(value if "://" in value else f"tcp://{value}")
+            port = parts.port
+        except ValueError as exc:
+            raise ValueError(f"not a scheduler address ({exc}); expected tcp://HOST:PORT") from None
+        if not parts.hostname or port is None:
+            raise ValueError("expected tcp://HOST:PORT, e.g. tcp://127.0.0.1:8786")
+        return value
+
     @field_validator("gates")
     @classmethod
     def _some_gates(cls, value: list[str]) -> list[str]:

@@ -127,11 +127,15 @@ def trace_files(paths: Iterable[str | Path]) -> list[Path]:
     return list(dict.fromkeys(out))
 
 
+def _no_constant(name: str) -> Any:
+    raise ValueError(f"{name} is not a JSON number")
+
+
 def _first_line(path: Path, text: str) -> tuple[int, Any]:
     for lineno, line in enumerate(text.split("\n"), 1):
         if line.strip():
             try:
-                return lineno, json.loads(line)
+                return lineno, json.loads(line, parse_constant=_no_constant)
             except ValueError as exc:
                 raise ConfigError(f"{path}:{lineno}: not valid JSON ({exc})") from None
     raise ConfigError(f"{path}: empty trace file")
@@ -151,7 +155,7 @@ def _import_episodes(path: Path, text: str) -> list[RecordedEpisode]:
         if not line.strip():
             continue
         try:
-            data = json.loads(line)
+            data = json.loads(line, parse_constant=_no_constant)
         except ValueError as exc:
             raise ConfigError(f"{path}:{lineno}: not valid JSON ({exc})") from None
         try:
@@ -198,7 +202,11 @@ def load_traces(paths: Iterable[str | Path]) -> list[RecordedEpisode]:
     """
     out: list[RecordedEpisode] = []
     for path in trace_files(paths):
-        out.extend(load_trace_file(path))
+        try:
+            episodes = load_trace_file(path)
+        except RecursionError:
+            raise ConfigError(f"{path}: nested too deeply to be a trace") from None
+        out.extend(episodes)
     return out
 
 

@@ -49,3 +49,15 @@ def test_dask_local_cluster_matches_local_executor(tmp_path, monkeypatch):
     assert sorted(p.name for p in (tmp_path / "dask" / "traces").iterdir()) == \
         sorted(p.name for p in (tmp_path / "local" / "traces").iterdir())
     assert dask["rows"] == local["rows"]
+
+
+def test_a_malformed_scheduler_address_is_a_one_line_option_error():
+    import pytest
+    from pydantic import ValidationError
+
+    from evalkit.harness.run import RunConfig
+
+    for bad in ("not a url", "tcp://host", "tcp://:8786"):
+        with pytest.raises(ValidationError, match="expected tcp://HOST:PORT|not a scheduler address"):
+            RunConfig(executor="dask", scheduler_address=bad)
+    assert RunConfig(executor="dask", scheduler_address="tcp://127.0.0.1:8786").scheduler_address

@@ -157,3 +157,15 @@ def test_a_clarify_rule_the_user_answered_is_not_a_regression():
 def test_load_traces_rejects_nothing_given():
     with pytest.raises(ConfigError, match="no trace files found"):
         load_traces([])
+
+
+def test_deeply_nested_or_non_standard_json_is_bad_input_not_a_regression(tmp_path):
+    deep = tmp_path / "deep.jsonl"
+    deep.write_text('{"format": "evalkit-trace/1", "episode_id": "e", "events": ' + "[" * 100_000 + "]" * 100_000 + "}\n")
+    with pytest.raises(ConfigError, match=r"deep.jsonl"):
+        load_traces([deep])
+    nan = tmp_path / "nan.jsonl"
+    nan.write_text('{"format": "evalkit-trace/1", "episode_id": "e", "x": NaN}\n')
+    with pytest.raises(ConfigError, match=r"nan.jsonl:1: not valid JSON \(NaN is not a JSON number\)"):
+        load_traces([nan])
+
