@@ -148,7 +148,10 @@ class AnthropicProvider:
         from anthropic import Anthropic
 
         self.settings = settings
-        self.client = Anthropic(base_url=base_url, api_key=api_key, max_retries=0, timeout=settings.retry.timeout_s)
+        from evalkit.models.transport import guarded_http_client
+
+        self.client = Anthropic(base_url=base_url, api_key=api_key, max_retries=0, timeout=settings.retry.timeout_s,
+                               http_client=guarded_http_client(settings.retry.timeout_s))
 
     def request(self, messages: list[dict[str, Any]], tools: list[dict[str, Any]]) -> dict[str, Any]:
         """The request body fields for one call."""

@@ -154,8 +154,11 @@ class OpenAIProvider:
     def __init__(self, settings: ModelSettings, *, base_url: str | None, api_key: str):
         from openai import OpenAI
 
+        from evalkit.models.transport import guarded_http_client
+
         self.settings = settings
-        self.client = OpenAI(base_url=base_url, api_key=api_key, max_retries=0, timeout=settings.retry.timeout_s)
+        self.client = OpenAI(base_url=base_url, api_key=api_key, max_retries=0, timeout=settings.retry.timeout_s,
+                             http_client=guarded_http_client(settings.retry.timeout_s))
 
     def request(self, messages: list[dict[str, Any]], tools: list[dict[str, Any]]) -> dict[str, Any]:
         """The request body fields for one call (everything but the transport)."""
