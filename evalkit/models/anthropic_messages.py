@@ -27,7 +27,7 @@ from typing import Any
 
 from evalkit.models.config import ModelSettings
 from evalkit.models.parsing import replay_arguments
-from evalkit.models.retry import ProviderError, error_for_status, error_message
+from evalkit.models.retry import ProviderError, error_for_status, error_message, token_count
 
 STOP_REASONS = {
     "end_turn": "stop",
@@ -119,15 +119,15 @@ def normalize_anthropic(data: Any) -> dict[str, Any]:
                              "arguments": raw_input if not isinstance(raw_input, dict)
                              else json.dumps(raw_input, ensure_ascii=False)},
             })
-    usage = data.get("usage") or {}
-    input_tokens = sum(int(usage.get(k) or 0) for k in
+    usage = data.get("usage")
+    input_tokens = sum(token_count(usage, k) for k in
                        ("input_tokens", "cache_creation_input_tokens", "cache_read_input_tokens"))
     stop = data.get("stop_reason") or "end_turn"
     return {
         "message": {"role": "assistant", "content": "".join(texts) if texts else None,
                     "tool_calls": calls or None},
         "finish_reason": STOP_REASONS.get(stop, stop),
-        "usage": {"input_tokens": input_tokens, "output_tokens": int(usage.get("output_tokens") or 0)},
+        "usage": {"input_tokens": input_tokens, "output_tokens": token_count(usage, "output_tokens")},
         "model": data.get("model") or "",
         "id": data.get("id") or "",
     }

@@ -29,7 +29,7 @@ from typing import Any, Collection
 
 from evalkit.models.config import ModelSettings
 from evalkit.models.parsing import replay_arguments
-from evalkit.models.retry import ProviderError, error_for_status, error_message
+from evalkit.models.retry import ProviderError, error_for_status, error_message, token_count
 
 
 def wire_messages(messages: list[dict[str, Any]], *, tool_results_as: str = "tool") -> list[dict[str, Any]]:
@@ -127,13 +127,13 @@ def normalize_openai(data: Any) -> dict[str, Any]:
     if not choices or not isinstance(choices[0], dict):
         raise ProviderError("the response holds no choices", code="invalid_response", retryable=True)
     choice = choices[0]
-    usage = data.get("usage") or {}
+    usage = data.get("usage")
     return {
         "message": choice.get("message") or {},
         "finish_reason": choice.get("finish_reason") or "stop",
         "usage": {
-            "input_tokens": int(usage.get("prompt_tokens") or 0),
-            "output_tokens": int(usage.get("completion_tokens") or 0),
+            "input_tokens": token_count(usage, "prompt_tokens"),
+            "output_tokens": token_count(usage, "completion_tokens"),
         },
         "model": data.get("model") or "",
         "id": data.get("id") or "",

@@ -225,3 +225,22 @@ def call_with_retries(
         exc.retries = retries
         raise exc from None
     return result, retries, round(sum(r["wait_s"] for r in retries), 6)
+
+
+def token_count(usage: Any, name: str) -> int:
+    """A usage field as a token count: a non-negative int (``None`` or absent is 0).
+
+    Raises:
+        ProviderError: ``invalid_response`` (not retryable) when the field is a bool, a
+            float, a string or negative — a count is never guessed from a wrong type.
+    """
+    if not isinstance(usage, dict):
+        if usage is None:
+            return 0
+        raise ProviderError(f"usage is a {type(usage).__name__}, not an object", code="invalid_response")
+    value = usage.get(name)
+    if value is None:
+        return 0
+    if type(value) is not int or value < 0:
+        raise ProviderError(f"usage.{name} is {value!r}, not a token count", code="invalid_response")
+    return value
