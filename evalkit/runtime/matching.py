@@ -18,7 +18,7 @@ from __future__ import annotations
 import re
 from typing import Any, Mapping
 
-from pydantic import BaseModel, ConfigDict, Field, PrivateAttr, field_validator, model_validator
+from pydantic import BaseModel, ConfigDict, Field, FiniteFloat, PrivateAttr, field_validator, model_validator
 
 from evalkit.types import ToolKind
 
@@ -28,7 +28,8 @@ class ArgTest(BaseModel):
 
     Attributes:
         eq / ne: Equal / not equal to the value.
-        gt / ge / lt / le: Numeric comparisons (a non-number fails them).
+        gt / ge / lt / le: Numeric comparisons with finite bounds (a non-number fails them;
+            NaN or infinite bounds are refused, since such a rule could never fire).
         pattern / not_pattern: Regular expression that must / must not be found in the
             value's string form.
         in_: The value is one of these (YAML key ``in``).
@@ -39,10 +40,10 @@ class ArgTest(BaseModel):
 
     eq: Any = None
     ne: Any = None
-    gt: float | None = None
-    ge: float | None = None
-    lt: float | None = None
-    le: float | None = None
+    gt: FiniteFloat | None = None
+    ge: FiniteFloat | None = None
+    lt: FiniteFloat | None = None
+    le: FiniteFloat | None = None
     pattern: str | None = None
     not_pattern: str | None = None
     in_: list[Any] | None = Field(default=None, alias="in")
