@@ -125,9 +125,6 @@ def run(
     scheduler_address: Annotated[Optional[str], typer.Option("--scheduler-address", metavar="ADDR", help="With --executor dask: an existing cluster's scheduler, e.g. tcp://HOST:8786 (default: a LocalCluster on 127.0.0.1).", rich_help_panel="Scale-out")] = None,
 ) -> None:
     """Run paired scenarios; write DIR/ (config.json, traces/, results.jsonl, results.parquet, summary.json, report.html)."""
-    from pydantic import ValidationError
-
-    from evalkit.harness.run import RunConfig
     from evalkit.harness.run import run as run_suite
 
     _show_results_warnings()
@@ -156,14 +153,7 @@ def run(
                       policy=policy, selfcheck=selfcheck, executor=executor, scheduler_address=scheduler_address)
         if gate:
             kwargs["gates"] = gate
-        if model:
-            kwargs["models"] = model
-        if condition:
-            kwargs["conditions"] = condition
-        try:
-            config = RunConfig(**kwargs)
-        except ValidationError as exc:
-            raise _option_error(exc) from None
+        config = _run_config(kwargs, model, condition)
         _check_text_files(policy=policy, model_config=model_config, rules=rules)
         summary = _run_with_progress(run_suite, config)
     except _ERRORS as exc:
@@ -188,6 +178,22 @@ def _print_provider_totals(summary: dict) -> None:
     for model, t in totals.items():
         typer.echo(f"{model}: {t['model_calls']} model calls, {t['cache_hits']} cache hits, {t['retries']} retries, "
                    f"{t['parse_failures']} parse failures, {t['content_filter']} content-filter stops")
+
+
+def _run_config(kwargs: dict, model: list[str] | None, condition: list[str] | None):
+    """A :class:`~evalkit.harness.run.RunConfig` from CLI options; bad values → one-line error."""
+    from pydantic import ValidationError
+
+    from evalkit.harness.run import RunConfig
+
+    if model:
+        kwargs["models"] = model
+    if condition:
+        kwargs["conditions"] = condition
+    try:
+        return RunConfig(**kwargs)
+    except ValidationError as exc:
+        raise _option_error(exc) from None
 
 
 def _interrupted(out: str) -> None:
@@ -425,9 +431,6 @@ def rules_eval(
     show_all: Annotated[bool, typer.Option("--all", help="Also print per-trigger rows where nothing changed.")] = False,
 ) -> None:
     """Run the suite under OLD and NEW (gate on, same plan and seeds) and diff the metrics per trigger with paired tests."""
-    from pydantic import ValidationError
-
-    from evalkit.harness.run import RunConfig
     from evalkit.harness.run import run as run_suite
 
     _show_results_warnings()
@@ -435,14 +438,7 @@ def rules_eval(
         kwargs = dict(suites=suites or [], pair_ids=pair or [], limit=limit, out=out, epochs=epochs, tasks_dir=tasks,
                       report=report, rules_in_context=rules_in_context, policy=policy, seed=seed,
                       model_config_file=model_config, selfcheck=selfcheck, gates=["on"])
-        if model:
-            kwargs["models"] = model
-        if condition:
-            kwargs["conditions"] = condition
-        try:
-            config = RunConfig(**kwargs)
-        except ValidationError as exc:
-            raise _option_error(exc) from None
+        config = _run_config(kwargs, model, condition)
         from evalkit.rules.evaluate import evaluate_rules
 
         result = evaluate_rules(rules, against, config, alpha=alpha,

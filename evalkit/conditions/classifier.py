@@ -117,21 +117,14 @@ import unicodedata
 from dataclasses import dataclass, replace
 from typing import Final, Literal
 
+from evalkit.types import MetaType
+
 __all__ = ["CLASSIFIER_VERSION", "MetaType", "TextLabel", "TextVerdict", "classify_text"]
 
 CLASSIFIER_VERSION: Final[str] = "1"
 """Version of the rules; recorded in run manifests. Bump it whenever a rule changes."""
 
 TextLabel = Literal["abstain", "clarify", "comply", "unknown"]
-MetaType = Literal[
-    "request_context",
-    "request_tool",
-    "request_model_escalation",
-    "request_independent_review",
-    "propose_skill",
-    "request_user_decision",
-    "declare_blocked",
-]
 
 
 @dataclass(frozen=True, slots=True)
