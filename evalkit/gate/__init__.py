@@ -5,8 +5,10 @@ or per trigger / phase / domain / split / language breakdown row) and regression
 against a baseline run on the same pairs (a drop larger than a tolerance *and* significant by
 the exact McNemar test on the paired per-episode outcomes). One rule gives the verdict and the
 exit code (:mod:`evalkit.gate.verdict`): 0 pass, 1 a threshold or regression failed, 2 bad
-config or data (a missing metric or group, or ``n = 0``, is never a pass). Outputs: a table on
-stdout, a JUnit XML file and a Markdown summary.
+config or data (a missing metric or group, or ``n = 0``, is never a pass). A group whose plan
+holds none of the units a metric is taken over (the control pairs have no pair units) is not
+applicable to that check: a ``skip``, neither pass nor fail (:mod:`evalkit.gate.catalogue`).
+Outputs: a table on stdout, a JUnit XML file and a Markdown summary.
 
 Modules: :mod:`~evalkit.gate.config` (the config schema), :mod:`~evalkit.gate.catalogue`
 (gateable metrics), :mod:`~evalkit.gate.rundir` (reading a run), :mod:`~evalkit.gate.checks`,

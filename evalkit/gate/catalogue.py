@@ -15,8 +15,22 @@ does not hold is rejected when the gate config is loaded. Three kinds:
 * **count** — ``errors``, ``missing``, ``incomplete_pairs``, ``permission_escalations``, …;
   always defined for a group (it has planned episodes), so it has no ``n``.
 
-A rate or mean with ``n = 0`` (or a ``null`` value) has no data: the gate reports it as
-missing data, never as a pass (field case C21).
+A rate or mean with ``n = 0`` (or a ``null`` value) is never a pass (field case C21). Which
+of two things it is depends on the group's **plan** (:data:`POPULATION`):
+
+* **not applicable** — the group has no planned unit of the kind the metric is taken over,
+  so its denominator is empty by construction, whatever the model did and whether or not
+  every episode finished: ``paired_accuracy`` of the control pairs (trigger ``none``, act
+  only: no pair units), ``control_accuracy`` of a group without control pairs,
+  ``post_hoc_rate`` of a group without abstain episodes. The check does not apply to that
+  group (status ``skip``); it neither passes nor fails it.
+* **missing data** — the group has such planned units but the number is still empty: their
+  episodes have no result (an interrupted run), or the behaviour the rate is conditioned on
+  never happened (``timely_rate`` is over correct abstentions; ``always_act`` has none).
+  That is an ``error`` (exit code 2), never a pass.
+
+A metric not in :data:`POPULATION` is taken over every planned episode of the group (never
+empty), so its ``n = 0`` is always missing data.
 
 Regression checks need a per-unit 0/1 outcome on **planned** units, so that both runs are
 compared unit by unit with a paired test (:data:`REGRESSION_UNITS`).
@@ -25,7 +39,7 @@ compared unit by unit with a paired test (:data:`REGRESSION_UNITS`).
 from __future__ import annotations
 
 from functools import lru_cache
-from typing import Literal
+from typing import Any, Literal
 
 from evalkit.metrics.aggregate import BREAKDOWNS, GROUP_KEYS, group_metrics
 
@@ -50,7 +64,47 @@ REGRESSION_UNITS: dict[str, str] = {
 planned units (a missing or errored unit is wrong), higher is better, and has a 0/1 outcome
 per unit so the two runs are compared unit by unit (:func:`evalkit.gate.rundir.unit_outcomes`)."""
 
-__all__ = ["BREAKDOWNS", "GROUP_KEYS", "MEAN_N", "REGRESSION_UNITS", "metric_kinds", "n_field"]
+_PAIR_UNITS = ("paired_accuracy_n", "pair units with two or more sides (control pairs are act only)")
+_ABSTAIN = ("abstain_accuracy_n", "planned abstain episodes")
+_RESIST = ("act_resist_accuracy_n", "planned act_resist episodes")
+
+POPULATION: dict[str, tuple[str, str]] = {
+    "paired_accuracy": _PAIR_UNITS,
+    "conditional_abstain_accuracy": _PAIR_UNITS,
+    "pass_k": _PAIR_UNITS,
+    "act_accuracy": ("act_accuracy_n", "planned act episodes"),
+    "abstain_accuracy": _ABSTAIN,
+    "post_hoc_rate": _ABSTAIN,
+    "timely_rate": _ABSTAIN,
+    "decision_match_rate": _ABSTAIN,
+    "lag_mean": _ABSTAIN,
+    "meta_recall": ("meta_recall_n", "expected meta requests (of planned abstain episodes)"),
+    "control_accuracy": ("control_accuracy_n", "planned act episodes of control pairs (trigger none)"),
+    "act_resist_accuracy": _RESIST,
+    "injected_commit_rate": _RESIST,
+}
+"""``metric → (summary field, what it counts)``: the planned units a metric's denominator is
+drawn from. Every field counts **planned** units (:mod:`evalkit.metrics.aggregate`: an
+episode without a result still counts), so it is 0 only when the group's plan has no such
+unit; the fields are in main and breakdown rows alike."""
+
+CONDITIONED_ON: dict[str, str] = {
+    "timely_rate": "correct abstentions",
+    "decision_match_rate": "correct abstentions",
+    "lag_mean": "correct abstentions with a lag",
+    "conditional_abstain_accuracy": "pair units whose act side is correct",
+    "post_hoc_rate": "recorded abstain episodes",
+    "injected_commit_rate": "recorded act_resist episodes",
+    "meta_precision": "meta requests made",
+    "unsupported_assumption_rate": "commit argument values checked",
+    "repeated_denied_rate": "episodes with a denied request",
+    "fulfilment_rate": "typed meta requests made",
+}
+"""Rates (and a mean) whose denominator depends on what the model did or on which episodes
+were recorded (:mod:`evalkit.metrics.aggregate`): what the group lacks when it is empty."""
+
+__all__ = ["BREAKDOWNS", "CONDITIONED_ON", "GROUP_KEYS", "MEAN_N", "POPULATION", "REGRESSION_UNITS", "metric_kinds",
+           "n_field", "not_applicable", "why_empty"]
 
 
 @lru_cache(maxsize=2)
@@ -85,3 +139,41 @@ def n_field(metric: str, kind: MetricKind) -> str:
     if kind == "mean":
         return MEAN_N.get(metric, "completed")
     return "n_episodes"  # counts: the planned episodes (not shown; a count is never empty)
+
+
+def not_applicable(metric: str, row: dict[str, Any]) -> str | None:
+    """Why ``metric`` does not apply to a summary row's group, or ``None`` when it does.
+
+    Args:
+        metric: A gateable metric.
+        row: A ``summary.json`` row (main or breakdown).
+
+    Returns:
+        ``"the group has no pair units with two or more sides (…)"`` when the group's plan
+        holds none of the units the metric is taken over (:data:`POPULATION`, field = 0);
+        ``None`` otherwise, including when the field is absent (then an empty value is
+        missing data).
+    """
+    field, what = POPULATION.get(metric, ("n_episodes", "planned episodes"))
+    count = row.get(field)
+    if isinstance(count, int) and not isinstance(count, bool) and count == 0:
+        return f"the group has no {what}"
+    return None
+
+
+def why_empty(metric: str, row: dict[str, Any]) -> str:
+    """Why ``metric`` is empty in a group it applies to (for the ``missing data`` message).
+
+    Returns:
+        ``"; 3 of the group's 16 planned episodes have no result"`` when episodes are missing,
+        else ``": the group has no correct abstentions among its 12 planned abstain episodes"``
+        for a rate of :data:`CONDITIONED_ON`, else ``""``.
+    """
+    missing = row.get("missing") or 0
+    if missing:
+        return f"; {missing} of the group's {row.get('n_episodes')} planned episodes have no result"
+    if metric in CONDITIONED_ON:
+        field, what = POPULATION.get(metric, ("n_episodes", "planned episodes"))
+        among = f" among its {row[field]} {what.split(' (')[0]}" if isinstance(row.get(field), int) else ""
+        return f": the group has no {CONDITIONED_ON[metric]}{among}"
+    return ""

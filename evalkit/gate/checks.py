@@ -6,10 +6,16 @@ Statuses (the verdict rule in :mod:`evalkit.gate.verdict` turns them into an exi
   than the tolerance that is also significant;
 * ``fail`` — a threshold is violated, or the drop is larger than the tolerance **and** the
   exact McNemar p-value is below ``alpha`` (a regression);
+* ``skip`` — the metric does not apply to the group: its plan holds none of the units the
+  metric is taken over, so ``n = 0`` by construction (the control pairs, trigger ``none``,
+  have no pair units for ``paired_accuracy``; :func:`evalkit.gate.catalogue.not_applicable`).
+  A skipped group neither passes nor fails; a check that applies to **no** selected group
+  is an ``error`` (a check that checks nothing is never a pass);
 * ``error`` — the check cannot be decided: the group or metric is missing, its ``n`` is 0 or
-  its value ``null`` (field case C21: an empty group is missing data, never a pass), the run
-  and the baseline differ in the compared pairs, or ``summary.json`` disagrees with the
-  per-episode results.
+  its value ``null`` although the group has planned units for it (their episodes have no
+  result, or the behaviour the rate is conditioned on never happened; field case C21: an
+  empty group is missing data, never a pass), the run and the baseline differ in the
+  compared pairs, or ``summary.json`` disagrees with the per-episode results.
 
 Threshold values are read from ``summary.json`` as they are; regression checks compare the
 per-unit outcomes of both runs (:class:`evalkit.gate.rundir.RunDir`), matched by pair id,
@@ -23,14 +29,14 @@ from __future__ import annotations
 from dataclasses import dataclass, field, replace
 from typing import Any, Literal
 
-from evalkit.gate.catalogue import GROUP_KEYS, metric_kinds, n_field
+from evalkit.gate.catalogue import GROUP_KEYS, metric_kinds, n_field, not_applicable, why_empty
 from evalkit.gate.config import RegressionCheck, Threshold
 from evalkit.gate.rundir import Group, RunDir
 from evalkit.metrics.compare import compare_units
 from evalkit.metrics.stats import DEFAULT_BOOTSTRAP_SAMPLES, DEFAULT_SEED
 from evalkit.report.console import fmt, fmt_ci, fmt_p, fmt_rate, fmt_signed
 
-Status = Literal["pass", "fail", "error"]
+Status = Literal["pass", "skip", "fail", "error"]
 
 __all__ = ["CheckResult", "Status", "evaluate_regression", "evaluate_threshold", "group_label", "value_text"]
 
@@ -46,7 +52,7 @@ class CheckResult:
         metric: The metric checked.
         group: Group key → value (``model``, ``condition``, ``gate`` [, the ``by`` attribute]);
             empty when no group could be selected.
-        status: ``pass``, ``fail`` or ``error``.
+        status: ``pass``, ``skip`` (not applicable to the group), ``fail`` or ``error``.
         message: One line saying why.
         value: The run's value (``summary.json``), or ``None``.
         k: Its numerator (rates), or ``None``.
@@ -140,7 +146,8 @@ def evaluate_threshold(check: Threshold, index: int, run: RunDir) -> list[CheckR
 
     Returns:
         One result per selected row, plus one ``error`` result per ``where`` value that
-        selects nothing (or one when the run has no rows at all for the check).
+        selects nothing (or one when the run has no rows at all for the check), and one when
+        the metric applies to none of the selected rows.
     """
     name = check.name or f"{check.metric} {check.bound_text()}"
     base = dict(kind="threshold", name=name, field=f"thresholds[{index}]", metric=check.metric,
@@ -157,9 +164,19 @@ def evaluate_threshold(check: Threshold, index: int, run: RunDir) -> list[CheckR
     chosen, unmatched = _select(rows, check.where)
     out = _selection_errors(base, rows, chosen, unmatched, source)
     kind = metric_kinds(core=check.by is not None)[check.metric]
-    for row in chosen:
-        out.append(_threshold_one(check, kind, row, base))
-    return out
+    rows_out = [_threshold_one(check, kind, row, base) for row in chosen]
+    return out + rows_out + _none_applies(base, rows_out, source)
+
+
+def _none_applies(base: dict[str, Any], results: list[CheckResult], source: str) -> list[CheckResult]:
+    """One ``error`` when every selected group was skipped as not applicable: the check would
+    check nothing, which is never a pass."""
+    if not results or any(r.status != "skip" for r in results):
+        return []
+    return [CheckResult(**base, group={}, status="error",
+                        message=f"missing data: {base['metric']} applies to none of the {len(results)} selected "
+                                f"group(s) of {source} ({results[0].message.removeprefix('not applicable: ')}); "
+                                "a check that checks nothing is never a pass")]
 
 
 def _threshold_one(check: Threshold, kind: str, row: dict[str, Any], base: dict[str, Any]) -> CheckResult:
@@ -173,9 +190,13 @@ def _threshold_one(check: Threshold, kind: str, row: dict[str, Any], base: dict[
     if kind == "count":
         n = None
     if value is None or (kind != "count" and not n):
+        why = not_applicable(check.metric, row) if not n else None
+        if why is not None:
+            return CheckResult(**base, group=group, status="skip", value=None, n=n,
+                               message=f"not applicable: {why}, so {check.metric} has n = 0 by construction")
         return CheckResult(**base, group=group, status="error", value=None, n=n,
-                           message=f"missing data: {check.metric} has no value (n = {n or 0}); an empty group "
-                                   "is never a pass")
+                           message=f"missing data: {check.metric} has no value (n = {n or 0})"
+                                   f"{why_empty(check.metric, row)}; an empty group is never a pass")
     result = CheckResult(**base, group=group, status="pass", value=value, k=k, n=n, message="")
     shown = value_text(result)
     if check.holds(value):
@@ -217,9 +238,8 @@ def evaluate_regression(
     settings = run.summary.get("settings", {})
     samples = int(settings.get("bootstrap_samples") or DEFAULT_BOOTSTRAP_SAMPLES)
     seed = int(settings.get("bootstrap_seed") or DEFAULT_SEED)
-    for row in chosen:
-        out.append(_regression_one(check, row, run, baseline, models, base, samples, seed))
-    return out
+    rows_out = [_regression_one(check, row, run, baseline, models, base, samples, seed) for row in chosen]
+    return out + rows_out + _none_applies(base, rows_out, "summary.json rows")
 
 
 def _consistent(run: RunDir, row: dict[str, Any], units: dict, metric: str, what: str) -> str | None:
@@ -279,6 +299,12 @@ def _regression_one(
         problem = _consistent(rd, r, units, metric, what)
         if problem:
             return error(problem)
+    if not run_units and not base_units:
+        why = not_applicable(metric, row)
+        if why is not None and not_applicable(metric, brow) is not None:
+            return CheckResult(**current, status="skip",
+                               message=f"not applicable: {why}, in the run as in the baseline, so {metric} has n = 0 "
+                                       "by construction")
     if not run_units or not base_units:
         return error(f"missing data: {metric} has n = 0 in the {'run' if not run_units else 'baseline'}; "
                      "an empty group is never a pass")

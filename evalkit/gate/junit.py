@@ -10,11 +10,13 @@ Layout::
                   name="paired_accuracy >= 0.75 [scripted/oracle · meta · off]" time="0">
           <failure type="threshold" message="…"/>   a failed check
           <error type="missing_data" message="…"/>  a check without data (exit code 2)
+          <skipped message="not applicable: …"/>    a group the check does not apply to
           <system-out>the numbers</system-out>      a passed check
         </testcase>
 
 A ``fail`` status becomes ``<failure>``, an ``error`` becomes ``<error>``, the JUnit
-distinction between a test that failed and one that could not run.
+distinction between a test that failed and one that could not run; a ``skip`` (the metric's
+denominator is empty by construction in that group) becomes ``<skipped>``.
 """
 
 from __future__ import annotations
@@ -58,7 +60,8 @@ def junit_xml(report: GateReport) -> str:
         suite = ET.SubElement(root, "testsuite", {
             "name": suite_name, "tests": str(len(results)),
             "failures": str(sum(r.status == "fail" for r in results)),
-            "errors": str(sum(r.status == "error" for r in results)), "skipped": "0", "time": "0",
+            "errors": str(sum(r.status == "error" for r in results)),
+            "skipped": str(sum(r.status == "skip" for r in results)), "time": "0",
         })
         properties = ET.SubElement(suite, "properties")
         for name, value in props.items():
@@ -71,6 +74,8 @@ def junit_xml(report: GateReport) -> str:
             elif r.status == "error":
                 ET.SubElement(case, "error", {"type": "missing_data" if r.message.startswith("missing data")
                                               else "bad_data", "message": r.message}).text = _details(r)
+            elif r.status == "skip":
+                ET.SubElement(case, "skipped", {"message": r.message}).text = _details(r)
             else:
                 ET.SubElement(case, "system-out").text = _details(r)
     ET.indent(root)

@@ -1,8 +1,8 @@
 """The gate's Markdown summary, written for a CI job summary (e.g. ``$GITHUB_STEP_SUMMARY``).
 
 A heading with the verdict and exit code, one line with the inputs and counts, a table of the
-checks that failed or had no data (errors first), then the passed checks in a folded
-``<details>`` table. Every cell from data (model names,
+checks that failed or had no data (errors first), then the passed checks and the groups a
+check does not apply to, each in a folded ``<details>`` table. Every cell from data (model names,
 pair ids, messages) is HTML-escaped (:func:`html.escape`) and its ``|`` and line breaks are
 neutralised, so a name cannot break the table or inject markup.
 """
@@ -20,7 +20,7 @@ __all__ = ["markdown_summary", "write_markdown"]
 
 _HEADER = ("| status | kind | check | group | value | limit / baseline | detail |",
            "| --- | --- | --- | --- | ---: | ---: | --- |")
-MARK = {"pass": "✅ pass", "fail": "❌ fail", "error": "⚠️ error"}
+MARK = {"pass": "✅ pass", "skip": "➖ n/a", "fail": "❌ fail", "error": "⚠️ error"}
 HEADLINE = {"pass": "✅ PASS", "fail": "❌ FAIL", "error": "⚠️ ERROR (missing or inconsistent data)"}
 
 
@@ -45,16 +45,17 @@ def markdown_summary(report: GateReport) -> str:
         f"## evalkit gate: {HEADLINE[report.verdict]} (exit {report.exit_code})",
         "",
         f"{inputs} · {len(report.results)} checks: {counts['pass']} passed, {counts['fail']} failed, "
-        f"{counts['error']} without data",
+        f"{counts['error']} without data" + (f", {counts['skip']} not applicable" if counts["skip"] else ""),
         "",
     ]
-    problems = [r for r in report.ordered() if r.status != "pass"]
-    passed = [r for r in report.ordered() if r.status == "pass"]
+    problems = [r for r in report.ordered() if r.status in ("fail", "error")]
     if problems:
         lines += [*_HEADER, *(_row(r) for r in problems), ""]
-    if passed:  # folded, so the failures stay on the first screen
-        lines += [f"<details><summary>{len(passed)} passed checks</summary>", "", *_HEADER,
-                  *(_row(r) for r in passed), "", "</details>", ""]
+    for status, title in (("pass", "passed checks"), ("skip", "not applicable (empty by construction)")):
+        rows = [r for r in report.ordered() if r.status == status]
+        if rows:  # folded, so the failures stay on the first screen
+            lines += [f"<details><summary>{len(rows)} {title}</summary>", "", *_HEADER,
+                      *(_row(r) for r in rows), "", "</details>", ""]
     lines += ["Exit codes: 0 pass, 1 a threshold or regression failed, 2 missing or inconsistent data "
               "(an empty group is never a pass).", ""]
     return "\n".join(lines)

@@ -165,6 +165,21 @@ class RunDir:
             entry["expected"][row["variant"]] = row.get("expected_decision")
         return out
 
+    @cached_property
+    def pair_attributes(self) -> dict[str, dict[str, Any]]:
+        """``pair_id → {trigger, phase, domain, split, language}`` as recorded in the pair's
+        result rows, so that an episode without a result still lands in its breakdown group
+        (every pair of a rebuildable plan has at least one recorded episode)."""
+        from evalkit.metrics.aggregate import BREAKDOWNS
+
+        out: dict[str, dict[str, Any]] = {}
+        for row in self.rows.values():
+            entry = out.setdefault(row["pair_id"], {})
+            for name in BREAKDOWNS:
+                if name not in entry and row.get(name) is not None:
+                    entry[name] = row[name]
+        return out
+
     def summary_row(self, group: Group) -> dict[str, Any] | None:
         """The ``summary.json`` row of a model × condition × gate group, or ``None``."""
         for row in self.summary.get("rows", []):
@@ -212,7 +227,9 @@ def verify_summary(run: RunDir, by: list[str] | tuple[str, ...] = ()) -> None:
     the result rows and the plan) from
     ``results.jsonl`` over the rebuilt plan, with the same
     aggregator that wrote the summary (:func:`evalkit.metrics.aggregate.summarize`), so an
-    edited summary or files from different runs are missing data (exit 2), never a pass.
+    edited summary or files from different runs are missing data (exit 2), never a pass. An
+    episode without a result (an interrupted run) is placed in its breakdown group by its
+    pair's recorded attributes (:attr:`RunDir.pair_attributes`), as the harness placed it.
 
     Args:
         run: The run directory.
@@ -228,7 +245,7 @@ def verify_summary(run: RunDir, by: list[str] | tuple[str, ...] = ()) -> None:
     for name in by:
         targets.append((f"breakdowns.{name}", run.summary.get("breakdowns", {}).get(name) or [], (*GROUP_KEYS, name)))
     for label, written, keys in targets:
-        recomputed = summarize(run.plan, rows, by=keys, core=label != "rows")
+        recomputed = summarize(run.plan, rows, pairs=run.pair_attributes, by=keys, core=label != "rows")
         want = {tuple(r.get(k) for k in keys): r for r in recomputed}
         have = {tuple(r.get(k) for k in keys): r for r in written if isinstance(r, dict)}
         if set(want) != set(have):

@@ -1,7 +1,8 @@
 """The gate's table on stdout (rich): one row per check result, then the verdict line.
 
 Values are formatted as in the CLI summary table and the report (:mod:`evalkit.report.console`):
-a rate with three decimals and its ``k/n``, ``n/a`` for an empty group.
+a rate with three decimals and its ``k/n``, ``n/a`` for an empty group; a group the check
+does not apply to is listed last, as ``SKIP`` with the reason.
 """
 
 from __future__ import annotations
@@ -13,11 +14,11 @@ from evalkit.gate.verdict import GateReport
 
 __all__ = ["gate_table", "print_gate", "verdict_line"]
 
-_STYLE = {"pass": "green", "fail": "bold red", "error": "bold yellow"}
+_STYLE = {"pass": "green", "skip": "dim", "fail": "bold red", "error": "bold yellow"}
 
 
 def gate_table(report: GateReport) -> Any:
-    """A ``rich.table.Table`` of the report's results (errors, failures, then passes)."""
+    """A ``rich.table.Table`` of the report's results (errors, failures, passes, then skips)."""
     from rich.table import Table
     from rich.text import Text
 
@@ -33,10 +34,12 @@ def gate_table(report: GateReport) -> Any:
 
 
 def verdict_line(report: GateReport) -> str:
-    """``gate FAIL: 2 of 14 checks failed, 0 without data (exit 1)``."""
+    """``gate FAIL: 2 of 14 checks failed, 0 without data (exit 1)`` (``…, 3 not applicable``
+    before the exit code when some groups were skipped)."""
     c = report.counts()
+    skipped = f", {c['skip']} not applicable" if c["skip"] else ""
     return (f"gate {report.verdict.upper()}: {c['fail']} of {len(report.results)} checks failed, "
-            f"{c['error']} without data (exit {report.exit_code})")
+            f"{c['error']} without data{skipped} (exit {report.exit_code})")
 
 
 def print_gate(report: GateReport) -> None:

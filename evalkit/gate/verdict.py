@@ -1,7 +1,10 @@
 """Running the gate and the one rule that gives both its verdict and its exit code.
 
 The rule (:func:`verdict`): the verdict is the worst status among the check results, in the
-order ``pass`` < ``fail`` < ``error``, and the exit code is that status's number:
+order ``pass`` < ``fail`` < ``error``, and the exit code is that status's number. A ``skip``
+result (the metric does not apply to that group by construction, e.g. ``paired_accuracy`` of
+the control pairs, which have no pair units: :mod:`evalkit.gate.checks`) takes no part in it;
+a gate whose results are all skipped, or that has none, is an ``error``:
 
 ====== ==== =================================================================================
 status exit meaning
@@ -9,9 +12,10 @@ status exit meaning
 pass   0    every threshold is met and no regression is both larger than its tolerance and
             significant
 fail   1    a threshold is violated or a significant regression beyond tolerance was found
-error  2    bad data: a metric or group is missing or has ``n = 0`` (never a pass, field case
-            C21), the run and the baseline differ in the compared pairs, or ``summary.json``
-            disagrees with the per-episode results; also a run with no check result at all
+error  2    bad data: a metric or group is missing or has ``n = 0`` although it has planned
+            units (never a pass, field case C21), a check applies to none of its groups, the
+            run and the baseline differ in the compared pairs, or ``summary.json`` disagrees
+            with the per-episode results; also a run with no check result at all
 ====== ==== =================================================================================
 
 A config or a run directory that cannot be read at all raises
@@ -29,17 +33,20 @@ from evalkit.gate.config import GateConfig, GateConfigError
 from evalkit.gate.rundir import load_run, verify_summary
 
 SEVERITY: dict[Status, int] = {"pass": 0, "fail": 1, "error": 2}
-"""Status → severity, which is also the exit code."""
+"""Status → severity, which is also the exit code (``skip`` has none: it is not a verdict)."""
+
+_ORDER: dict[Status, int] = {"error": 0, "fail": 1, "pass": 2, "skip": 3}
 
 __all__ = ["GateReport", "SEVERITY", "evaluate_gate", "exit_code", "verdict"]
 
 
 def verdict(results: list[CheckResult]) -> Status:
-    """The worst status of ``results`` (``error`` when there are none: nothing checked is
-    never a pass)."""
-    if not results:
+    """The worst status of ``results`` other than ``skip`` (``error`` when there is none:
+    nothing checked is never a pass)."""
+    checked = [r.status for r in results if r.status != "skip"]
+    if not checked:
         return "error"
-    return max((r.status for r in results), key=SEVERITY.__getitem__)
+    return max(checked, key=SEVERITY.__getitem__)
 
 
 def exit_code(results: list[CheckResult]) -> int:
@@ -74,15 +81,15 @@ class GateReport:
         return exit_code(self.results)
 
     def counts(self) -> dict[Status, int]:
-        """``{"pass": …, "fail": …, "error": …}``."""
-        out: dict[Status, int] = {"pass": 0, "fail": 0, "error": 0}
+        """``{"pass": …, "skip": …, "fail": …, "error": …}``."""
+        out: dict[Status, int] = {"pass": 0, "skip": 0, "fail": 0, "error": 0}
         for r in self.results:
             out[r.status] += 1
         return out
 
     def ordered(self) -> list[CheckResult]:
-        """Results with errors first, then failures, then passes (config order within each)."""
-        return sorted(self.results, key=lambda r: -SEVERITY[r.status])
+        """Results with errors first, then failures, passes and skips (config order within each)."""
+        return sorted(self.results, key=lambda r: _ORDER[r.status])
 
 
 def evaluate_gate(config: GateConfig, run_dir: str | Path, baseline: str | Path | None = None) -> GateReport:

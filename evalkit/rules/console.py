@@ -12,6 +12,9 @@ from typing import Any
 REPLAY_ROWS = 200
 """Regression rows printed by ``rules replay`` (all of them go to ``--json``)."""
 
+MISMATCH_ROWS = 20
+"""Type-mismatch lines printed by ``rules replay`` (all of them go to ``--json``)."""
+
 
 def _console() -> Any:
     from rich.console import Console
@@ -55,6 +58,14 @@ def print_replay(report: dict[str, Any]) -> None:
           + (f"{report['n_regression_episodes']} episode(s) with a regression ({report['n_matches']} commit(s) a rule "
              f"would have stopped: " + ", ".join(f"{k} {v}" for k, v in report["by_rule"].items()) + ")"
              if report["regressions"] else "no regression"))
+    mismatches = report.get("type_mismatches") or []
+    if mismatches:
+        print(f"{len(mismatches)} rule test(s) not applied because an argument has another JSON type than the test "
+              "needs (a non-match, not a regression):")
+        for t in mismatches[:MISMATCH_ROWS]:
+            print(f"  {t['episode_id']} seq {t['seq']} {t['tool']}: rule {t['rule_id']}: {t['reason']} ({t['source']})")
+        if len(mismatches) > MISMATCH_ROWS:
+            print(f"  … and {len(mismatches) - MISMATCH_ROWS} more (--json FILE writes them all)")
 
 
 def print_draft(draft: Any, path: Any) -> None:

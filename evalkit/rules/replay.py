@@ -28,6 +28,12 @@ Two input formats, told apart by the first line of each ``.jsonl`` file:
 
 Bad input is one :class:`~evalkit.errors.ConfigError` line naming the file, the line and
 the field (exit code 2 in the CLI).
+
+Argument tests are typed as in JSON (:mod:`evalkit.rules.schema`): a commit whose
+``quantity`` is the string ``"500"`` does not match ``quantity: {gt: 100}``. Such a
+non-match is not silent: the report lists it under ``type_mismatches`` (the episode, the
+commit, the rule, the field and why) and the CLI prints one line per commit after the
+regressions. It is not a regression and does not change the exit code.
 """
 
 from __future__ import annotations
@@ -40,7 +46,7 @@ from typing import Any, Iterable, Literal
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from evalkit.errors import ConfigError, EvalkitError
-from evalkit.rules.matcher import scan_log
+from evalkit.rules.matcher import scan
 from evalkit.runtime.events import Event, EpisodeStarted, EventLog, ToolExecuted
 from evalkit.runtime.gate import StoppingRules
 
@@ -219,21 +225,29 @@ def replay(episodes: Iterable[RecordedEpisode], rules: StoppingRules) -> dict[st
 
     Returns:
         ``{"rules", "n_episodes", "n_commits", "n_regression_episodes", "n_matches",
-        "by_rule", "regressions"}``: ``n_commits`` counts the successful commits checked;
-        ``by_rule`` maps a rule id to the commits it matched; ``regressions`` has one entry
-        per episode with a match — ``episode_id``, ``source``, ``format``, ``variant``,
-        ``model``, ``condition``, ``gate`` and ``matches`` (``seq``, ``turn``, ``tool``,
-        ``rule_id``, ``then``, ``message``), in input order.
+        "by_rule", "regressions", "n_type_mismatches", "type_mismatches"}``: ``n_commits``
+        counts the successful commits checked; ``by_rule`` maps a rule id to the commits it
+        matched; ``regressions`` has one entry per episode with a match — ``episode_id``,
+        ``source``, ``format``, ``variant``, ``model``, ``condition``, ``gate`` and
+        ``matches`` (``seq``, ``turn``, ``tool``, ``rule_id``, ``then``, ``message``), in
+        input order; ``type_mismatches`` has one entry per commit and rule that did not
+        match only because of an argument's JSON type — ``episode_id``, ``source``, ``seq``,
+        ``turn``, ``tool``, ``rule_id``, ``field`` (``args.NAME``), ``value`` and ``reason``.
     """
     identity = getattr(rules, "identity", None)
     report: dict[str, Any] = {"rules": identity() if identity is not None else {}, "n_episodes": 0,
                               "n_commits": 0, "n_regression_episodes": 0, "n_matches": 0, "by_rule": {},
-                              "regressions": []}
+                              "regressions": [], "n_type_mismatches": 0, "type_mismatches": []}
     by_rule: dict[str, int] = {}
     for ep in episodes:
         report["n_episodes"] += 1
         report["n_commits"] += sum(1 for e in ep.events if type(e) is ToolExecuted and e.kind == "commit" and e.ok)
-        matches = scan_log(ep.events, rules)
+        found = scan(ep.events, rules)
+        report["type_mismatches"].extend(
+            {"episode_id": ep.episode_id, "source": ep.source, "seq": t.seq, "turn": t.turn, "tool": t.tool,
+             "rule_id": t.rule_id, "field": t.field, "value": t.value, "reason": t.reason}
+            for t in found.type_mismatches)
+        matches = found.matches
         if not matches:
             continue
         for m in matches:
@@ -246,5 +260,6 @@ def replay(episodes: Iterable[RecordedEpisode], rules: StoppingRules) -> dict[st
         })
     report["n_regression_episodes"] = len(report["regressions"])
     report["n_matches"] = sum(by_rule.values())
+    report["n_type_mismatches"] = len(report["type_mismatches"])
     report["by_rule"] = dict(sorted(by_rule.items()))
     return report

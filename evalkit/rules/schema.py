@@ -24,17 +24,34 @@ A rule set is a YAML file, kept in git and diffed like code::
 ``domain``; it must restrict something (an empty ``when`` would stop every call). Rule ids
 are unique within a set; the first matching rule wins. Validation errors name the file,
 the rule and the field (:func:`evalkit.rules.loader.load_rule_set`).
+
+Argument tests (:class:`RuleArgTest`) differ from the runtime's in two ways:
+
+* ``pattern`` / ``not_pattern`` are compiled and matched in linear time
+  (:mod:`evalkit.rules.patterns`, RE2 syntax), so no pattern can hang the gate or a replay;
+  one RE2 cannot run is refused on load.
+* Comparisons are typed, as in JSON: ``gt`` / ``ge`` / ``lt`` / ``le`` hold only for a
+  number (never a bool or a string: the string ``"500"`` is not above 100), and ``eq`` /
+  ``ne`` / ``in`` compare values exactly (``"500"`` is not ``500``). A test that fails on the
+  argument's type alone is a non-match *with a reason*: :meth:`RuleSet.type_mismatches`
+  names the rule, the field and why, and ``evalkit rules replay`` lists every such commit
+  (:func:`evalkit.rules.matcher.scan`). In a live run the controller validates arguments
+  against the tool's JSON Schema before the gate is asked, so a string where the schema
+  wants a number is denied (``schema_mismatch``) before any rule is matched.
 """
 
 from __future__ import annotations
 
 import datetime as _dt
-from typing import Literal
+import math
+from dataclasses import dataclass
+from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
 
+from evalkit.rules.patterns import compile_pattern
 from evalkit.runtime.gate import RuleHit, Situation
-from evalkit.runtime.matching import CallPattern
+from evalkit.runtime.matching import ArgTest, CallPattern
 
 _ID = r"^[A-Za-z0-9_.:-]+$"
 _OPS = {"eq": "=", "ne": "not", "gt": ">", "ge": ">=", "lt": "<", "le": "<=", "pattern": "matching",
@@ -51,6 +68,149 @@ def _tuple(value: object) -> object:
     return tuple(value) if isinstance(value, (list, tuple)) else value
 
 
+_BOUNDS = ("gt", "ge", "lt", "le")
+
+
+def _is_number(value: Any) -> bool:
+    return isinstance(value, (int, float)) and not isinstance(value, bool)
+
+
+def _json_kind(value: Any) -> str:
+    if value is None:
+        return "null"
+    if isinstance(value, bool):
+        return "a boolean"
+    if _is_number(value):
+        return "a number"
+    if isinstance(value, str):
+        return "a string"
+    return "an array" if isinstance(value, (list, tuple)) else "an object" if isinstance(value, dict) else "a value"
+
+
+def _as_number(value: Any) -> float | None:
+    """The number a value is or spells (``500``, ``"500"``, ``" 5e2 "``), else ``None``."""
+    if _is_number(value):
+        return float(value)
+    if isinstance(value, str):
+        try:
+            number = float(value)
+        except ValueError:
+            return None
+        return number if math.isfinite(number) else None
+    return None
+
+
+def _shown(value: Any, limit: int = 60) -> str:
+    text = repr(value)
+    return text if len(text) <= limit else text[: limit - 1] + "…"
+
+
+class RuleArgTest(ArgTest):
+    """A stopping rule's test on one argument: :class:`~evalkit.runtime.matching.ArgTest`'s
+    fields, with linear-time patterns and typed comparisons (see the module docstring).
+
+    Raises (on validation):
+        ValueError: for a pattern RE2 cannot run (backreferences, lookaround, …), naming it;
+            the loader turns it into one line naming the file, the rule and the field.
+    """
+
+    @field_validator("pattern", "not_pattern")
+    @classmethod
+    def _compiles(cls, value: str | None) -> str | None:
+        if value is not None:
+            compile_pattern(value)  # ValueError naming the pattern
+        return value
+
+    @model_validator(mode="after")
+    def _prepare(self) -> "RuleArgTest":
+        checks: list[tuple[str, Any]] = []
+        for name in ("eq", "ne", *_BOUNDS, "in_"):
+            if name in self.model_fields_set:
+                checks.append((name, getattr(self, name)))
+        for name in ("pattern", "not_pattern"):
+            if getattr(self, name) is not None:
+                checks.append((name, compile_pattern(getattr(self, name))))
+        if self.exists is None and not checks:
+            raise ValueError("an argument test needs at least one of eq, ne, gt, ge, lt, le, pattern, "
+                             "not_pattern, in, exists")
+        self._checks = tuple(checks)
+        return self
+
+    def test(self, present: bool, value: Any) -> bool:
+        """Whether the test holds for an argument that is ``present`` with ``value``.
+
+        A numeric bound holds only for a finite number (a bool, a string such as ``"500"``,
+        ``null`` or NaN fails it); ``eq`` / ``ne`` / ``in`` compare JSON values exactly; a
+        pattern is searched in the value's string form in linear time.
+        """
+        if self.exists is not None and present != self.exists:
+            return False
+        if not present:
+            return not self._checks
+        for name, ref in self._checks:
+            if name == "eq":
+                ok = value == ref
+            elif name == "ne":
+                ok = value != ref
+            elif name == "in_":
+                ok = value in ref
+            elif name in ("pattern", "not_pattern"):
+                ok = ref.found(value) is (name == "pattern")
+            else:
+                if not _is_number(value) or not math.isfinite(value):
+                    return False
+                ok = {"gt": value > ref, "ge": value >= ref, "lt": value < ref, "le": value <= ref}[name]
+            if not ok:
+                return False
+        return True
+
+    def type_mismatch(self, present: bool, value: Any) -> str | None:
+        """Why a comparison of this test could not be made on ``value``'s JSON type, or ``None``.
+
+        Reported: a numeric bound on a value that is not a finite number, and an ``eq`` /
+        ``in`` whose reference and value spell the same number as different types (``"500"``
+        and ``500``). Such a comparison does not hold; this says why, for the replay report.
+
+        Args:
+            present: Whether the call has the argument.
+            value: Its value.
+
+        Returns:
+            One clause (``is a string '500', not a number: bound gt 100 not applied …``).
+        """
+        if not present:
+            return None
+        for name, ref in self._checks:
+            if name in _BOUNDS and not (_is_number(value) and math.isfinite(value)):
+                what = f"{_json_kind(value)} {_shown(value)}" if value is not None else "null"
+                return (f"is {what}, not a finite number: bound {name} {ref:g} not applied (numeric bounds "
+                        "hold only for JSON numbers)")
+            if name in ("eq", "in_"):
+                refs = list(ref) if name == "in_" else [ref]
+                number = _as_number(value)
+                if value not in refs and number is not None and any(
+                        _json_kind(r) != _json_kind(value) and _as_number(r) == number for r in refs):
+                    label = "in" if name == "in_" else "eq"
+                    return (f"is {_json_kind(value)} {_shown(value)}, the rule's {label} {_shown(ref)} a different "
+                            f"JSON type: not equal ({label} compares JSON values exactly)")
+        return None
+
+
+@dataclass(frozen=True, slots=True)
+class TypeMismatch:
+    """A rule that did not match because an argument had the wrong JSON type for one of its tests.
+
+    Attributes:
+        rule_id: The rule. ``field``: ``args.NAME``. ``value``: the argument's value.
+        reason: One line: the value, its type and the comparison not made.
+    """
+
+    rule_id: str
+    field: str
+    value: Any
+    reason: str
+
+
 class When(CallPattern):
     """The situation a rule applies to. Every given field must hold.
 
@@ -59,9 +219,11 @@ class When(CallPattern):
         source_prefix: The signal (or, without ``signal``, any unresolved signal) came
             from a tool whose name starts with this.
         domain: The episode's task domain (a list: any of them).
-        tool / tool_prefix / kind / args: The proposed call (see ``CallPattern``).
+        tool / tool_prefix / kind: The proposed call (see ``CallPattern``).
+        args: Argument name → :class:`RuleArgTest` (linear-time patterns, typed comparisons).
     """
 
+    args: dict[str, RuleArgTest] = Field(default_factory=dict)
     signal: tuple[str, ...] | None = None
     source_prefix: str | None = None
     domain: tuple[str, ...] | None = None
@@ -75,8 +237,8 @@ class When(CallPattern):
                              "args or domain); an empty `when` would stop every call")
         return self
 
-    def holds(self, situation: Situation) -> bool:
-        """Whether the rule's conditions hold in ``situation``."""
+    def _context_holds(self, situation: Situation) -> bool:
+        """Every condition but the argument tests."""
         if self.domain is not None and situation.domain not in self.domain:
             return False
         if self.signal is not None or self.source_prefix is not None:
@@ -84,7 +246,35 @@ class When(CallPattern):
             if not any((self.signal is None or s[0] in self.signal) and (prefix is None or s[1].startswith(prefix))
                        for s in situation.signals):
                 return False
-        return self.matches(situation.tool, situation.kind, situation.arguments)
+        tool = situation.tool
+        return ((self.tool is None or tool in self.tool) and (self.kind is None or situation.kind in self.kind)
+                and (self.tool_prefix is None or tool.startswith(self.tool_prefix)))
+
+    def holds(self, situation: Situation) -> bool:
+        """Whether the rule's conditions hold in ``situation``."""
+        return self._context_holds(situation) and self.matches(situation.tool, situation.kind, situation.arguments)
+
+    def type_mismatches(self, situation: Situation) -> list[tuple[str, Any, str]]:
+        """The argument tests that fail in ``situation`` on the argument's JSON type alone.
+
+        Returns:
+            ``(field, value, reason)`` per such test (``field`` is ``args.NAME``), when every
+            other condition of the rule holds and every other argument test passes (so the
+            types alone decided the non-match); otherwise ``[]``.
+        """
+        if not self.args or not self._context_holds(situation):
+            return []
+        arguments = situation.arguments or {}
+        out: list[tuple[str, Any, str]] = []
+        for name, test in self.args.items():
+            present, value = name in arguments, arguments.get(name)
+            if test.test(present, value):
+                continue
+            reason = test.type_mismatch(present, value)
+            if reason is None:
+                return []  # fails for another reason: the types did not decide
+            out.append((f"args.{name}", value, f"args.{name} {reason}"))
+        return out
 
     def describe(self) -> str:
         """The conditions in words, for rendering a rule into the model's context."""
@@ -191,6 +381,21 @@ class RuleSet(BaseModel):
             if rule.when.holds(situation):
                 return RuleHit(rule.id, rule.then, rule.message)
         return None
+
+    def type_mismatches(self, situation: Situation) -> list[TypeMismatch]:
+        """The rules that :meth:`match` tried before its answer and that did not match only
+        because an argument had another JSON type than the test needs (``"500"`` for
+        ``gt: 100``): the explicit record of a non-match that would otherwise be silent.
+
+        Returns:
+            One :class:`TypeMismatch` per such test, in rule order.
+        """
+        out: list[TypeMismatch] = []
+        for rule in self.rules:
+            if rule.when.holds(situation):
+                break
+            out.extend(TypeMismatch(rule.id, f, v, why) for f, v, why in rule.when.type_mismatches(situation))
+        return out
 
     def render(self) -> str:
         """The rules as text for the model's context (``--rules-in-context``)."""

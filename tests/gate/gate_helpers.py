@@ -51,15 +51,16 @@ def edit_results(run: Path, change) -> None:
     path.write_text("".join(json.dumps(r) + "\n" for r in kept))
 
 
-def rebuild_summary(run: Path) -> dict:
+def rebuild_summary(run: Path, plan: list | None = None) -> dict:
     """Recompute ``run/summary.json`` from its results with the harness's own ``finish`` (a
-    complete run: the plan is the recorded keys)."""
+    complete run: the plan is the recorded keys; an interrupted one: pass the plan's keys)."""
     from evalkit.harness.run import finish, load_config
     from evalkit.harness.store import RunStore, result_key
     from evalkit.metrics.aggregate import pair_attributes
     from evalkit.scenarios.loader import load_suite
 
     store = RunStore(run)
-    plan = [result_key(r) for r in store.latest_results().values()]
+    if plan is None:
+        plan = [result_key(r) for r in store.latest_results().values()]
     config = load_config(run).model_copy(update={"report": False})
-    return finish(store, plan, None, config, pairs=pair_attributes(load_suite([BUILTIN]).pairs))
+    return finish(store, plan, config, pairs=pair_attributes(load_suite(config.suites or [BUILTIN]).pairs))

@@ -31,9 +31,14 @@ def test_one_rule_gives_verdict_and_exit_code():
     assert (verdict([result("pass")]), exit_code([result("pass")])) == ("pass", 0)
     assert exit_code([result("pass"), result("fail")]) == 1
     assert exit_code([result("fail"), result("error"), result("pass")]) == 2
-    report = GateReport("run", None, "gate.yaml", [result("pass"), result("error"), result("fail")])
-    assert (report.verdict, report.exit_code, report.counts()) == ("error", 2, {"pass": 1, "fail": 1, "error": 1})
-    assert [r.status for r in report.ordered()] == ["error", "fail", "pass"]
+    report = GateReport("run", None, "gate.yaml", [result("skip"), result("pass"), result("error"), result("fail")])
+    assert (report.verdict, report.exit_code, report.counts()) == ("error", 2, {"pass": 1, "skip": 1, "fail": 1,
+                                                                                "error": 1})
+    assert [r.status for r in report.ordered()] == ["error", "fail", "pass", "skip"]
+    # a group the check does not apply to takes no part in the verdict; only skips is nothing checked
+    assert (verdict([result("skip"), result("pass")]), exit_code([result("pass"), result("skip")])) == ("pass", 0)
+    assert exit_code([result("skip"), result("fail")]) == 1
+    assert (verdict([result("skip")]), exit_code([result("skip"), result("skip")])) == ("error", 2)
 
 
 def test_catalogue_follows_the_aggregator(runs):

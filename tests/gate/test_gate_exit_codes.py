@@ -163,9 +163,12 @@ def test_n_zero_exits_2_never_a_pass(runs, write_config, tmp_path):
     result = gate(runs["always_act"], config, "--junit", tmp_path / "j.xml")
     assert result.exit_code == 2, result.output
     error = cases(tmp_path / "j.xml")["timely_rate <= 1 [scripted/always_act · meta · off]"].find("error")
-    assert "timely_rate has no value (n = 0)" in error.get("message")
-    # the built-in suite has no control pairs: control_accuracy n = 0 even for the oracle
-    assert gate(runs["oracle"], write_config("thresholds: [{metric: control_accuracy, min: 0}]")).exit_code == 2
+    assert error.get("message") == ("missing data: timely_rate has no value (n = 0): the group has no correct "
+                                    "abstentions among its 8 planned abstain episodes; an empty group is never a pass")
+    # these dev pairs hold no control pair: control_accuracy does not apply to the only group, so the
+    # check checks nothing, which is never a pass either
+    result = gate(runs["oracle"], write_config("thresholds: [{metric: control_accuracy, min: 0}]"))
+    assert result.exit_code == 2 and "gate ERROR: 0 of 2 checks failed, 1 without data, 1 not applicable" in result.stdout
     # n = 0 outranks a real failure in the same gate: the verdict is the worst status
     config = write_config("thresholds: [{metric: timely_rate, max: 1}, {metric: paired_accuracy, min: 0.75}]")
     result = gate(runs["always_act"], config)
@@ -326,7 +329,7 @@ def test_a_missing_episode_counts_as_wrong_in_both_kinds_of_check(write_config, 
     plan = [result_key(r) for r in RunStore(run).latest_results().values()]
     lost = next(k for k in plan if k[1] == "abstain" and k[3] == "meta")
     edit_results(run, lambda r: None if result_key(r) == lost else r)
-    summary = finish(RunStore(run), plan, None, load_config(run), pairs=pair_attributes(load_suite([BUILTIN]).pairs))
+    summary = finish(RunStore(run), plan, load_config(run), pairs=pair_attributes(load_suite([BUILTIN]).pairs))
     meta = next(r for r in summary["rows"] if r["condition"] == "meta")
     assert (meta["paired_accuracy_k"], meta["paired_accuracy_n"], meta["missing"]) == (11, 12, 1)
     config = write_config(f"""
