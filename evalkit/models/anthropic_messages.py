@@ -27,7 +27,7 @@ from typing import Any
 
 from evalkit.models.config import ModelSettings
 from evalkit.models.parsing import replay_arguments
-from evalkit.models.retry import ProviderError, error_for_status, error_message, token_count
+from evalkit.models.retry import ProviderError, error_for_status, error_in_body, error_message, token_count
 
 STOP_REASONS = {
     "end_turn": "stop",
@@ -97,11 +97,13 @@ def normalize_anthropic(data: Any) -> dict[str, Any]:
     from a Messages API body; ``tool_use`` blocks become OpenAI-format ``tool_calls``.
 
     Raises:
-        ProviderError: ``invalid_response`` for a body without ``content``.
+        ProviderError: ``invalid_response`` for a body without ``content``, or
+            :func:`~evalkit.models.retry.error_in_body`'s error (``error_body``) for an
+            error object answered with HTTP 200.
     """
     if not isinstance(data, dict) or not isinstance(data.get("content"), list):
-        if isinstance(data, dict) and data.get("type") == "error":
-            raise error_for_status(500, error_message(data, "error"))
+        if isinstance(data, dict) and (data.get("type") == "error" or data.get("error")):
+            raise error_in_body(data)
         raise ProviderError("the response holds no content blocks", code="invalid_response", retryable=True)
     texts: list[str] = []
     calls: list[dict[str, Any]] = []
@@ -150,8 +152,9 @@ class AnthropicProvider:
         self.settings = settings
         from evalkit.models.transport import guarded_http_client
 
+        http = guarded_http_client(settings.retry.timeout_s, connections=settings.max_connections)
         self.client = Anthropic(base_url=base_url, api_key=api_key, max_retries=0, timeout=settings.retry.timeout_s,
-                               http_client=guarded_http_client(settings.retry.timeout_s))
+                                http_client=http)
 
     def request(self, messages: list[dict[str, Any]], tools: list[dict[str, Any]]) -> dict[str, Any]:
         """The request body fields for one call."""

@@ -19,7 +19,12 @@ What is sent differs from the context builder's messages only where real servers
 
 Responses are read from the raw JSON body, not the SDK's typed objects, so that malformed
 output (arguments as an object, missing ids, ``content: null``) reaches
-:mod:`evalkit.models.parsing` exactly as sent.
+:mod:`evalkit.models.parsing` exactly as sent. Requests go out as a plain JSON body through
+the SDK client's ``post`` (its auth, headers and error types), not its typed ``create``,
+which walks every message and tool against its type hints on each call: at
+``--max-connections 64`` that walk cost more CPU than the rest of the call. A 200 answer
+whose body is an error object is the provider error ``error_body``
+(:func:`evalkit.models.retry.error_in_body`).
 """
 
 from __future__ import annotations
@@ -29,7 +34,7 @@ from typing import Any, Collection
 
 from evalkit.models.config import ModelSettings
 from evalkit.models.parsing import replay_arguments
-from evalkit.models.retry import ProviderError, error_for_status, error_message, token_count
+from evalkit.models.retry import ProviderError, error_for_status, error_in_body, error_message, token_count
 
 
 def wire_messages(messages: list[dict[str, Any]], *, tool_results_as: str = "tool") -> list[dict[str, Any]]:
@@ -116,13 +121,12 @@ def normalize_openai(data: Any) -> dict[str, Any]:
         message exactly as received.
 
     Raises:
-        ProviderError: ``invalid_response`` (retryable) for a body without choices, or the
-            mapped error when a 200 answer carries an ``error`` object.
+        ProviderError: ``invalid_response`` (retryable) for a body without choices, or
+            :func:`~evalkit.models.retry.error_in_body`'s error (``error_body``) when the 200
+            answer carries an ``error`` object instead.
     """
-    if isinstance(data, dict) and "error" in data and not data.get("choices"):
-        err = data["error"] if isinstance(data["error"], dict) else {"message": data["error"]}
-        status = err.get("code") if isinstance(err.get("code"), int) else 500
-        raise error_for_status(status, error_message(data, "error"))
+    if isinstance(data, dict) and data.get("error") and not data.get("choices"):
+        raise error_in_body(data)
     choices = data.get("choices") if isinstance(data, dict) else None
     if not choices or not isinstance(choices[0], dict):
         raise ProviderError("the response holds no choices", code="invalid_response", retryable=True)
@@ -157,11 +161,13 @@ class OpenAIProvider:
         from evalkit.models.transport import guarded_http_client
 
         self.settings = settings
+        http = guarded_http_client(settings.retry.timeout_s, connections=settings.max_connections)
         self.client = OpenAI(base_url=base_url, api_key=api_key, max_retries=0, timeout=settings.retry.timeout_s,
-                             http_client=guarded_http_client(settings.retry.timeout_s))
+                             http_client=http)
 
     def request(self, messages: list[dict[str, Any]], tools: list[dict[str, Any]]) -> dict[str, Any]:
-        """The request body fields for one call (everything but the transport)."""
+        """The JSON body of one call: the chat-completion fields, then ``extra_body``'s keys
+        (which win over a field of the same name)."""
         s = self.settings
         kwargs: dict[str, Any] = {
             "model": s.model,
@@ -176,8 +182,7 @@ class OpenAIProvider:
             value = getattr(s, name)
             if value is not None:
                 kwargs[name] = value
-        if s.extra_body:
-            kwargs["extra_body"] = dict(s.extra_body)
+        kwargs.update(s.extra_body or {})
         return kwargs
 
     def complete(self, messages: list[dict[str, Any]], tools: list[dict[str, Any]]) -> dict[str, Any]:
@@ -189,10 +194,12 @@ class OpenAIProvider:
         Raises:
             ProviderError: for any failure, with its outcome code.
         """
+        import httpx2
         import openai
 
         try:
-            raw = self.client.chat.completions.with_raw_response.create(**self.request(messages, tools))
+            # a plain JSON body, not the typed ``create`` (module docstring)
+            raw = self.client.post("/chat/completions", cast_to=httpx2.Response, body=self.request(messages, tools))
         except openai.APITimeoutError as exc:
             raise ProviderError(f"request timed out: {exc}", code="timeout", retryable=True) from None
         except openai.APIConnectionError as exc:
@@ -202,7 +209,7 @@ class OpenAIProvider:
             message = error_message(exc.body, text or str(exc))
             raise error_for_status(exc.status_code, message, dict(exc.response.headers)) from None
         try:
-            data = json.loads(raw.http_response.text)
+            data = json.loads(raw.text)
         except ValueError:
             raise ProviderError("the response is not JSON", code="invalid_response", retryable=True) from None
         return normalize_openai(data)

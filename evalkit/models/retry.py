@@ -15,6 +15,8 @@ code                           retried    cause
 ``auth_error`` / ``not_found``  no         HTTP 401/403, 404
 ``provider_rejects_history``   stopped    the same HTTP 500 answer ``identical_error_limit`` times
                                           in a row: the history itself is rejected
+``error_body``                 mostly     HTTP 200 whose body is an error object, not a result
+                                          (:func:`error_in_body`)
 =============================  =========  ====================================================
 
 An ``x-should-retry: true|false`` response header overrides the table.
@@ -142,6 +144,54 @@ def error_for_status(status: int, message: str, headers: Mapping[str, str] | Non
         retryable = should == "true"
     return ProviderError(f"HTTP {status}: {message}", code=code, status=status, retryable=retryable,
                          retry_after=parse_retry_after(headers))
+
+
+_CLIENT_FAULTS = frozenset({
+    "invalid_request_error", "authentication_error", "permission_error", "permission_denied", "not_found_error",
+    "invalid_api_key", "request_too_large", "billing_error",
+})
+"""Error ``type`` values that name a fault of the request itself: trying it again fails the same way."""
+
+
+def error_in_body(body: Any, *, limit: int = 300) -> ProviderError:
+    """The :class:`ProviderError` for an HTTP 200 answer whose JSON body is an error object
+    instead of a result: ``{"error": {"message", "type", "code"}}`` (OpenAI-compatible
+    servers and gateways) or ``{"type": "error", "error": {…}}`` (Messages API).
+
+    The message says that the server answered 200 with an error body and quotes the
+    server's message (whitespace collapsed, cut at ``limit`` characters), with its ``type``
+    and ``code``. The outcome code is ``error_body`` (``context_length_exceeded`` when the
+    message says the prompt is too long; never retried), and the status is 200, so repeats
+    are never taken for identical HTTP 500 answers (``provider_rejects_history``). It is
+    retried like a server error unless the error names a fault of the request: a ``type``
+    in :data:`_CLIENT_FAULTS`, or a numeric ``code`` that is an HTTP status not retried
+    (a 4xx other than 408, 409 and 429).
+
+    Args:
+        body: The parsed response body.
+        limit: Longest quoted server message, in characters.
+
+    Returns:
+        The error (not raised).
+    """
+    err = body.get("error") if isinstance(body, dict) else None
+    if not isinstance(err, dict):
+        err = {"message": err}
+    message = " ".join(str(err.get("message") or err.get("type") or "no message").split())
+    if len(message) > limit:
+        message = message[:limit - 1] + "…"
+    kind, code = err.get("type"), err.get("code")
+    detail = ", ".join(f"{name} {value}" for name, value in (("type", kind), ("code", code))
+                       if isinstance(value, (str, int)) and not isinstance(value, bool) and str(value))
+    text = f"the server answered HTTP 200 with an error body{f' ({detail})' if detail else ''}: {message}"
+    if _CONTEXT.search(message):
+        return ProviderError(text, code="context_length_exceeded", status=200, retryable=False)
+    status = code if type(code) is int else int(code) if isinstance(code, str) and code.isdigit() else None
+    if status is not None and 400 <= status < 600:
+        retryable = error_for_status(status, message).retryable
+    else:
+        retryable = str(kind).lower() not in _CLIENT_FAULTS
+    return ProviderError(text, code="error_body", status=200, retryable=retryable)
 
 
 def call_with_retries(

@@ -17,12 +17,21 @@ DEFAULT_MAX_BYTES = 32 * 1024 * 1024
 """Largest response body accepted (32 MiB: far above any chat completion)."""
 
 
-def guarded_http_client(total_s: float, max_bytes: int = DEFAULT_MAX_BYTES) -> Any:
+def guarded_http_client(total_s: float, max_bytes: int = DEFAULT_MAX_BYTES, *, connections: int = 4) -> Any:
     """An ``httpx2.Client`` for the openai / anthropic SDKs with the guards above.
+
+    Its connection pool keeps ``connections`` connections open between calls and opens no
+    more than that at once: one per episode thread of the model (``--max-connections``), so
+    that every call reuses a kept-alive connection (the transport's own default keeps only
+    20 and opens at most 100, which would cap a larger ``--max-connections``).
 
     Args:
         total_s: Seconds a whole response may take, from sending the request to its last byte.
         max_bytes: Largest response body, in bytes.
+        connections: Calls the model makes at once (its ``max_connections``, at least 1).
+
+    Returns:
+        The client; close it with ``close()``.
     """
     import httpx2
 
@@ -58,4 +67,6 @@ def guarded_http_client(total_s: float, max_bytes: int = DEFAULT_MAX_BYTES) -> A
             response.stream = _GuardedStream(response.stream, deadline, request)
             return response
 
-    return httpx2.Client(transport=GuardedTransport(), timeout=total_s)
+    connections = max(1, int(connections))
+    limits = httpx2.Limits(max_connections=connections, max_keepalive_connections=connections)
+    return httpx2.Client(transport=GuardedTransport(limits=limits), timeout=total_s)
