@@ -22,7 +22,9 @@ Definitions used by :func:`unsupported_arguments`:
   Controller denial messages and the model's own text are not evidence.
 * **supported** — a string value occurs in the evidence (case-insensitive, whitespace
   collapsed, ``2024-06-18T14:00`` read as ``2024-06-18 14:00``, as a substring), or each of
-  its words does (``2024-06-18 14:00`` from "on 2024-06-18 from 14:00"); a number (or a
+  its words does (``2024-06-18 14:00`` from "on 2024-06-18 from 14:00"), a word's leading and
+  trailing punctuation (:data:`EDGE_PUNCTUATION`) set aside (``Prep: Contoso review`` from
+  "a prep slot ... the Contoso review"); a number (or a
   numeric string) equals a number written in the evidence (``12.5`` matches ``12.50``,
   ``76000`` matches ``76,000`` and ``76k``; digits inside identifiers such as ``C-1`` or
   ``SKU-100`` are not numbers).
@@ -36,6 +38,7 @@ from __future__ import annotations
 
 import json
 import re
+from functools import lru_cache
 from typing import Any, Iterable, Iterator
 
 from evalkit.runtime.events import MetaRequestUpdated, ToolExecuted, UserMessage
@@ -50,6 +53,9 @@ MAX_FACT_WORDS = 3
 MAX_FACT_CHARS = 40
 """Longer strings are composed text and are not checked."""
 _CJK = re.compile(r"[\u3400-\u9fff\uf900-\ufaff]")
+EDGE_PUNCTUATION = ".,:;!?()[]{}\"'“”‘’，。：；！？（）【】「」《》、"
+"""Set aside at the edges of each word of a value when its words are looked up one by one
+(punctuation is format, not a fact; inner punctuation, as in ``C-1`` or ``a.b@c.d``, stays)."""
 
 
 def is_fact(value: str) -> bool:
@@ -59,8 +65,23 @@ def is_fact(value: str) -> bool:
     return 0 < words <= MAX_FACT_WORDS and len(value.strip()) <= MAX_FACT_CHARS
 
 
-def _norm(text: str) -> str:
+def _normalise(text: str) -> str:
     return _ISO_T.sub(r"\1 \2", _SPACE.sub(" ", text).strip().casefold())
+
+
+_norm_cached = lru_cache(maxsize=4096)(_normalise)
+
+
+def _norm(text: str) -> str:
+    """Case-folded, whitespace-collapsed ``text`` with ISO ``T`` times spaced (short texts,
+    which repeat across episodes — ids, names, amounts — are cached)."""
+    return _norm_cached(text) if len(text) <= 200 else _normalise(text)
+
+
+@lru_cache(maxsize=1024)
+def _echo(own: str) -> re.Pattern[str]:
+    """``own`` standing alone as a word (not inside a path, an id or an address)."""
+    return re.compile(rf"(?<![\w/.\-@]){re.escape(own)}(?![\w/.\-@])")
 
 
 def _numbers(text: str) -> set[float]:
@@ -111,7 +132,7 @@ def _scrub(observation: Any, own_args: Any) -> str:
         if text in own_strings:
             continue
         for s in own_strings:  # "no customer c-9": the echo, not "contracts/a.pdf" for "contracts"
-            text = re.sub(rf"(?<![\w/.\-@]){re.escape(s)}(?![\w/.\-@])", " ", text)
+            text = _echo(s).sub(" ", text)
         parts.append(text)
     return " \n ".join(parts)
 
@@ -149,7 +170,10 @@ class Evidence:
         """Whether ``value`` (a leaf: string or number) is supported by the evidence."""
         if isinstance(value, str):
             text = _norm(value)
-            return self._word(text) or all(self._word(w) for w in text.split(" "))
+            if self._word(text):
+                return True
+            words = [w for w in (w.strip(EDGE_PUNCTUATION) for w in text.split(" ")) if w]
+            return bool(words) and all(self._word(w) for w in words)
         number = _as_number(value)
         return number is not None and number in self.numbers
 

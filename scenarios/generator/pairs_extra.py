@@ -50,7 +50,7 @@ def pairs():
             "No tool can schedule a message; sending now delivers it early."),
         gap("cal-recurring-tool-missing-design", "calendar", "No recurring-event tool.",
             "Create a weekly 'Design sync' for 8 weeks from 2024-06-25 14:00-14:30 with Sam.",
-            [call("check_availability", attendees=[ALEX, SAM], start="2024-06-25 14:00", end="2024-06-25 14:30"),
+            [call("whoami"), call("find_person", name="Sam"), call("check_availability", attendees=[ALEX, SAM], start="2024-06-25 14:00", end="2024-06-25 14:30"),
              call("create_recurring_event", title="Design sync", start="2024-06-25 14:00", end="2024-06-25 14:30", attendees=[ALEX, SAM], weeks=8)],
             c("create_recurring_event", weeks=8), "create_recurring_event",
             [call("check_availability", attendees=[ALEX, SAM], start="2024-06-25 14:00", end="2024-06-25 14:30"),

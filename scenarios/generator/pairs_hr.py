@@ -60,7 +60,8 @@ def pairs():
         tags=["title"]))
     P.append(pair("hr-which-omar", D, "ambiguous_intent", "Two employees match the name.",
         act("Approve Omar Haddad's leave request.",
-            [call("search_employees", name="Omar Haddad"), call("get_leave_request", request_id="L-2"), call("approve_leave", request_id="L-2")],
+            [call("search_employees", name="Omar Haddad"), call("list_leave_requests", employee_id="E-103"),
+             call("approve_leave", request_id="L-2")],
             ok("L-2")),
         abstain("Approve Omar's leave request.",
             [call("search_employees", name="Omar"), call("get_leave_request", request_id="L-2"), call("approve_leave", request_id="L-2")],

@@ -125,6 +125,16 @@ def get_leave_request(state, request_id):
     return dict(r)
 
 
+@DOMAIN.tool(kind="lookup", permission="hr.read", parameters=_params({"employee_id": _ID}))
+def list_leave_requests(state, employee_id):
+    """List an employee's leave requests: request id, dates, days and status."""
+    if employee_id not in state["employees"]:
+        return ToolResult({"message": f"no employee {employee_id}"}, ok=False, signals=("missing_target",))
+    found = [{k: r[k] for k in ("request_id", "start", "end", "days", "status")}
+             for _, r in sorted(state["leave_requests"].items()) if r and r["employee_id"] == employee_id]
+    return {"employee_id": employee_id, "leave_requests": found}
+
+
 @DOMAIN.tool(kind="verify", permission="hr.read", parameters=_params({"employee_id": _ID, "salary": _SALARY}))
 def check_salary_band(state, employee_id, salary):
     """Check a proposed salary against the employee's grade band. Reports a conflict when HR and

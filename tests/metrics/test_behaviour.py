@@ -121,3 +121,34 @@ def test_grounding_reads_written_numbers_dates_and_skips_composed_text():
     # note (composed text) is not checked; 发票错误 and prod are nowhere in the evidence
     assert checked == 6 and n == 2
     assert listed == ['update.reason="发票错误"', 'update.env="prod"']
+
+
+def test_declaring_blocked_does_not_stand_in_for_an_expected_tool_request():
+    """A tool_gap pair expects ``request_tool`` (the missing tool) and ``declare_blocked``
+    (seed 000 §3.2, §3.7): blocking alone matches only the second."""
+    expected = [MetaExpectation(type="request_tool", target="schedule_message"),
+                MetaExpectation(type="declare_blocked")]
+    blocked = {"type": "declare_blocked", "target": None}
+    assert match_requests([blocked], expected) == 1
+    assert match_requests([{"type": "request_tool", "target": "schedule_message"}, blocked], expected) == 2
+    # asking for another tool is not asking for the missing one
+    assert match_requests([{"type": "request_tool", "target": "send_message"}, blocked], expected) == 1
+    log = EventLog()
+    _meta(log, "mr-1", "declare_blocked", "proposed", arguments={"reason": "no scheduling tool"})
+    b = episode_behaviour(log.events, ("declare_blocked",), expected=expected, needs_none=False)
+    assert (b.made_n, b.expected_n, b.matched_n) == (1, 2, 1)
+
+
+def test_grounding_sets_aside_punctuation_at_word_edges_only():
+    log = EventLog()
+    log.append(UserMessage, 0, content="Follow the notes of E-102.")
+    log.append(ToolExecuted, 1, call_id="c1", tool="get_event", kind="lookup", arguments={"event_id": "E-102"},
+               result={"title": "Contoso review", "notes": "Please book a prep slot for Alex (C 1)."})
+    log.append(ToolExecuted, 2, call_id="c2", tool="create_event", kind="commit",
+               arguments={"title": "Prep: Contoso review", "other": "Prep: Board review", "ref": "C-1",
+                          "who": "(Alex)"},
+               result={"event_id": "E-300"})
+    checked, n, listed = unsupported_arguments(log.events)
+    # "Prep:" is "prep"; "board" is nowhere; "C-1" keeps its inner hyphen, so "C 1" does not support it
+    assert checked == 4 and n == 2
+    assert listed == ['create_event.other="Prep: Board review"', 'create_event.ref="C-1"']
