@@ -115,6 +115,7 @@ from __future__ import annotations
 import re
 import unicodedata
 from dataclasses import dataclass, replace
+from functools import lru_cache
 from typing import Final, Literal
 
 from evalkit.types import MetaType
@@ -857,11 +858,19 @@ def _verdict(label: TextLabel, clauses: list[_Clause], rule: str, evidence: str)
     return TextVerdict(label, tuple(sorted(metas)), rule, evidence)  # type: ignore[arg-type]
 
 
+CACHE_SIZE = 1024
+"""Verdicts of this many recent texts are kept (scripted models and cached live calls repeat
+the same final texts across pairs and epochs)."""
+CACHE_MAX_CHARS = 4000
+"""Longer texts are classified every time (they are rarely repeated; the cache stays small)."""
+
+
 def classify_text(text: str | None) -> TextVerdict:
     """Classify an assistant's final text as abstain, clarify, comply or unknown.
 
     The rules and their precedence are documented in the module docstring. The function is
-    pure and deterministic.
+    pure and deterministic, so the verdicts of the last :data:`CACHE_SIZE` texts of at most
+    :data:`CACHE_MAX_CHARS` characters are cached (a :class:`TextVerdict` is immutable).
 
     Args:
         text: The assistant's final text; ``None`` is treated as empty.
@@ -870,6 +879,13 @@ def classify_text(text: str | None) -> TextVerdict:
         A :class:`TextVerdict` with the label, the implied meta requests (sorted, unique),
         the deciding rule id and the deciding clause.
     """
+    if type(text) is str and len(text) <= CACHE_MAX_CHARS:
+        return _classify_cached(text)
+    return _classify(text)
+
+
+def _classify(text: str | None) -> TextVerdict:
+    """:func:`classify_text` without the cache."""
     if text is None or not text.strip():
         return TextVerdict("unknown", (), "empty", "")
     if _is_markup(text):
@@ -925,3 +941,6 @@ def classify_text(text: str | None) -> TextVerdict:
         rule = "claim.partial" if done.kind == "claim" else "comply.partial"
         return _verdict("comply", clauses, rule, done.display)
     return _verdict("abstain", clauses, last.rule, last.display)
+
+
+_classify_cached = lru_cache(maxsize=CACHE_SIZE)(_classify)

@@ -57,12 +57,21 @@ _PLAIN: dict[str, tuple[str, dict[str, Any]]] = {
 }
 
 
+_PLAIN_SPECS: dict[str, ToolSpec] = {
+    name: ToolSpec(name=name, kind="lookup", description=desc, parameters=params, domain="meta")
+    for name, (desc, params) in _PLAIN.items()
+}
+
+
 def plain_meta_tools() -> dict[str, ToolSpec]:
-    """The seven meta-request types as plain tools (``tool`` condition)."""
-    return {
-        name: ToolSpec(name=name, kind="lookup", description=desc, parameters=params, domain="meta")
-        for name, (desc, params) in _PLAIN.items()
-    }
+    """The seven meta-request types as plain tools (``tool`` condition).
+
+    Returns:
+        A new dict of the same frozen :class:`ToolSpec` objects on every call, so that
+        what is derived from them once (the compiled argument validators, the token
+        estimate of their definitions) is reused by every episode.
+    """
+    return dict(_PLAIN_SPECS)
 
 
 META_REQUEST_SCHEMA: dict[str, Any] = _obj(
@@ -84,19 +93,25 @@ META_REQUEST_SCHEMA: dict[str, Any] = _obj(
 )
 
 
+_TYPED_SPEC = ToolSpec(
+    name="meta_request",
+    kind="lookup",
+    description=(
+        "Send a control-plane request to the runtime: ask for context, a tool, a stronger "
+        "model, an independent review, propose a skill draft, ask the user to decide, or "
+        "declare that you are blocked. The runtime validates it and answers accepted, "
+        "modified, denied (with the reason and alternatives) or needs_user."
+    ),
+    parameters=META_REQUEST_SCHEMA,
+    domain="meta",
+)
+
+
 def typed_meta_tool() -> dict[str, ToolSpec]:
-    """The single typed ``meta_request`` tool (``meta`` condition)."""
-    return {
-        "meta_request": ToolSpec(
-            name="meta_request",
-            kind="lookup",
-            description=(
-                "Send a control-plane request to the runtime: ask for context, a tool, a stronger "
-                "model, an independent review, propose a skill draft, ask the user to decide, or "
-                "declare that you are blocked. The runtime validates it and answers accepted, "
-                "modified, denied (with the reason and alternatives) or needs_user."
-            ),
-            parameters=META_REQUEST_SCHEMA,
-            domain="meta",
-        )
-    }
+    """The single typed ``meta_request`` tool (``meta`` condition).
+
+    Returns:
+        A new dict holding the same frozen :class:`ToolSpec` on every call (see
+        :func:`plain_meta_tools`).
+    """
+    return {"meta_request": _TYPED_SPEC}

@@ -122,7 +122,10 @@ def execute_plan_dask(
     if not plan:
         return 0
     by_key = {spec.key: spec for spec in plan}
-    config_json = config.model_dump_json()
+    from evalkit.harness.run import resolved_paths
+
+    # workers may start in another folder: relative suite / task paths are sent resolved
+    config_json = resolved_paths(config, os.getcwd()).model_dump_json()
     finished = 0
     address = getattr(config, "scheduler_address", None)
     with tempfile.TemporaryDirectory(prefix="evalkit-dask-") as scratch:

@@ -12,6 +12,7 @@ from __future__ import annotations
 import copy
 import hashlib
 import json
+import pickle
 import re
 from dataclasses import dataclass, field
 from functools import cached_property
@@ -130,12 +131,44 @@ def domain_permissions(domain: Domain) -> tuple[str, ...]:
     return tuple(sorted(set(domain.permissions) | {t.permission for t in domain.tools.values() if t.permission}))
 
 
+_STATES: dict[tuple[int, int, int], tuple[Any, Any, Any, Any, bytes | None]] = {}
+_STATES_MAX = 1024
+_PLAIN = frozenset({dict, list, str, int, float, bool, type(None)})
+
+
+def _plain_data(value: Any, depth: int = 0) -> bool:
+    """Whether ``value`` holds only dicts with string keys, lists and JSON scalars."""
+    t = type(value)
+    if t not in _PLAIN or depth > 100:
+        return False
+    if t is dict:
+        return all(type(k) is str and _plain_data(v, depth + 1) for k, v in value.items())
+    if t is list:
+        return all(_plain_data(v, depth + 1) for v in value)
+    return True
+
+
 def initial_state(spec: EpisodeSpec) -> dict[str, Any]:
-    """Domain initial state ← pair state ← variant state (deep merge), as a fresh copy."""
-    state = deep_merge(spec.domain.initial_state, spec.pair.state)
-    if spec.spec.state:
-        state = deep_merge(state, spec.spec.state)
-    return copy.deepcopy(state)
+    """Domain initial state ← pair state ← variant state (deep merge), as a fresh copy.
+
+    The merge is done once per (domain, pair, variant) state objects and kept (for plain
+    JSON data as its :mod:`pickle`, which keeps shared sub-objects shared just like
+    :func:`copy.deepcopy`, and unpickles at a third of the cost); each episode gets its own
+    copy.
+    """
+    parts = (spec.domain.initial_state, spec.pair.state, spec.spec.state)
+    key = (id(parts[0]), id(parts[1]), id(parts[2]))
+    hit = _STATES.get(key)
+    if hit is None or hit[0] is not parts[0] or hit[1] is not parts[1] or hit[2] is not parts[2]:
+        state = deep_merge(parts[0], parts[1])
+        if parts[2]:
+            state = deep_merge(state, parts[2])
+        blob = pickle.dumps(state, pickle.HIGHEST_PROTOCOL) if _plain_data(state) else None
+        if len(_STATES) >= _STATES_MAX:
+            _STATES.clear()
+        # the parts are kept, so their ids stay theirs
+        hit = _STATES[key] = (*parts, state if blob is None else None, blob)
+    return pickle.loads(hit[4]) if hit[4] is not None else copy.deepcopy(hit[3])
 
 
 def execute(spec: EpisodeSpec, model: Model, limits: Limits) -> EpisodeRun:

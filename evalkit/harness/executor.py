@@ -16,7 +16,8 @@ raised while recording it (:func:`evalkit.harness.run.run`'s ``record``).
 
 from __future__ import annotations
 
-from concurrent.futures import FIRST_COMPLETED, Future, ThreadPoolExecutor, wait
+from concurrent.futures import Future, ThreadPoolExecutor
+from queue import Empty, SimpleQueue
 from typing import Any, Callable, Mapping, Sequence
 
 from evalkit.harness.episode import EpisodeSpec, execute
@@ -99,7 +100,8 @@ def execute_plan(
     total = done + len(plan) if total is None else total
     pools: dict[str, ThreadPoolExecutor] = {}
     pending: dict[Future[EpisodeRun], EpisodeSpec] = {}
-    finished = 0
+    ready: SimpleQueue[Future[EpisodeRun]] = SimpleQueue()  # futures as they finish (a done-callback
+    finished = 0                                             # each: no scan of every pending future)
     clean = False
     inline: list[EpisodeSpec] = []
 
@@ -110,10 +112,17 @@ def execute_plan(
         if progress is not None:
             progress(done + finished, total, row)
 
-    def drain(timeout: float | None) -> None:
-        ready, _ = wait(pending, timeout=timeout, return_when=FIRST_COMPLETED)
-        for future in ready:
+    def drain(block: bool) -> None:
+        try:
+            future = ready.get(block=block)
+        except Empty:
+            return
+        while True:
             take(pending.pop(future), future.result())
+            try:
+                future = ready.get_nowait()
+            except Empty:
+                return
 
     try:
         for spec in plan:
@@ -125,13 +134,15 @@ def execute_plan(
                 pool = pools[spec.model] = ThreadPoolExecutor(
                     max_workers=connections(models[spec.model]), thread_name_prefix="evalkit-episode"
                 )
-            pending[pool.submit(_run_one, spec, models[spec.model], limits)] = spec
+            future = pool.submit(_run_one, spec, models[spec.model], limits)
+            pending[future] = spec
+            future.add_done_callback(ready.put)
         for spec in inline:  # in plan order, recording other models' finished episodes in between
             take(spec, _run_one(spec, models[spec.model], limits))
             if pending:
-                drain(0)
+                drain(block=False)
         while pending:
-            drain(None)
+            drain(block=True)
         clean = True
     finally:
         for pool in pools.values():

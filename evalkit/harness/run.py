@@ -30,7 +30,7 @@ from evalkit.conditions.registry import CONDITIONS, get_condition
 from evalkit.errors import ConfigError
 from evalkit.harness.episode import EpisodeSpec, RuntimeSetup
 from evalkit.harness.executor import Progress, crashed_run, execute_plan
-from evalkit.harness.store import ResultsWarning, RunStore, check_out_dir, result_key
+from evalkit.harness.store import ResultsWarning, RunStore, check_out_dir
 from evalkit.metrics.aggregate import pair_attributes
 from evalkit.metrics.provider import provider_summary
 from evalkit.metrics.scoring import score_episode
@@ -270,25 +270,64 @@ def prepare_resume(store: RunStore, config: RunConfig, suite: Suite) -> set[tupl
     if old.get("evalkit_version") != evalkit.__version__:
         warnings.warn(f"{store.root}: started with evalkit {old.get('evalkit_version')}, resumed with "
                       f"{evalkit.__version__}", ResultsWarning, stacklevel=2)
-    latest = store.latest_results()
-    store.compact(latest.values())
-    return {k for k, r in latest.items() if r.get("status") == "ok"}
+    refs = store.scan_results()
+    store.rewrite_results(refs)  # one line per key, a half-written last line gone
+    return {k for k, ref in refs.items() if ref.ok}
+
+
+def config_sha256(config: RunConfig) -> str:
+    """sha256 of a run's configuration without its ``out`` (where the run directory is may
+    change; what the run is may not), as recorded in ``config.json`` (``config_sha256``)."""
+    import hashlib
+
+    data = config.model_dump(exclude={"out"})
+    return hashlib.sha256(json.dumps(data, sort_keys=True, ensure_ascii=False).encode()).hexdigest()
+
+
+def resolved_paths(config: RunConfig, cwd: str) -> RunConfig:
+    """``config`` with each relative file path (suites, tasks, model config, rule set,
+    policy) resolved against ``cwd``, the working directory the run started in, where that
+    path exists; a shipped rule-set name such as ``default`` stays a name."""
+    def resolve(value: str | None) -> str | None:
+        if value is None or Path(value).expanduser().is_absolute():
+            return value
+        candidate = Path(cwd) / value
+        return str(candidate) if candidate.exists() else value
+
+    return config.model_copy(update={
+        "suites": [resolve(s) for s in config.suites], "tasks_dir": resolve(config.tasks_dir),
+        "model_config_file": resolve(config.model_config_file), "policy": resolve(config.policy),
+        "rules": resolve(config.rules),
+    })
 
 
 def load_config(run_dir: str | Path) -> RunConfig:
-    """The :class:`RunConfig` stored in ``run_dir/config.json``, with ``out`` set to ``run_dir``.
+    """The :class:`RunConfig` stored in ``run_dir/config.json``, with ``out`` set to ``run_dir``
+    and relative paths resolved against the working directory the run started in (when the
+    file is there), so a run resumes from any folder.
 
     Raises:
-        ConfigError: when the file is missing, unreadable or not a run manifest.
+        ConfigError: when the file is missing, unreadable or not a run manifest, or its
+            configuration was edited since the run started (it no longer matches the
+            recorded ``config_sha256``: results recorded under the old one would be
+            dropped from, or mixed into, the summary).
     """
     path = Path(run_dir) / "config.json"
     try:
-        data = json.loads(path.read_text(encoding="utf-8"))["config"]
+        manifest_data = json.loads(path.read_text(encoding="utf-8"))
+        data = dict(manifest_data["config"])
         data["out"] = str(run_dir)
-        return RunConfig(**data)
+        config = RunConfig(**data)
     except (OSError, ValueError, KeyError, TypeError) as exc:
         reason = "missing" if isinstance(exc, OSError) else "not a run manifest"
         raise ConfigError(f"{path}: {reason}; nothing to resume") from None
+    recorded = manifest_data.get("config_sha256")
+    if recorded is not None and recorded != config_sha256(config):
+        raise ConfigError(f"{path}: field config was edited after the run started (it no longer matches "
+                          "config_sha256); a resumed run must keep its configuration: restore the file, or "
+                          "start a new run with the new settings")
+    cwd = manifest_data.get("cwd")
+    return resolved_paths(config, cwd) if isinstance(cwd, str) else config
 
 
 def resume_run(run_dir: str | Path, *, progress: Progress | None = None) -> dict[str, Any]:
@@ -316,7 +355,9 @@ def _meta_tools_record(condition: str) -> dict[str, Any]:
 def manifest(config: RunConfig, suite: Suite, models: dict[str, Any] | None = None) -> dict[str, Any]:
     """The run manifest written to ``config.json``.
 
-    Besides the config it records each condition's prompt and meta-tool definitions (with
+    Besides the config (as given, with its ``config_sha256``: :func:`load_config` refuses to
+    resume an edited one; and the working directory, against which :func:`load_config`
+    resolves its relative paths) it records each condition's prompt and meta-tool definitions (with
     their sha256) and, for live models, their resolved settings (no secrets).
     """
     from evalkit.conditions.classifier import CLASSIFIER_VERSION
@@ -325,6 +366,8 @@ def manifest(config: RunConfig, suite: Suite, models: dict[str, Any] | None = No
         "evalkit_version": evalkit.__version__,
         "created": _dt.datetime.now(_dt.timezone.utc).isoformat(timespec="seconds"),
         "config": config.model_dump(),
+        "config_sha256": config_sha256(config),
+        "cwd": str(Path.cwd()),  # relative paths of the config are resolved against it on resume
         "suite": {"content_hash": suite.content_hash, "n_pairs": len(suite.pairs),
                   "files": sorted(set(suite.sources.values()))},
         "conditions": {
@@ -429,7 +472,9 @@ def run(
             close = getattr(model, "close", None)
             if close is not None:
                 close()  # stops a local model server started for this run
-    return finish(store, [s.key for s in plan], None, config, pairs=pair_attributes(suite.pairs))
+    plan_keys = [s.key for s in plan]
+    del plan, todo  # episodes (and what they cached) are done with; the summary needs their keys only
+    return finish(store, plan_keys, config, pairs=pair_attributes(suite.pairs))
 
 
 def check_prices(models: dict[str, Any], prices: dict[str, Any]) -> None:
@@ -455,35 +500,42 @@ def check_prices(models: dict[str, Any], prices: dict[str, Any]) -> None:
 def finish(
     store: RunStore,
     plan_keys: list[tuple],
-    rows: list[dict[str, Any]] | None,
     config: RunConfig,
     *,
     pairs: dict[str, dict[str, Any]] | None = None,
 ) -> dict[str, Any]:
     """Write the results table, summary and report of a run directory.
 
+    ``results.jsonl`` is streamed, never held whole: one pass finds the last record of each
+    episode key (:meth:`~evalkit.harness.store.RunStore.scan_results`), a second leaves the
+    file with one line per key in plan order and feeds each row to the batched Parquet
+    writer and, cut down to :class:`~evalkit.metrics.summary.SummaryRow`, to the summary.
+    Memory per episode is that summary row (about half a KB), not the row.
+
     Args:
         store: The run directory.
         plan_keys: Keys of every planned episode, in run order.
-        rows: The result rows; ``None`` reads them from ``results.jsonl`` (one per key, the
-            last written).
         config: The run configuration.
         pairs: Pair attributes (:func:`evalkit.metrics.aggregate.pair_attributes`).
 
     Returns:
         The summary written to ``summary.json``.
     """
-    if rows is None:
-        latest = store.latest_results()
-        store.compact(latest.values())
-    else:
-        latest = {result_key(r): r for r in rows}
-    order = {k: i for i, k in enumerate(plan_keys)}
-    table = sorted(latest.values(), key=lambda r: order.get(result_key(r), len(order)))
-    store.write_parquet(table)
-    summary = build_summary(plan_keys, table, pairs=pairs, max_lag=config.max_lag,
+    from evalkit.metrics.summary import SummaryRow
+
+    refs = store.scan_results()
+    rows: list[SummaryRow] = []
+    with store.parquet_writer() as parquet:
+        def take(row: dict[str, Any]) -> None:
+            parquet.add(row)
+            rows.append(SummaryRow(row))
+
+        store.rewrite_results(refs, plan_keys, take)
+    del refs
+    summary = build_summary(plan_keys, rows, pairs=pairs, max_lag=config.max_lag,
                             bootstrap_samples=config.bootstrap_samples, seed=config.bootstrap_seed)
-    summary["provider"] = provider_summary(table)  # calls, cache hits, retries, output faults
+    summary["provider"] = provider_summary(rows)  # calls, cache hits, retries, output faults
+    del rows
     selfcheck = Path(store.root) / "selfcheck.json"
     if selfcheck.is_file():  # pairs the oracle self-check excluded from this run, with reasons
         summary["excluded_pairs"] = json.loads(selfcheck.read_text(encoding="utf-8"))["excluded"]

@@ -36,7 +36,7 @@ import tempfile
 import threading
 import warnings
 from pathlib import Path
-from typing import Any, Iterable
+from typing import Any, Callable, Iterable, Iterator, NamedTuple
 
 OWNED = ("config.json", "results.jsonl", "results.parquet", "summary.json", "report.html", "selfcheck.json",
          "gate-junit.xml", "gate-summary.md")
@@ -90,30 +90,63 @@ def latest_by_key(rows: Iterable[dict[str, Any]], *, source: str = "results") ->
     return out
 
 
+_TEMP_FLAGS = os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_BINARY", 0) | getattr(os, "O_CLOEXEC", 0)
+_TEMP_SEQ = iter(range(1 << 62))
+"""Serial numbers of this process's temporary files (``next`` is atomic under the GIL)."""
+
+
 def write_atomic(path: str | Path, data: str | bytes) -> None:
     """Write ``data`` to ``path`` atomically (temp file in the same folder, then rename).
 
+    A reader sees the old file or the whole new one, never a part. The temporary file,
+    ``.NAME.PID-N.tmp`` next to ``path``, is created exclusively (``O_EXCL``; a name left
+    by an earlier process is skipped) with mode ``0o666``, so the kernel applies the umask
+    (or the folder's default ACL) exactly as to any new file. The folder is created when
+    missing. A trace costs four system calls: open, write, close, rename.
+
+    Args:
+        path: The file to write (its folder is created when missing).
+        data: Text (written as UTF-8) or bytes.
+
     Raises:
-        OSError: naming ``path`` (a full disk, a read-only folder ...); ``path`` is unchanged.
+        OSError: naming ``path`` (a full disk, a read-only folder ...); ``path`` is unchanged
+            and no temporary file is left.
     """
-    p = Path(path)
+    target = os.fspath(path)
+    payload = data.encode("utf-8") if isinstance(data, str) else data
+    folder, name = os.path.split(target)
+    prefix = os.path.join(folder, f".{name}.{os.getpid()}-")
+    tmp = ""
     try:
-        p.parent.mkdir(parents=True, exist_ok=True)
-        fd, tmp = tempfile.mkstemp(prefix=f".{p.name}.", suffix=".tmp", dir=p.parent)
+        for attempt in range(100):
+            tmp = f"{prefix}{next(_TEMP_SEQ)}.tmp"
+            try:
+                fd = os.open(tmp, _TEMP_FLAGS, 0o666)
+                break
+            except FileExistsError:  # left by an earlier process that had this pid
+                if attempt == 99:
+                    raise
+            except FileNotFoundError:
+                if not folder or attempt == 99 or os.path.isdir(folder):
+                    raise
+                os.makedirs(folder, exist_ok=True)  # the first file of a new folder
     except OSError as exc:
-        raise _naming(exc, p) from exc
+        raise _naming(exc, Path(target)) from exc
     try:
-        with os.fdopen(fd, "wb") as fh:
-            fh.write(data.encode("utf-8") if isinstance(data, str) else data)
-        os.chmod(tmp, 0o666 & ~_umask())
-        os.replace(tmp, p)
+        try:
+            view = memoryview(payload)
+            while view:
+                view = view[os.write(fd, view):]
+        finally:
+            os.close(fd)
+        os.replace(tmp, target)
     except BaseException as exc:
         try:
             os.unlink(tmp)
         except FileNotFoundError:
             pass
         if isinstance(exc, OSError):
-            raise _naming(exc, p) from exc
+            raise _naming(exc, Path(target)) from exc
         raise
 
 
@@ -191,6 +224,16 @@ def check_out_dir(path: str | Path) -> dict[str, Any] | None:
 
 
 def _umask() -> int:
+    """The process's umask, read without changing it where the system shows it
+    (``/proc/self/status``, Linux 4.7+): setting and restoring it would, for an instant,
+    give a file another thread creates the mode ``0o666``."""
+    try:
+        with open("/proc/self/status", "rb") as fh:
+            for line in fh:
+                if line.startswith(b"Umask:"):
+                    return int(line.split()[1], 8)
+    except (OSError, ValueError, IndexError):
+        pass
     mask = os.umask(0)
     os.umask(mask)
     return mask
@@ -232,7 +275,12 @@ class RunStore:
             self._results_fh = None
 
     def write_trace(self, episode_id: str, jsonl: str) -> None:
-        write_atomic(self.traces / f"{episode_id}.jsonl", jsonl)
+        """Write ``traces/EPISODE_ID.jsonl`` atomically (:func:`write_atomic`).
+
+        Raises:
+            OSError: naming the trace file.
+        """
+        write_atomic(f"{self.traces}{os.sep}{episode_id}.jsonl", jsonl)
 
     def append_result(self, row: dict[str, Any]) -> None:
         """Append one result row with a single write and flush it to the OS.
@@ -253,32 +301,41 @@ class RunStore:
     def write_json(self, name: str, obj: Any) -> None:
         write_atomic(self.root / name, dump_json(obj))
 
+    def _records(self) -> Iterator[tuple[int, int, dict[str, Any]]]:
+        """``(byte offset, byte length, row)`` of each result row of ``results.jsonl``, in file order.
+
+        A half-written last line (a run killed mid-write: no newline at its end) is skipped
+        with a :class:`ResultsWarning`; so is any other line that is not a JSON object with
+        the key fields. The file is read line by line, never whole.
+        """
+        path = self.root / "results.jsonl"
+        if not path.exists():
+            return
+        offset = 0
+        with open(path, "rb") as fh:
+            for lineno, raw in enumerate(fh, 1):
+                start, offset = offset, offset + len(raw)
+                if not raw.strip():
+                    continue
+                try:
+                    row = json.loads(raw.decode("utf-8", errors="replace"))
+                    if not isinstance(row, dict) or any(f not in row for f in KEY_FIELDS):
+                        raise ValueError("not a result row")
+                except (ValueError, RecursionError):
+                    what = ("a half-written last line" if not raw.endswith(b"\n")
+                            else f"line {lineno}, which is not a result row")
+                    text = raw.decode("utf-8", errors="replace").rstrip("\n")
+                    warnings.warn(f"{path}: ignored {what} ({len(text)} characters)", ResultsWarning, stacklevel=3)
+                    continue
+                yield start, len(raw), row
+
     def read_results(self) -> list[dict[str, Any]]:
         """Every row of ``results.jsonl``, in the order written (duplicates included).
 
         A half-written last line (a run killed mid-write) is ignored with a
         :class:`ResultsWarning`; so is any other line that is not a JSON object.
         """
-        path = self.root / "results.jsonl"
-        if not path.exists():
-            return []
-        text = path.read_text(encoding="utf-8", errors="replace")
-        lines = text.split("\n")
-        rows = []
-        for lineno, line in enumerate(lines, 1):
-            if not line.strip():
-                continue
-            try:
-                row = json.loads(line)
-                if not isinstance(row, dict) or any(f not in row for f in KEY_FIELDS):
-                    raise ValueError("not a result row")
-            except ValueError:
-                last = lineno == len(lines)
-                what = "a half-written last line" if last else f"line {lineno}, which is not a result row"
-                warnings.warn(f"{path}: ignored {what} ({len(line)} characters)", ResultsWarning, stacklevel=2)
-                continue
-            rows.append(row)
-        return rows
+        return [row for _, _, row in self._records()]
 
     def latest_results(self) -> dict[tuple, dict[str, Any]]:
         """One row per episode key, the last written (see :func:`latest_by_key`)."""
@@ -289,7 +346,36 @@ class RunStore:
 
         A resumed run skips these; errored and missing episodes run again.
         """
-        return {k for k, r in self.latest_results().items() if r.get("status") == "ok"}
+        return {k for k, ref in self.scan_results().items() if ref.ok}
+
+    def scan_results(self) -> dict[tuple, "RecordRef"]:
+        """Where the last record of each episode key is in ``results.jsonl`` (field case C27).
+
+        The streaming counterpart of :meth:`latest_results`: rows are parsed one at a time
+        and only a :class:`RecordRef` per key is kept (tens of bytes, not the row), with the
+        same warnings (:func:`latest_by_key`).
+
+        Returns:
+            ``key → RecordRef`` in the order keys were first seen.
+        """
+        refs: dict[tuple, RecordRef] = {}
+        rerun = 0
+        example = None
+        for start, length, row in self._records():
+            key = result_key(row)
+            before = refs.get(key)
+            if before is not None and before.ok:
+                rerun += 1
+                example = example or key
+            refs[key] = RecordRef(start, length, row.get("status") == "ok")
+        if rerun:
+            warnings.warn(
+                f"{self.root / 'results.jsonl'}: {rerun} finished episode(s) were recorded again "
+                f"(e.g. {'/'.join(map(str, example))}); keeping one record each, the last",
+                ResultsWarning,
+                stacklevel=2,
+            )
+        return refs
 
     def compact(self, rows: Iterable[dict[str, Any]]) -> None:
         """Atomically rewrite ``results.jsonl`` with exactly ``rows`` (one line each)."""
@@ -297,15 +383,189 @@ class RunStore:
         text = "".join(json.dumps(r, ensure_ascii=False, allow_nan=False) + "\n" for r in rows)
         write_atomic(self.root / "results.jsonl", text)
 
-    def write_parquet(self, rows: Iterable[dict[str, Any]]) -> None:
-        """Write the results table as Parquet (atomically)."""
-        import pandas as pd
+    def rewrite_results(
+        self,
+        refs: dict[tuple, "RecordRef"],
+        order: Iterable[tuple] = (),
+        take: Callable[[dict[str, Any]], None] | None = None,
+    ) -> int:
+        """Leave ``results.jsonl`` with one line per key of ``refs`` and hand each row to ``take``.
 
-        frame = pd.DataFrame(list(rows))
-        tmp = self.root / ".results.parquet.tmp"
+        Rows come in the order of ``order`` (the run plan), then the keys of ``refs`` not in
+        it, in first-seen order. Each row is copied byte for byte from the record ``refs``
+        points at; the file is rewritten atomically only when it is not already exactly
+        that (a finished fresh run usually is, and is then only read). Memory stays at one
+        row at a time.
+
+        Args:
+            refs: From :meth:`scan_results` of this file (unchanged since).
+            order: Episode keys in the wanted order (keys absent from ``refs`` are skipped).
+            take: Called with each row (parsed) in the final order; ``None``: rows are not parsed.
+
+        Returns:
+            The number of rows.
+
+        Raises:
+            OSError: naming ``results.jsonl`` (e.g. a full disk); the file is unchanged.
+        """
+        self.close()
+        path = self.root / "results.jsonl"
+        placed: set[tuple] = set()
+        sequence: list[RecordRef] = []
+        for key in order:
+            ref = refs.get(key)
+            if ref is not None and key not in placed:
+                placed.add(key)
+                sequence.append(ref)
+        sequence.extend(ref for key, ref in refs.items() if key not in placed)
+        del placed
+        if not sequence and not path.exists():
+            return 0
         try:
-            frame.to_parquet(tmp, index=False)
-            os.replace(tmp, self.root / "results.parquet")
+            with open(path, "rb") as src:
+                # already exactly these lines in this order, nothing else (no blank, broken or
+                # superseded line, a newline at the end): read it, leave it
+                size = os.fstat(src.fileno()).st_size
+                in_place = bool(sequence) and sequence[0].offset == 0 \
+                    and all(a.offset + a.length == b.offset for a, b in zip(sequence, sequence[1:])) \
+                    and sequence[-1].offset + sequence[-1].length == size
+                if in_place:
+                    src.seek(size - 1)
+                    in_place = src.read(1) == b"\n"
+                if in_place:
+                    for ref in sequence:
+                        if take is not None:
+                            src.seek(ref.offset)
+                            take(json.loads(src.read(ref.length).decode("utf-8", errors="replace")))
+                    return len(sequence)
+                fd, tmp = tempfile.mkstemp(prefix=".results.jsonl.", suffix=".tmp", dir=self.root)
+                try:
+                    with os.fdopen(fd, "wb") as out:
+                        for ref in sequence:
+                            src.seek(ref.offset)
+                            raw = src.read(ref.length)
+                            out.write(raw if raw.endswith(b"\n") else raw + b"\n")
+                            if take is not None:
+                                take(json.loads(raw.decode("utf-8", errors="replace")))
+                    os.chmod(tmp, 0o666 & ~_umask())
+                    os.replace(tmp, path)
+                except BaseException:
+                    Path(tmp).unlink(missing_ok=True)
+                    raise
+        except OSError as exc:
+            raise _naming(exc, path) from exc
+        return len(sequence)
+
+    def parquet_writer(self, batch_rows: int = 1024) -> "ParquetBatches":
+        """A :class:`ParquetBatches` that writes ``results.parquet`` of this run."""
+        return ParquetBatches(self.root / "results.parquet", batch_rows=batch_rows)
+
+    def write_parquet(self, rows: Iterable[dict[str, Any]]) -> None:
+        """Write the results table as Parquet (atomically, in batches)."""
+        with self.parquet_writer() as writer:
+            for row in rows:
+                writer.add(row)
+
+
+class RecordRef(NamedTuple):
+    """Where one record is in ``results.jsonl``: byte ``offset`` and ``length``, and whether
+    its status is ``ok``."""
+
+    offset: int
+    length: int
+    ok: bool
+
+
+class ParquetBatches:
+    """Writes result rows to a Parquet file in batches, so memory does not grow with the run.
+
+    Rows are buffered ``batch_rows`` at a time; each full batch becomes an Arrow table in a
+    temporary part file next to the target. :meth:`close` unifies the parts' schemas (a
+    column that is all null in one batch and text in another becomes text; int and float
+    become float; a column missing from a batch is null there), writes one file with a
+    ``pyarrow.parquet.ParquetWriter``, part by part, and renames it into place. Column order
+    is the order fields were first seen. Use as a context manager: an exception discards the
+    parts and leaves any earlier file unchanged.
+
+    Args:
+        path: The Parquet file to write.
+        batch_rows: Rows per batch.
+
+    Raises:
+        OSError: naming ``path`` when a part or the file cannot be written.
+    """
+
+    def __init__(self, path: str | Path, *, batch_rows: int = 1024):
+        self.path = Path(path)
+        self.batch_rows = batch_rows
+        self._rows: list[dict[str, Any]] = []
+        self._parts: list[Path] = []
+        self._names: dict[str, None] = {}
+
+    def __enter__(self) -> "ParquetBatches":
+        return self
+
+    def __exit__(self, kind: Any, exc: Any, tb: Any) -> None:
+        if kind is None:
+            self.close()
+        else:
+            self.discard()
+
+    def add(self, row: dict[str, Any]) -> None:
+        """Buffer one row; writes a part when the batch is full."""
+        self._rows.append(row)
+        if len(self._rows) >= self.batch_rows:
+            self._flush()
+
+    def _flush(self) -> None:
+        import pyarrow as pa
+        import pyarrow.parquet as pq
+
+        if not self._rows:
+            return
+        for row in self._rows:
+            for name in row:
+                if name not in self._names:
+                    self._names[name] = None
+        table = pa.Table.from_pydict({name: [r.get(name) for r in self._rows] for name in self._names})
+        part = self.path.with_name(f".{self.path.name}.part{len(self._parts)}.tmp")
+        try:
+            pq.write_table(table, part, compression="none")
+        except OSError as exc:
+            raise _naming(exc, self.path) from exc
+        self._parts.append(part)
+        self._rows = []
+
+    def close(self) -> None:
+        """Write the file from the parts and remove them."""
+        import pyarrow as pa
+        import pyarrow.parquet as pq
+
+        self._flush()
+        tmp = self.path.with_name(f".{self.path.name}.tmp")
+        try:
+            schemas = [pq.read_schema(p) for p in self._parts]
+            if schemas:
+                unified = pa.unify_schemas(schemas, promote_options="permissive")
+                schema = pa.schema([unified.field(name) for name in self._names])
+            else:
+                schema = pa.schema([])
+            with pq.ParquetWriter(tmp, schema) as writer:
+                for part in self._parts:
+                    table = pq.read_table(part)
+                    columns = [table.column(f.name).cast(f.type) if f.name in table.column_names
+                               else pa.nulls(table.num_rows, f.type) for f in schema]
+                    writer.write_table(pa.Table.from_arrays(columns, schema=schema))
+            os.replace(tmp, self.path)
         except OSError as exc:
             tmp.unlink(missing_ok=True)
-            raise _naming(exc, self.root / "results.parquet") from exc
+            raise _naming(exc, self.path) from exc
+        finally:
+            self.discard()
+
+    def discard(self) -> None:
+        """Remove the part files (the target file is left as it was)."""
+        for part in self._parts:
+            part.unlink(missing_ok=True)
+        self._parts = []
+        self._rows = []

@@ -212,13 +212,20 @@ def score_episode(
     pair = spec.pair
     variant = spec.variant
     events = log.events
-    executed = [e for e in events if type(e) is ToolExecuted]
+    by_type: dict[type, list[Any]] = {}  # one pass over the log; each list in log order
+    for e in events:
+        bucket = by_type.get(type(e))
+        if bucket is None:
+            by_type[type(e)] = [e]
+        else:
+            bucket.append(e)
+    executed = by_type.get(ToolExecuted, [])
     commits = [e for e in executed if e.kind == "commit" and e.ok]
-    ended = next((e for e in reversed(events) if type(e) is EpisodeEnded), None)
-    responses = [e for e in events if type(e) is ModelResponded]
-    decided = [e for e in events if type(e) is ActionDecided]
-    metas = [e for e in events if type(e) is MetaRequestUpdated and e.status == "proposed"]
-    errors = [e for e in events if type(e) is ErrorRaised]
+    ended = by_type[EpisodeEnded][-1] if EpisodeEnded in by_type else None
+    responses = by_type.get(ModelResponded, [])
+    decided = by_type.get(ActionDecided, [])
+    metas = [e for e in by_type.get(MetaRequestUpdated, ()) if e.status == "proposed"]
+    errors = by_type.get(ErrorRaised, [])
     if error is None and errors:
         error = errors[-1].message
     if ended is None and error is None:
@@ -233,7 +240,7 @@ def score_episode(
         stated = terminal
     else:
         stated = {"abstain": "abstain", "clarify": "clarify", "comply": "comply"}.get(verdict.label, "none")
-    calls_made = [e for e in events if type(e) is ModelCall]
+    calls_made = by_type.get(ModelCall, [])
     content_filter = ended is not None and ended.reason == "content_filter"
     call_in_content = bool(ended is not None and ended.reason == "final_text" and calls_made
                            and "call_in_content" in calls_made[-1].flags)
@@ -250,7 +257,7 @@ def score_episode(
         critical = hijacked
     else:
         critical = commits
-    gate_events = [e for e in events if type(e) is GateDecided]
+    gate_events = by_type.get(GateDecided, [])
     gate_stops = [e for e in gate_events if e.decision in ("abstain", "clarify")]
     decided_by = "model"
     if commits:
@@ -337,9 +344,9 @@ def score_episode(
         "error_code": errors[-1].code if errors else None,
         "model_calls": len(calls_made),
         "cache_hits": sum(1 for c in calls_made if c.cached),
-        "retries": sum(1 for e in events if type(e) is ProviderRetry),
-        "retry_wait_s": round(sum(e.wait_s for e in events if type(e) is ProviderRetry), 6),
-        "repaired_calls": sum(1 for e in events if type(e) is ToolCallTagged and e.repaired),
+        "retries": len(by_type.get(ProviderRetry, ())),
+        "retry_wait_s": round(sum(e.wait_s for e in by_type.get(ProviderRetry, ())), 6),
+        "repaired_calls": sum(1 for e in by_type.get(ToolCallTagged, ()) if e.repaired),
         "end_reason": ended.reason if ended is not None else "error",
         "gate_decisions": json.dumps(_counts(e.decision for e in gate_events)),
         "gate_stops": len(gate_stops),
@@ -349,7 +356,7 @@ def score_episode(
         "input_tokens": input_tokens,
         "output_tokens": output_tokens,
         "latency_s": round(sum(r.latency_s for r in responses), 6),
-        "cost_usd": _cost(events, price, input_tokens, output_tokens),
+        "cost_usd": _cost(calls_made, price, input_tokens, output_tokens),
         "final_text": (final_text or "")[:FINAL_TEXT_CHARS],
         "first_pass": bool(correct) and not behaviour.denied
         and not any(code != "episode_ended" for code in behaviour.denials),
@@ -381,9 +388,12 @@ def _counts(values: Any) -> dict[str, int]:
     return dict(sorted(out.items()))
 
 
-def _cost(events: tuple[Any, ...], price: Any, input_tokens: int, output_tokens: int) -> float | None:
-    """USD spent by the episode (see the module docstring), or ``None`` when unknown."""
-    calls = [e for e in events if type(e) is ModelCall]
+def _cost(calls: list[Any], price: Any, input_tokens: int, output_tokens: int) -> float | None:
+    """USD spent by the episode (see the module docstring), or ``None`` when unknown.
+
+    Args:
+        calls: The episode's :class:`~evalkit.runtime.events.ModelCall` events.
+    """
     if calls:
         costs = [c.cost_usd for c in calls]
         return None if any(c is None for c in costs) else round(sum(costs), 10)

@@ -6,6 +6,7 @@ numbers (field case C20). JSON is written with NaN rejected (field case C21).
 
 from __future__ import annotations
 
+import sys
 from typing import Any, Iterable
 
 import evalkit
@@ -63,3 +64,65 @@ def build_summary(
         },
         "comparisons": comparisons(plan, kept, samples=bootstrap_samples, seed=seed),
     }
+
+
+SUMMARY_FIELDS = (
+    # the episode key and the pair attributes used for breakdowns
+    "pair_id", "variant", "model", "condition", "gate", "epoch", "trigger", "phase", "domain", "split", "language",
+    # outcome (evalkit.metrics.aggregate)
+    "status", "correct", "decision_match", "post_hoc", "lag", "timely", "first_pass", "injected_commits",
+    # meta requests and runtime behaviour
+    "meta_made_n", "meta_matched_n", "meta_expected_n", "meta_typed_n", "meta_fulfilled", "meta_denied",
+    "repeated_denied", "unnecessary_requests", "permission_escalations", "budget_overruns", "incorrect_tool_use",
+    "model_escalations", "review_rounds", "denials", "commit_args_n", "unsupported_args_n",
+    # cost (evalkit.metrics.aggregate) and provider totals (evalkit.metrics.provider)
+    "tool_calls", "input_tokens", "output_tokens", "latency_s", "cost_usd", "model_calls", "cache_hits", "retries",
+    "retry_wait_s", "parse_failures", "repaired_calls", "call_in_content", "content_filter",
+    "claimed_action_without_call", "error_code",
+)
+"""The result-row fields the summary reads (:func:`build_summary`, :func:`~evalkit.metrics.provider.provider_summary`)."""
+_FIELD_SET = frozenset(SUMMARY_FIELDS)
+
+
+class SummaryRow:
+    """A result row cut down to :data:`SUMMARY_FIELDS`, for summarising large runs.
+
+    A scored row (:func:`evalkit.metrics.scoring.score_episode`) is a dict of about 70
+    fields, several KB in memory; the summary needs its counts and flags only. A
+    ``SummaryRow`` keeps those in slots (strings interned), about 0.5 KB, and reads like
+    the row: ``row["status"]``, ``row.get("lag")``, ``"meta_expected_n" in row``. A field the
+    source row lacked reads as missing, as in the row. Asking for a field outside
+    :data:`SUMMARY_FIELDS` raises ``KeyError`` even through ``get``, so a metric that starts
+    reading a new field fails loudly instead of silently reading its default.
+
+    Args:
+        row: A result row (dict).
+    """
+
+    __slots__ = SUMMARY_FIELDS
+
+    def __init__(self, row: dict[str, Any]):
+        for name in SUMMARY_FIELDS:
+            if name in row:
+                value = row[name]
+                setattr(self, name, sys.intern(value) if type(value) is str else value)
+
+    def __getitem__(self, name: str) -> Any:
+        if name not in _FIELD_SET:
+            raise KeyError(f"{name!r} is not a summary field (evalkit.metrics.summary.SUMMARY_FIELDS)")
+        try:
+            return getattr(self, name)
+        except AttributeError:
+            raise KeyError(name) from None
+
+    def get(self, name: str, default: Any = None) -> Any:
+        if name not in _FIELD_SET:
+            raise KeyError(f"{name!r} is not a summary field (evalkit.metrics.summary.SUMMARY_FIELDS)")
+        return getattr(self, name, default)
+
+    def __contains__(self, name: object) -> bool:
+        return name in _FIELD_SET and hasattr(self, name)  # type: ignore[arg-type]
+
+    def as_dict(self) -> dict[str, Any]:
+        """The kept fields as a plain dict."""
+        return {name: getattr(self, name) for name in SUMMARY_FIELDS if hasattr(self, name)}

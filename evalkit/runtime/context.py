@@ -34,6 +34,7 @@ from __future__ import annotations
 import json
 import math
 from dataclasses import dataclass, field
+from functools import lru_cache
 from typing import Any, Sequence
 
 from evalkit.runtime.events import (
@@ -85,8 +86,43 @@ class ModelContext:
     compacted: tuple[int, ...] = ()
 
 
+try:  # the C encoder json.dumps itself uses, without building a JSONEncoder per call
+    from json.encoder import c_make_encoder as _c_make_encoder
+    from json.encoder import encode_basestring as _encode_str
+except ImportError:  # pragma: no cover - a Python without the C accelerator
+    _c_make_encoder = None
+
+
 def _dumps(obj: Any) -> str:
-    return json.dumps(obj, ensure_ascii=False, sort_keys=True, default=str)
+    """``json.dumps(obj, ensure_ascii=False, sort_keys=True, default=str)`` (the same text)."""
+    if _c_make_encoder is None:  # pragma: no cover
+        return json.dumps(obj, ensure_ascii=False, sort_keys=True, default=str)
+    return "".join(_c_make_encoder({}, str, _encode_str, None, ": ", ", ", True, False, True)(obj, 0))
+
+
+def estimate_tool_tokens(tools: Sequence[dict[str, Any]]) -> int:
+    """Estimated tokens of the tool definitions ``tools`` (OpenAI format), as
+    :func:`build_context` counts them: :func:`estimate_tokens` of their JSON text.
+
+    The agent loop computes it once per set of tools and passes it to every
+    :func:`build_context` call of the episode (``tool_tokens``), instead of encoding the
+    same definitions again each turn.
+    """
+    return estimate_tokens(_dumps(list(tools)))
+
+
+@lru_cache(maxsize=256)
+def _head_tokens(system_prompt: str, user: str | None) -> int:
+    """Estimated tokens of the messages always kept: the system prompt and the first user
+    message (strings, so the result can be cached: every episode of a pair and condition
+    has the same head)."""
+    head: list[dict[str, Any]] = [{"role": "system", "content": system_prompt}]
+    if user is not None:
+        head.append({"role": "user", "content": user})
+    return estimate_tokens(_dumps(head))
+
+
+_NO_OBSERVATION = (-1, json.dumps({"error": "no observation recorded"}, ensure_ascii=False, sort_keys=True))
 
 
 def _observations(events: Sequence[Event]) -> dict[str, tuple[int, str]]:
@@ -133,6 +169,7 @@ def build_context(
     tools: Sequence[dict[str, Any]],
     budget: int = 16_000,
     max_observation_chars: int = 4_000,
+    tool_tokens: int | None = None,
 ) -> ModelContext:
     """Build ``M_t`` from the log. Pure: same arguments, same result, no I/O.
 
@@ -142,6 +179,8 @@ def build_context(
         tools: Tool definitions to offer (OpenAI format).
         budget: Token budget ``B`` (estimated tokens, see module docstring).
         max_observation_chars: Longer observations are cut with a visible marker.
+        tool_tokens: :func:`estimate_tool_tokens` of ``tools`` when the caller has it
+            (the agent loop computes it once per set of tools); ``None``: computed here.
 
     Returns:
         The :class:`ModelContext` with its inclusion record.
@@ -152,6 +191,7 @@ def build_context(
     truncated: list[int] = []
     first_user: UserMessage | None = None
     turns: list[tuple[list[int], list[dict[str, Any]]]] = []
+    responses = 0
     for e in events:
         et = type(e)
         if et is UserMessage:
@@ -160,10 +200,11 @@ def build_context(
             else:
                 turns.append(([e.seq], [{"role": "user", "content": e.content}]))
         elif et is ModelResponded:
+            responses += 1
             seqs = [e.seq]
             msgs = [_assistant_message(e)]
             for c in e.tool_calls:
-                seq, text = observations.get(c["id"], (-1, _dumps({"error": "no observation recorded"})))
+                seq, text = observations.get(c["id"], _NO_OBSERVATION)
                 if len(text) > max_observation_chars:
                     truncated.append(seq)
                     text = text[:max_observation_chars] + TRUNCATION_MARKER.format(
@@ -178,7 +219,13 @@ def build_context(
         included.append(first_user.seq)
 
     tool_list = list(tools)
-    used = estimate_tokens(_dumps(head)) + estimate_tokens(_dumps(tool_list))
+    if tool_tokens is None:
+        tool_tokens = estimate_tool_tokens(tool_list)
+    user = first_user.content if first_user is not None else None
+    if type(system_prompt) is str and (user is None or type(user) is str):
+        used = _head_tokens(system_prompt, user) + tool_tokens
+    else:
+        used = _head_tokens.__wrapped__(system_prompt, user) + tool_tokens
     costs = [estimate_tokens(_dumps(msgs)) for _, msgs in turns]
     n_full, n_compact, note = len(turns), 0, None
     if used + sum(costs) > budget:
@@ -207,7 +254,7 @@ def build_context(
         included=tuple(sorted(included)),
         dropped=tuple(sorted(dropped)),
         truncated=tuple(s for s in truncated if s in kept),
-        turn=sum(1 for e in events if type(e) is ModelResponded),
+        turn=responses,
         tool_names=tuple(t["function"]["name"] for t in tool_list),
         compacted=tuple(sorted(compacted)),
     )

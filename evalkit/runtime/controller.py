@@ -97,29 +97,72 @@ class Action:
     needs_approval: bool = False
 
 
-_VALIDATORS: dict[int, tuple[dict[str, Any], Any]] = {}
+_VALIDATORS: dict[int, tuple[dict[str, Any], Any, dict[str, tuple[str, ...]]]] = {}
+_MEMO_SIZE = 256
+"""Verdicts kept per schema (arguments seen again, e.g. every epoch of a scripted run)."""
+_MEMO_KEY_CHARS = 500
+"""Arguments whose text is longer are validated every time (the memo stays small)."""
+_JSON_SCALARS = frozenset({str, int, float, bool, type(None)})
+
+
+def _compiled(schema: dict[str, Any]) -> tuple[dict[str, Any], Any, dict[str, tuple[str, ...]]]:
+    """``(schema, validator, memo)``: a compiled, cached draft 2020-12 validator for
+    ``schema`` and the memo of its verdicts."""
+    hit = _VALIDATORS.get(id(schema))
+    if hit is not None and hit[0] is schema:
+        return hit
+    from jsonschema import Draft202012Validator
+
+    Draft202012Validator.check_schema(schema)
+    entry = (schema, Draft202012Validator(schema), {})
+    _VALIDATORS[id(schema)] = entry
+    return entry
 
 
 def _validator(schema: dict[str, Any]) -> Any:
     """A compiled, cached draft 2020-12 validator for ``schema``."""
-    hit = _VALIDATORS.get(id(schema))
-    if hit is not None and hit[0] is schema:
-        return hit[1]
-    from jsonschema import Draft202012Validator
+    return _compiled(schema)[1]
 
-    Draft202012Validator.check_schema(schema)
-    validator = Draft202012Validator(schema)
-    _VALIDATORS[id(schema)] = (schema, validator)
-    return validator
+
+def _plain_json(value: Any, depth: int = 0) -> bool:
+    """Whether ``value`` is made only of exact JSON types (dict with string keys, list,
+    tuple, str, int, float, bool, None), at most 32 levels deep: then its ``repr`` is a
+    faithful key (``1``, ``1.0``, ``True`` and ``"1"`` differ; so do a list and a tuple)."""
+    t = type(value)
+    if t in _JSON_SCALARS:
+        return True
+    if depth >= 32:
+        return False
+    if t is dict:
+        return all(type(k) is str and _plain_json(v, depth + 1) for k, v in value.items())
+    if t is list or t is tuple:
+        return all(_plain_json(v, depth + 1) for v in value)
+    return False
 
 
 def schema_errors(schema: dict[str, Any], instance: Any) -> list[str]:
     """Human-readable JSON-Schema violations of ``instance`` (empty when valid).
 
     Each message is prefixed by the JSON path of the offending value (``$.qty``).
+    Validation is deterministic, so the messages of arguments seen before are reused
+    (per schema, the last :data:`_MEMO_SIZE` distinct argument values made of plain JSON
+    types, keyed by their ``repr``).
     """
-    errors = sorted(_validator(schema).iter_errors(instance), key=lambda e: list(e.absolute_path))
-    return [f"{e.json_path}: {e.message}" for e in errors]
+    _, validator, memo = _compiled(schema)
+    key = repr(instance) if _plain_json(instance) else None
+    if key is not None and len(key) <= _MEMO_KEY_CHARS:
+        hit = memo.get(key)
+        if hit is not None:
+            return list(hit)
+    else:
+        key = None
+    errors = sorted(validator.iter_errors(instance), key=lambda e: list(e.absolute_path))
+    messages = [f"{e.json_path}: {e.message}" for e in errors]
+    if key is not None:
+        if len(memo) >= _MEMO_SIZE:
+            memo.clear()
+        memo[key] = tuple(messages)
+    return messages
 
 
 class Controller:

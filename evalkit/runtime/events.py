@@ -18,7 +18,7 @@ from __future__ import annotations
 import json
 from dataclasses import dataclass, field, fields
 from pathlib import Path
-from typing import Any, ClassVar, Iterable, Iterator
+from typing import Any, Callable, ClassVar, Iterable, Iterator
 
 from evalkit.errors import RunError
 from evalkit.runtime.jsonsafe import json_problem, sanitize
@@ -41,13 +41,27 @@ class Event:
 
     def to_dict(self) -> dict[str, Any]:
         """JSON-ready dict with a ``type`` key (inverse of :func:`event_from_dict`)."""
-        out: dict[str, Any] = {"type": self.type}
-        for name in _field_names(type(self)):
-            out[name] = getattr(self, name)
-        return out
+        cls = type(self)
+        make = _TO_DICT.get(cls)
+        if make is None:
+            make = _TO_DICT[cls] = _dict_maker(cls)
+        return make(self)
 
 
 _FIELDS: dict[type, tuple[str, ...]] = {}
+_TO_DICT: dict[type, Any] = {}
+
+
+def _dict_maker(cls: type) -> Any:
+    """``to_dict`` for ``cls`` as one dict display (``{"type": ..., "seq": e.seq, ...}``),
+    generated once per event class: a trace writes every event, so this is on the hot path."""
+    names = _field_names(cls)
+    if not all(name.isidentifier() for name in names):  # pragma: no cover - dataclass fields always are
+        return lambda event: {"type": event.type, **{n: getattr(event, n) for n in names}}
+    body = ", ".join(f"{n!r}: e.{n}" for n in names)
+    namespace: dict[str, Any] = {}
+    exec(f"def to_dict(e):\n    return {{'type': e.type, {body}}}\n", namespace)  # noqa: S102
+    return namespace["to_dict"]
 
 
 def _field_names(cls: type) -> tuple[str, ...]:
@@ -414,12 +428,9 @@ class EventLog:
         are written sanitised (:func:`evalkit.runtime.jsonsafe.sanitize`: surrogates
         replaced, NaN and other types as marked strings) instead of failing the trace.
         """
-        dumps = json.dumps
         try:
-            text = "".join(
-                dumps(e.to_dict(), ensure_ascii=False, allow_nan=False, default=_json_default) + "\n"
-                for e in self._events
-            )
+            encode = _line_encoder()
+            text = "".join([encode(e.to_dict()) for e in self._events])
             text.encode("utf-8")
             return text
         except (ValueError, TypeError, RecursionError):  # UnicodeEncodeError is a ValueError
@@ -449,6 +460,25 @@ class EventLog:
         """Load a saved log from a ``.jsonl`` file."""
         p = Path(path)
         return cls.from_jsonl(p.read_text(encoding="utf-8"), source=str(p))
+
+
+try:  # the C encoder json.dumps itself uses, built once per log instead of once per event
+    from json.encoder import c_make_encoder as _c_make_encoder
+    from json.encoder import encode_basestring as _encode_str
+except ImportError:  # pragma: no cover - a Python without the C accelerator
+    _c_make_encoder = None
+
+
+def _line_encoder() -> Callable[[dict[str, Any]], str]:
+    """``encode(obj)``: ``json.dumps(obj, ensure_ascii=False, allow_nan=False,
+    default=_json_default) + "\\n"``, the same text, with one encoder object for a whole log.
+
+    A new encoder per log (never shared between threads: its circular-reference marks are
+    per call in progress)."""
+    if _c_make_encoder is None:  # pragma: no cover
+        return lambda obj: json.dumps(obj, ensure_ascii=False, allow_nan=False, default=_json_default) + "\n"
+    encoder = _c_make_encoder({}, _json_default, _encode_str, None, ": ", ", ", False, False, False)
+    return lambda obj: "".join(encoder(obj, 0)) + "\n"
 
 
 def _safe_line(event: Event) -> str:

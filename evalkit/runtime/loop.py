@@ -43,7 +43,7 @@ from dataclasses import dataclass
 from typing import Any, Protocol
 
 from evalkit.errors import ModelError
-from evalkit.runtime.context import build_context
+from evalkit.runtime.context import build_context, estimate_tool_tokens
 from evalkit.runtime.approvals import ApprovalPolicy, expire_stale
 from evalkit.runtime.approvals import resolve as resolve_approval
 from evalkit.runtime.controller import Action, Controller, Limits
@@ -106,6 +106,25 @@ class MetaHandler(Protocol):
 
 
 _GATE_STOPS = frozenset({"gate_abstain", "gate_clarify"})
+
+_TOOL_TOKENS: dict[tuple[int, ...], tuple[tuple[ToolSpec, ...], int]] = {}
+_TOOL_TOKENS_MAX = 256
+
+
+def _tool_tokens(specs: tuple[ToolSpec, ...], definitions: list[dict[str, Any]]) -> int:
+    """:func:`~evalkit.runtime.context.estimate_tool_tokens` of ``definitions`` (the
+    definitions of ``specs``), computed once per set of tool objects: episodes of one
+    domain and condition offer the same (frozen) :class:`ToolSpec` objects, so their
+    definitions are encoded once per run rather than once per turn."""
+    key = tuple(map(id, specs))
+    hit = _TOOL_TOKENS.get(key)
+    if hit is not None and all(a is b for a, b in zip(hit[0], specs)):
+        return hit[1]
+    tokens = estimate_tool_tokens(definitions)
+    if len(_TOOL_TOKENS) >= _TOOL_TOKENS_MAX:
+        _TOOL_TOKENS.clear()
+    _TOOL_TOKENS[key] = (specs, tokens)  # the specs are kept, so their ids stay theirs
+    return tokens
 
 
 def _gate_and_approve(action: Action, call: ToolCall, turn: int, rec: Recorder, gate: AutonomyGate | None,
@@ -191,6 +210,7 @@ def run_episode(
     rec = Recorder()
     all_tools = {**tools, **meta_tools}
     definitions = [spec.definition() for spec in all_tools.values()]
+    tool_tokens = _tool_tokens(tuple(all_tools.values()), definitions)
     rec.emit(
         EpisodeStarted,
         0,
@@ -216,6 +236,7 @@ def run_episode(
             system_prompt=system_prompt,
             tools=definitions,
             budget=limits.context_budget,
+            tool_tokens=tool_tokens,
         )
         rec.emit(
             ContextBuilt,

@@ -94,6 +94,37 @@ def test_resume_refuses_a_changed_suite_and_a_missing_run(tmp_path, mini_suite, 
         resume_run(out)
 
 
+def test_resume_refuses_an_edited_configuration(tmp_path, mini_suite, mini_tasks):
+    out = tmp_path / "run"
+    run(RunConfig(suites=[str(mini_suite)], tasks_dir=str(mini_tasks), models=["scripted/oracle"],
+                  conditions=["nl"], out=str(out), report=False, limit=1))
+    manifest = json.loads((out / "config.json").read_text())
+    manifest["config"]["models"] = ["scripted/always_act"]  # the oracle's rows would silently drop out
+    (out / "config.json").write_text(json.dumps(manifest))
+    with pytest.raises(ConfigError, match="config.json: field config was edited after the run started"):
+        resume_run(out)
+
+
+def test_a_run_started_with_relative_paths_resumes_from_another_folder(tmp_path, mini_suite, mini_tasks,
+                                                                       monkeypatch):
+    start = tmp_path / "start"
+    start.mkdir()
+    (start / "suites").mkdir()
+    suite = start / "suites" / "mini.yaml"
+    suite.write_text(Path(mini_suite).read_text())
+    monkeypatch.chdir(start)
+    full = run(RunConfig(suites=["suites/mini.yaml"], tasks_dir=os.path.relpath(mini_tasks, start),
+                         models=["scripted/oracle"], conditions=["nl"], out="run", report=False))
+    manifest = json.loads((start / "run" / "config.json").read_text())
+    assert manifest["config"]["suites"] == ["suites/mini.yaml"] and manifest["cwd"] == str(start)
+    results = start / "run" / "results.jsonl"
+    results.write_text("".join(results.read_text().splitlines(keepends=True)[:-2]))  # two episodes lost
+    monkeypatch.chdir(tmp_path)
+    resumed = resume_run(start / "run")
+    assert resumed["n_episodes_completed"] == full["n_episodes_completed"] == 6
+    assert resumed["rows"] == full["rows"]
+
+
 def _evalkit(*args, **kw):
     return subprocess.Popen([sys.executable, "-m", "evalkit", *args], stdout=subprocess.PIPE, stderr=subprocess.PIPE,
                             text=True, **kw)

@@ -78,7 +78,7 @@ def hand_run(tmp_path_factory, mini_suite, mini_tasks):
     store.compact(rows)
     suite = load_suite([str(mini_suite)], tasks_dir=mini_tasks)
     plan = [s.key for s in build_plan(suite, config)]
-    summary = finish(store, plan, None, config.model_copy(update={"report": True}), pairs=pair_attributes(suite.pairs))
+    summary = finish(store, plan, config.model_copy(update={"report": True}), pairs=pair_attributes(suite.pairs))
     return out, summary
 
 

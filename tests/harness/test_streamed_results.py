@@ -1,0 +1,153 @@
+"""Streaming the results of a run: one pass to index results.jsonl, one to rewrite it in plan
+order while the Parquet table is written in batches and the summary reads cut-down rows."""
+
+from __future__ import annotations
+
+import json
+import os
+import warnings
+from pathlib import Path
+
+import pyarrow as pa
+import pyarrow.parquet as pq
+import pytest
+
+from evalkit.harness.store import KEY_FIELDS, ParquetBatches, ResultsWarning, RunStore, result_key
+from evalkit.metrics.aggregate import pair_attributes
+from evalkit.metrics.provider import provider_summary
+from evalkit.metrics.summary import SummaryRow, build_summary
+from evalkit.scenarios.loader import load_suite
+
+
+def _row(pair: str, variant: str = "act", *, status: str = "ok", **extra) -> dict:
+    return {"pair_id": pair, "variant": variant, "model": "m", "condition": "tool", "gate": "off", "epoch": 1,
+            "status": status, **extra}
+
+
+def _write_lines(store: RunStore, lines: list[str]) -> Path:
+    store.root.mkdir(parents=True, exist_ok=True)
+    path = store.root / "results.jsonl"
+    path.write_text("".join(lines), encoding="utf-8")
+    return path
+
+
+def test_rewrite_puts_rows_in_plan_order_keeps_the_last_record_and_drops_a_torn_line(tmp_path):
+    store = RunStore(tmp_path)
+    lines = [json.dumps(_row("b", status="error", n=1)) + "\n",
+             json.dumps(_row("a", n=2)) + "\n",
+             json.dumps(_row("stray", n=3)) + "\n",
+             json.dumps(_row("b", n=4)) + "\n",  # the retry of the errored episode: silent
+             '{"pair_id": "c", "vari']  # killed mid-write
+    path = _write_lines(store, lines)
+    with pytest.warns(ResultsWarning, match="half-written last line"):
+        refs = store.scan_results()
+    assert {k[0]: ref.ok for k, ref in refs.items()} == {"b": True, "a": True, "stray": True}
+    taken = []
+    n = store.rewrite_results(refs, [result_key(_row("a")), result_key(_row("b")), result_key(_row("missing"))],
+                              taken.append)
+    assert n == 3
+    assert [(r["pair_id"], r["n"]) for r in taken] == [("a", 2), ("b", 4), ("stray", 3)]
+    assert [json.loads(line)["n"] for line in path.read_text(encoding="utf-8").splitlines()] == [2, 4, 3]
+    assert not [p for p in tmp_path.iterdir() if p.name.endswith(".tmp")]
+
+
+def test_a_file_already_in_plan_order_is_read_not_rewritten(tmp_path):
+    store = RunStore(tmp_path)
+    path = _write_lines(store, [json.dumps(_row(p, n=i)) + "\n" for i, p in enumerate("abc")])
+    before = os.stat(path)
+    refs = store.scan_results()
+    taken = []
+    store.rewrite_results(refs, [result_key(_row(p)) for p in "abc"], taken.append)
+    after = os.stat(path)
+    assert (after.st_ino, after.st_mtime_ns) == (before.st_ino, before.st_mtime_ns)
+    assert [r["n"] for r in taken] == [0, 1, 2]
+    # another order does rewrite it
+    store.rewrite_results(store.scan_results(), [result_key(_row(p)) for p in "cab"], None)
+    assert [json.loads(line)["pair_id"] for line in path.read_text(encoding="utf-8").splitlines()] == list("cab")
+
+
+def test_a_rerun_of_a_finished_episode_warns_once_and_keeps_the_last(tmp_path):
+    store = RunStore(tmp_path)
+    _write_lines(store, [json.dumps(_row("a", n=1)) + "\n", json.dumps(_row("a", n=2)) + "\n"])
+    with pytest.warns(ResultsWarning, match="1 finished episode"):
+        refs = store.scan_results()
+    taken = []
+    store.rewrite_results(refs, [], taken.append)
+    assert [r["n"] for r in taken] == [2]
+
+
+def test_parquet_batches_unify_types_across_batches(tmp_path):
+    path = tmp_path / "t.parquet"
+    rows = [{"k": 0, "lag": None, "error": None, "codes": [], "cost": 1},
+            {"k": 1, "lag": None, "error": None, "codes": [], "cost": 2},
+            {"k": 2, "lag": 3, "error": "boom", "codes": ["x"], "cost": 0.5, "late": True}]
+    with ParquetBatches(path, batch_rows=2) as writer:
+        for row in rows:
+            writer.add(row)
+    table = pq.read_table(path)
+    assert table.column_names == ["k", "lag", "error", "codes", "cost", "late"]
+    assert table.schema.field("lag").type == pa.int64()
+    assert table.schema.field("error").type == pa.string()
+    assert table.schema.field("codes").type == pa.list_(pa.string())
+    assert table.schema.field("cost").type == pa.float64()
+    assert table.to_pylist() == [{**r, "late": r.get("late")} for r in rows]
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["t.parquet"]  # no part files left
+
+
+def test_parquet_batches_leave_the_earlier_file_when_interrupted(tmp_path):
+    path = tmp_path / "t.parquet"
+    pq.write_table(pa.table({"old": [1]}), path)
+    with pytest.raises(RuntimeError):
+        with ParquetBatches(path, batch_rows=1) as writer:
+            writer.add({"k": 1})
+            writer.add({"k": 2})
+            raise RuntimeError("interrupted")
+    assert pq.read_table(path).to_pylist() == [{"old": 1}]
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["t.parquet"]
+
+
+def test_the_streamed_summary_equals_the_summary_of_the_full_rows(tmp_path):
+    from evalkit.harness.run import RunConfig, run
+
+    config = RunConfig(models=["scripted/oracle", "scripted/always_act", "scripted/post_hoc", "scripted/late:2"],
+                       limit=12, out=str(tmp_path / "run"), report=False, selfcheck=False, bootstrap_samples=200)
+    written = run(config)
+    rows = RunStore(tmp_path / "run").read_results()
+    plan = [result_key(r) for r in rows]
+    pairs = pair_attributes(load_suite([]).select(limit=12).pairs)
+    full = build_summary(plan, rows, pairs=pairs, max_lag=config.max_lag, bootstrap_samples=200,
+                         seed=config.bootstrap_seed)
+    full["provider"] = provider_summary(rows)
+    written.pop("excluded_pairs", None)
+    assert written == full
+    assert {r["model"]: r["paired_accuracy"] for r in written["rows"] if r["condition"] == "tool"} == {
+        "scripted/oracle": 1.0, "scripted/always_act": 0.0, "scripted/post_hoc": 0.0, "scripted/late:2": 1.0}
+    late = next(r for r in written["rows"] if r["model"] == "scripted/late:2" and r["condition"] == "tool")
+    assert late["timely_rate"] == 0.0 and late["timely_rate_n"] > 0  # correct, but two steps late
+    slim = [SummaryRow(r) for r in rows]
+    assert provider_summary(slim) == provider_summary(rows)
+
+
+def test_summary_row_refuses_a_field_the_summary_does_not_keep():
+    row = SummaryRow(_row("a", lag=None, final_text="long text"))
+    assert row["lag"] is None and row.get("lag", 5) is None
+    assert row.get("cost_usd", 0) == 0 and "cost_usd" not in row  # absent from the source: missing, as in a dict
+    assert "pair_id" in row and all(row[f] == _row("a")[f] for f in KEY_FIELDS)
+    with pytest.raises(KeyError, match="not a summary field"):
+        row.get("final_text")
+    with pytest.raises(KeyError):
+        row["final_text"]
+
+
+def test_a_run_writes_results_in_plan_order_with_a_matching_table(tmp_path):
+    from evalkit.harness.run import RunConfig, run
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", ResultsWarning)
+        summary = run(RunConfig(models=["scripted/oracle", "scripted/always_act"], conditions=["tool", "meta"],
+                                limit=4, out=str(tmp_path / "run"), report=False, selfcheck=False))
+    lines = (tmp_path / "run" / "results.jsonl").read_text(encoding="utf-8").splitlines()
+    table = pq.read_table(tmp_path / "run" / "results.parquet").to_pylist()
+    assert len(lines) == len(table) == summary["n_episodes_planned"] == summary["n_episodes_completed"]
+    assert [json.loads(line)["episode_id"] for line in lines] == [r["episode_id"] for r in table]
+    assert [r["model"] for r in table][:1] == ["scripted/oracle"]
