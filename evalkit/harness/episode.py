@@ -83,7 +83,21 @@ class RuntimeSetup:
 DEFAULT_SETUP = RuntimeSetup()
 
 
-@dataclass(frozen=True)
+_TOOL_KINDS: dict[int, tuple[Domain, dict[str, str]]] = {}
+
+
+def tool_kinds(domain: Domain) -> dict[str, str]:
+    """``tool name → kind`` of a domain's tools, built once per domain object (the domain is
+    kept referenced next to its entry, so an id is never reused while cached)."""
+    entry = _TOOL_KINDS.get(id(domain))
+    if entry is None or entry[0] is not domain:
+        if len(_TOOL_KINDS) >= 256:
+            _TOOL_KINDS.clear()
+        entry = _TOOL_KINDS[id(domain)] = (domain, {name: spec.kind for name, spec in domain.tools.items()})
+    return entry[1]
+
+
+@dataclass(frozen=True, slots=True)
 class EpisodeSpec:
     """One planned episode.
 
@@ -112,14 +126,19 @@ class EpisodeSpec:
         """Identity of the episode in a run: (pair, variant, model, condition, gate, epoch)."""
         return (self.pair.id, self.variant, self.model, self.condition, self.gate, self.epoch)
 
-    @cached_property
+    @property
     def episode_id(self) -> str:
-        """Id and trace file name of the episode (:func:`episode_id`): unique per key."""
+        """Id and trace file name of the episode (:func:`episode_id`): unique per key.
+
+        Computed on each use (a few microseconds), not cached: a plan of 100k episodes
+        would otherwise keep 100k ids alive for the whole run.
+        """
         return episode_id(*self.key)
 
-    @cached_property
+    @property
     def tool_kinds(self) -> dict[str, str]:
-        return {name: spec.kind for name, spec in self.domain.tools.items()}
+        """``tool name → kind`` of the domain's tools (shared by every episode of the domain)."""
+        return tool_kinds(self.domain)
 
     @property
     def spec(self):  # the pair's variant

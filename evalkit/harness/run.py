@@ -442,10 +442,10 @@ def run(
     todo = pending(plan, completed)
 
     def write(spec: EpisodeSpec, result: Any) -> dict[str, Any]:
-        store.write_trace(spec.episode_id, result.log.to_jsonl())
+        trace = result.log.to_jsonl()
         row = score_episode(spec, result.log, result.state, result.error, max_lag=config.max_lag,
                             price=prices.get(spec.model))
-        store.append_result(row)
+        store.record(spec.episode_id, trace, row)  # trace, then row, on the writer thread
         return row
 
     def record(spec: EpisodeSpec, result: Any) -> dict[str, Any]:
@@ -457,7 +457,7 @@ def run(
         except Exception as exc:  # noqa: BLE001 - a trace or score that fails costs one error row, not the run
             return write(spec, crashed_run(spec, exc, stage="recording"))
 
-    store.open()
+    store.open(background=True)
     try:
         if config.executor == "dask":
             from evalkit.harness.dask_executor import execute_plan_dask
@@ -466,6 +466,7 @@ def run(
         else:
             execute_plan(todo, models, limits, record, progress=progress, done=len(plan) - len(todo),
                          total=len(plan))
+        store.drain()  # every episode written, or the writer's error (a full disk) raised
     finally:
         store.close()
         for model in models.values():

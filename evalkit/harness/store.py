@@ -32,6 +32,7 @@ from __future__ import annotations
 
 import json
 import os
+import queue
 import tempfile
 import threading
 import warnings
@@ -255,6 +256,7 @@ class RunStore:
         self.root = Path(root)
         self.traces = self.root / "traces"
         self._results_fh: Any = None
+        self._writer: _BackgroundWriter | None = None
         self._lock = threading.Lock()
 
     def reset(self) -> None:
@@ -265,14 +267,60 @@ class RunStore:
             for f in self.traces.glob("*.jsonl"):
                 f.unlink()
 
-    def open(self) -> None:
+    def open(self, *, background: bool = False) -> None:
+        """Open ``results.jsonl`` for appending.
+
+        Args:
+            background: Do the file writes of :meth:`record` on a writer thread (see there).
+        """
         self.traces.mkdir(parents=True, exist_ok=True)
         self._results_fh = open(self.root / "results.jsonl", "a", encoding="utf-8")
+        if background:
+            self._writer = _BackgroundWriter(self)
+
+    def drain(self) -> None:
+        """Wait until every episode handed to :meth:`record` is written.
+
+        Raises:
+            OSError: the first error of the writer thread (naming the file), if any; the
+                episodes after it were not written (a resumed run re-runs them).
+        """
+        writer, self._writer = self._writer, None
+        if writer is not None:
+            error = writer.stop()
+            if error is not None:
+                raise error
 
     def close(self) -> None:
+        """Wait for the writer thread (quietly: :meth:`drain` reports its error), close the file."""
+        writer, self._writer = self._writer, None
+        if writer is not None:
+            writer.stop()
         if self._results_fh is not None:
             self._results_fh.close()
             self._results_fh = None
+
+    def record(self, episode_id: str, trace: str, row: dict[str, Any]) -> None:
+        """Write an episode's trace, then append its result row.
+
+        The row is serialised here, in the caller's thread (a row that is not valid JSON, e.g.
+        holding NaN, raises ``ValueError`` here). With ``open(background=True)`` the two file
+        writes are queued (at most :data:`WRITE_QUEUE` episodes) to one writer thread, which
+        keeps their order, trace before row, so the disk's latency overlaps the next
+        episode; a killed run loses at most the queued episodes, which a resumed run re-runs.
+
+        Raises:
+            OSError: naming the file (at once, or for the writer thread, at a later call or
+                at :meth:`drain`).
+            ValueError: for a row that is not valid JSON.
+        """
+        line = json.dumps(row, ensure_ascii=False, allow_nan=False) + "\n"
+        writer = self._writer
+        if writer is not None:
+            writer.put((episode_id, trace, line))
+        else:
+            self.write_trace(episode_id, trace)
+            self._append_line(line)
 
     def write_trace(self, episode_id: str, jsonl: str) -> None:
         """Write ``traces/EPISODE_ID.jsonl`` atomically (:func:`write_atomic`).
@@ -290,7 +338,9 @@ class RunStore:
         Raises:
             OSError: naming ``results.jsonl`` (e.g. a full disk).
         """
-        line = json.dumps(row, ensure_ascii=False, allow_nan=False) + "\n"
+        self._append_line(json.dumps(row, ensure_ascii=False, allow_nan=False) + "\n")
+
+    def _append_line(self, line: str) -> None:
         with self._lock:
             try:
                 self._results_fh.write(line)
@@ -465,6 +515,46 @@ class RunStore:
         with self.parquet_writer() as writer:
             for row in rows:
                 writer.add(row)
+
+
+WRITE_QUEUE = 32
+"""Most episodes waiting for the writer thread (:meth:`RunStore.record`)."""
+
+
+class _BackgroundWriter:
+    """One thread that writes queued ``(episode_id, trace, row line)`` in order; the first
+    error stops the writing and is kept for :meth:`stop` / the next :meth:`put`."""
+
+    def __init__(self, store: RunStore):
+        self._store = store
+        self._queue: queue.Queue[tuple[str, str, str] | None] = queue.Queue(maxsize=WRITE_QUEUE)
+        self.error: BaseException | None = None
+        self._thread = threading.Thread(target=self._run, name="evalkit-writer", daemon=True)
+        self._thread.start()
+
+    def _run(self) -> None:
+        while True:
+            item = self._queue.get()
+            if item is None:
+                return
+            if self.error is not None:
+                continue  # after a failed write nothing more is written: the file order stays true
+            try:
+                self._store.write_trace(item[0], item[1])
+                self._store._append_line(item[2])
+            except BaseException as exc:  # noqa: BLE001 - handed to the caller's thread
+                self.error = exc
+
+    def put(self, item: tuple[str, str, str]) -> None:
+        if self.error is not None:
+            raise self.error
+        self._queue.put(item)
+
+    def stop(self) -> BaseException | None:
+        """Write what is queued, end the thread, return its error (if any)."""
+        self._queue.put(None)
+        self._thread.join()
+        return self.error
 
 
 class RecordRef(NamedTuple):

@@ -122,10 +122,15 @@ def test_colliding_and_very_long_pair_ids_get_their_own_traces(tmp_path, mini_su
         assert trace["user"] == [users[(row["pair_id"], row["variant"])]] and trace["turns"]
 
 
-def test_a_plan_whose_episodes_would_share_a_trace_file_is_refused(mini_suite, mini_tasks):
+def test_a_plan_whose_episodes_would_share_a_trace_file_is_refused(mini_suite, mini_tasks, monkeypatch):
+    import evalkit.harness.episode as episode_module
+
     suite = load_suite([mini_suite], tasks_dir=mini_tasks)
     plan = build_plan(suite, config("unused", mini_suite, mini_tasks))
-    plan[1].__dict__["episode_id"] = plan[0].episode_id  # as if two keys hashed alike
+    real = episode_module.episode_id
+    clash = {plan[0].key, plan[1].key}
+    monkeypatch.setattr(episode_module, "episode_id",  # as if two keys hashed alike
+                        lambda *key: "same" if tuple(key) in clash else real(*key))
     with pytest.raises(ConfigError, match="would share the trace file"):
         check_unique_keys(plan)
 
@@ -190,3 +195,26 @@ def test_a_failed_results_append_names_results_jsonl(tmp_path):
     with pytest.raises(OSError) as info:
         store.append_result({"pair_id": "p"})
     assert info.value.filename == str(tmp_path / "results.jsonl")
+
+
+def test_a_full_disk_on_the_writer_thread_stops_the_run_naming_the_file_and_keeps_what_was_written(
+        tmp_path, mini_suite, mini_tasks, monkeypatch):
+    real = store_module.write_atomic
+    written = []
+
+    def fill_up(path, data):
+        trace = os.path.basename(os.path.dirname(str(path))) == "traces"
+        if trace and len(written) == 5:
+            raise OSError(errno.ENOSPC, "No space left on device", str(path))
+        real(path, data)
+        if trace:
+            written.append(os.path.basename(str(path)))
+
+    monkeypatch.setattr(store_module, "write_atomic", fill_up)
+    out = tmp_path / "run"
+    with pytest.raises(OSError) as info:
+        run(config(out, mini_suite, mini_tasks))
+    assert info.value.errno == errno.ENOSPC and info.value.filename.startswith(str(out / "traces"))
+    rows = RunStore(out).read_results()  # the five episodes before the failure: trace, then row, each
+    assert [f"{r['episode_id']}.jsonl" for r in rows] == written
+    assert sorted(os.listdir(out / "traces")) == sorted(written)
