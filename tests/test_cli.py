@@ -149,7 +149,7 @@ def test_a_full_disk_mid_run_is_one_line_naming_the_file(tmp_path, mini_suite, m
     from evalkit.harness import store
 
     writes = {"n": 0}
-    real_write_atomic, real_append = store.write_atomic, store.RunStore.append_result
+    real_write_atomic, real_append = store.write_atomic, store.RunStore._append_line
 
     def disk(path):  # the disk fills up after two traces and two rows: every later write fails
         writes["n"] += 1
@@ -161,12 +161,12 @@ def test_a_full_disk_mid_run_is_one_line_naming_the_file(tmp_path, mini_suite, m
         disk(path)
         real_write_atomic(path, jsonl)
 
-    def append_result(self, row):
+    def append_line(self, line):
         disk(self.root / "results.jsonl")
-        real_append(self, row)
+        real_append(self, line)
 
     monkeypatch.setattr(store.RunStore, "write_trace", write_trace)
-    monkeypatch.setattr(store.RunStore, "append_result", append_result)
+    monkeypatch.setattr(store.RunStore, "_append_line", append_line)
     out = tmp_path / "run"
     result = CliRunner().invoke(app, ["run", str(mini_suite), "--tasks", str(mini_tasks), "-m", "scripted/oracle",
                                       "-c", "nl", "--no-selfcheck", "--out", str(out)])

@@ -10,16 +10,19 @@ and tests on its arguments::
 
 Every field given must hold (logical AND); a list of names or kinds matches any of them.
 An :class:`ArgTest` on an argument the call does not have fails, except ``exists: false``.
-Regular expressions use :func:`re.search` and are compiled once, on load.
+Regular expressions are searched for (``re.search`` semantics) in time linear in the
+value's length with RE2 (:mod:`evalkit.patterns`, RE2 syntax), so a pattern from a policy
+or scenario file cannot hang a run; they are compiled once, on load, and a pattern RE2
+cannot run (backreferences, lookaround, …) is refused there, naming the pattern.
 """
 
 from __future__ import annotations
 
-import re
 from typing import Any, Mapping
 
 from pydantic import BaseModel, ConfigDict, Field, FiniteFloat, PrivateAttr, field_validator, model_validator
 
+from evalkit.patterns import compile_pattern
 from evalkit.types import ToolKind
 
 
@@ -30,10 +33,14 @@ class ArgTest(BaseModel):
         eq / ne: Equal / not equal to the value.
         gt / ge / lt / le: Numeric comparisons with finite bounds (a non-number fails them;
             NaN or infinite bounds are refused, since such a rule could never fire).
-        pattern / not_pattern: Regular expression that must / must not be found in the
-            value's string form.
+        pattern / not_pattern: Regular expression (RE2 syntax, :mod:`evalkit.patterns`) that
+            must / must not be found in the value's string form; matched in linear time.
         in_: The value is one of these (YAML key ``in``).
         exists: Whether the argument is present at all.
+
+    Raises (on validation):
+        ValueError: for a pattern RE2 cannot run, naming it (the policy and suite loaders
+            add the file, the policy entry or pair, and the field).
     """
 
     model_config = ConfigDict(extra="forbid", frozen=True, populate_by_name=True)
@@ -54,10 +61,7 @@ class ArgTest(BaseModel):
     @classmethod
     def _compiles(cls, value: str | None) -> str | None:
         if value is not None:
-            try:
-                re.compile(value)
-            except re.error as exc:
-                raise ValueError(f"invalid regular expression {value!r}: {exc}") from None
+            compile_pattern(value)  # ValueError naming the pattern
         return value
 
     @model_validator(mode="after")
@@ -68,7 +72,7 @@ class ArgTest(BaseModel):
                 checks.append((name, getattr(self, name)))
         for name in ("pattern", "not_pattern"):
             if getattr(self, name) is not None:
-                checks.append((name, re.compile(getattr(self, name))))
+                checks.append((name, compile_pattern(getattr(self, name))))
         if self.exists is None and not checks:
             raise ValueError("an argument test needs at least one of eq, ne, gt, ge, lt, le, pattern, "
                              "not_pattern, in, exists")
@@ -89,8 +93,7 @@ class ArgTest(BaseModel):
             elif name == "in_":
                 ok = value in ref
             elif name in ("pattern", "not_pattern"):
-                found = ref.search(value if isinstance(value, str) else str(value)) is not None
-                ok = found if name == "pattern" else not found
+                ok = ref.found(value) is (name == "pattern")
             else:
                 if isinstance(value, bool) or not isinstance(value, (int, float)):
                     return False

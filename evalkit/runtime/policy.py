@@ -14,7 +14,11 @@ grantable permissions (the scenario's are applied over the file's)::
       grantable: [ws.share]
 
 Every key is validated on load; an unknown key or a wrong type is a
-:class:`~evalkit.errors.ConfigError` naming the file and the field.
+:class:`~evalkit.errors.ConfigError` naming the file and the field. An argument test's
+``pattern`` / ``not_pattern`` is matched with RE2 in time linear in the argument's length
+(:mod:`evalkit.patterns`), and one RE2 cannot run is refused here, on one line naming the
+file, the entry and the field (``policy.yaml: field approvals.require.0.args.q.pattern:
+regular expression `(\\w)\\1` is not supported by the linear-time pattern engine …``).
 """
 
 from __future__ import annotations
@@ -70,8 +74,15 @@ class RuntimePolicy(BaseModel):
 def load_policy(path: str | Path) -> RuntimePolicy:
     """Load and validate a policy file.
 
+    Args:
+        path: A YAML (``.yaml`` / ``.yml``) or JSON policy file (see the module docstring).
+
+    Returns:
+        The validated :class:`RuntimePolicy`, argument patterns compiled for linear-time matching.
+
     Raises:
-        ConfigError: naming the file and the first offending field.
+        ConfigError: one line naming the file and the first offending field (its dotted
+            path, e.g. ``approvals.require.0.args.q.pattern``: the entry, then the field).
     """
     p = Path(path)
     try:
@@ -87,4 +98,5 @@ def load_policy(path: str | Path) -> RuntimePolicy:
     except ValidationError as exc:
         err = exc.errors()[0]
         where = ".".join(str(part) for part in err["loc"]) or "(top level)"
-        raise ConfigError(f"{p}: field {where}: {err['msg']}") from None
+        message = err["msg"].removeprefix("Value error, ")
+        raise ConfigError(f"{p}: field {where}: {message}") from None

@@ -109,7 +109,7 @@ def _raise_validation(path: Path, raw_pairs: list[Any], exc: ValidationError, of
         raw = raw_pairs[index] if index < len(raw_pairs) else None
         pair_id = raw.get("id") if isinstance(raw, dict) else None
         pair_id = str(pair_id) if pair_id is not None else f"#{index + offset}"
-    message = err["msg"]
+    message = err["msg"].removeprefix("Value error, ")  # e.g. a pattern RE2 cannot run (evalkit.patterns)
     if err["type"] == "extra_forbidden":
         message = "unknown field (check the spelling)"
     elif err["type"] == "missing":

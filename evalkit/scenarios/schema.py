@@ -177,7 +177,9 @@ class _VariantBase(_Strict):
     """Per-episode budgets for this variant, over the pair's and the run's."""
     approvals: ApprovalPolicy | None = None
     """Calls that need approval here and the simulated user's answers
-    (:class:`~evalkit.runtime.approvals.ApprovalPolicy`)."""
+    (:class:`~evalkit.runtime.approvals.ApprovalPolicy`). Argument patterns are RE2, matched
+    in linear time (:mod:`evalkit.patterns`); one RE2 cannot run fails the load, naming the
+    file, the pair and the field."""
     user_grants: list[str] = Field(default_factory=list)
     """Permissions (and ``context:<name>`` documents) the simulated user approves when a
     meta request asks for them."""
