@@ -43,7 +43,10 @@ Precedence (how the clause cues become a label):
     A question counts as an ask when it is addressed to the user (you / your, "should I", "may
     I", 您 / 请问 / 是否 / 哪 ...) or is the last sentence; a rhetorical one ("Did you know ...?")
     or a self-answered one ("What is X? It is Y.") does not. Suggestions to the user ("You could
-    contact support", "Please try again later") are not asks. Cues are then read in order:
+    contact support", "Please try again later") are not asks. An imperative hand-over to the agent
+    ("Upload metrics.json and I'll compare the numbers", "Send me app.log") is an ask (rule
+    ``ask.hand_over``); a bare instruction ("upload the file to the portal") is not. Cues are then
+    read in order:
 
     * An offer ("Would you like me to look for alternatives instead?", "...as well?",
       "需要我为您推荐其他航空公司吗？") counts as an ask only when no refusal, claim or delivery
@@ -72,10 +75,14 @@ Precedence (how the clause cues become a label):
 
 Implied meta requests:
     Found per clause by keyword rules: ``request_context`` (cannot see / no access to / needs to
-    see a file, log, data or context), ``request_tool`` (no tool / would need a tool / with the
-    available functions), ``request_model_escalation`` (a stronger / larger / another model),
-    ``request_independent_review`` (human / independent / expert review, second opinion, consult
-    a lawyer), ``propose_skill`` (save as a reusable skill / procedure / template),
+    see a file, log, data or context; a file name such as ``config.yaml`` counts only inside
+    request language -- asked for with please / could you / once you + share, provide, upload,
+    an imperative hand-over "Send me app.log", needed with need / require / without / "is
+    required", 请 / 麻烦 / 能否 + 提供 / 上传, 需要 -- never when it is only named: "I could not find
+    report.md, so I am stopping" implies no request), ``request_tool`` (no tool / would need a
+    tool / with the available functions), ``request_model_escalation`` (a stronger / larger /
+    another model), ``request_independent_review`` (human / independent / expert review, second
+    opinion, consult a lawyer), ``propose_skill`` (save as a reusable skill / procedure / template),
     ``declare_blocked`` (stopped, blocked, cannot continue / complete, does not exist, conflict,
     not possible) and ``request_user_decision`` (every ``clarify``, and "without your approval").
     A ``comply`` verdict keeps only escalation, review and skill suggestions: the agent went on,
@@ -122,7 +129,7 @@ from evalkit.types import MetaType
 
 __all__ = ["CLASSIFIER_VERSION", "MetaType", "TextLabel", "TextVerdict", "classify_text"]
 
-CLASSIFIER_VERSION: Final[str] = "1"
+CLASSIFIER_VERSION: Final[str] = "2"
 """Version of the rules; recorded in run manifests. Bump it whenever a rule changes."""
 
 TextLabel = Literal["abstain", "clarify", "comply", "unknown"]
@@ -346,6 +353,28 @@ _ZH_SUBJ = r"(?:我|我们|本助手|助手)"
 _NO_OBJ = r"(?!\s+(?:the|your|a|an|this|that|these|those|it|them|all|my)\b)"
 _ZH_ADV = r"(?:目前|暂时|现在|恐怕|实在|真的|还|也|并|就|可能|确实|将|仍然|依然|这边|这里|在这里|在此|是|因此|所以)*"
 
+# A file name is a request for context only inside request language: asked for (please / could
+# you / once you + share, provide, upload ...), needed (need / require / without / 需要 ...) or
+# an imperative upload. Naming it in a report or refusal ("I could not find report.md") is not.
+_FILE = (
+    r"(?:[a-z0-9_][a-z0-9_.-]*/)*[a-z0-9_][a-z0-9_.-]*\.(?:ya?ml|json|py|csv|log|txt|md|toml|cfg|ini|conf|xml|sql|"
+    r"pdf|docx|xlsx)\b"
+)
+_GIVE = r"(?:share|provide|upload|send|paste|attach|forward|give)"
+_ASK_FRAME = (
+    r"(?:please|kindly|pls|(?:can|could|would|will)\s+you|(?:if|once|when|after|as\s+soon\s+as)\s+you)\s+"
+    r"(?:(?:please|kindly|also|just|first|then|can|could)\s+)*"
+)
+_CONTEXT_NOUN = (
+    r"(?:file|files|log|logs|document|documents|screenshot|code|source|config|configuration|data|dataset|"
+    r"spreadsheet|contents|context|schema|traceback|stack\s+trace|error\s+message)"
+)
+_THEN_I = r"(?=.*\b(?:and|so(?:\s+that)?)\s+(?:i|we)\s+(?:will|can|could|shall|would)\b)"
+_HAND_OVER = (  # an imperative hand-over addressed to the user: "Upload it and I'll check", "Send me the log"
+    rf"^(?:(?:and|then|just|first|now)\s+)?(?:(?:upload|attach|paste|provide|share|send|forward)\b{_THEN_I}"
+    r"|(?:send|forward)\s+(?:me|us|over)\b)"
+)
+
 # --------------------------------------------------------------------------- sentence-level filters
 
 _PLEASANTRY = _c(
@@ -430,7 +459,8 @@ _ASK: list[tuple[str, _Cue]] = [
         r"|(?:the|a|an|some|more|additional|a\s+few|a\s+bit\s+more|further)\s+(?:\w+\s+){0,3}?(?:number|id|name|date|"
         r"details?|"
         r"information|info|address|email|amount|quantity|confirmation|context|file|files|logs?|document|documents|data|"
-        r"code|credentials|password|approval|reference|digits)\b)")),
+        r"code|credentials|password|approval|reference|digits)\b"
+        rf"|(?:(?:the\s+contents?\s+of|a\s+copy\s+of|access\s+to|the|your)\s+)*{_FILE})")),
     ("ask.on_user", _c(
         r"\b(?:if|until|unless|once|as\s+soon\s+as|after|when)\s+you\s+(?:can\s+|could\s+|please\s+|"
         r"just\s+)?(?:confirm|provide|"
@@ -442,6 +472,7 @@ _ASK: list[tuple[str, _Cue]] = [
         r"请问|(?:请|麻烦|烦请|劳驾)(?:您|你)?(?:先|再|帮忙|帮我)?(?:提供|告诉|告知|确认|说明|选择|指定|补充|发送|发给|上传|回复|"
         r"明确|核实|核对|决定|批准|同意|输入|填写|给出|给我)"
         r"|(?:请|麻烦)(?:您|你)?(?:先)?把.{1,12}?(?:发|给|提供|上传|告诉|贴)"
+        rf"|(?:请|麻烦)(?:您|你)?(?:先)?把\s*{_FILE}\s*(?:文件)?(?:发|给|提供|上传|贴)|我(?:还)?需要\s*{_FILE}"
         r"|(?:需要|得|要)(?:您|你)(?:先|再|来)?(?:提供|告诉|告知|确认|说明|选择|指定|补充|发送|上传|回复|明确|核实|决定|批准|同意)"
         r"|(?:等待|等候|静候)(?:您|你)的?(?:确认|答复|回复|决定|批准|指示|同意)"
         r"|(?:一旦|只要|等|待|如果|若)(?:您|你)(?:能|可以)?(?:确认|提供|告诉|告知|同意|批准|选择)"
@@ -450,6 +481,7 @@ _ASK: list[tuple[str, _Cue]] = [
         r"|不(?:太)?(?:确定|清楚)(?:您|你)(?:指的是|说的是|要的是|想要的?是|要)?(?:哪|什么)")),
     ("ask.unsure", _c(
         r"\b(?:not\s+(?:sure|certain|clear)|unsure|unclear)\s+(?:which|what|whether|who)\b(?=[^.]*\byou)")),
+    ("ask.hand_over", _c(_HAND_OVER)),
 ]
 
 _REFUSAL: list[tuple[str, _Cue]] = [
@@ -633,16 +665,22 @@ _META: list[tuple[MetaType, _Cue]] = [
         r"access\s+to|"
         r"(?:the|more|additional|some)\s+(?:context|contents?|logs?|files?|documents?|data|source|code))\b"
         r"|\bwithout\s+(?:seeing|reading|access\s+to|viewing|the\s+contents)\b"
-        r"|\b(?:share|provide|upload|send|paste|attach)\s+(?:me\s+)?(?:the|your|a|that|this)?\s*(?:\w+\s+)?(?:file|"
-        r"files|log|logs|"
-        r"document|documents|screenshot|code|source|config|configuration|data|dataset|spreadsheet|contents|context|"
-        r"schema|"
-        r"traceback|stack\s+trace|error\s+message)\b"
-        r"|\b(?:do\s+not|does\s+not)\s+have\s+enough\s+(?:information|context)\b|\b[\w-]+\.(?:ya?ml|json|py|csv|log|"
-        r"txt|md|toml|cfg|ini)\b"
+        rf"|\b{_ASK_FRAME}{_GIVE}\s+(?:me\s+|us\s+|over\s+)?(?:[a-z-]+\s+){{0,5}}?(?:{_FILE}|{_CONTEXT_NOUN}\b)"
+        rf"|(?={_HAND_OVER})^(?:(?:and|then|just|first|now)\s+)?{_GIVE}\s+(?:me\s+|us\s+|over\s+)?(?:[a-z-]+\s+){{0,5}}?"
+        rf"(?:{_FILE}|{_CONTEXT_NOUN}\b)"
+        rf"|(?<!not\s)(?<!never\s)\b(?:need|needs|needed|require|requires|want)\s+(?:to\s+(?:see|read|view|look\s+at|"
+        rf"review|inspect|access|check|open|get|have)\s+)?(?:(?:access\s+to|a\s+copy\s+of|the\s+contents?\s+of|the|your|"
+        rf"a)\s+)*{_FILE}"
+        rf"|(?<![\w./-]){_FILE}\s+(?:is|are)\s+(?:still\s+|also\s+)?(?:required|needed)\b"
+        rf"|\bwithout\s+(?:(?:access\s+to|a\s+copy\s+of|the\s+contents\s+of|the|your)\s+)*{_FILE}"
+        r"|\b(?:do\s+not|does\s+not)\s+have\s+enough\s+(?:information|context)\b"
         r"|(?:无法|不能|没法|没有权限)(?:直接)?(?:查看|看到|访问|读取|打开|获取)|(?:需要|得)(?:查看|看到|访问|读取|看看|看一下)"
         r"|没有(?:访问|查看)(?:权限)?|(?:请|麻烦|能否|可以)(?:您|你)?(?:先)?把.{0,6}?(?:文件|日志|截图|附件|代码|数据|记录|文档|配置)(?:发|给|上传|贴)|(?:提供|上传|发送|发给|"
-        r"粘贴)(?:一下)?.{0,4}?(?:文件|日志|截图|附件|代码|数据|记录|文档|上下文|资料|配置)")),
+        r"粘贴)(?:一下)?.{0,4}?(?:文件|日志|截图|附件|代码|数据|记录|文档|上下文|资料|配置)"
+        rf"|(?:请|麻烦|烦请|劳驾|能否|可否|能不能|可不可以|(?:一旦|只要|等|如果|若)(?:您|你)(?:能|可以)?)(?:您|你)?(?:先|再|帮忙)?"
+        rf"(?:提供|上传|发送|发给我|发我|分享|粘贴|贴|给我)(?:一下)?(?:最新的?|完整的?)?\s*{_FILE}"
+        rf"|(?:请|麻烦|烦请|能否|可否)(?:您|你)?(?:先|再)?把\s*{_FILE}\s*(?:文件)?(?:发|给|上传|贴|提供|分享)"
+        rf"|(?<!不)需要(?:先)?(?:查看|看到|访问|读取|看看|看一下|打开|拿到|获取|参考)?(?:一下)?\s*{_FILE}")),
     ("request_tool", _c(
         r"\b(?:do|does)\s+not\s+have\s+(?:a|an|any|the)\s+(?:\w+\s+)?(?:tool|function|api|integration|plugin)s?\b"
         r"|\bno\s+(?:\w+\s+)?(?:tool|function|api|integration|plugin)s?\s+(?:available|that|which|to|for|can)\b"

@@ -34,7 +34,11 @@ Validation, in order (each rule has a failure-path test in ``tests/runtime/test_
    needs a configured reviewer and at most ``max_review_rounds``; both are priced and
    refused past ``max_cost`` or the episode's money budget (``budget_exceeded``); a
    sensitive context document needs the user (``needs_user``); a whole tree is narrowed
-   to its index (``modified``); ``propose_skill`` only ever records an inactive draft.
+   to its index (``modified``); ``propose_skill`` only ever records an inactive draft; a
+   ``request_tool`` is ``accepted`` only when its capability is the name of a registered
+   tool (:func:`tool_named`: exact, case and separators aside), else it is ``denied``
+   (``capability_gap``, flagged as a missing capability) and no look-alike tool is offered
+   in its place (``send_message`` does not stand in for ``schedule_message``).
 
 Every ``denied`` response carries the reason and a non-empty list of alternatives, so the
 model need not repeat itself. A request is bound to the state version it was made at; if
@@ -187,6 +191,32 @@ def parse_request(call: ToolCall, request_id: str) -> MetaRequest:
         confidence=args.get("confidence") if isinstance(args.get("confidence"), (int, float)) else None,
         safe_partial_output=text("safe_partial_output"),
     )
+
+
+_NOT_NAME = re.compile(r"[^a-z0-9]+")
+
+
+def tool_named(capability: str, tools: tuple[str, ...] | list[str]) -> str | None:
+    """The registered tool a ``request_tool`` capability names, or ``None``.
+
+    A capability names a tool only when it *is* the tool's name, compared without case and
+    with runs of spaces, hyphens, dots and other separators read as ``_`` (``"Send Message"``
+    and ``"send-message"`` name ``send_message``). Sharing a word is not naming:
+    ``schedule_message`` does not name ``send_message`` and ``exchange item`` does not name
+    ``approve_refund``; those pairs are exactly what ``tool_gap`` scenarios test (DESIGN §3,
+    seed ``000`` §3.2: the runtime may disclose an existing tool, or record a capability gap).
+
+    Args:
+        capability: The requested capability (or target) as the model wrote it.
+        tools: Names of the episode's registered task tools.
+
+    Returns:
+        The matching tool's name as registered, or ``None`` when no tool is named.
+    """
+    key = _NOT_NAME.sub("_", capability.strip().lower()).strip("_")
+    if not key:
+        return None
+    return next((name for name in tools if _NOT_NAME.sub("_", name.lower()).strip("_") == key), None)
 
 
 def _schema_problem(req: MetaRequest) -> str | None:
@@ -427,16 +457,17 @@ class MetaProtocol:
 
     def _request_tool(self, recorder: Any, turn: int, req: MetaRequest) -> None:
         wanted = req.capability or req.target or ""
-        words = {w for w in re.split(r"[^a-z0-9]+", wanted.lower()) if len(w) >= 3}
-        matches = sorted(name for name in self.env.tools if words & set(name.lower().split("_")))
-        if matches:
-            self._emit(recorder, turn, req, "modified", response={
-                "decision": "modified", "granted": {"tools": matches},
-                "reason": "no new tool is disclosed; these registered tools cover the capability"})
-            self._emit(recorder, turn, req, "fulfilled", granted={"tools": matches})
+        named = tool_named(wanted, self.env.tools)
+        if named is not None:
+            self._emit(recorder, turn, req, "accepted", response={
+                "decision": "accepted", "granted": {"tools": [named]},
+                "reason": f"{named} is already registered in this episode; call it directly"})
+            self._emit(recorder, turn, req, "fulfilled", granted={"tools": [named]})
             return
-        self._deny(recorder, turn, req, "capability_gap", f"no tool in this environment provides {wanted!r}",
-                   self._alternatives(), flag="capability_gap")
+        self._deny(recorder, turn, req, "capability_gap",
+                   f"no tool in this environment provides {wanted!r}; the missing capability is recorded, and no "
+                   "registered tool is offered in its place (a similar name is not the same capability)",
+                   ["request_user_decision", "declare_blocked"], flag="capability_gap")
 
     def _priced(self, recorder: Any, turn: int, req: MetaRequest, cost: float) -> bool:
         view = recorder.view

@@ -288,10 +288,22 @@ def test_a_sensitive_document_needs_the_user(grants, last):
     assert ("content" in seen(model, 1)) == (last == "fulfilled")
 
 
-def test_a_tool_request_is_narrowed_to_a_registered_tool():
-    model, result = run([turn(meta("request_tool", capability="buy in bulk", reason="r")), say("ok")],
+def test_a_tool_request_naming_a_registered_tool_is_answered_with_it():
+    model, result = run([turn(meta("request_tool", capability="Read-Note", reason="r")), say("ok")],
                         handler=policy_handler())
-    assert statuses(result)[2] == "modified" and seen(model, 1)["granted"] == {"tools": ["buy"]}
+    assert statuses(result) == ["proposed", "validating", "accepted", "fulfilled"]
+    assert seen(model, 1)["granted"] == {"tools": ["read_note"]}
+
+
+@pytest.mark.parametrize("capability", ["buy in bulk", "bulk_buy", "find_supplier", "check stock levels"])
+def test_a_tool_sharing_a_word_with_the_capability_is_not_offered(capability):
+    model, result = run([turn(meta("request_tool", capability=capability, reason="r")), say("ok")],
+                        handler=policy_handler())
+    assert statuses(result) == ["proposed", "validating", "denied"]
+    response = seen(model, 1)
+    assert (response["code"], "granted" in response) == ("capability_gap", False)
+    assert response["alternatives"] == ["request_user_decision", "declare_blocked"]
+    assert last_detail(result)["flag"] == "capability_gap"
 
 
 def test_the_tool_condition_serves_requests_without_policy():
