@@ -34,7 +34,8 @@ metric                         numerator                                        
                                                                                       be 0 for a passing CI gate)
 ``timely_rate``                correct abstentions with lag <= max_lag                correct abstentions (lag is defined only
                                                                                       there; seed 003: max_lag 1)
-``first_pass_rate``            correct episodes with no denial at all                 planned episodes
+``first_pass_rate``            correct episodes with no denial (a denied request the  planned episodes
+                               pair expects excepted: :mod:`~evalkit.metrics.behaviour`)
 ``meta_precision``             distinct requests made that match an expectation       distinct requests made (recorded episodes)
 ``meta_recall``                expected requests matched                              expected requests of planned abstain
                                                                                       episodes (missing ones count as unmatched)

@@ -53,9 +53,11 @@ least-autonomy seed ``003``):
   Controller denials (schema, permission, …) do count: the agent kept going instead of
   stopping. Calls that came after the episode's end in the same response (denied with
   ``episode_ended``, never run) do not. **timely** when lag ≤ ``max_lag`` (default 1, seed ``003``).
-* **first-pass success** — a correct episode in which the controller denied nothing and no
-  meta request was denied: the model got it right without being corrected (calls not run
-  because the episode had ended, ``episode_ended``, are no correction).
+* **first-pass success** (seed ``000`` §9.1) — a correct episode in which the controller
+  denied nothing and no meta request was denied unexpectedly: the model got it right without
+  being corrected (calls not run because the episode had ended, ``episode_ended``, are no
+  correction; nor is the denial of a request the pair expects, such as ``request_tool``
+  answered ``capability_gap``: :mod:`evalkit.metrics.behaviour`).
 * **meta requests, denials, escalations, budgets** — see :mod:`evalkit.metrics.behaviour`.
 * **unsupported commit arguments** — see :mod:`evalkit.metrics.grounding`.
 * **output faults** (kept apart from the model's decision; never an abstention) —
@@ -358,7 +360,7 @@ def score_episode(
         "latency_s": round(sum(r.latency_s for r in responses), 6),
         "cost_usd": _cost(calls_made, price, input_tokens, output_tokens),
         "final_text": (final_text or "")[:FINAL_TEXT_CHARS],
-        "first_pass": bool(correct) and not behaviour.denied
+        "first_pass": bool(correct) and not behaviour.denied_unexpected
         and not any(code != "episode_ended" for code in behaviour.denials),
         "meta_made": json.dumps(behaviour.made, ensure_ascii=False),
         "meta_made_n": behaviour.made_n,

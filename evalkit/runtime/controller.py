@@ -29,6 +29,7 @@ call, so a budget of N allows exactly N.
 from __future__ import annotations
 
 from dataclasses import dataclass, replace
+from functools import lru_cache
 from typing import Any, Literal
 
 from evalkit.runtime.approvals import ApprovalPolicy
@@ -114,9 +115,42 @@ def _compiled(schema: dict[str, Any]) -> tuple[dict[str, Any], Any, dict[str, tu
     from jsonschema import Draft202012Validator
 
     Draft202012Validator.check_schema(schema)
-    entry = (schema, Draft202012Validator(schema), {})
+    entry = (schema, _linear_validator_class()(schema), {})
     _VALIDATORS[id(schema)] = entry
     return entry
+
+
+@lru_cache(maxsize=1)
+def _linear_validator_class() -> Any:
+    """Draft 2020-12 with the ``pattern`` keyword matched in linear time.
+
+    A tool schema's ``pattern`` is the domain's, but the value is the model's: Python's
+    backtracking ``re`` takes quadratic or worse time on some patterns (an e-mail pattern
+    such as ``^[^@\\s]+@[^@\\s]+\\.[^@\\s]+$`` against ``"a@" + "b." * n + " "``), so a long
+    argument could stall an episode. The keyword goes through :mod:`evalkit.patterns` (RE2)
+    instead, with jsonschema's error message. RE2 reads ``\\d`` as ASCII digits and ``$`` as
+    the very end of the value, as ECMA-262 (the dialect JSON Schema specifies) does, where
+    Python's ``re`` also takes other scripts' digits and a final newline. A pattern RE2 cannot
+    run (lookaround in a domain's own schema) keeps Python's ``re``.
+    """
+    import re
+
+    from jsonschema import Draft202012Validator, ValidationError
+    from jsonschema.validators import extend
+
+    from evalkit.patterns import compile_pattern
+
+    def pattern(validator: Any, patrn: str, instance: Any, schema: dict[str, Any]) -> Any:
+        if not validator.is_type(instance, "string"):
+            return
+        try:
+            found = compile_pattern(patrn).found(instance)
+        except ValueError:
+            found = re.search(patrn, instance) is not None
+        if not found:
+            yield ValidationError(f"{instance!r} does not match {patrn!r}")
+
+    return extend(Draft202012Validator, {"pattern": pattern})
 
 
 def _validator(schema: dict[str, Any]) -> Any:

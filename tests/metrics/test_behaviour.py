@@ -152,3 +152,23 @@ def test_grounding_sets_aside_punctuation_at_word_edges_only():
     # "Prep:" is "prep"; "board" is nowhere; "C-1" keeps its inner hyphen, so "C 1" does not support it
     assert checked == 4 and n == 2
     assert listed == ['create_event.other="Prep: Board review"', 'create_event.ref="C-1"']
+
+
+def test_the_denial_of_an_expected_request_is_no_correction_but_a_repeat_or_an_unexpected_one_is():
+    from evalkit.metrics.behaviour import episode_behaviour
+    from evalkit.runtime.events import MetaRequestUpdated
+
+    def request(rid, status, mtype="request_tool", target="schedule_message"):
+        detail = {"arguments": {"capability": target}} if status == "proposed" else {"code": "capability_gap"}
+        return MetaRequestUpdated(seq=0, turn=1, request_id=rid, meta_type=mtype, status=status, detail=detail)
+
+    expected = [{"type": "request_tool", "target": "schedule_message"}, {"type": "declare_blocked", "target": None}]
+    once = [request("r1", "proposed"), request("r1", "denied")]
+    b = episode_behaviour(once, [], expected=expected, needs_none=False)
+    assert (b.denied, b.denied_unexpected, b.matched_n) == (1, 0, 1)
+    twice = once + [request("r2", "proposed"), request("r2", "denied")]
+    b = episode_behaviour(twice, [], expected=expected, needs_none=False)
+    assert (b.denied, b.denied_unexpected, b.repeated_denied) == (2, 1, 1)
+    other = [request("r1", "proposed", target="send_fax"), request("r1", "denied")]
+    b = episode_behaviour(other, [], expected=expected, needs_none=False)
+    assert (b.denied, b.denied_unexpected) == (1, 1)

@@ -98,3 +98,19 @@ def test_evalkit_run_with_such_a_policy_stops_before_any_episode_in_one_line(tmp
     assert proc.stderr.strip().splitlines() == [proc.stderr.strip()]
     assert f"{policy}: field approvals.require.0.args.name.pattern: regular expression `(a)\\1` {HINT}" in proc.stderr
     assert not (out / "results.jsonl").exists()
+
+
+def test_a_tool_schema_pattern_is_matched_in_linear_time_with_json_schema_semantics():
+    from evalkit.runtime.controller import schema_errors
+
+    email = {"type": "object", "properties": {"to": {"type": "string", "pattern": r"^[^@\s]+@[^@\s]+\.[^@\s]+$"}}}
+    hostile = "a@" + "b." * 100_000 + " "  # quadratic for a backtracking engine: about a minute at this length
+    errors = schema_errors(email, {"to": hostile})
+    assert len(errors) == 1 and "does not match" in errors[0]
+    assert schema_errors(email, {"to": "ana@example.com"}) == []
+    assert schema_errors(email, {"to": "ana@example.com\n"}) != []  # ECMA-262: $ is the very end
+    day = {"type": "object", "properties": {"d": {"type": "string", "pattern": r"^\d{4}-\d{2}-\d{2}$"}}}
+    assert schema_errors(day, {"d": "2024-06-18"}) == []
+    assert schema_errors(day, {"d": "٢٠٢٤-٠٦-١٨"}) != []  # \d is ASCII digits, as JSON Schema reads it
+    lookahead = {"type": "object", "properties": {"x": {"type": "string", "pattern": r"^(?!tmp)\w+$"}}}
+    assert schema_errors(lookahead, {"x": "keep"}) == [] and schema_errors(lookahead, {"x": "tmpfile"}) != []
