@@ -15,7 +15,7 @@ import json
 import pickle
 import re
 from dataclasses import dataclass, field
-from functools import cached_property
+from functools import cached_property, lru_cache
 from typing import Any
 
 from evalkit.conditions.registry import get_condition
@@ -38,6 +38,7 @@ def slug(text: str) -> str:
     return _SLUG.sub("_", text).strip("_")
 
 
+@lru_cache(maxsize=4096)
 def episode_id(pair_id: str, variant: str, model: str, condition: str, gate: str, epoch: int) -> str:
     """The episode's id, also its trace's file name (``traces/ID.jsonl``).
 
@@ -130,8 +131,9 @@ class EpisodeSpec:
     def episode_id(self) -> str:
         """Id and trace file name of the episode (:func:`episode_id`): unique per key.
 
-        Computed on each use (a few microseconds), not cached: a plan of 100k episodes
-        would otherwise keep 100k ids alive for the whole run.
+        Not stored on the spec (a plan of 100k episodes would keep 100k ids alive for the
+        whole run); :func:`episode_id` keeps the last 4096 computed, which covers the episodes
+        in flight.
         """
         return episode_id(*self.key)
 
