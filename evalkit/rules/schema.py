@@ -25,10 +25,11 @@ A rule set is a YAML file, kept in git and diffed like code::
 are unique within a set; the first matching rule wins. Validation errors name the file,
 the rule and the field (:func:`evalkit.rules.loader.load_rule_set`).
 
-Argument tests (:class:`RuleArgTest`) differ from the runtime's in two ways:
+Argument tests (:class:`RuleArgTest`) are the runtime's
+(:class:`~evalkit.runtime.matching.ArgTest`), which a replay report needs to explain:
 
 * ``pattern`` / ``not_pattern`` are compiled and matched in linear time
-  (:mod:`evalkit.rules.patterns`, RE2 syntax), so no pattern can hang the gate or a replay;
+  (:mod:`evalkit.patterns`, RE2 syntax), so no pattern can hang the gate or a replay;
   one RE2 cannot run is refused on load.
 * Comparisons are typed, as in JSON: ``gt`` / ``ge`` / ``lt`` / ``le`` hold only for a
   number (never a bool or a string: the string ``"500"`` is not above 100), and ``eq`` /
@@ -49,7 +50,6 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
 
-from evalkit.rules.patterns import compile_pattern
 from evalkit.runtime.gate import RuleHit, Situation
 from evalkit.runtime.matching import ArgTest, CallPattern
 
@@ -106,63 +106,14 @@ def _shown(value: Any, limit: int = 60) -> str:
 
 
 class RuleArgTest(ArgTest):
-    """A stopping rule's test on one argument: :class:`~evalkit.runtime.matching.ArgTest`'s
-    fields, with linear-time patterns and typed comparisons (see the module docstring).
+    """A stopping rule's test on one argument: :class:`~evalkit.runtime.matching.ArgTest`
+    (linear-time patterns, typed comparisons) plus :meth:`type_mismatch`, which says why a
+    comparison failed on the argument's JSON type alone (see the module docstring).
 
     Raises (on validation):
         ValueError: for a pattern RE2 cannot run (backreferences, lookaround, …), naming it;
             the loader turns it into one line naming the file, the rule and the field.
     """
-
-    @field_validator("pattern", "not_pattern")
-    @classmethod
-    def _compiles(cls, value: str | None) -> str | None:
-        if value is not None:
-            compile_pattern(value)  # ValueError naming the pattern
-        return value
-
-    @model_validator(mode="after")
-    def _prepare(self) -> "RuleArgTest":
-        checks: list[tuple[str, Any]] = []
-        for name in ("eq", "ne", *_BOUNDS, "in_"):
-            if name in self.model_fields_set:
-                checks.append((name, getattr(self, name)))
-        for name in ("pattern", "not_pattern"):
-            if getattr(self, name) is not None:
-                checks.append((name, compile_pattern(getattr(self, name))))
-        if self.exists is None and not checks:
-            raise ValueError("an argument test needs at least one of eq, ne, gt, ge, lt, le, pattern, "
-                             "not_pattern, in, exists")
-        self._checks = tuple(checks)
-        return self
-
-    def test(self, present: bool, value: Any) -> bool:
-        """Whether the test holds for an argument that is ``present`` with ``value``.
-
-        A numeric bound holds only for a finite number (a bool, a string such as ``"500"``,
-        ``null`` or NaN fails it); ``eq`` / ``ne`` / ``in`` compare JSON values exactly; a
-        pattern is searched in the value's string form in linear time.
-        """
-        if self.exists is not None and present != self.exists:
-            return False
-        if not present:
-            return not self._checks
-        for name, ref in self._checks:
-            if name == "eq":
-                ok = value == ref
-            elif name == "ne":
-                ok = value != ref
-            elif name == "in_":
-                ok = value in ref
-            elif name in ("pattern", "not_pattern"):
-                ok = ref.found(value) is (name == "pattern")
-            else:
-                if not _is_number(value) or not math.isfinite(value):
-                    return False
-                ok = {"gt": value > ref, "ge": value >= ref, "lt": value < ref, "le": value <= ref}[name]
-            if not ok:
-                return False
-        return True
 
     def type_mismatch(self, present: bool, value: Any) -> str | None:
         """Why a comparison of this test could not be made on ``value``'s JSON type, or ``None``.

@@ -18,6 +18,7 @@ cannot run (backreferences, lookaround, …) is refused there, naming the patter
 
 from __future__ import annotations
 
+import math
 from typing import Any, Mapping
 
 from pydantic import BaseModel, ConfigDict, Field, FiniteFloat, PrivateAttr, field_validator, model_validator
@@ -80,7 +81,13 @@ class ArgTest(BaseModel):
         return self
 
     def test(self, present: bool, value: Any) -> bool:
-        """Whether the test holds for an argument that is ``present`` with ``value``."""
+        """Whether the test holds for an argument that is ``present`` with ``value``.
+
+        A numeric bound holds only for a finite number (a bool, a string such as ``"500"``,
+        ``null``, NaN or an infinity fails it); ``eq`` / ``ne`` / ``in`` compare JSON values
+        exactly; a pattern is searched in the value's string form in linear time
+        (:mod:`evalkit.patterns`).
+        """
         if self.exists is not None and present != self.exists:
             return False
         if not present:
@@ -95,7 +102,7 @@ class ArgTest(BaseModel):
             elif name in ("pattern", "not_pattern"):
                 ok = ref.found(value) is (name == "pattern")
             else:
-                if isinstance(value, bool) or not isinstance(value, (int, float)):
+                if isinstance(value, bool) or not isinstance(value, (int, float)) or not math.isfinite(value):
                     return False
                 ok = {"gt": value > ref, "ge": value >= ref, "lt": value < ref, "le": value <= ref}[name]
             if not ok:
