@@ -263,7 +263,8 @@ def prepare_resume(store: RunStore, config: RunConfig, suite: Suite) -> set[tupl
         old = json.loads(path.read_text(encoding="utf-8"))
     except (OSError, ValueError):
         raise ConfigError(f"{path}: missing or unreadable; nothing to resume") from None
-    old_hash = old.get("suite", {}).get("content_hash")
+    recorded_suite = old.get("suite") if isinstance(old, dict) else None
+    old_hash = recorded_suite.get("content_hash") if isinstance(recorded_suite, dict) else None
     if old_hash != suite.content_hash:
         raise ConfigError(f"{store.root}: the suite changed since this run started "
                           f"(hash {str(old_hash)[:12]} then, {suite.content_hash[:12]} now); start a new run")
@@ -273,6 +274,62 @@ def prepare_resume(store: RunStore, config: RunConfig, suite: Suite) -> set[tupl
     refs = store.scan_results()
     store.rewrite_results(refs)  # one line per key, a half-written last line gone
     return {k for k, ref in refs.items() if ref.ok}
+
+
+def check_inputs(run_dir: Path, config: RunConfig, suite: Suite) -> None:
+    """Refuse to resume ``run_dir`` when an input recorded in its ``config.json`` (``inputs``:
+    :func:`input_fingerprints`) changed since the run started; called before any work.
+
+    Raises:
+        ConfigError: naming the inputs that changed (or a manifest without ``inputs``).
+    """
+    try:
+        then = json.loads((Path(run_dir) / "config.json").read_text(encoding="utf-8-sig")).get("inputs")
+    except (OSError, ValueError, AttributeError):
+        then = None
+    if not isinstance(then, dict):
+        raise ConfigError(f"{Path(run_dir) / 'config.json'}: field inputs is missing: the run's rule set, policy and "
+                          "task code cannot be checked; start a new run")
+    now = input_fingerprints(config, suite)
+    changed = sorted(name for name in then if now.get(name) != then[name])
+    if changed:
+        raise ConfigError(f"{run_dir}: {', '.join(changed)} changed since this run started (field inputs of "
+                          "config.json); results under the old and the new would be mixed: restore them, or start "
+                          "a new run")
+
+
+def _sha256_file(path: Path) -> str | None:
+    """sha256 of a file's bytes, ``None`` when it cannot be read (then it counts as changed)."""
+    import hashlib
+
+    try:
+        return hashlib.sha256(path.read_bytes()).hexdigest()
+    except OSError:
+        return None
+
+
+def input_fingerprints(config: RunConfig, suite: Suite) -> dict[str, str | None]:
+    """sha256 of every file besides the suite that decides a run's episodes, by name: the
+    rule set (``rules``), the policy file (``policy``), the model config file
+    (``model_config``) and each task domain's ``domain.py`` the suite uses
+    (``tasks/NAME``); ``None`` for one the run does not use. Recorded in ``config.json``
+    (``inputs``); :func:`prepare_resume` refuses a run whose inputs changed since it started.
+
+    Raises:
+        ConfigError: for a missing or invalid rule set (while resolving a shipped set's name).
+    """
+    from evalkit.scenarios.domains import domain_path
+
+    tasks_dir = Path(config.tasks_dir) if config.tasks_dir else None
+    out: dict[str, str | None] = {
+        "rules": runtime_setup(config).rules_identity.get("sha256") if config.rules else None,
+        "policy": _sha256_file(Path(config.policy)) if config.policy else None,
+        "model_config": _sha256_file(Path(config.model_config_file)) if config.model_config_file else None,
+    }
+    for name in sorted({p.domain for p in suite.pairs}):
+        path = domain_path(name, tasks_dir)
+        out[f"tasks/{name}"] = _sha256_file(path)
+    return out
 
 
 def config_sha256(config: RunConfig) -> str:
@@ -312,20 +369,31 @@ def load_config(run_dir: str | Path) -> RunConfig:
             recorded ``config_sha256``: results recorded under the old one would be
             dropped from, or mixed into, the summary).
     """
+    from pydantic import ValidationError
+
     path = Path(run_dir) / "config.json"
     try:
-        manifest_data = json.loads(path.read_text(encoding="utf-8"))
-        data = dict(manifest_data["config"])
-        data["out"] = str(run_dir)
+        manifest_data = json.loads(path.read_text(encoding="utf-8-sig"))
+    except OSError:
+        raise ConfigError(f"{path}: missing or unreadable; nothing to resume") from None
+    except ValueError as exc:
+        raise ConfigError(f"{path}: not valid JSON ({exc}); nothing to resume") from None
+    if not isinstance(manifest_data, dict) or not isinstance(manifest_data.get("config"), dict):
+        raise ConfigError(f"{path}: field config: missing or not an object; not a run manifest, nothing to resume")
+    data = dict(manifest_data["config"])
+    data["out"] = str(run_dir)
+    try:
         config = RunConfig(**data)
-    except (OSError, ValueError, KeyError, TypeError) as exc:
-        reason = "missing" if isinstance(exc, OSError) else "not a run manifest"
-        raise ConfigError(f"{path}: {reason}; nothing to resume") from None
+    except ValidationError as exc:
+        first = exc.errors()[0]
+        where = ".".join(str(p) for p in first["loc"])
+        raise ConfigError(f"{path}: field config.{where}: {first['msg']}; nothing to resume") from None
     recorded = manifest_data.get("config_sha256")
-    if recorded is not None and recorded != config_sha256(config):
-        raise ConfigError(f"{path}: field config was edited after the run started (it no longer matches "
-                          "config_sha256); a resumed run must keep its configuration: restore the file, or "
-                          "start a new run with the new settings")
+    if recorded != config_sha256(config):
+        what = "is missing" if recorded is None else "no longer matches it"
+        raise ConfigError(f"{path}: field config_sha256 {what}: the configuration was edited after the run "
+                          "started; a resumed run must keep its configuration: restore the file, or start a new "
+                          "run with the new settings")
     cwd = manifest_data.get("cwd")
     return resolved_paths(config, cwd) if isinstance(cwd, str) else config
 
@@ -357,8 +425,9 @@ def manifest(config: RunConfig, suite: Suite, models: dict[str, Any] | None = No
 
     Besides the config (as given, with its ``config_sha256``: :func:`load_config` refuses to
     resume an edited one; and the working directory, against which :func:`load_config`
-    resolves its relative paths) it records each condition's prompt and meta-tool definitions (with
-    their sha256) and, for live models, their resolved settings (no secrets).
+    resolves its relative paths; and the sha256 of its other inputs, :func:`input_fingerprints`)
+    it records each condition's prompt and meta-tool definitions (with their sha256) and, for
+    live models, their resolved settings (no secrets).
     """
     from evalkit.conditions.classifier import CLASSIFIER_VERSION
 
@@ -368,6 +437,7 @@ def manifest(config: RunConfig, suite: Suite, models: dict[str, Any] | None = No
         "config": config.model_dump(),
         "config_sha256": config_sha256(config),
         "cwd": str(Path.cwd()),  # relative paths of the config are resolved against it on resume
+        "inputs": input_fingerprints(config, suite),
         "suite": {"content_hash": suite.content_hash, "n_pairs": len(suite.pairs),
                   "files": sorted(set(suite.sources.values()))},
         "conditions": {
@@ -409,6 +479,8 @@ def run(
     suite = load_suite(config.suites, tasks_dir=tasks_dir).select(pair_ids=config.pair_ids, limit=config.limit)
     if not suite.pairs:
         raise ConfigError("the selection holds no pairs")
+    if resume:
+        check_inputs(Path(config.out), config, suite)  # before any work, the self-check included
     check = None
     if config.selfcheck:  # pairs the oracle cannot pass are excluded, with reasons, never silently
         from evalkit.harness.selfcheck import oracle_selfcheck

@@ -101,8 +101,43 @@ def test_resume_refuses_an_edited_configuration(tmp_path, mini_suite, mini_tasks
     manifest = json.loads((out / "config.json").read_text())
     manifest["config"]["models"] = ["scripted/always_act"]  # the oracle's rows would silently drop out
     (out / "config.json").write_text(json.dumps(manifest))
-    with pytest.raises(ConfigError, match="config.json: field config was edited after the run started"):
+    with pytest.raises(ConfigError, match="config.json: field config_sha256 no longer matches it: the configuration "
+                                          "was edited after the run started"):
         resume_run(out)
+    del manifest["config_sha256"]  # removing the fingerprint does not switch the check off
+    (out / "config.json").write_text(json.dumps(manifest))
+    with pytest.raises(ConfigError, match="field config_sha256 is missing"):
+        resume_run(out)
+    manifest["config"]["epochs"] = "many"
+    (out / "config.json").write_text(json.dumps(manifest))
+    with pytest.raises(ConfigError, match=r"config.json: field config.epochs: Input should be a valid integer"):
+        resume_run(out)
+
+
+def test_resume_refuses_a_run_whose_rule_set_policy_or_task_code_changed(tmp_path, mini_suite, mini_tasks):
+    import shutil
+
+    tasks = tmp_path / "tasks"
+    shutil.copytree(mini_tasks, tasks)
+    policy = tmp_path / "policy.yaml"
+    policy.write_text("budgets: {tool_calls: 20}\n")
+    out = tmp_path / "run"
+    run(RunConfig(suites=[str(mini_suite)], tasks_dir=str(tasks), models=["scripted/oracle"], conditions=["nl"],
+                  out=str(out), report=False, policy=str(policy)))
+    inputs = json.loads((out / "config.json").read_text())["inputs"]
+    assert inputs["policy"] and inputs["rules"] is None and any(k.startswith("tasks/") for k in inputs)
+    results = out / "results.jsonl"
+    results.write_text(results.read_text().splitlines(keepends=True)[0])  # one episode done
+    policy.write_text("budgets: {tool_calls: 1}\n")
+    with pytest.raises(ConfigError, match="policy changed since this run started"):
+        resume_run(out)
+    policy.write_text("budgets: {tool_calls: 20}\n")
+    domain = next(tasks.glob("*/domain.py"))
+    domain.write_text(domain.read_text() + "\n# edited\n")
+    with pytest.raises(ConfigError, match=f"tasks/{domain.parent.name} changed since this run started"):
+        resume_run(out)
+    domain.write_text(domain.read_text().removesuffix("\n# edited\n"))
+    assert resume_run(out)["n_episodes_completed"] == 6
 
 
 def test_a_run_started_with_relative_paths_resumes_from_another_folder(tmp_path, mini_suite, mini_tasks,
