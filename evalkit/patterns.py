@@ -42,6 +42,13 @@ _HINT = ("not supported by the linear-time pattern engine (RE2 syntax: no backre
          "lookaround, atomic groups or possessive quantifiers; repeat counts up to 1000)")
 
 
+MAX_PROGRAM_SIZE = 2000
+"""Largest compiled RE2 program accepted. Matching is linear in the value's length with a
+constant that grows with the program: counted repetitions such as ``[ab]{999}`` repeated
+make programs of thousands of instructions that take about a second per 100 KB of value,
+while every pattern the shipped files use is under 100 (``\\p{Han}{2,20}`` is 1,622)."""
+
+
 class LinearPattern:
     """A compiled user pattern; :meth:`found` takes time linear in the value's length.
 
@@ -91,15 +98,29 @@ def compile_pattern(text: str) -> LinearPattern:
         ValueError: naming the pattern and what RE2 could not accept (the loader adds the
             file, the rule, policy entry or pair, and the field).
     """
+    import re
     import re2
 
+    shown = f"`{text}`" if text.isprintable() else repr(text)
+    if len(shown) > 80:
+        shown = f"{shown[:60]}… ({len(text):,} characters)"
     options = re2.Options()
     options.log_errors = False  # the error is raised here, not printed by the library
     options.never_capture = True
     try:
         compiled = re2.compile(text, options)
+    except UnicodeEncodeError:
+        raise ValueError(f"regular expression {shown} holds a lone surrogate, which is not text (UTF-8)") from None
     except re2.error as exc:
         detail = exc.args[0].decode("utf-8", "replace") if exc.args and isinstance(exc.args[0], bytes) else str(exc)
-        shown = f"`{text}`" if text.isprintable() else repr(text)
+        try:
+            re.compile(text)
+        except re.error as invalid:  # not a regular expression at all, in any dialect
+            raise ValueError(f"regular expression {shown} is not valid: {invalid}") from None
+        except (RecursionError, OverflowError):
+            pass
         raise ValueError(f"regular expression {shown} is {_HINT}: {detail}") from None
+    if compiled.programsize > MAX_PROGRAM_SIZE:
+        raise ValueError(f"regular expression {shown} is too large for linear-time matching (program size "
+                         f"{compiled.programsize} > {MAX_PROGRAM_SIZE}): use fewer or smaller counted repetitions, or a shorter pattern")
     return LinearPattern(text, compiled)

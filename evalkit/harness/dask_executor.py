@@ -109,14 +109,15 @@ def execute_plan_dask(
         The number of episodes run.
 
     Raises:
-        ConfigError: when Dask is not installed (``pip install 'evalkit[dask]'``).
+        ConfigError: when Dask is not installed (``pip install -e ".[dask]"`` from a checkout).
     """
     try:
         from dask.distributed import Client, LocalCluster, as_completed
     except ImportError:
         from evalkit.errors import ConfigError
 
-        raise ConfigError("--executor dask needs Dask distributed: pip install 'evalkit[dask]'") from None
+        raise ConfigError("--executor dask needs Dask distributed: "
+                          "pip install -e \".[dask]\" from a checkout of evalkit") from None
 
     total = done + len(plan) if total is None else total
     if not plan:

@@ -27,7 +27,7 @@ from pydantic import BaseModel, ConfigDict, Field, field_validator
 
 import evalkit
 from evalkit.conditions.registry import CONDITIONS, get_condition
-from evalkit.errors import ConfigError
+from evalkit.errors import ConfigError, RunError
 from evalkit.harness.episode import EpisodeSpec, RuntimeSetup
 from evalkit.harness.executor import Progress, crashed_run, execute_plan
 from evalkit.harness.store import ResultsWarning, RunStore, check_out_dir
@@ -125,6 +125,13 @@ class RunConfig(BaseModel):
     selfcheck: bool = True
     executor: Literal["local", "dask"] = "local"
     scheduler_address: str | None = None
+
+    @field_validator("base_url")
+    @classmethod
+    def _base_url(cls, value: str | None) -> str | None:
+        from evalkit.models.config import check_base_url  # http(s) with a host, else refused up front
+
+        return check_base_url(value)
 
     @field_validator("scheduler_address")
     @classmethod
@@ -271,8 +278,15 @@ def prepare_resume(store: RunStore, config: RunConfig, suite: Suite) -> set[tupl
     if old.get("evalkit_version") != evalkit.__version__:
         warnings.warn(f"{store.root}: started with evalkit {old.get('evalkit_version')}, resumed with "
                       f"{evalkit.__version__}", ResultsWarning, stacklevel=2)
+    from evalkit.harness.episode import episode_id
+
     refs = store.scan_results()
-    store.rewrite_results(refs)  # one line per key, a half-written last line gone
+    untraced = {k for k, ref in refs.items() if ref.ok and not (store.traces / f"{episode_id(*k)}.jsonl").is_file()}
+    if untraced:  # a row without its event log cannot be replayed or shown: run the episode again
+        warnings.warn(f"{store.traces}: {len(untraced)} finished episode(s) have no trace file (e.g. "
+                      f"{'/'.join(map(str, min(untraced)))}); they run again", ResultsWarning, stacklevel=2)
+        refs = {k: ref for k, ref in refs.items() if k not in untraced}
+    store.rewrite_results(refs)  # one line per key, a half-written last line gone (and untraced rows)
     return {k for k, ref in refs.items() if ref.ok}
 
 
@@ -500,9 +514,15 @@ def run(
     limits = config.limits()
     store = RunStore(config.out)
     store.root.mkdir(parents=True, exist_ok=True)
+    lock = store.lock()  # one process per run directory; released when this run returns
     if resume:
         completed = prepare_resume(store, config, suite)
     else:
+        if earlier is not None and not (store.root / "summary.json").is_file():
+            lock.close()
+            started = earlier.get("created", "at an unknown time")
+            raise RunError(f"{store.root}: holds an unfinished run (started {started}, no summary.json); continue "
+                           f"it with `evalkit run --resume {store.root}`, or delete the folder to start again")
         if earlier is not None:
             print(f"evalkit: warning: replacing the earlier run in {store.root} "
                   f"(started {earlier.get('created', 'at an unknown time')})", file=sys.stderr)
@@ -512,6 +532,9 @@ def run(
     if check is not None:
         store.write_json("selfcheck.json", check.as_dict())
     todo = pending(plan, completed)
+    if resume:
+        print(f"evalkit: resuming {store.root}: {len(plan) - len(todo)} of {len(plan)} episodes done, "
+              f"{len(todo)} to run", file=sys.stderr)
 
     def write(spec: EpisodeSpec, result: Any) -> dict[str, Any]:
         trace = result.log.to_jsonl()
@@ -547,7 +570,10 @@ def run(
                 close()  # stops a local model server started for this run
     plan_keys = [s.key for s in plan]
     del plan, todo  # episodes (and what they cached) are done with; the summary needs their keys only
-    return finish(store, plan_keys, config, pairs=pair_attributes(suite.pairs))
+    try:
+        return finish(store, plan_keys, config, pairs=pair_attributes(suite.pairs))
+    finally:
+        lock.close()
 
 
 def check_prices(models: dict[str, Any], prices: dict[str, Any]) -> None:

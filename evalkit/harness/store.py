@@ -39,6 +39,8 @@ import warnings
 from pathlib import Path
 from typing import Any, Callable, Iterable, Iterator, NamedTuple
 
+from evalkit.metrics.summary import row_problem
+
 OWNED = ("config.json", "results.jsonl", "results.parquet", "summary.json", "report.html", "selfcheck.json",
          "gate-junit.xml", "gate-summary.md")
 """The files evalkit writes at the top of a run directory (all it ever removes there, with
@@ -259,6 +261,29 @@ class RunStore:
         self._writer: _BackgroundWriter | None = None
         self._lock = threading.Lock()
 
+    def lock(self) -> Any:
+        """Take the run directory for this process (``DIR/.evalkit.lock``, an advisory
+        ``flock``); held while the returned file is open (close it, or the process ends).
+
+        Raises:
+            RunError: when another evalkit process holds it (two runs or resumes of one
+                folder at once would interleave their records).
+        """
+        from evalkit.errors import RunError
+
+        fh = open(self.root / ".evalkit.lock", "a+")
+        try:
+            import fcntl
+        except ImportError:  # no flock on this platform: no protection, as before
+            return fh
+        try:
+            fcntl.flock(fh.fileno(), fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except BlockingIOError:
+            fh.close()
+            raise RunError(f"{self.root}: another evalkit process is running or resuming this run; wait for it to "
+                           "end (or stop it) first") from None
+        return fh
+
     def reset(self) -> None:
         """Remove the files a previous run left here (only evalkit's own files)."""
         for name in OWNED:
@@ -367,15 +392,21 @@ class RunStore:
                 start, offset = offset, offset + len(raw)
                 if not raw.strip():
                     continue
+                problem = None
                 try:
-                    row = json.loads(raw.decode("utf-8", errors="replace"))
+                    row = json.loads(raw.decode("utf-8-sig" if start == 0 else "utf-8", errors="replace"))
                     if not isinstance(row, dict) or any(f not in row for f in KEY_FIELDS):
                         raise ValueError("not a result row")
+                    problem = row_problem(row)
                 except (ValueError, RecursionError):
                     what = ("a half-written last line" if not raw.endswith(b"\n")
                             else f"line {lineno}, which is not a result row")
                     text = raw.decode("utf-8", errors="replace").rstrip("\n")
                     warnings.warn(f"{path}: ignored {what} ({len(text)} characters)", ResultsWarning, stacklevel=3)
+                    continue
+                if problem is not None:
+                    warnings.warn(f"{path}:{lineno}: ignored a result row: {problem} (its episode runs again on "
+                                  "resume)", ResultsWarning, stacklevel=3)
                     continue
                 yield start, len(raw), row
 
@@ -557,6 +588,13 @@ class _BackgroundWriter:
         return self.error
 
 
+def _as_text(value: Any) -> str | None:
+    """A value of a mixed-type column as text: strings as they are, others as JSON."""
+    if value is None or isinstance(value, str):
+        return value
+    return json.dumps(value, ensure_ascii=False)
+
+
 class RecordRef(NamedTuple):
     """Where one record is in ``results.jsonl``: byte ``offset`` and ``length``, and whether
     its status is ``ok``."""
@@ -591,6 +629,7 @@ class ParquetBatches:
         self._rows: list[dict[str, Any]] = []
         self._parts: list[Path] = []
         self._names: dict[str, None] = {}
+        self._as_text: set[str] = set()
 
     def __enter__(self) -> "ParquetBatches":
         return self
@@ -617,8 +656,12 @@ class ParquetBatches:
             for name in row:
                 if name not in self._names:
                     self._names[name] = None
-        table = pa.Table.from_pydict({name: [r.get(name) for r in self._rows] for name in self._names})
-        part = self.path.with_name(f".{self.path.name}.part{len(self._parts)}.tmp")
+        columns = {name: [r.get(name) for r in self._rows] for name in self._names}
+        try:
+            table = pa.Table.from_pydict(columns)
+        except (pa.ArrowInvalid, pa.ArrowTypeError):  # a field with values of different JSON types
+            table = pa.Table.from_pydict({name: self._column(name, values) for name, values in columns.items()})
+        part = self.path.with_name(f".{self.path.name}.{os.getpid()}.part{len(self._parts)}.tmp")
         try:
             pq.write_table(table, part, compression="none")
         except OSError as exc:
@@ -626,25 +669,54 @@ class ParquetBatches:
         self._parts.append(part)
         self._rows = []
 
+    def _column(self, name: str, values: list[Any]) -> Any:
+        """``values`` as an Arrow array; values of mixed JSON types become JSON text (with a
+        :class:`ResultsWarning`: the column is text in the whole file)."""
+        import pyarrow as pa
+
+        if name not in self._as_text:
+            try:
+                return pa.array(values)
+            except (pa.ArrowInvalid, pa.ArrowTypeError):
+                self._as_text.add(name)
+                warnings.warn(f"{self.path}: field {name} holds values of different types; it is written as JSON text",
+                              ResultsWarning, stacklevel=4)
+        return pa.array([_as_text(v) for v in values], pa.string())
+
     def close(self) -> None:
         """Write the file from the parts and remove them."""
         import pyarrow as pa
         import pyarrow.parquet as pq
 
         self._flush()
-        tmp = self.path.with_name(f".{self.path.name}.tmp")
+        tmp = self.path.with_name(f".{self.path.name}.{os.getpid()}.tmp")
         try:
             schemas = [pq.read_schema(p) for p in self._parts]
+            for name in self._names:  # a field whose types differ between parts becomes text
+                fields = [sc.field(name) for sc in schemas if name in sc.names and name not in self._as_text]
+                try:
+                    pa.unify_schemas([pa.schema([f]) for f in fields], promote_options="permissive")
+                except (pa.ArrowInvalid, pa.ArrowTypeError):
+                    self._column(name, [[], ""])  # marks it (and warns)
             if schemas:
-                unified = pa.unify_schemas(schemas, promote_options="permissive")
-                schema = pa.schema([unified.field(name) for name in self._names])
+                unified = pa.unify_schemas([pa.schema([f for f in sc if f.name not in self._as_text])
+                                            for sc in schemas], promote_options="permissive")
+                schema = pa.schema([pa.field(name, pa.string()) if name in self._as_text else unified.field(name)
+                                    for name in self._names])
             else:
                 schema = pa.schema([])
             with pq.ParquetWriter(tmp, schema) as writer:
                 for part in self._parts:
                     table = pq.read_table(part)
-                    columns = [table.column(f.name).cast(f.type) if f.name in table.column_names
-                               else pa.nulls(table.num_rows, f.type) for f in schema]
+                    columns = []
+                    for f in schema:
+                        if f.name not in table.column_names:
+                            columns.append(pa.nulls(table.num_rows, f.type))
+                        elif f.name in self._as_text and table.schema.field(f.name).type != pa.string():
+                            columns.append(pa.array([_as_text(v) for v in table.column(f.name).to_pylist()],
+                                                    pa.string()))
+                        else:
+                            columns.append(table.column(f.name).cast(f.type))
                     writer.write_table(pa.Table.from_arrays(columns, schema=schema))
             os.replace(tmp, self.path)
         except OSError as exc:

@@ -6,6 +6,7 @@ numbers (field case C20). JSON is written with NaN rejected (field case C21).
 
 from __future__ import annotations
 
+import math
 import sys
 from typing import Any, Iterable
 
@@ -82,6 +83,54 @@ SUMMARY_FIELDS = (
 )
 """The result-row fields the summary reads (:func:`build_summary`, :func:`~evalkit.metrics.provider.provider_summary`)."""
 _FIELD_SET = frozenset(SUMMARY_FIELDS)
+_TEXT_FIELDS = frozenset({"pair_id", "variant", "model", "condition", "gate", "trigger", "phase", "domain", "split",
+                          "language", "status", "denials", "error_code"})
+_FLAG_FIELDS = frozenset({"correct", "decision_match", "post_hoc", "timely", "first_pass", "call_in_content",
+                          "content_filter", "claimed_action_without_call"})
+_REQUIRED = ("pair_id", "variant", "model", "condition", "gate", "epoch", "status", "correct")
+
+
+def row_problem(row: dict[str, Any]) -> str | None:
+    """What makes ``row`` unusable as a result row for the summary, or ``None``.
+
+    Checked: the key fields, ``status`` and ``correct`` are present; ``status`` is ``ok`` or
+    ``error``; ``epoch`` is an integer; every :data:`SUMMARY_FIELDS` value present has its
+    JSON type (text, a flag, or a finite number) or is null (the key fields and ``status``
+    may not be). Rows evalkit writes always pass; a row edited by hand may not, and is then
+    skipped with a warning like a broken line (its episode runs again on resume).
+
+    Returns:
+        ``"field NAME: why"`` for the first problem found.
+    """
+    for name in _REQUIRED:
+        if name not in row:
+            return f"field {name}: missing"
+    if row["status"] not in ("ok", "error"):
+        return f"field status: {row['status']!r} is neither 'ok' nor 'error'"
+    epoch = row["epoch"]
+    if type(epoch) is not int:
+        return f"field epoch: {epoch!r} is not an integer"
+    for name in SUMMARY_FIELDS:
+        if name not in row or name == "epoch":
+            continue
+        value = row[name]
+        if value is None:
+            if name in _REQUIRED:
+                return f"field {name}: null"
+            continue
+        if name in _TEXT_FIELDS:
+            ok = isinstance(value, str)
+            kind = "text"
+        elif name in _FLAG_FIELDS:
+            ok = isinstance(value, bool)
+            kind = "true or false"
+        else:
+            ok = type(value) in (int, float) and math.isfinite(value)
+            kind = "a finite number"
+        if not ok:
+            shown = repr(value) if len(repr(value)) <= 40 else repr(value)[:39] + "…"
+            return f"field {name}: {shown} is not {kind}"
+    return None
 
 
 class SummaryRow:

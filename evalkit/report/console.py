@@ -54,12 +54,14 @@ def fmt_rate(row: dict[str, Any], name: str) -> str:
     return f"{fmt(row[name])} ({row[f'{name}_k']}/{n})"
 
 
-def summary_tables(summary: dict[str, Any]) -> list[Any]:
+def summary_tables(summary: dict[str, Any], *, compact: bool = False) -> list[Any]:
     """Rich tables for a summary: results by model × condition × gate, then the condition
     (and gate) comparisons of paired accuracy.
 
     Args:
         summary: The dict written to ``summary.json``.
+        compact: Put each rate's k/n under its value (``1.000`` over ``(27/27)``) so the table
+            fits about 160 columns; otherwise one line per row.
 
     Returns:
         ``rich.table.Table`` objects, in print order.
@@ -69,20 +71,23 @@ def summary_tables(summary: dict[str, Any]) -> list[Any]:
     rows = summary.get("rows", [])
     multi_epoch = any(r.get("epochs", 1) > 1 for r in rows)
     main = Table(title="evalkit summary (rates with k/n; n/a = empty group)", title_justify="left")
+    # a narrow terminal wraps a cell (at its space: "1.000" over "(262/262)"), never cuts it
     for col in ("model", "condition", "gate"):
-        main.add_column(col, no_wrap=True)
+        main.add_column(col, overflow="fold")
     for _, label in MAIN_RATES:
-        main.add_column(label, justify="right", no_wrap=True)
-    main.add_column("95% CI (paired)", justify="right", no_wrap=True)
+        main.add_column(label, justify="right", overflow="fold")
+    main.add_column("95% CI (paired)", justify="right", overflow="fold")
     if multi_epoch:
-        main.add_column("pass^k", justify="right", no_wrap=True)
-    main.add_column("err/miss", justify="right", no_wrap=True)
+        main.add_column("pass^k", justify="right", overflow="fold")
+    main.add_column("err/miss", justify="right", overflow="fold")
     for r in rows:
         cells = [str(r["model"]), str(r["condition"]), str(r["gate"])]
         cells += [fmt_rate(r, name) for name, _ in MAIN_RATES]
         cells.append(fmt_ci(r.get("paired_accuracy_ci")))
         if multi_epoch:
             cells.append(fmt_rate(r, "pass_k"))
+        if compact:
+            cells = cells[:3] + [c.replace(" (", "\n(", 1).replace(", ", ",\n", 1) for c in cells[3:]]
         cells.append(f"{r['errors']}/{r['missing']}")
         main.add_row(*cells)
     tables = [main]
@@ -91,7 +96,7 @@ def summary_tables(summary: dict[str, Any]) -> list[Any]:
         comp = Table(title="paired accuracy, B − A on the same pairs (bootstrap 95% CI, exact McNemar p)",
                      title_justify="left")
         for col in ("model", "fixed", "A vs B", "A", "B", "B − A", "95% CI", "p"):
-            comp.add_column(col, justify="left" if col in ("model", "fixed", "A vs B") else "right", no_wrap=True)
+            comp.add_column(col, justify="left" if col in ("model", "fixed", "A vs B") else "right", overflow="fold")
         for c in comps:
             fixed = f"gate {c['gate']}" if c["kind"] == "condition" else f"condition {c['condition']}"
             comp.add_row(str(c["model"]), fixed, f"{c['a']} vs {c['b']}",
@@ -102,11 +107,12 @@ def summary_tables(summary: dict[str, Any]) -> list[Any]:
 
 
 def print_summary(summary: dict[str, Any]) -> None:
-    """Print :func:`summary_tables` to stdout (160 columns wide when not a terminal)."""
+    """Print :func:`summary_tables` to stdout: at the terminal's width (cells wrap, never cut),
+    or 320 columns wide when not a terminal (a CI log: one line per row, greppable)."""
     from rich.console import Console
 
     console = Console()
     if not console.is_terminal:
-        console = Console(width=200)
-    for table in summary_tables(summary):
+        console = Console(width=320)
+    for table in summary_tables(summary, compact=console.width < 220):
         console.print(table)

@@ -181,6 +181,6 @@ def _datasets() -> Any:
         import datasets
     except ImportError:
         raise ConfigError(
-            "the datasets format needs the `datasets` package: pip install 'evalkit[export]'"
+            "the datasets format needs the `datasets` package: pip install -e \".[export]\" from a checkout of evalkit"
         ) from None
     return datasets

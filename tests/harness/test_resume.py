@@ -209,3 +209,16 @@ def test_sigkill_mid_run_then_resume_loses_and_duplicates_nothing(tmp_path, mini
                           out=str(tmp_path / "fresh"), report=False))
     assert summary["rows"] == json.loads(json.dumps(fresh["rows"]))
     assert "resumed" in stdout
+
+
+def test_finished_episodes_whose_traces_are_gone_run_again_on_resume(tmp_path, mini_suite, mini_tasks):
+    import shutil
+
+    out = tmp_path / "run"
+    full = run(RunConfig(suites=[str(mini_suite)], tasks_dir=str(mini_tasks), models=["scripted/oracle"],
+                         conditions=["nl"], out=str(out), report=False))
+    shutil.rmtree(out / "traces")
+    with pytest.warns(ResultsWarning, match="6 finished episode\\(s\\) have no trace file"):
+        resumed = resume_run(out)
+    assert resumed["rows"] == full["rows"] and len(list((out / "traces").glob("*.jsonl"))) == 6
+    assert len((out / "results.jsonl").read_text().splitlines()) == 6

@@ -17,7 +17,7 @@ from evalkit.errors import ConfigError, RunError
 from evalkit.harness import run as run_module
 from evalkit.harness import store as store_module
 from evalkit.harness.episode import episode_id
-from evalkit.harness.run import RunConfig, build_plan, check_unique_keys, run
+from evalkit.harness.run import RunConfig, build_plan, check_unique_keys, resume_run, run
 from evalkit.harness.store import RunStore, check_out_dir, write_atomic
 from evalkit.models.scripted import MAX_LATE, ScriptedModel, scripted
 from evalkit.report.html import report_context
@@ -218,3 +218,23 @@ def test_a_full_disk_on_the_writer_thread_stops_the_run_naming_the_file_and_keep
     rows = RunStore(out).read_results()  # the five episodes before the failure: trace, then row, each
     assert [f"{r['episode_id']}.jsonl" for r in rows] == written
     assert sorted(os.listdir(out / "traces")) == sorted(written)
+
+
+def test_an_unfinished_run_is_not_replaced_and_a_busy_run_directory_is_refused(tmp_path, mini_suite, mini_tasks):
+    from evalkit.errors import RunError
+
+    out = tmp_path / "run"
+    run(config(out, mini_suite, mini_tasks))
+    (out / "summary.json").unlink()  # as if interrupted before the end
+    rows = (out / "results.jsonl").read_text()
+    with pytest.raises(RunError, match=r"holds an unfinished run .* continue it with `evalkit run --resume"):
+        run(config(out, mini_suite, mini_tasks))
+    assert (out / "results.jsonl").read_text() == rows  # nothing removed
+    held = RunStore(out).lock()
+    try:
+        with pytest.raises(RunError, match="another evalkit process is running or resuming this run"):
+            resume_run(out)
+    finally:
+        held.close()
+    assert resume_run(out)["n_episodes_completed"] == len(rows.splitlines())
+    run(config(out, mini_suite, mini_tasks))  # a finished run is replaced, with a warning

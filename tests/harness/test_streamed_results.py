@@ -21,7 +21,7 @@ from evalkit.scenarios.loader import load_suite
 
 def _row(pair: str, variant: str = "act", *, status: str = "ok", **extra) -> dict:
     return {"pair_id": pair, "variant": variant, "model": "m", "condition": "tool", "gate": "off", "epoch": 1,
-            "status": status, **extra}
+            "status": status, "correct": status == "ok", **extra}
 
 
 def _write_lines(store: RunStore, lines: list[str]) -> Path:
@@ -151,3 +151,32 @@ def test_a_run_writes_results_in_plan_order_with_a_matching_table(tmp_path):
     assert len(lines) == len(table) == summary["n_episodes_planned"] == summary["n_episodes_completed"]
     assert [json.loads(line)["episode_id"] for line in lines] == [r["episode_id"] for r in table]
     assert [r["model"] for r in table][:1] == ["scripted/oracle"]
+
+
+def test_a_field_of_mixed_types_becomes_json_text_with_a_warning(tmp_path):
+    path = tmp_path / "t.parquet"
+    rows = [{"k": 0, "error": "boom"}, {"k": 1, "error": ["a", 1]},  # mixed inside one batch
+            {"k": 2, "note": [1, 2]}, {"k": 3, "note": "text"}]      # mixed across batches
+    with pytest.warns(ResultsWarning) as caught:
+        with ParquetBatches(path, batch_rows=2) as writer:
+            for row in rows:
+                writer.add(row)
+    assert {str(w.message).split("field ")[1].split(" ")[0] for w in caught} == {"error", "note"}
+    table = pq.read_table(path)
+    assert table.schema.field("error").type == pa.string() and table.schema.field("note").type == pa.string()
+    assert table.to_pylist() == [{"k": 0, "error": "boom", "note": None}, {"k": 1, "error": '["a", 1]', "note": None},
+                                 {"k": 2, "error": None, "note": "[1, 2]"}, {"k": 3, "error": None, "note": "text"}]
+
+
+def test_rows_a_hand_edit_broke_are_skipped_naming_line_and_field(tmp_path):
+    store = RunStore(tmp_path)
+    lines = [json.dumps(_row("a", lag=float("nan"))) + "\n", json.dumps(_row("b", input_tokens="12")) + "\n",
+             json.dumps({**_row("c"), "epoch": [1]}) + "\n", json.dumps(_row("d")) + "\n"]
+    _write_lines(store, lines)
+    with pytest.warns(ResultsWarning) as caught:
+        refs = store.scan_results()
+    assert [k[0] for k in refs] == ["d"]
+    assert [str(w.message).split("results.jsonl")[1] for w in caught] == [
+        ":1: ignored a result row: field lag: nan is not a finite number (its episode runs again on resume)",
+        ":2: ignored a result row: field input_tokens: '12' is not a finite number (its episode runs again on resume)",
+        ":3: ignored a result row: field epoch: [1] is not an integer (its episode runs again on resume)"]

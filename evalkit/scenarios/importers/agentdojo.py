@@ -59,7 +59,7 @@ def package_version() -> str:
         from importlib.metadata import version
     except ImportError:
         raise ConfigError(f"the AgentDojo importer needs the agentdojo package: pip install 'agentdojo=={PINNED}' "
-                          "(or pip install 'evalkit[import]')") from None
+                          "(or pip install -e \".[import]\" from a checkout of evalkit)") from None
     return version(PACKAGE)
 
 

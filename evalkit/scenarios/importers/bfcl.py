@@ -73,7 +73,7 @@ def _need() -> Any:
     except ImportError:
         raise ConfigError(
             "the BFCL importer needs the bfcl-eval package: pip install --no-deps 'bfcl-eval==%s' mpmath "
-            "(or pip install 'evalkit[import]')" % PINNED
+            "(or pip install -e \".[import]\" from a checkout of evalkit)" % PINNED
         ) from None
     return version(PACKAGE)
 
