@@ -121,7 +121,7 @@ def run(
     model_config: Annotated[Optional[str], typer.Option("--model-config", metavar="FILE", help="Model config file (YAML/JSON): per-model settings, retries, parsing, prices.", rich_help_panel="Live models")] = None,
     cache: Annotated[Optional[bool], typer.Option("--cache/--no-cache", help="Cache live model calls in SQLite (default: on; $EVALKIT_CACHE_DIR).", rich_help_panel="Live models")] = None,
     max_connections: Annotated[Optional[int], typer.Option("--max-connections", metavar="N", help="Episodes of one live model run at once (1 to 256; default 4, local/ models 1).", rich_help_panel="Live models")] = None,
-    executor: Annotated[str, typer.Option("--executor", metavar="local|dask", help="Where episodes run: local (this process) or dask (Dask distributed; pip install 'evalkit[dask]').", rich_help_panel="Scale-out")] = "local",
+    executor: Annotated[str, typer.Option("--executor", metavar="local|dask", help="Where episodes run: local (this process) or dask (Dask distributed; pip install -e \".\\[dask]\" from a checkout).", rich_help_panel="Scale-out")] = "local",
     scheduler_address: Annotated[Optional[str], typer.Option("--scheduler-address", metavar="ADDR", help="With --executor dask: an existing cluster's scheduler, e.g. tcp://HOST:8786 (default: a LocalCluster on 127.0.0.1).", rich_help_panel="Scale-out")] = None,
 ) -> None:
     """Run paired scenarios; write DIR/ (config.json, traces/, results.jsonl, results.parquet, summary.json, report.html)."""
@@ -206,16 +206,53 @@ def _interrupted(out: str) -> None:
                    f"continue with `evalkit run --resume {out}`", err=True)
     else:
         typer.echo("evalkit: interrupted before any episode finished; nothing to resume", err=True)
+    _exit_past_blocked_episodes(130)
     raise typer.Exit(130)
 
 
+def _exit_past_blocked_episodes(code: int) -> None:
+    """End the process now with ``code`` when episode threads are still running.
+
+    Called only once the KeyboardInterrupt has passed through ``run()``'s ``finally``, which
+    drained the writer and closed the run directory (``RunStore.close()``): every recorded
+    episode is on disk, and what the remaining threads would still produce is discarded. Those
+    threads are blocked in HTTP calls (a silent or dripping server) that Python cannot cancel,
+    and a normal exit joins them (the thread pools' exit hook), so the process would linger
+    until each call times out, and a second signal would break into that join with a
+    traceback. ``os._exit`` skips the join after stdout and stderr are flushed. Without such
+    threads (nothing in flight) the normal exit runs.
+    """
+    import os
+    import threading
+
+    if any(t.is_alive() and not t.daemon for t in threading.enumerate() if t is not threading.main_thread()):
+        sys.stdout.flush()
+        sys.stderr.flush()
+        os._exit(code)
+
+
 def _sigterm_as_interrupt() -> None:
+    """Ctrl-C and SIGTERM stop a run: the first raises KeyboardInterrupt in the main thread
+    (``run()``'s ``finally`` then writes the finished episodes and closes the run directory); a
+    second, while that is under way, is ignored so that it cannot cut the closing short; a
+    third quits at once (exit 130)."""
+    import os
     import signal
 
+    received = 0
+
     def handler(signum, frame):  # noqa: ARG001 - signal handler signature
-        raise KeyboardInterrupt
+        nonlocal received
+        received += 1
+        if received == 1:
+            raise KeyboardInterrupt
+        if received == 2:
+            os.write(2, b"evalkit: stopping; writing the finished episodes (signal again to quit at once)\n")
+            return
+        os._exit(130)
 
     signal.signal(signal.SIGTERM, handler)
+    signal.signal(signal.SIGINT, handler)
 
 
 def _run_with_progress(run_suite, config):

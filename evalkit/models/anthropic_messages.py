@@ -27,7 +27,8 @@ from typing import Any
 
 from evalkit.models.config import ModelSettings
 from evalkit.models.parsing import replay_arguments
-from evalkit.models.retry import ProviderError, error_for_status, error_in_body, error_message, token_count
+from evalkit.models.retry import (ProviderError, connection_failure, error_for_status, error_in_body, error_message,
+                                  parse_body, token_count)
 
 STOP_REASONS = {
     "end_turn": "stop",
@@ -97,7 +98,8 @@ def normalize_anthropic(data: Any) -> dict[str, Any]:
     from a Messages API body; ``tool_use`` blocks become OpenAI-format ``tool_calls``.
 
     Raises:
-        ProviderError: ``invalid_response`` for a body without ``content``, or
+        ProviderError: ``invalid_response`` for a body without ``content`` (or whose
+            ``content`` is not an array, or whose ``stop_reason`` is not a string), or
             :func:`~evalkit.models.retry.error_in_body`'s error (``error_body``) for an
             error object answered with HTTP 200.
     """
@@ -125,6 +127,9 @@ def normalize_anthropic(data: Any) -> dict[str, Any]:
     input_tokens = sum(token_count(usage, k) for k in
                        ("input_tokens", "cache_creation_input_tokens", "cache_read_input_tokens"))
     stop = data.get("stop_reason") or "end_turn"
+    if not isinstance(stop, str):
+        raise ProviderError(f"the response's stop_reason is {type(stop).__name__}, not a string",
+                            code="invalid_response", retryable=True)
     return {
         "message": {"role": "assistant", "content": "".join(texts) if texts else None,
                     "tool_calls": calls or None},
@@ -184,16 +189,12 @@ class AnthropicProvider:
         except anthropic.APITimeoutError as exc:
             raise ProviderError(f"request timed out: {exc}", code="timeout", retryable=True) from None
         except anthropic.APIConnectionError as exc:
-            raise ProviderError(f"cannot reach the endpoint: {exc}", code="connection_error", retryable=True) from None
+            raise connection_failure(exc) from None
         except anthropic.APIStatusError as exc:
             text = exc.response.text if exc.response is not None else ""
             raise error_for_status(exc.status_code, error_message(exc.body, text or str(exc)),
                                    dict(exc.response.headers)) from None
-        try:
-            data = json.loads(raw.http_response.text)
-        except ValueError:
-            raise ProviderError("the response is not JSON", code="invalid_response", retryable=True) from None
-        return normalize_anthropic(data)
+        return normalize_anthropic(parse_body(raw.http_response.text))
 
     def close(self) -> None:
         self.client.close()

@@ -33,11 +33,10 @@ in settings or manifests: only the name of the environment variable that holds t
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 from typing import Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
 from evalkit.errors import ConfigError
 
@@ -50,6 +49,40 @@ ContentFormat = Literal["hermes", "python_tag", "bare_json"]
 
 class _Strict(BaseModel):
     model_config = ConfigDict(extra="forbid")
+
+
+def check_base_url(value: str | None) -> str | None:
+    """A live model's endpoint as given, if it is an ``http://`` or ``https://`` URL with a host.
+
+    Args:
+        value: The endpoint (``--base-url`` or a model's ``base_url``), or ``None`` (the
+            provider's default).
+
+    Returns:
+        ``value`` unchanged.
+
+    Raises:
+        ValueError: naming what is wrong (empty, another scheme, no host, a bad port or IPv6
+            address), so that a run is refused before any episode instead of every episode
+            ending in ``connection_error``.
+    """
+    if value is None:
+        return value
+    from urllib.parse import urlsplit
+
+    example = "expected an http:// or https:// URL, e.g. http://127.0.0.1:8080/v1"
+    if not value.strip():
+        raise ValueError(f"empty; {example}")
+    try:
+        parts = urlsplit(value)
+        parts.port  # noqa: B018 - raises ValueError for a port that is not a number in range
+    except ValueError as exc:
+        raise ValueError(f"not a valid URL ({exc}); {example}") from None
+    if parts.scheme.lower() not in ("http", "https"):
+        raise ValueError(f"{f'scheme {parts.scheme!r}' if parts.scheme else 'no scheme'}; {example}")
+    if not parts.hostname:
+        raise ValueError(f"no host; {example}")
+    return value
 
 
 class RetrySettings(_Strict):
@@ -154,6 +187,11 @@ class ModelSettings(_Strict):
     parse: ParseSettings = Field(default_factory=ParseSettings)
     local: LocalServerSettings | None = None
 
+    @field_validator("base_url")
+    @classmethod
+    def _base_url(cls, value: str | None) -> str | None:
+        return check_base_url(value)
+
     def sampling(self) -> dict[str, Any]:
         """The sampling parameters that are set (part of every cache key)."""
         out = {
@@ -184,6 +222,11 @@ class ModelOptions(_Strict):
     cache: bool | None = None
     max_connections: int | None = Field(default=None, ge=1, le=256)
     model_config_file: str | None = None
+
+    @field_validator("base_url")
+    @classmethod
+    def _base_url(cls, value: str | None) -> str | None:
+        return check_base_url(value)
 
 
 PROVIDER_DEFAULTS: dict[str, dict[str, Any]] = {
@@ -242,16 +285,22 @@ def load_model_config(path: str | Path) -> tuple[ModelConfigFile, Path]:
         text = p.read_text(encoding="utf-8")
     except OSError as exc:
         raise ConfigError(f"{p}: cannot read model config: {exc.strerror or exc}") from None
+    from evalkit.scenarios.documents import DocumentError, load_json, load_yaml  # one reader: repeated keys refused
+
     if p.suffix == ".json":
         try:
-            data = json.loads(text)
+            data = load_json(text)
+        except DocumentError as exc:
+            raise ConfigError(f"{p}: {exc.describe()}") from None
         except ValueError as exc:
             raise ConfigError(f"{p}: not valid JSON: {exc}") from None
     else:
         import yaml
 
         try:
-            data = yaml.safe_load(text)
+            data = load_yaml(text)
+        except DocumentError as exc:
+            raise ConfigError(f"{p}: {exc.describe()}") from None
         except yaml.YAMLError as exc:
             raise ConfigError(f"{p}: not valid YAML: {' '.join(str(exc).split())}") from None
     if data is not None and not isinstance(data, dict):
@@ -318,4 +367,5 @@ def resolve_settings(spec: str, options: ModelOptions | None = None) -> ModelSet
         return ModelSettings.model_validate(data)
     except ValidationError as exc:
         err = exc.errors()[0]
-        raise ConfigError(f"{source}: model {spec}: field {'.'.join(map(str, err['loc']))}: {err['msg']}") from None
+        got = f" (got {err['input']!r})" if isinstance(err.get("input"), (str, int, float)) else ""
+        raise ConfigError(f"{source}: model {spec}: field {'.'.join(map(str, err['loc']))}: {err['msg']}{got}") from None

@@ -29,12 +29,12 @@ whose body is an error object is the provider error ``error_body``
 
 from __future__ import annotations
 
-import json
 from typing import Any, Collection
 
 from evalkit.models.config import ModelSettings
 from evalkit.models.parsing import replay_arguments
-from evalkit.models.retry import ProviderError, error_for_status, error_in_body, error_message, token_count
+from evalkit.models.retry import (ProviderError, connection_failure, error_for_status, error_in_body, error_message,
+                                  parse_body, token_count)
 
 
 def wire_messages(messages: list[dict[str, Any]], *, tool_results_as: str = "tool") -> list[dict[str, Any]]:
@@ -112,6 +112,16 @@ def tool_choice_param(choice: str) -> Any:
     return {"type": "function", "function": {"name": choice}}
 
 
+def _kind(value: Any) -> str:
+    """The JSON type name of a parsed value (``object``, ``array``, ``string``, …)."""
+    names = {dict: "object", list: "array", str: "string", bool: "boolean", int: "number", float: "number"}
+    return "null" if value is None else names.get(type(value), type(value).__name__)
+
+
+def _invalid(message: str) -> ProviderError:
+    return ProviderError(message, code="invalid_response", retryable=True)
+
+
 def normalize_openai(data: Any) -> dict[str, Any]:
     """The provider-neutral response (what the cache stores) from a chat-completion body.
 
@@ -121,20 +131,34 @@ def normalize_openai(data: Any) -> dict[str, Any]:
         message exactly as received.
 
     Raises:
-        ProviderError: ``invalid_response`` (retryable) for a body without choices, or
+        ProviderError: ``invalid_response`` (retryable) for a body that is not an object, has
+            no choices, ``choices`` that is not a list of objects, a ``message`` that is not
+            an object or a ``finish_reason`` that is not a string; or
             :func:`~evalkit.models.retry.error_in_body`'s error (``error_body``) when the 200
             answer carries an ``error`` object instead.
     """
     if isinstance(data, dict) and data.get("error") and not data.get("choices"):
         raise error_in_body(data)
-    choices = data.get("choices") if isinstance(data, dict) else None
-    if not choices or not isinstance(choices[0], dict):
-        raise ProviderError("the response holds no choices", code="invalid_response", retryable=True)
+    if not isinstance(data, dict):
+        raise _invalid(f"the response is a JSON {_kind(data)}, not an object")
+    choices = data.get("choices")
+    if not choices:
+        raise _invalid("the response holds no choices")
+    if not isinstance(choices, list):
+        raise _invalid(f"the response's choices is a JSON {_kind(choices)}, not an array")
     choice = choices[0]
+    if not isinstance(choice, dict):
+        raise _invalid(f"the response's choices[0] is a JSON {_kind(choice)}, not an object")
+    message = choice.get("message")
+    if message is not None and not isinstance(message, dict):
+        raise _invalid(f"the response's choices[0].message is a JSON {_kind(message)}, not an object")
+    finish = choice.get("finish_reason")
+    if finish is not None and not isinstance(finish, str):
+        raise _invalid(f"the response's choices[0].finish_reason is a JSON {_kind(finish)}, not a string")
     usage = data.get("usage")
     return {
-        "message": choice.get("message") or {},
-        "finish_reason": choice.get("finish_reason") or "stop",
+        "message": message or {},
+        "finish_reason": finish or "stop",
         "usage": {
             "input_tokens": token_count(usage, "prompt_tokens"),
             "output_tokens": token_count(usage, "completion_tokens"),
@@ -203,16 +227,12 @@ class OpenAIProvider:
         except openai.APITimeoutError as exc:
             raise ProviderError(f"request timed out: {exc}", code="timeout", retryable=True) from None
         except openai.APIConnectionError as exc:
-            raise ProviderError(f"cannot reach the endpoint: {exc}", code="connection_error", retryable=True) from None
+            raise connection_failure(exc) from None
         except openai.APIStatusError as exc:
             text = exc.response.text if exc.response is not None else ""
             message = error_message(exc.body, text or str(exc))
             raise error_for_status(exc.status_code, message, dict(exc.response.headers)) from None
-        try:
-            data = json.loads(raw.text)
-        except ValueError:
-            raise ProviderError("the response is not JSON", code="invalid_response", retryable=True) from None
-        return normalize_openai(data)
+        return normalize_openai(parse_body(raw.text))
 
     def close(self) -> None:
         self.client.close()

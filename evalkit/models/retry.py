@@ -17,6 +17,11 @@ code                           retried    cause
                                           in a row: the history itself is rejected
 ``error_body``                 mostly     HTTP 200 whose body is an error object, not a result
                                           (:func:`error_in_body`)
+``invalid_response``           yes        HTTP 200 whose body is not the expected JSON shape
+                                          (not JSON, nested too deeply, ``choices`` not a list,
+                                          ``message`` not an object, …)
+``response_too_large``         no         the body passed the transport's size cap
+                                          (:data:`~evalkit.models.transport.DEFAULT_MAX_BYTES`)
 =============================  =========  ====================================================
 
 An ``x-should-retry: true|false`` response header overrides the table.
@@ -32,6 +37,8 @@ separately so that they are never charged to the episode's latency.
 from __future__ import annotations
 
 import email.utils
+import json
+import math
 import re
 import time
 from typing import Any, Callable, Mapping, TypeVar
@@ -82,7 +89,8 @@ def parse_retry_after(headers: Mapping[str, str] | None, *, now: float | None = 
     """Seconds to wait from ``retry-after-ms`` or ``retry-after`` (seconds or HTTP date).
 
     Returns:
-        A non-negative number of seconds, or ``None`` when absent or unreadable.
+        A non-negative number of seconds, or ``None`` when absent or unreadable; a value that
+        is not a finite number (``nan``, ``inf``) is unreadable, so the normal backoff applies.
     """
     if not headers:
         return None
@@ -90,21 +98,62 @@ def parse_retry_after(headers: Mapping[str, str] | None, *, now: float | None = 
     ms = lower.get("retry-after-ms")
     if ms is not None:
         try:
-            return max(float(ms) / 1000.0, 0.0)
+            if math.isfinite(float(ms)):
+                return max(float(ms) / 1000.0, 0.0)
         except ValueError:
             pass
     value = lower.get("retry-after")
     if value is None:
         return None
     try:
-        return max(float(value), 0.0)
+        number = float(value)
     except ValueError:
         pass
+    else:
+        return max(number, 0.0) if math.isfinite(number) else None
     try:
         parsed = email.utils.parsedate_to_datetime(value)
     except (TypeError, ValueError):
         return None
     return max(parsed.timestamp() - (time.time() if now is None else now), 0.0)
+
+
+def parse_body(text: str) -> Any:
+    """The JSON value of a 200 answer's body.
+
+    Raises:
+        ProviderError: ``invalid_response`` (retryable) when the body is not JSON or is
+            nested too deeply to parse.
+    """
+    try:
+        return json.loads(text)
+    except ValueError:
+        raise ProviderError("the response is not JSON", code="invalid_response", retryable=True) from None
+    except RecursionError:
+        raise ProviderError("the response JSON is nested too deeply to read", code="invalid_response",
+                            retryable=True) from None
+
+
+def connection_failure(exc: BaseException) -> ProviderError:
+    """The :class:`ProviderError` for an SDK connection error.
+
+    The SDKs report every transport error, the guarded transport's size cap included
+    (:mod:`evalkit.models.transport`), as a connection error whose cause is the transport's.
+
+    Returns:
+        ``response_too_large`` (not retried: the same request returns the same body), naming
+        the cap, when the cause is the size cap; else ``connection_error`` (retried).
+    """
+    from evalkit.models.transport import TOO_LARGE
+
+    cause: BaseException | None = exc
+    for _ in range(8):  # the SDK's error, the HTTP client's, the transport's
+        if cause is None:
+            break
+        if TOO_LARGE in str(cause):
+            return ProviderError(f"the response was not read: {cause}", code="response_too_large", retryable=False)
+        cause = cause.__cause__ or cause.__context__
+    return ProviderError(f"cannot reach the endpoint: {exc}", code="connection_error", retryable=True)
 
 
 def error_message(body: Any, fallback: str) -> str:

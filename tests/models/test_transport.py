@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import socket
 import threading
 import time
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
@@ -65,5 +66,82 @@ def test_an_enormous_response_is_cut_off_at_the_cap(hostile):
 
     client = openai.OpenAI(base_url=f"{hostile}/huge/v1", api_key="k", max_retries=0, timeout=30.0,
                            http_client=guarded_http_client(30.0, max_bytes=1_000_000))
-    with pytest.raises(openai.APIConnectionError):
+    with pytest.raises(openai.APIConnectionError) as caught:
         client.chat.completions.create(model="m", messages=[{"role": "user", "content": "hi"}])
+    # a chunked body (no Content-Length) is cut while read; the provider error names the cap
+    from evalkit.models.retry import connection_failure
+
+    error = connection_failure(caught.value)
+    assert (error.code, error.retryable) == ("response_too_large", False)
+    assert "response body larger than 1000000 bytes" in str(error)
+
+
+@pytest.fixture
+def header_drip():
+    """A raw socket server that sends a status line, then one header line every 0.2 s for
+    ever (each read gets data well within any per-read timeout; the headers never end)."""
+    listener = socket.create_server(("127.0.0.1", 0))
+    stop = threading.Event()
+
+    def serve(conn):
+        with conn:
+            try:
+                conn.recv(65536)
+                conn.sendall(b"HTTP/1.1 200 OK\r\n")
+                while not stop.wait(0.2):
+                    conn.sendall(b"X-Drip: a\r\n")
+            except OSError:
+                pass
+
+    def accept():
+        while not stop.is_set():
+            try:
+                conn, _ = listener.accept()
+            except OSError:
+                return
+            threading.Thread(target=serve, args=(conn,), daemon=True).start()
+
+    threading.Thread(target=accept, daemon=True).start()
+    yield f"http://127.0.0.1:{listener.getsockname()[1]}"
+    stop.set()
+    listener.close()
+
+
+def _call_in_thread(fn):
+    """Run ``fn`` on a daemon thread; return what it raised (a guard timeout keeps a hang
+    from blocking the test run)."""
+    outcome = {}
+
+    def target():
+        try:
+            fn()
+        except BaseException as exc:  # noqa: BLE001 - reported to the test
+            outcome["exc"] = exc
+
+    thread = threading.Thread(target=target, daemon=True)
+    thread.start()
+    thread.join(30)
+    assert not thread.is_alive(), "the call never ended"
+    return outcome.get("exc")
+
+
+def test_slowly_sent_headers_time_out_on_the_whole_call(header_drip):
+    import httpx2
+
+    client = guarded_http_client(1.0)
+    exc = _call_in_thread(lambda: client.post(f"{header_drip}/v1/chat/completions", json={}, timeout=5.0))
+    assert isinstance(exc, httpx2.ReadTimeout)
+    assert "not complete after 1 s" in str(exc)
+
+
+def test_slowly_sent_headers_are_a_timeout_provider_error(header_drip):
+    from evalkit.models.config import ModelSettings, RetrySettings
+    from evalkit.models.openai_compat import OpenAIProvider
+    from evalkit.models.retry import ProviderError
+
+    settings = ModelSettings(spec="openai/m", provider="openai", model="m",
+                             retry=RetrySettings(max_attempts=1, timeout_s=1.0))
+    provider = OpenAIProvider(settings, base_url=f"{header_drip}/v1", api_key="k")
+    exc = _call_in_thread(lambda: provider.complete([{"role": "user", "content": "hi"}], []))
+    assert isinstance(exc, ProviderError)
+    assert (exc.code, exc.retryable) == ("timeout", True)

@@ -1,0 +1,128 @@
+"""Malformed HTTP 200 answers and invalid headers: each is a provider error with an outcome
+code and a clear message, never a generic Python error of the episode."""
+
+from __future__ import annotations
+
+import socket
+import threading
+
+import pytest
+from model_helpers import completion, events_of, openai_model, run_live_episode, settings
+from werkzeug import Response
+
+from evalkit.models.anthropic_messages import normalize_anthropic
+from evalkit.models.config import RetrySettings
+from evalkit.models.openai_compat import normalize_openai
+from evalkit.models.retry import ProviderError, parse_retry_after
+
+CHAT = "/v1/chat/completions"
+
+
+@pytest.mark.parametrize("body, needle", [
+    ({"choices": {"0": {"message": {"content": "hi"}}}}, "choices is a JSON object, not an array"),
+    ({"choices": [{"message": "hello"}]}, "choices[0].message is a JSON string, not an object"),
+    ({"choices": ["hello"]}, "choices[0] is a JSON string, not an object"),
+    ({"choices": [{"message": {"content": "hi"}, "finish_reason": ["stop"]}]}, "finish_reason is a JSON array"),
+    ([1, 2], "the response is a JSON array, not an object"),
+    (None, "the response is a JSON null, not an object"),
+    ({"choices": []}, "the response holds no choices"),
+])
+def test_wrong_shapes_are_invalid_response(body, needle):
+    with pytest.raises(ProviderError) as caught:
+        normalize_openai(body)
+    assert caught.value.code == "invalid_response" and caught.value.retryable
+    assert needle in str(caught.value)
+
+
+def test_anthropic_wrong_stop_reason_is_invalid_response():
+    with pytest.raises(ProviderError) as caught:
+        normalize_anthropic({"content": [{"type": "text", "text": "hi"}], "stop_reason": ["end_turn"]})
+    assert caught.value.code == "invalid_response" and "stop_reason" in str(caught.value)
+
+
+@pytest.mark.parametrize("headers, expected", [
+    ({"Retry-After": "nan"}, None), ({"Retry-After": "inf"}, None), ({"retry-after-ms": "inf"}, None),
+    ({"retry-after-ms": "NaN", "Retry-After": "2"}, 2.0), ({"Retry-After": "1.5"}, 1.5),
+])
+def test_non_finite_retry_after_is_ignored(headers, expected):
+    assert parse_retry_after(headers) == expected
+
+
+def _episode_error(result):
+    [error] = events_of(result.log, "error")
+    return error
+
+
+def test_retry_after_nan_falls_back_to_the_backoff(api):
+    api.expect_ordered_request(CHAT, method="POST").respond_with_json(
+        {"error": {"message": "slow down"}}, status=429, headers={"Retry-After": "nan"})
+    api.expect_ordered_request(CHAT, method="POST").respond_with_json(completion({"content": "Done."}))
+    result = run_live_episode(openai_model(api))
+    assert result.error is None, result.error
+    [retry] = events_of(result.log, "provider_retry")
+    assert retry.code == "rate_limited" and 0 < retry.wait_s <= 0.05  # FAST_RETRY's backoff, not NaN
+
+
+@pytest.mark.parametrize("raw, needle", [
+    ('{"choices": {"0": {}}}', "choices is a JSON object"),
+    ('{"choices": [{"message": "hello"}]}', "message is a JSON string"),
+    ('{"choices": [{"message": {"content": "hi", "x": ' + "[" * 100000 + "]" * 100000 + "}}]}",
+     "nested too deeply"),
+    ("{not json", "the response is not JSON"),
+])
+def test_malformed_200_bodies_end_the_episode_with_invalid_response(api, raw, needle):
+    api.expect_request(CHAT, method="POST").respond_with_response(
+        Response(raw, status=200, content_type="application/json"))
+    model = openai_model(api, retry=RetrySettings(max_attempts=2, initial_wait_s=0.01, max_wait_s=0.01))
+    result = run_live_episode(model)
+    error = _episode_error(result)
+    assert (error.code, error.source) == ("invalid_response", "model")
+    assert needle in result.error
+    assert len(api.log) == 2  # retried once, like any invalid response
+
+
+@pytest.fixture
+def claims_a_huge_body():
+    """A raw socket server answering 200 with ``Content-Length`` 40 MiB (and a few bytes)."""
+    listener = socket.create_server(("127.0.0.1", 0))
+    hits = []
+
+    def serve(conn):
+        with conn:
+            try:
+                conn.recv(65536)
+                hits.append(1)
+                conn.sendall(b"HTTP/1.1 200 OK\r\nContent-Type: application/json\r\n"
+                             b"Content-Length: %d\r\n\r\n{\"choices\":" % (40 * 1024 * 1024))
+                conn.recv(1)  # until the client hangs up
+            except OSError:
+                pass
+
+    def accept():
+        while True:
+            try:
+                conn, _ = listener.accept()
+            except OSError:
+                return
+            threading.Thread(target=serve, args=(conn,), daemon=True).start()
+
+    threading.Thread(target=accept, daemon=True).start()
+    yield f"http://127.0.0.1:{listener.getsockname()[1]}", hits
+    listener.close()
+
+
+@pytest.mark.parametrize("provider", ["openai", "anthropic"])
+def test_a_body_over_the_cap_is_not_retried_and_names_the_cap(claims_a_huge_body, provider):
+    from evalkit.models.live import LiveModel
+    from evalkit.models.transport import DEFAULT_MAX_BYTES
+
+    url, hits = claims_a_huge_body
+    spec = "openai/m" if provider == "openai" else "anthropic/m"
+    model = LiveModel(settings(spec, base_url=f"{url}/v1" if provider == "openai" else url, max_tokens=64),
+                      cache=None)
+    result = run_live_episode(model)
+    error = _episode_error(result)
+    assert (error.code, error.retryable) == ("response_too_large", False)
+    assert f"larger than {DEFAULT_MAX_BYTES} bytes" in result.error
+    assert len(hits) == 1 and not events_of(result.log, "provider_retry")
+
