@@ -10,12 +10,16 @@ Statuses (the verdict rule in :mod:`evalkit.gate.verdict` turns them into an exi
   metric is taken over, so ``n = 0`` by construction (the control pairs, trigger ``none``,
   have no pair units for ``paired_accuracy``; :func:`evalkit.gate.catalogue.not_applicable`).
   A skipped group neither passes nor fails; a check that applies to **no** selected group
-  is an ``error`` (a check that checks nothing is never a pass);
+  is an ``error`` for each of them instead (a check that checks nothing is never a pass);
 * ``error`` — the check cannot be decided: the group or metric is missing, its ``n`` is 0 or
   its value ``null`` although the group has planned units for it (their episodes have no
   result, or the behaviour the rate is conditioned on never happened; field case C21: an
-  empty group is missing data, never a pass), the run and the baseline differ in the
-  compared pairs, or ``summary.json`` disagrees with the per-episode results.
+  empty group is missing data, never a pass), a regression check on a group with planned
+  episodes that have no result (in the run or the baseline), a behaviour rate over recorded episodes
+  (``post_hoc_rate``, ``incorrect_tool_use_rate``, …) of a group where fewer than half the
+  recorded episodes finished ok (:func:`evalkit.gate.catalogue.too_few_ok`), the run and the
+  baseline differ in the compared pairs, or ``summary.json`` disagrees with the per-episode
+  results.
 
 Threshold values are read from ``summary.json`` as they are; regression checks compare the
 per-unit outcomes of both runs (:class:`evalkit.gate.rundir.RunDir`), matched by pair id,
@@ -29,7 +33,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field, replace
 from typing import Any, Literal
 
-from evalkit.gate.catalogue import GROUP_KEYS, metric_kinds, n_field, not_applicable, why_empty
+from evalkit.gate.catalogue import GROUP_KEYS, metric_kinds, n_field, not_applicable, too_few_ok, why_empty
 from evalkit.gate.config import RegressionCheck, Threshold
 from evalkit.gate.rundir import Group, RunDir
 from evalkit.metrics.compare import compare_units
@@ -145,9 +149,9 @@ def evaluate_threshold(check: Threshold, index: int, run: RunDir) -> list[CheckR
         run: The run.
 
     Returns:
-        One result per selected row, plus one ``error`` result per ``where`` value that
-        selects nothing (or one when the run has no rows at all for the check), and one when
-        the metric applies to none of the selected rows.
+        One result per selected row (every one an ``error`` when the metric applies to none
+        of them), plus one ``error`` result per ``where`` value that selects nothing (or one
+        when the run has no rows at all for the check).
     """
     name = check.name or f"{check.metric} {check.bound_text()}"
     base = dict(kind="threshold", name=name, field=f"thresholds[{index}]", metric=check.metric,
@@ -165,18 +169,19 @@ def evaluate_threshold(check: Threshold, index: int, run: RunDir) -> list[CheckR
     out = _selection_errors(base, rows, chosen, unmatched, source)
     kind = metric_kinds(core=check.by is not None)[check.metric]
     rows_out = [_threshold_one(check, kind, row, base) for row in chosen]
-    return out + rows_out + _none_applies(base, rows_out, source)
+    return out + _none_applies(rows_out, source)
 
 
-def _none_applies(base: dict[str, Any], results: list[CheckResult], source: str) -> list[CheckResult]:
-    """One ``error`` when every selected group was skipped as not applicable: the check would
-    check nothing, which is never a pass."""
+def _none_applies(results: list[CheckResult], source: str) -> list[CheckResult]:
+    """``results`` as they are, unless every selected group was skipped as not applicable:
+    then the check would check nothing, which is never a pass, and each of those groups is an
+    ``error`` instead of a ``skip`` (one row per group, never both)."""
     if not results or any(r.status != "skip" for r in results):
-        return []
-    return [CheckResult(**base, group={}, status="error",
-                        message=f"missing data: {base['metric']} applies to none of the {len(results)} selected "
-                                f"group(s) of {source} ({results[0].message.removeprefix('not applicable: ')}); "
-                                "a check that checks nothing is never a pass")]
+        return results
+    return [replace(r, status="error",
+                    message=f"missing data: {r.metric} applies to none of the {len(results)} selected group(s) of "
+                            f"{source} ({r.message.removeprefix('not applicable: ')}); a check that checks nothing "
+                            "is never a pass") for r in results]
 
 
 def _threshold_one(check: Threshold, kind: str, row: dict[str, Any], base: dict[str, Any]) -> CheckResult:
@@ -199,6 +204,9 @@ def _threshold_one(check: Threshold, kind: str, row: dict[str, Any], base: dict[
                                    f"{why_empty(check.metric, row)}; an empty group is never a pass")
     result = CheckResult(**base, group=group, status="pass", value=value, k=k, n=n, message="")
     shown = value_text(result)
+    errored = too_few_ok(check.metric, row)
+    if errored is not None:
+        return replace(result, status="error", message=f"missing data: {shown}, but {errored}; never a pass")
     if check.holds(value):
         return replace(result, message=f"meets {check.bound_text()}")
     if check.equals is not None:
@@ -239,7 +247,7 @@ def evaluate_regression(
     samples = int(settings.get("bootstrap_samples") or DEFAULT_BOOTSTRAP_SAMPLES)
     seed = int(settings.get("bootstrap_seed") or DEFAULT_SEED)
     rows_out = [_regression_one(check, row, run, baseline, models, base, samples, seed) for row in chosen]
-    return out + rows_out + _none_applies(base, rows_out, "summary.json rows")
+    return out + _none_applies(rows_out, "summary.json rows")
 
 
 def _consistent(run: RunDir, row: dict[str, Any], units: dict, metric: str, what: str) -> str | None:
@@ -308,6 +316,11 @@ def _regression_one(
     if not run_units or not base_units:
         return error(f"missing data: {metric} has n = 0 in the {'run' if not run_units else 'baseline'}; "
                      "an empty group is never a pass")
+    for r, rd, what in ((row, run, "run"), (brow, baseline, "baseline")):
+        if r.get("missing"):
+            return error(f"missing data: {r['missing']} of the {what}'s {r.get('n_episodes')} planned episodes of "
+                         f"this group have no result (an interrupted run: `evalkit run --resume {rd.path}`); a "
+                         "regression check compares complete groups only")
     only_base = sorted(set(base_units) - set(run_units))
     only_run = sorted(set(run_units) - set(base_units))
     if only_base or only_run:

@@ -52,6 +52,7 @@ from pydantic import (
 
 from evalkit.errors import ConfigError
 from evalkit.gate.catalogue import BREAKDOWNS, GROUP_KEYS, REGRESSION_UNITS, metric_kinds
+from evalkit.scenarios.documents import DocumentError, load_yaml
 
 __all__ = ["GateConfig", "GateConfigError", "Regression", "RegressionCheck", "Threshold", "load_gate_config"]
 
@@ -300,7 +301,9 @@ def load_gate_config(path: str | Path) -> GateConfig:
     except (OSError, UnicodeDecodeError) as exc:
         raise GateConfigError(p, None, f"unreadable ({exc.__class__.__name__})") from None
     try:
-        raw = yaml.safe_load(text)
+        raw = load_yaml(text)
+    except DocumentError as exc:
+        raise GateConfigError(p, None, exc.describe()) from None
     except yaml.YAMLError as exc:
         mark = getattr(exc, "problem_mark", None)
         where = f"line {mark.line + 1}, column {mark.column + 1}: " if mark is not None else ""

@@ -15,6 +15,7 @@ every side is right (:func:`evalkit.metrics.compare.unit_outcomes`).
 from __future__ import annotations
 
 import json
+import math
 from dataclasses import dataclass, field
 from functools import cached_property
 from pathlib import Path
@@ -226,8 +227,9 @@ def verify_summary(run: RunDir, by: list[str] | tuple[str, ...] = ()) -> None:
     and denominator of each outcome rate (``_VERIFIED_RATES``: the ones that need nothing but
     the result rows and the plan) from
     ``results.jsonl`` over the rebuilt plan, with the same
-    aggregator that wrote the summary (:func:`evalkit.metrics.aggregate.summarize`), so an
-    edited summary or files from different runs are missing data (exit 2), never a pass. An
+    aggregator that wrote the summary (:func:`evalkit.metrics.aggregate.summarize`), and that
+    every rate's value (the number a threshold reads) is its own ``k / n`` (``null`` iff
+    ``n == 0``: :func:`_rate_disagrees`), so an edited summary or files from different runs are missing data (exit 2), never a pass. An
     episode without a result (an interrupted run) is placed in its breakdown group by its
     pair's recorded attributes (:attr:`RunDir.pair_attributes`), as the harness placed it.
 
@@ -259,3 +261,28 @@ def verify_summary(run: RunDir, by: list[str] | tuple[str, ...] = ()) -> None:
                         raise RunError(f"{run.path / 'summary.json'}: {label} {'/'.join(map(str, group))}: "
                                        f"{field} is {old.get(field)!r} but its per-episode results give "
                                        f"{value!r} (edited, or files from different runs?)")
+            for name in fresh:
+                if f"{name}_k" in fresh and f"{name}_n" in fresh:
+                    problem = _rate_disagrees(old, name)
+                    if problem:
+                        raise RunError(f"{run.path / 'summary.json'}: {label} {'/'.join(map(str, group))}: {problem} "
+                                       "(edited, or files from different runs?)")
+
+
+def _rate_disagrees(row: dict[str, Any], name: str) -> str | None:
+    """Why a summary row's rate ``name`` is not its own ``name_k / name_n``, or ``None``.
+
+    The value a threshold reads must be the fraction its counts give (within float
+    rounding, ``rel_tol`` 1e-9), and ``null`` exactly when ``n == 0`` (field case C21).
+    """
+    value, k, n = row.get(name), row.get(f"{name}_k"), row.get(f"{name}_n")
+    if name not in row:
+        return None  # no value to read: a check on it is missing data (evalkit.gate.checks)
+    if not all(isinstance(x, int) and not isinstance(x, bool) for x in (k, n)) or n < 0 or not 0 <= k <= n:
+        return f"{name}_k / {name}_n is {k!r}/{n!r}, not counts"
+    if n == 0:
+        return None if value is None else f"{name} is {value!r} but {name}_n is 0 (an empty rate is null)"
+    if isinstance(value, bool) or not isinstance(value, (int, float)) or not math.isclose(
+            value, k / n, rel_tol=1e-9, abs_tol=1e-12):
+        return f"{name} is {value!r} but {name}_k / {name}_n is {k}/{n}"
+    return None

@@ -26,6 +26,7 @@ from evalkit.errors import ConfigError
 from evalkit.paths import builtin_dir
 from evalkit.rules.draft import DraftRuleSet
 from evalkit.rules.schema import RuleSet
+from evalkit.scenarios.documents import DocumentError, load_json, load_yaml
 
 DEFAULT_RULES = "default.yaml"
 
@@ -75,7 +76,9 @@ def _read(path: str | Path) -> tuple[Path, bytes, dict[str, Any]]:
         raise ConfigError(f"{p}: cannot read the rule set: {exc.strerror}") from None
     try:
         text = data.decode("utf-8")
-        raw = json.loads(text) if p.suffix == ".json" else yaml.safe_load(text)
+        raw = load_json(text) if p.suffix == ".json" else load_yaml(text)
+    except DocumentError as exc:
+        raise ConfigError(f"{p}: {exc.describe()}") from None
     except (UnicodeDecodeError, yaml.YAMLError, json.JSONDecodeError) as exc:
         mark = getattr(exc, "problem_mark", None)
         line = f" (line {mark.line + 1})" if mark is not None else ""

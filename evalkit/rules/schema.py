@@ -33,7 +33,8 @@ Argument tests (:class:`RuleArgTest`) are the runtime's
   one RE2 cannot run is refused on load.
 * Comparisons are typed, as in JSON: ``gt`` / ``ge`` / ``lt`` / ``le`` hold only for a
   number (never a bool or a string: the string ``"500"`` is not above 100), and ``eq`` /
-  ``ne`` / ``in`` compare values exactly (``"500"`` is not ``500``). A test that fails on the
+  ``ne`` / ``in`` compare values exactly (``"500"`` is not ``500``, ``true`` is not ``1``,
+  inside arrays and objects too: :func:`~evalkit.runtime.matching.json_equal`). A test that fails on the
   argument's type alone is a non-match *with a reason*: :meth:`RuleSet.type_mismatches`
   names the rule, the field and why, and ``evalkit rules replay`` lists every such commit
   (:func:`evalkit.rules.matcher.scan`). In a live run the controller validates arguments
@@ -51,7 +52,7 @@ from typing import Any, Literal
 from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
 
 from evalkit.runtime.gate import RuleHit, Situation
-from evalkit.runtime.matching import ArgTest, CallPattern
+from evalkit.runtime.matching import ArgTest, CallPattern, json_equal
 
 _ID = r"^[A-Za-z0-9_.:-]+$"
 _OPS = {"eq": "=", "ne": "not", "gt": ">", "ge": ">=", "lt": "<", "le": "<=", "pattern": "matching",
@@ -100,8 +101,14 @@ def _as_number(value: Any) -> float | None:
     return None
 
 
+def _spelled_number(value: Any) -> float | None:
+    """The number a value spells, a boolean read as 1 / 0 (``true`` and ``1`` look alike to
+    Python, not to JSON), else :func:`_as_number`."""
+    return float(value) if isinstance(value, bool) else _as_number(value)
+
+
 def _shown(value: Any, limit: int = 60) -> str:
-    text = repr(value)
+    text = ("true" if value else "false") if isinstance(value, bool) else repr(value)
     return text if len(text) <= limit else text[: limit - 1] + "…"
 
 
@@ -120,7 +127,7 @@ class RuleArgTest(ArgTest):
 
         Reported: a numeric bound on a value that is not a finite number, and an ``eq`` /
         ``in`` whose reference and value spell the same number as different types (``"500"``
-        and ``500``). Such a comparison does not hold; this says why, for the replay report.
+        and ``500``, ``true`` and ``1``). Such a comparison does not hold; this says why, for the replay report.
 
         Args:
             present: Whether the call has the argument.
@@ -138,9 +145,9 @@ class RuleArgTest(ArgTest):
                         "hold only for JSON numbers)")
             if name in ("eq", "in_"):
                 refs = list(ref) if name == "in_" else [ref]
-                number = _as_number(value)
-                if value not in refs and number is not None and any(
-                        _json_kind(r) != _json_kind(value) and _as_number(r) == number for r in refs):
+                number = _spelled_number(value)
+                if not any(json_equal(value, r) for r in refs) and number is not None and any(
+                        _json_kind(r) != _json_kind(value) and _spelled_number(r) == number for r in refs):
                     label = "in" if name == "in_" else "eq"
                     return (f"is {_json_kind(value)} {_shown(value)}, the rule's {label} {_shown(ref)} a different "
                             f"JSON type: not equal ({label} compares JSON values exactly)")

@@ -85,7 +85,7 @@ class ArgTest(BaseModel):
 
         A numeric bound holds only for a finite number (a bool, a string such as ``"500"``,
         ``null``, NaN or an infinity fails it); ``eq`` / ``ne`` / ``in`` compare JSON values
-        exactly; a pattern is searched in the value's string form in linear time
+        exactly (:func:`json_equal`: ``true`` is not ``1``, ``"500"`` is not ``500``); a pattern is searched in the value's string form in linear time
         (:mod:`evalkit.patterns`).
         """
         if self.exists is not None and present != self.exists:
@@ -94,11 +94,11 @@ class ArgTest(BaseModel):
             return not self._checks
         for name, ref in self._checks:
             if name == "eq":
-                ok = value == ref
+                ok = json_equal(value, ref)
             elif name == "ne":
-                ok = value != ref
+                ok = not json_equal(value, ref)
             elif name == "in_":
-                ok = value in ref
+                ok = any(json_equal(value, item) for item in ref)
             elif name in ("pattern", "not_pattern"):
                 ok = ref.found(value) is (name == "pattern")
             else:
@@ -108,6 +108,34 @@ class ArgTest(BaseModel):
             if not ok:
                 return False
         return True
+
+
+def json_equal(a: Any, b: Any) -> bool:
+    """Equality of two JSON values, typed as in JSON.
+
+    Unlike Python's ``==``, a boolean never equals a number (``true`` is not ``1``,
+    ``false`` is not ``0``); numbers compare by value (``1`` equals ``1.0``: JSON has one
+    number type); strings, ``null``, arrays (element by element, lists and tuples alike) and
+    objects (same keys, equal values) compare recursively under the same rule.
+
+    Args:
+        a: A JSON value (as ``json.loads`` or a YAML loader gives it).
+        b: Another.
+
+    Returns:
+        Whether they are the same JSON value.
+    """
+    if isinstance(a, bool) or isinstance(b, bool):
+        return isinstance(a, bool) and isinstance(b, bool) and a is b
+    if isinstance(a, (int, float)) and isinstance(b, (int, float)):
+        return a == b
+    if isinstance(a, (list, tuple)) and isinstance(b, (list, tuple)):
+        return len(a) == len(b) and all(json_equal(x, y) for x, y in zip(a, b))
+    if isinstance(a, Mapping) and isinstance(b, Mapping):
+        return a.keys() == b.keys() and all(json_equal(a[k], b[k]) for k in a)
+    if isinstance(a, (int, float, list, tuple, Mapping)) or isinstance(b, (int, float, list, tuple, Mapping)):
+        return False
+    return type(a) is type(b) and a == b
 
 
 def _as_tuple(value: Any) -> Any:

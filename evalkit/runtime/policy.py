@@ -33,6 +33,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError
 from evalkit.errors import ConfigError
 from evalkit.runtime.approvals import ApprovalPolicy
 from evalkit.runtime.meta import MetaPolicy
+from evalkit.scenarios.documents import DocumentError, load_json, load_yaml
 
 
 class Budgets(BaseModel):
@@ -90,7 +91,9 @@ def load_policy(path: str | Path) -> RuntimePolicy:
     except OSError as exc:
         raise ConfigError(f"{p}: cannot read the policy file: {exc.strerror}") from None
     try:
-        raw: Any = yaml.safe_load(text) if p.suffix in (".yaml", ".yml") else json.loads(text)
+        raw: Any = load_yaml(text) if p.suffix in (".yaml", ".yml") else load_json(text)
+    except DocumentError as exc:
+        raise ConfigError(f"{p}: {exc.describe()}") from None
     except (yaml.YAMLError, json.JSONDecodeError) as exc:
         raise ConfigError(f"{p}: not valid {p.suffix[1:].upper() or 'YAML'}: {exc}") from None
     try:

@@ -1,7 +1,8 @@
 """Reading suite documents: UTF-8 text, YAML and JSON, with duplicate-key and nesting checks.
 
-Suite files are written by people and tools, so the readers refuse what would otherwise pass
-silently or take the process down:
+Suite files, gate configs, rule sets, runtime policies and model config files are written by
+people and tools, so every one of them is read here, and the readers refuse what would
+otherwise pass silently or take the process down:
 
 * bytes that are not UTF-8 (a UTF-8 byte-order mark is accepted and dropped, in every format);
 * a mapping that repeats a key (YAML and JSON parsers keep the last value without a word);
@@ -54,6 +55,12 @@ class DocumentError(Exception):
         self.message = message
         self.path = tuple(path)
         self.data = data
+
+    def describe(self) -> str:
+        """The problem as one line for a config file's error (the caller prefixes the file):
+        ``field thresholds.0.metric: duplicate key 'metric' (line 2): …``."""
+        where = ".".join(map(str, self.path))
+        return (f"field {where}: " if where else "") + self.message
 
 
 def decode(data: bytes) -> str:

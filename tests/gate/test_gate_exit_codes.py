@@ -168,7 +168,7 @@ def test_n_zero_exits_2_never_a_pass(runs, write_config, tmp_path):
     # these dev pairs hold no control pair: control_accuracy does not apply to the only group, so the
     # check checks nothing, which is never a pass either
     result = gate(runs["oracle"], write_config("thresholds: [{metric: control_accuracy, min: 0}]"))
-    assert result.exit_code == 2 and "gate ERROR: 0 of 2 checks failed, 1 without data, 1 not applicable" in result.stdout
+    assert result.exit_code == 2 and "gate ERROR: 0 of 1 checks failed, 1 without data (exit 2)" in result.stdout
     # n = 0 outranks a real failure in the same gate: the verdict is the worst status
     config = write_config("thresholds: [{metric: timely_rate, max: 1}, {metric: paired_accuracy, min: 0.75}]")
     result = gate(runs["always_act"], config)
@@ -317,7 +317,7 @@ def test_means_and_counts_are_gated_with_their_n(runs, write_config, tmp_path):
     assert "missing data: lag_mean has no value (n = 0)" in (tmp_path / "s.md").read_text()
 
 
-def test_a_missing_episode_counts_as_wrong_in_both_kinds_of_check(write_config, tmp_path):
+def test_a_missing_episode_fails_a_threshold_and_is_missing_data_for_a_regression(write_config, tmp_path):
     # an interrupted run: one planned episode never recorded (summary.json counts it as wrong)
     from evalkit.harness.run import finish, load_config
     from evalkit.harness.store import RunStore, result_key
@@ -339,13 +339,27 @@ regression:
   checks: [{{metric: paired_accuracy, tolerance: 0.05, where: {{condition: meta}}}}]
 """)
     result = gate(run, config, "--junit", tmp_path / "j.xml")
-    assert result.exit_code == 1, result.output
+    assert result.exit_code == 2, result.output
     found = cases(tmp_path / "j.xml")
     assert found["coverage == 1 [scripted/oracle · meta · off]"].find("failure").get("message") == (
         "0.958 (23/24) is not 1")
+    # a regression compares complete groups only: 12/12 → 11/12 with one episode never run is not a
+    # comparison of the model (README, CI gate)
     regression = found["paired_accuracy drop vs baseline (tolerance 0.05) [scripted/oracle · meta · off]"]
-    assert regression.find("failure") is None  # 12/12 → 11/12: one discordant pair, p = 1
-    assert "drop 0.083 exceeds the tolerance 0.05 but is not significant" in regression.find("system-out").text
+    assert regression.find("error").get("message") == (
+        f"missing data: 1 of the run's 24 planned episodes of this group have no result (an interrupted run: "
+        f"`evalkit run --resume {run}`); a regression check compares complete groups only")
+    # the baseline side too: the complete run against the interrupted one as baseline
+    config = write_config(f"""
+regression:
+  baseline: {run}
+  checks: [{{metric: paired_accuracy, tolerance: 0.05, where: {{condition: meta}}}}]
+""")
+    result = gate(copy_run(base, tmp_path / "complete"), config, "--junit", tmp_path / "j2.xml")
+    assert result.exit_code == 2, result.output
+    regression = cases(tmp_path / "j2.xml")[
+        "paired_accuracy drop vs baseline (tolerance 0.05) [scripted/oracle · meta · off]"]
+    assert regression.find("error").get("message").startswith("missing data: 1 of the baseline's 24 planned episodes")
 
 
 def test_a_crash_exits_2_never_1(runs, write_config, monkeypatch):

@@ -104,12 +104,16 @@ def test_a_check_that_applies_to_no_selected_group_is_an_error(with_controls, tm
     config.write_text("thresholds: [{metric: paired_accuracy, by: trigger, min: 0.5, where: {trigger: none}}]\n")
     result, cases = gate(with_controls, config, tmp_path)
     assert result.exit_code == 2, result.output
-    assert "gate ERROR: 0 of 3 checks failed, 1 without data, 2 not applicable (exit 2)" in result.stdout
-    [error] = [c.find("error") for c in cases.values() if c.find("error") is not None]
-    assert error.get("message") == (
-        "missing data: paired_accuracy applies to none of the 2 selected group(s) of summary.json breakdowns.trigger "
-        "(the group has no pair units with two or more sides (control pairs are act only), so paired_accuracy has "
-        "n = 0 by construction); a check that checks nothing is never a pass")
+    # one row per selected group, an error each: never both an ERROR and a SKIP row for one group
+    assert "gate ERROR: 0 of 2 checks failed, 2 without data (exit 2)" in result.stdout
+    assert len(cases) == 2 and all(c.find("skipped") is None for c in cases.values())
+    assert {name.rsplit("[", 1)[1] for name in cases} == {"scripted/oracle · nl · off · trigger=none]",
+                                                          "scripted/oracle · meta · off · trigger=none]"}
+    for case in cases.values():
+        assert case.find("error").get("message") == (
+            "missing data: paired_accuracy applies to none of the 2 selected group(s) of summary.json "
+            "breakdowns.trigger (the group has no pair units with two or more sides (control pairs are act only), "
+            "so paired_accuracy has n = 0 by construction); a check that checks nothing is never a pass")
 
 
 def test_a_regression_on_a_run_of_control_pairs_only(tmp_path):
@@ -126,8 +130,11 @@ def test_a_regression_on_a_run_of_control_pairs_only(tmp_path):
     assert result.exit_code == 2, result.output  # paired_accuracy checks nothing in this run
     name = "{} drop vs baseline (tolerance 0.05) [scripted/oracle · meta · off]"
     assert "no drop" in cases[name.format("control_accuracy")].find("system-out").text
-    assert cases[name.format("paired_accuracy")].find("skipped").get("message").startswith(
-        "not applicable: the group has no pair units with two or more sides")
+    assert cases[name.format("paired_accuracy")].find("skipped") is None  # an error only, not also a skip
+    assert cases[name.format("paired_accuracy")].find("error").get("message").startswith(
+        "missing data: paired_accuracy applies to none of the 1 selected group(s) of summary.json rows (the group "
+        "has no pair units with two or more sides")
+    assert len(cases) == 2
 
 
 def test_population_fields_are_planned_counts_of_every_row():

@@ -75,7 +75,6 @@ def test_catastrophic_patterns_cannot_hang_replay_or_the_gate(tmp_path):
     (r"(?x) a b", "invalid perl operator: (?x"),                # verbose flag
     (r"end\Z", r"invalid escape sequence: \Z"),                 # write \z
     (r"a{1001}", "invalid repetition size: {1001}"),
-    ("(", "missing ): ("),
 ])
 def test_a_pattern_the_engine_cannot_run_is_refused_on_load_naming_file_rule_and_field(tmp_path, pattern, detail):
     path = rule_file(tmp_path, {"ok-v1": "fine", "bad-v1": pattern})
@@ -85,6 +84,21 @@ def test_a_pattern_the_engine_cannot_run_is_refused_on_load_naming_file_rule_and
     assert message.startswith(f"{path}: rule bad-v1: field when.args.q.pattern: regular expression `{pattern}` is "
                               "not supported by the linear-time pattern engine"), message
     assert message.endswith(detail) and "\n" not in message, message
+
+
+@pytest.mark.parametrize(("pattern", "message"), [
+    ("(", "regular expression `(` is not valid: missing ), unterminated subpattern at position 0"),
+    ("[ab]{999}" * 3, "regular expression `[ab]{999}[ab]{999}[ab]{999}` is too large for linear-time matching "
+                      "(program size 3001 > 2000)"),
+    ("x" * 3000, "regular expression `" + "x" * 59 + "… (3,000 characters) is too large"),
+    ("a\ud800", "regular expression 'a\\ud800' holds a lone surrogate"),
+])
+def test_an_invalid_oversized_or_non_text_pattern_is_refused_with_what_is_wrong(tmp_path, pattern, message):
+    from evalkit.patterns import compile_pattern
+
+    with pytest.raises(ValueError) as err:
+        compile_pattern(pattern)
+    assert str(err.value).startswith(message) and len(str(err.value)) < 300, str(err.value)
 
 
 def test_not_pattern_drafts_and_the_cli_refuse_it_too(tmp_path):
@@ -176,7 +190,7 @@ def sit(tool, **args):
     (sit("order", qty="500"), None, ("args.qty", "500", "args.qty is a string '500', not a finite number: "
                                      "bound gt 100 not applied (numeric bounds hold only for JSON numbers)")),
     (sit("order", qty="lots"), None, ("args.qty", "lots", "args.qty is a string 'lots', not a finite number")),
-    (sit("order", qty=True), None, ("args.qty", True, "args.qty is a boolean True, not a finite number")),
+    (sit("order", qty=True), None, ("args.qty", True, "args.qty is a boolean true, not a finite number")),
     (sit("order", qty=None), None, ("args.qty", None, "args.qty is null, not a finite number")),
     (sit("order", qty=float("nan")), None, ("args.qty", None, "args.qty is a number nan, not a finite number")),
     (sit("order"), None, None),                                           # absent: not a type question
@@ -200,6 +214,58 @@ def test_typed_comparisons_are_a_non_match_with_a_reason(situation, hit, mismatc
     field, value, reason = mismatch
     assert note.field == field and note.reason.startswith(reason), note.reason
     assert note.value == value or (value is None and note.value != note.value)  # NaN
+
+
+BOOLS = RuleSet.model_validate({
+    "id": "bools", "version": "1", "changelog": [{"version": "1", "changes": ["x"]}],
+    "rules": [
+        {"id": "one-v1", "when": {"tool": "order", "args": {"qty": {"eq": 1}}}, "then": "abstain", "message": "m"},
+        {"id": "zero-v1", "when": {"tool": "refund", "args": {"full": {"in": [0]}}}, "then": "abstain", "message": "m"},
+        {"id": "flag-v1", "when": {"tool": "share", "args": {"opts": {"eq": {"notify": True, "ids": [1, True]}}}},
+         "then": "clarify", "message": "m"},
+        {"id": "not-off-v1", "when": {"tool": "close", "args": {"keep": {"ne": False}}}, "then": "clarify",
+         "message": "m"},
+    ],
+})
+
+
+@pytest.mark.parametrize(("situation", "hit"), [
+    (sit("order", qty=True), None),            # JSON true is not the number 1
+    (sit("order", qty=1), "one-v1"),
+    (sit("order", qty=1.0), "one-v1"),         # one JSON number type: 1 and 1.0 are the same value
+    (sit("refund", full=False), None),         # JSON false is not 0
+    (sit("refund", full=0), "zero-v1"),
+    (sit("share", opts={"notify": True, "ids": [1, True]}), "flag-v1"),
+    (sit("share", opts={"notify": 1, "ids": [1, True]}), None),        # inside objects too
+    (sit("share", opts={"notify": True, "ids": [True, True]}), None),  # and inside arrays
+    (sit("share", opts={"notify": True, "ids": [1, True], "x": 1}), None),
+    (sit("close", keep=0), "not-off-v1"),      # 0 is not false, so `ne: false` holds
+    (sit("close", keep=False), None),
+])
+def test_eq_ne_in_compare_json_types_so_a_boolean_never_equals_a_number(situation, hit):
+    found = BOOLS.match(situation)
+    assert (found.rule_id if found else None) == hit
+
+
+def test_a_boolean_against_a_numeric_eq_or_in_is_a_type_mismatch_with_a_reason():
+    [note] = BOOLS.type_mismatches(sit("order", qty=True))
+    assert note.rule_id == "one-v1" and note.field == "args.qty" and note.value is True
+    assert note.reason == ("args.qty is a boolean true, the rule's eq 1 a different JSON type: not equal "
+                           "(eq compares JSON values exactly)")
+    [note] = BOOLS.type_mismatches(sit("refund", full=False))
+    assert note.rule_id == "zero-v1" and note.reason.startswith("args.full is a boolean false, the rule's in [0]")
+    assert BOOLS.type_mismatches(sit("order", qty=2)) == []  # another value, not a type question
+
+
+def test_json_equal_is_typed_as_in_json():
+    from evalkit.runtime.matching import json_equal
+
+    assert json_equal(True, True) and json_equal(None, None) and json_equal("a", "a") and json_equal(2, 2.0)
+    assert not json_equal(True, 1) and not json_equal(0, False) and not json_equal(1.0, True)
+    assert not json_equal("1", 1) and not json_equal(None, False) and not json_equal(None, 0)
+    assert json_equal([1, {"a": [False]}], (1, {"a": (False,)}))
+    assert not json_equal([1, {"a": [False]}], [1, {"a": [0]}])
+    assert not json_equal({"a": 1}, {"a": 1, "b": 2}) and not json_equal([1], [1, 1])
 
 
 def test_a_type_mismatch_behind_the_matching_rule_is_not_reported():
