@@ -35,11 +35,15 @@ def load_price_table(path: str | Path) -> dict[str, dict[str, float]]:
     """
     import yaml
 
+    from evalkit.scenarios.documents import DocumentError, load_yaml
+
     p = Path(path)
     try:
-        data = yaml.safe_load(p.read_text(encoding="utf-8")) or {}
+        data = load_yaml(p.read_text(encoding="utf-8")) or {}
     except OSError as exc:
         raise ConfigError(f"{p}: cannot read price table: {exc.strerror or exc}") from None
+    except DocumentError as exc:  # a repeated key: the last would silently win
+        raise ConfigError(f"{p}: {exc.describe()}") from None
     except yaml.YAMLError as exc:
         raise ConfigError(f"{p}: not valid YAML: {' '.join(str(exc).split())}") from None
     models = data.get("models") if isinstance(data, dict) else None

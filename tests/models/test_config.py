@@ -97,3 +97,14 @@ def test_specs_are_checked():
         with pytest.raises(ConfigError, match=needle):
             get_model(spec)
     assert get_model("scripted/oracle", ModelOptions(temperature=1.0)).name == "scripted/oracle"
+
+
+def test_a_price_table_with_a_model_given_twice_is_refused(tmp_path):
+    from evalkit.errors import ConfigError
+    from evalkit.models.pricing import load_price_table
+
+    path = tmp_path / "prices.yaml"
+    path.write_text("models:\n  openai/x: {input_per_mtok: 1, output_per_mtok: 2}\n"
+                    "  openai/x: {input_per_mtok: 0, output_per_mtok: 0}\n")
+    with pytest.raises(ConfigError, match=r"prices.yaml: field models.openai/x: duplicate key 'openai/x' \(line 3\)"):
+        load_price_table(path)
