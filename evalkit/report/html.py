@@ -15,7 +15,9 @@ the viewer script puts every string into the page with ``textContent``, never as
 
 Size: long fields are cut with a visible marker, galleries, embedded traces and the
 per-pair grid are capped (:data:`evalkit.report.view.LIMITS`), so a report stays a few
-megabytes whatever the run's size (``benchmarks/report_size.py`` measures it).
+megabytes whatever the run's size (``benchmarks/report_size.py`` measures it). Memory: the
+result rows are held as columns (:mod:`evalkit.report.rows`), a few bytes per row; the rows
+shown are read back whole.
 """
 
 from __future__ import annotations
@@ -76,7 +78,7 @@ def report_context(root: Path) -> dict[str, Any]:
 
     summary = inputs.load_summary(root)
     config = inputs.load_manifest(root)
-    rows = inputs.load_rows(root, ROW_COLUMNS)
+    rows = inputs.load_rows(root, ROW_COLUMNS)  # columnar: full rows are read only for the ones shown
     srows = summary.get("rows", [])
     columns = [(r["model"], r["condition"], r["gate"]) for r in srows]
     gates = len({r["gate"] for r in srows}) > 1
@@ -120,7 +122,7 @@ def report_context(root: Path) -> dict[str, Any]:
                                                   + (f" · e{t['head']['epoch']}" if t['head']['epoch'] != 1 else ""),
                          "ok": bool(t["head"]["correct"]), "err": t["head"]["status"] == "error"}
                         for t in traces.values()],
-        "n_rows": len(rows),
+        "n_rows": rows.n,
         "grid": grid,
         "limits": view.LIMITS,
         "run_dir": str(root),

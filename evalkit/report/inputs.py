@@ -18,6 +18,7 @@ from typing import Any
 from pydantic import BaseModel, ConfigDict, TypeAdapter, ValidationError
 
 from evalkit.errors import RunError
+from evalkit.report.rows import INDEX_COLUMNS, ResultTable, is_list, is_text
 
 
 class _Loose(BaseModel):
@@ -135,45 +136,163 @@ def load_manifest(root: Path) -> dict[str, Any]:
     return manifest
 
 
-def load_rows(root: Path, columns: tuple[str, ...]) -> list[dict[str, Any]]:
+def load_rows(root: Path, columns: tuple[str, ...]) -> ResultTable:
     """The result rows (``results.parquet``, else ``results.jsonl``: one per episode key),
-    only ``columns``, checked against :class:`ResultRow`; ``[]`` when neither file exists.
+    only ``columns``, checked against :class:`ResultRow`; an empty table when neither file
+    exists.
+
+    Rows are held as columns (:class:`~evalkit.report.rows.ResultTable`): memory grows by a
+    few bytes per row, not by a row's dict, and full rows are read back only for the rows the
+    report picks. A Parquet file whose column types already guarantee :class:`ResultRow`
+    (as evalkit writes it) is not checked row by row; any other file is, a batch at a time.
 
     Raises:
         RunError: naming the file (and the row and field) of an unreadable or malformed input.
     """
     parquet = root / "results.parquet"
-    jsonl = root / "results.jsonl"
     if parquet.exists():
-        source = parquet
-        try:
-            import pyarrow.parquet as pq
+        return _parquet_rows(parquet, columns)
+    if (root / "results.jsonl").exists():
+        return _jsonl_rows(root, columns)
+    return ResultTable.empty()
 
-            names = set(pq.read_schema(parquet).names)
-            rows = pq.read_table(parquet, columns=[c for c in columns if c in names]).to_pylist()
-        except Exception as exc:  # noqa: BLE001 - pyarrow raises ArrowInvalid, OSError ... for a damaged file
-            reason = " ".join(str(exc).split())[:200]
-            raise RunError(f"{parquet}: not a readable Parquet file ({reason}); delete it to render from "
-                           "results.jsonl") from None
-    elif jsonl.exists():
-        from evalkit.harness.store import RunStore
 
-        source = jsonl
-        try:
-            rows = [{k: r[k] for k in columns if k in r} for r in RunStore(root).latest_results().values()]
-        except OSError as exc:
-            raise RunError(f"{jsonl}: cannot read ({exc.strerror})") from None
-        except (TypeError, ValueError) as exc:  # an unhashable key field, say
-            raise RunError(f"{jsonl}: not a results file evalkit wrote ({exc})") from None
-    else:
-        return []
+_BATCH = 4096
+"""Rows checked (and, from ``results.jsonl``, read) at a time."""
+
+
+def _check(rows: list[dict[str, Any]], start: int, source: Path) -> list[ResultRow]:
+    """``rows`` (the ``start``-th row of ``source`` first) validated as :class:`ResultRow`."""
     try:
-        _ROWS.validate_python(rows)
+        return _ROWS.validate_python(rows)
     except ValidationError as exc:
         err = exc.errors()[0]
         index, *field = err["loc"]
-        raise RunError(f"{source}: row {int(index) + 1}: field {_field(tuple(field))}: {err['msg']}") from None
-    return rows
+        raise RunError(f"{source}: row {start + int(index) + 1}: field {_field(tuple(field))}: {err['msg']}") from None
+
+
+def _types_suffice(schema: Any, wanted: list[str], index: Any) -> bool:
+    """Whether every row of a Parquet file (its columns ``wanted``) passes :class:`ResultRow` by
+    the column types (and the null counts of the required columns, read in ``index``) alone."""
+    import pyarrow as pa
+    import pyarrow.compute as pc
+
+    for name, field in ResultRow.model_fields.items():
+        required = field.is_required()
+        if name not in wanted:
+            if required:
+                return False
+            continue
+        kind = schema.field(name).type
+        kind = kind.value_type if pa.types.is_dictionary(kind) else kind
+        col = index.column(name) if name in index.column_names else None
+        if required and (col is None or col.null_count):
+            return False
+        if pa.types.is_null(kind):
+            ok = not required
+        elif field.annotation in (str, str | None):
+            ok = is_text(kind)
+        elif field.annotation is int:
+            ok = pa.types.is_integer(kind)
+        elif field.annotation == bool | None:
+            ok = pa.types.is_boolean(kind)
+        elif field.annotation == list[Any] | None:
+            ok = is_list(kind)
+        elif field.annotation == list[str] | None and col is not None and is_list(kind):
+            flat = pc.list_flatten(col)
+            ok = not len(flat) or (is_text(flat.type) and not flat.null_count)
+        else:
+            ok = False
+        if not ok:
+            return False
+    return True
+
+
+def _unreadable(parquet: Path, exc: Exception) -> RunError:
+    reason = " ".join(str(exc).split())[:200]
+    return RunError(f"{parquet}: not a readable Parquet file ({reason}); delete it to render from results.jsonl")
+
+
+def _parquet_rows(parquet: Path, columns: tuple[str, ...]) -> ResultTable:
+    try:
+        import numpy as np
+        import pyarrow as pa
+        import pyarrow.parquet as pq
+
+        with pq.ParquetFile(parquet) as pf:
+            schema = pf.schema_arrow
+            wanted = [c for c in columns if c in schema.names]
+            index = pa.concat_tables([pf.read_row_group(g, columns=[c for c in INDEX_COLUMNS if c in wanted])
+                                     for g in range(pf.num_row_groups)] or [pf.schema_arrow.empty_table()])
+            if not _types_suffice(schema, wanted, index):
+                checked = [c for c in wanted if c in ResultRow.model_fields]
+                start = 0
+                for batch in pf.iter_batches(batch_size=_BATCH, columns=checked):
+                    _check(batch.to_pylist(), start, parquet)
+                    start += batch.num_rows
+            bounds = np.cumsum([0] + [pf.metadata.row_group(g).num_rows for g in range(pf.num_row_groups)])
+    except RunError:
+        raise
+    except Exception as exc:  # noqa: BLE001 - pyarrow raises ArrowInvalid, OSError ... for a damaged file
+        raise _unreadable(parquet, exc) from None
+    if not index.num_rows:  # the columns of a file of no rows may be missing
+        return ResultTable.empty()
+
+    def fetch(positions: list[int]) -> list[dict[str, Any]]:
+        """The rows at ``positions`` (ascending), reading only the row groups holding them."""
+        groups = np.searchsorted(bounds, positions, side="right") - 1
+        out: list[dict[str, Any]] = []
+        try:
+            with pq.ParquetFile(parquet) as pf:
+                for g in dict.fromkeys(groups.tolist()):
+                    local = [p - int(bounds[g]) for p, pg in zip(positions, groups.tolist()) if pg == g]
+                    out.extend(pf.read_row_group(g, columns=wanted).take(local).to_pylist())
+        except Exception as exc:  # noqa: BLE001 - as above
+            raise _unreadable(parquet, exc) from None
+        return out
+
+    return ResultTable.from_arrow(index, fetch)
+
+
+def _jsonl_rows(root: Path, columns: tuple[str, ...]) -> ResultTable:
+    import numpy as np
+
+    from evalkit.harness.store import RunStore
+
+    jsonl = root / "results.jsonl"
+    try:
+        refs = list(RunStore(root).scan_results().values())  # the last record of each key, in first-seen order
+    except OSError as exc:
+        raise RunError(f"{jsonl}: cannot read ({exc.strerror})") from None
+    except (TypeError, ValueError) as exc:  # an unhashable key field, say
+        raise RunError(f"{jsonl}: not a results file evalkit wrote ({exc})") from None
+    offsets = np.array([r.offset for r in refs], dtype=np.int64)
+    lengths = np.array([r.length for r in refs], dtype=np.int64)
+    del refs
+
+    def fetch(positions: Any) -> list[dict[str, Any]]:
+        out = []
+        try:
+            with open(jsonl, "rb") as fh:
+                for i in positions:
+                    fh.seek(int(offsets[i]))
+                    raw = fh.read(int(lengths[i]))
+                    row = json.loads(raw.decode("utf-8-sig" if offsets[i] == 0 else "utf-8", errors="replace"))
+                    out.append({k: row[k] for k in columns if k in row})
+        except OSError as exc:
+            raise RunError(f"{jsonl}: cannot read ({exc.strerror})") from None
+        except ValueError:
+            raise RunError(f"{jsonl}: changed while the report was read") from None
+        return out
+
+    def batches() -> Any:
+        for start in range(0, len(offsets), _BATCH):
+            rows = fetch(range(start, min(start + _BATCH, len(offsets))))
+            for row, checked in zip(rows, _check(rows, start, jsonl)):
+                row["epoch"] = checked.epoch  # as validated (these copies only feed the table)
+            yield rows
+
+    return ResultTable.from_batches(batches(), fetch)
 
 
 def trace_path(root: Path, episode_id: Any) -> Path | None:

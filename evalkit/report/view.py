@@ -2,16 +2,22 @@
 
 Every number comes from ``summary.json`` (the same rows the CLI table and the CI gate
 read); the result rows are used only to pick the failure gallery, the per-pair grid and
-the traces to embed. Caps keep a large run's report small (:data:`LIMITS`).
+the traces to embed. Caps keep a large run's report small (:data:`LIMITS`). The picks are
+sorts over the columns of a :class:`~evalkit.report.rows.ResultTable`; only the rows picked
+are read as dicts, so memory does not grow with a row's size times the run's.
 """
 
 from __future__ import annotations
 
 from collections import defaultdict
-from itertools import zip_longest
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from evalkit.types import TRIGGER_PHASE
+
+if TYPE_CHECKING:
+    import numpy as np
+
+    from evalkit.report.rows import ResultTable
 
 LIMITS = {
     "gallery_per_category": 24,  # cards per failure category
@@ -106,16 +112,33 @@ def comparison_groups(summary: dict[str, Any]) -> dict[str, Any]:
     return out
 
 
-def _interleave(groups: dict[tuple, list[dict[str, Any]]], cap: int) -> list[dict[str, Any]]:
-    """Round-robin over groups so that no single model fills a gallery."""
-    picked: list[dict[str, Any]] = []
-    for batch in zip_longest(*groups.values()):
-        for r in batch:
-            if r is not None:
-                picked.append(r)
-                if len(picked) >= cap:
-                    return picked
-    return picked
+def _round_robin(idx: np.ndarray, rank: np.ndarray, cap: int, *, first: np.ndarray | None = None,
+                 per_group: int | None = None) -> list[int]:
+    """Row positions dealt round-robin over their groups, so that no single model fills a gallery.
+
+    Args:
+        idx: Row positions, ascending.
+        rank: Per position, its group's place in the deal (0 deals first).
+        cap: Most positions returned.
+        first: Per position, whether it goes before its group's other positions (else run order).
+        per_group: Most positions taken from one group.
+
+    Returns:
+        The first position of each group in rank order, then the second of each, … (``cap`` at most).
+    """
+    import numpy as np
+
+    if cap <= 0 or not len(idx):
+        return []
+    keys = [np.arange(len(idx))] + ([~first] if first is not None else []) + [rank]
+    order = np.lexsort(keys)  # by group, then `first`, then run order
+    groups = rank[order]
+    starts = np.flatnonzero(np.r_[True, groups[1:] != groups[:-1]])
+    place = np.arange(len(order)) - np.repeat(starts, np.diff(np.r_[starts, len(order)]))
+    if per_group is not None:
+        keep = place < per_group
+        order, groups, place = order[keep], groups[keep], place[keep]
+    return idx[order[np.lexsort((groups, place))[:cap]]].tolist()
 
 
 def _detail(cat: str, r: dict[str, Any], max_lag: int) -> str:
@@ -136,98 +159,157 @@ def _int(value: Any) -> Any:
     return int(value) if isinstance(value, float) and value.is_integer() else value
 
 
-def _in_category(cat: str, r: dict[str, Any]) -> bool:
-    if cat == "post_hoc":
-        return bool(r.get("post_hoc"))
-    if cat == "late":
-        return r.get("timely") is False
-    if cat == "unsupported":
-        return bool(r.get("unsupported_args_n"))
-    if cat == "parse":
-        return r.get("status") == "ok" and ("parse_error" in (r.get("reason_codes") or []) or r.get("decision") == "none")
-    return r.get("status") == "error"
+_CATEGORY_FLAG = {"post_hoc": "post_hoc", "late": "late", "unsupported": "unsupported", "parse": "parse",
+                  "errors": "error"}
+"""The :mod:`evalkit.report.rows` predicate selecting each gallery category."""
 
 
-def gallery(rows: list[dict[str, Any]], *, max_lag: int, gates: bool) -> list[dict[str, Any]]:
+def gallery(table: ResultTable, *, max_lag: int, gates: bool) -> list[dict[str, Any]]:
     """The failure gallery: per category its total count and up to the cap of cards.
+
+    Cards are dealt round-robin over model × condition × gate (groups in the order their
+    first failure of that kind was recorded), each group's should-abstain episodes first: that
+    is where a failure matters most.
+
+    Args:
+        table: The run's result rows.
+        max_lag: The run's allowed lag (``settings.max_lag`` of the summary), for late cards.
+        gates: Whether the run has several gate settings (cards then name theirs).
 
     Returns:
         ``[{"key", "title", "about", "total", "cards": [{"row", "group", "detail", "text"}]}]``.
     """
+    import numpy as np
+
+    from evalkit.report.rows import first_seen
     from evalkit.report.traces import truncate
 
     out = []
     cap = LIMITS["gallery_per_category"]
+    abstain = np.array([v == "abstain" for v in table.variants], dtype=bool)[table.variant] if table.n else \
+        np.zeros(0, dtype=bool)
     for cat, title, about in GALLERY:
-        members: dict[tuple, list[dict[str, Any]]] = defaultdict(list)
-        total = 0
-        for r in rows:
-            if _in_category(cat, r):
-                total += 1
-                members[(r["model"], r["condition"], r["gate"])].append(r)
-        for group in members.values():  # the should-abstain side first: that is where it matters most
-            group.sort(key=lambda r: r["variant"] != "abstain")
+        idx = np.flatnonzero(table.flags[_CATEGORY_FLAG[cat]])
+        picked = _round_robin(idx, first_seen(table.group[idx]), cap, first=abstain[idx])
         cards = [{"row": r, "group": group_label(r, gates), "detail": truncate(_detail(cat, r, max_lag), 300),
                   "text": truncate(r.get("final_text") or "", LIMITS["text_chars"])}
-                 for r in _interleave(members, cap)]
-        out.append({"key": cat, "title": title, "about": about, "total": total, "cards": cards})
+                 for r in table.rows(picked)]
+        out.append({"key": cat, "title": title, "about": about, "total": len(idx), "cards": cards})
     return out
 
 
-def trace_choice(rows: list[dict[str, Any]], gallery_sections: list[dict[str, Any]]) -> list[dict[str, Any]]:
+def trace_choice(table: ResultTable, gallery_sections: list[dict[str, Any]]) -> list[dict[str, Any]]:
     """The episodes whose traces are embedded: every gallery card, then a few right episodes
-    per model × condition × gate (act and abstain sides), up to the cap."""
+    per model × condition × gate (its first right episode of each side, in run order), dealt
+    round-robin over the groups, up to the cap.
+
+    Args:
+        table: The run's result rows.
+        gallery_sections: From :func:`gallery`.
+
+    Returns:
+        The chosen rows (dicts), gallery cards first, one per episode id.
+    """
+    import numpy as np
+
     chosen: dict[str, dict[str, Any]] = {}
     cap = LIMITS["traces"]
     for section in gallery_sections:
         for card in section["cards"]:
             chosen.setdefault(card["row"]["episode_id"], card["row"])
-    examples: dict[tuple, list[dict[str, Any]]] = defaultdict(list)
-    for r in rows:
-        group = examples[(r["model"], r["condition"], r["gate"])]
-        if len(group) < LIMITS["examples_per_group"] and r.get("correct") and \
-                all(g["variant"] != r["variant"] for g in group):
-            group.append(r)
-    for r in _interleave(examples, cap):
-        if len(chosen) >= cap:
-            break
-        chosen.setdefault(r["episode_id"], r)
+    idx = np.flatnonzero(table.flags["correct"])
+    if LIMITS["examples_per_group"] > 0 and len(idx):
+        side = table.group[idx] * len(table.variants) + table.variant[idx]
+        _, first = np.unique(side, return_index=True)  # the first right episode of each group and side
+        idx = idx[np.sort(first)]
+        # group codes number groups by their first row, so this deals groups in run order
+        for r in table.rows(_round_robin(idx, table.group[idx], cap, per_group=LIMITS["examples_per_group"])):
+            if len(chosen) >= cap:
+                break
+            chosen.setdefault(r["episode_id"], r)
     return list(chosen.values())[:cap]
 
 
-def pair_grid(rows: list[dict[str, Any]], columns: list[tuple[str, str, str]],
-              embedded: set[str]) -> dict[str, Any]:
+_MARKS = str.maketrans("012", "✗✓!")
+"""A grid cell's mark per episode: 0 wrong, 1 right, 2 error."""
+
+
+def pair_grid(table: ResultTable, columns: list[tuple[str, str, str]], embedded: set[str]) -> dict[str, Any]:
     """The per-pair grid: one row per pair (capped), one column per group (capped).
 
-    Each cell has ``sym`` (one mark per recorded episode, by epoch then act / abstain /
-    act_resist: ✓ right, ✗ wrong, ! error), ``cls`` (``ok``: every episode right, ``err``:
-    an error, ``bad``: otherwise), ``title`` and ``link`` (an embedded trace of a wrong
-    episode, else of any episode).
+    Pairs are shown in the order their first episode in a shown column was recorded. Each
+    cell has ``sym`` (one mark per recorded episode, by epoch then act / abstain / act_resist:
+    ✓ right, ✗ wrong, ! error), ``cls`` (``ok``: every episode right, ``err``: an error,
+    ``bad``: otherwise), ``title`` (the first six episodes' decisions) and ``link`` (an
+    embedded trace of a wrong episode, else of any episode).
+
+    Args:
+        table: The run's result rows.
+        columns: ``(model, condition, gate)`` of each summary row, in order.
+        embedded: Episode ids whose traces the report embeds.
+
+    Returns:
+        ``{"pairs": {pair_id: {trigger, phase, domain, split}}, "grid": {pair_id: {column: cell}},
+        "columns", "n_pairs_total", "n_columns_total"}``.
     """
+    import numpy as np
+    import pyarrow as pa
+    import pyarrow.compute as pc
+
+    from evalkit.report.rows import first_seen
+
     cols = columns[: LIMITS["grid_columns"]]
-    colset = set(cols)
-    cells: dict[str, dict[tuple, list[dict[str, Any]]]] = defaultdict(lambda: defaultdict(list))
-    info: dict[str, dict[str, Any]] = {}
-    for r in rows:
-        col = (r["model"], r["condition"], r["gate"])
-        if col not in colset:
-            continue
-        if r["pair_id"] not in info:
-            if len(info) >= LIMITS["grid_pairs"]:
-                continue
-            info[r["pair_id"]] = {k: r.get(k) for k in ("trigger", "phase", "domain", "split")}
-        cells[r["pair_id"]][col].append(r)
-    grid: dict[str, dict[tuple, dict[str, Any]]] = {}
-    for pid, by_col in cells.items():
-        grid[pid] = {}
-        for col, members in by_col.items():
-            members.sort(key=lambda r: (r["epoch"], _VARIANTS.get(r["variant"], 9)))
-            sym = "".join("!" if m["status"] == "error" else ("✓" if m["correct"] else "✗") for m in members)
-            cls = "err" if "!" in sym else ("ok" if "✗" not in sym else "bad")
-            wrong = [m for m in members if not m["correct"] and m["episode_id"] in embedded]
-            anyone = [m for m in members if m["episode_id"] in embedded]
-            link = (wrong or anyone or [None])[0]
-            title = "; ".join(f"{m['variant']} e{m['epoch']}: {m.get('decision')}" for m in members[:6])
-            grid[pid][col] = {"sym": sym, "cls": cls, "title": title, "link": link["episode_id"] if link else None}
-    return {"pairs": info, "grid": grid, "columns": cols, "n_pairs_total": len({r["pair_id"] for r in rows}),
+    place: dict[tuple, int] = {}
+    for i, col in enumerate(cols):
+        place.setdefault(tuple(col), i)
+    col_of_group = np.array([place.get(key, -1) for key in table.group_keys] or [-1], dtype=np.int64)
+    idx = np.flatnonzero(col_of_group[table.group] >= 0) if table.n else np.zeros(0, dtype=np.int64)
+    pair_rank = first_seen(table.pair[idx])
+    keep = pair_rank < LIMITS["grid_pairs"]
+    idx, pair_rank = idx[keep], pair_rank[keep]
+    _, first_of_pair = np.unique(pair_rank, return_index=True)
+    info = {r["pair_id"]: {k: r.get(k) for k in ("trigger", "phase", "domain", "split")}
+            for r in table.rows(idx[first_of_pair])}
+    pair_ids = list(info)
+
+    col = col_of_group[table.group[idx]]
+    cell = first_seen(pair_rank * max(len(cols), 1) + col)  # a pair's cells in the order first recorded
+    side = np.array([_VARIANTS.get(v, 9) for v in table.variants] or [9], dtype=np.int64)[table.variant[idx]]
+    order = np.lexsort((idx, side, table.epoch_sort[idx], cell, pair_rank))
+    members, cell, col, pair_rank = idx[order], cell[order], col[order], pair_rank[order]
+    starts = np.flatnonzero(np.r_[True, cell[1:] != cell[:-1]]) if len(members) else np.zeros(0, dtype=np.int64)
+    ends = np.r_[starts[1:], len(members)].astype(np.int64)
+
+    marks = np.where(table.flags["error"][members], 2, np.where(table.flags["correct"][members], 1, 0))
+    syms = (marks + ord("0")).astype(np.uint8).tobytes().decode("ascii").translate(_MARKS)
+    within = np.arange(len(members)) - np.repeat(starts, ends - starts)  # place in its cell
+    head = members[within < 6]
+    sides = [table.variants[v] for v in table.variant[head].tolist()]
+    epochs = table.epoch.take(pa.array(head)).to_pylist()
+    decisions = table.decision.take(pa.array(head)).to_pylist()
+    titles = [f"{v} e{e}: {d}" for v, e, d in zip(sides, epochs, decisions)]
+
+    links: dict[int, tuple[int | None, int | None]] = {}  # cell → (first wrong, first any) embedded member
+    embeds = pc.is_in(table.episode_id, value_set=pa.array(sorted(embedded), pa.string()))
+    embeds = pc.fill_null(embeds, False).to_numpy(zero_copy_only=False)[members]
+    for at in np.flatnonzero(embeds).tolist():
+        c = int(np.searchsorted(starts, at, side="right")) - 1
+        wrong, anyone = links.get(c, (None, None))
+        if wrong is None and not table.flags["correct"][members[at]]:
+            wrong = at
+        links[c] = (wrong, anyone if anyone is not None else at)
+
+    grid: dict[str, dict[tuple, dict[str, Any]]] = {pid: {} for pid in pair_ids}
+    title_at = 0
+    for c, (s, e) in enumerate(zip(starts.tolist(), ends.tolist())):
+        n_titles = min(e - s, 6)
+        sym = syms[s:e]
+        wrong, anyone = links.get(c, (None, None))
+        link = wrong if wrong is not None else anyone
+        grid[pair_ids[pair_rank[s]]][cols[col[s]]] = {
+            "sym": sym, "cls": "err" if "!" in sym else ("ok" if "✗" not in sym else "bad"),
+            "title": "; ".join(titles[title_at: title_at + n_titles]),
+            "link": table.episode_id[int(members[link])].as_py() if link is not None else None}
+        title_at += n_titles
+    return {"pairs": info, "grid": grid, "columns": cols, "n_pairs_total": len(table.pair_ids),
             "n_columns_total": len(columns)}
