@@ -39,7 +39,7 @@ def option_error(exc: Any) -> EvalkitError:
     name = str(err["loc"][0]) if err["loc"] else "options"
     flag = _FLAGS.get(name, "--" + name.replace("_", "-"))
     got = f" (got {err['input']!r})" if err.get("input") is not None and not isinstance(err["input"], dict) else ""
-    return EvalkitError(f"{flag}: {err['msg']}{got}")
+    return EvalkitError(f"{flag}: {err['msg'].removeprefix('Value error, ')}{got}")
 
 
 def check_text_files(**files: str | None) -> None:

@@ -253,7 +253,9 @@ def pending(plan: list[EpisodeSpec], completed: set[tuple]) -> list[EpisodeSpec]
     return [spec for spec in plan if spec.key not in completed]
 
 
-def prepare_resume(store: RunStore, config: RunConfig, suite: Suite) -> set[tuple]:
+def prepare_resume(
+    store: RunStore, config: RunConfig, suite: Suite, plan_keys: set[tuple] | None = None
+) -> set[tuple]:
     """Check that ``store`` holds a run of this suite and return the keys already done.
 
     ``results.jsonl`` is rewritten with one record per episode key (the last), without a
@@ -267,7 +269,7 @@ def prepare_resume(store: RunStore, config: RunConfig, suite: Suite) -> set[tupl
     """
     path = store.root / "config.json"
     try:
-        old = json.loads(path.read_text(encoding="utf-8"))
+        old = json.loads(path.read_text(encoding="utf-8-sig"))
     except (OSError, ValueError):
         raise ConfigError(f"{path}: missing or unreadable; nothing to resume") from None
     recorded_suite = old.get("suite") if isinstance(old, dict) else None
@@ -281,9 +283,22 @@ def prepare_resume(store: RunStore, config: RunConfig, suite: Suite) -> set[tupl
     from evalkit.harness.episode import episode_id
 
     refs = store.scan_results()
-    untraced = {k for k, ref in refs.items() if ref.ok and not (store.traces / f"{episode_id(*k)}.jsonl").is_file()}
+    if plan_keys is not None:
+        stray = [k for k in refs if k not in plan_keys]
+        if stray:  # kept in results.jsonl, never counted (the summary reads the plan's episodes only)
+            warnings.warn(f"{store.root / 'results.jsonl'}: {len(stray)} row(s) are not in this run's plan (e.g. "
+                          f"{'/'.join(map(str, stray[0]))}); they are kept but not counted", ResultsWarning,
+                          stacklevel=2)
+
+    def traced(key: tuple) -> bool:
+        try:
+            return (store.traces / f"{episode_id(*key)}.jsonl").stat().st_size > 0
+        except OSError:
+            return False
+
+    untraced = {k for k, ref in refs.items() if ref.ok and (plan_keys is None or k in plan_keys) and not traced(k)}
     if untraced:  # a row without its event log cannot be replayed or shown: run the episode again
-        warnings.warn(f"{store.traces}: {len(untraced)} finished episode(s) have no trace file (e.g. "
+        warnings.warn(f"{store.traces}: {len(untraced)} finished episode(s) have no trace file, or an empty one (e.g. "
                       f"{'/'.join(map(str, min(untraced)))}); they run again", ResultsWarning, stacklevel=2)
         refs = {k: ref for k, ref in refs.items() if k not in untraced}
     store.rewrite_results(refs)  # one line per key, a half-written last line gone (and untraced rows)
@@ -305,7 +320,8 @@ def check_inputs(run_dir: Path, config: RunConfig, suite: Suite) -> None:
         raise ConfigError(f"{Path(run_dir) / 'config.json'}: field inputs is missing: the run's rule set, policy and "
                           "task code cannot be checked; start a new run")
     now = input_fingerprints(config, suite)
-    changed = sorted(name for name in then if now.get(name) != then[name])
+    used = {name for name, digest in now.items() if digest is not None}  # an input with no record is changed
+    changed = sorted(name for name in set(then) | used if now.get(name) != then.get(name))
     if changed:
         raise ConfigError(f"{run_dir}: {', '.join(changed)} changed since this run started (field inputs of "
                           "config.json); results under the old and the new would be mixed: restore them, or start "
@@ -402,6 +418,8 @@ def load_config(run_dir: str | Path) -> RunConfig:
         first = exc.errors()[0]
         where = ".".join(str(p) for p in first["loc"])
         raise ConfigError(f"{path}: field config.{where}: {first['msg']}; nothing to resume") from None
+    except ConfigError as exc:  # a validator's own error (an unknown condition ...)
+        raise ConfigError(f"{path}: field config: {exc}; nothing to resume") from None
     recorded = manifest_data.get("config_sha256")
     if recorded != config_sha256(config):
         what = "is missing" if recorded is None else "no longer matches it"
@@ -434,7 +452,8 @@ def _meta_tools_record(condition: str) -> dict[str, Any]:
             "meta_tools_sha256": hashlib.sha256(text.encode()).hexdigest()}
 
 
-def manifest(config: RunConfig, suite: Suite, models: dict[str, Any] | None = None) -> dict[str, Any]:
+def manifest(config: RunConfig, suite: Suite, models: dict[str, Any] | None = None,
+             selected: Suite | None = None) -> dict[str, Any]:
     """The run manifest written to ``config.json``.
 
     Besides the config (as given, with its ``config_sha256``: :func:`load_config` refuses to
@@ -451,7 +470,7 @@ def manifest(config: RunConfig, suite: Suite, models: dict[str, Any] | None = No
         "config": config.model_dump(),
         "config_sha256": config_sha256(config),
         "cwd": str(Path.cwd()),  # relative paths of the config are resolved against it on resume
-        "inputs": input_fingerprints(config, suite),
+        "inputs": input_fingerprints(config, selected if selected is not None else suite),
         "suite": {"content_hash": suite.content_hash, "n_pairs": len(suite.pairs),
                   "files": sorted(set(suite.sources.values()))},
         "conditions": {
@@ -495,6 +514,7 @@ def run(
         raise ConfigError("the selection holds no pairs")
     if resume:
         check_inputs(Path(config.out), config, suite)  # before any work, the self-check included
+    selected = suite  # the selection, before the self-check's exclusions (what `inputs` describes)
     check = None
     if config.selfcheck:  # pairs the oracle cannot pass are excluded, with reasons, never silently
         from evalkit.harness.selfcheck import oracle_selfcheck
@@ -516,7 +536,7 @@ def run(
     store.root.mkdir(parents=True, exist_ok=True)
     lock = store.lock()  # one process per run directory; released when this run returns
     if resume:
-        completed = prepare_resume(store, config, suite)
+        completed = prepare_resume(store, config, suite, {s.key for s in plan})
     else:
         if earlier is not None and not (store.root / "summary.json").is_file():
             lock.close()
@@ -527,7 +547,7 @@ def run(
             print(f"evalkit: warning: replacing the earlier run in {store.root} "
                   f"(started {earlier.get('created', 'at an unknown time')})", file=sys.stderr)
         store.reset()
-        store.write_json("config.json", manifest(config, suite, models))
+        store.write_json("config.json", manifest(config, suite, models, selected=selected))
         completed = set()
     if check is not None:
         store.write_json("selfcheck.json", check.as_dict())

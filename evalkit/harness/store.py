@@ -171,7 +171,7 @@ def read_manifest(path: str | Path) -> dict[str, Any] | None:
     """The run manifest in ``path/config.json``, or ``None`` when there is none (missing,
     unreadable, or not an object with ``evalkit_version`` and ``config``)."""
     try:
-        data = json.loads((Path(path) / "config.json").read_bytes().decode("utf-8"))
+        data = json.loads((Path(path) / "config.json").read_bytes().decode("utf-8-sig"))
     except (OSError, ValueError, RecursionError):
         return None
     if isinstance(data, dict) and "evalkit_version" in data and isinstance(data.get("config"), dict):
@@ -394,7 +394,7 @@ class RunStore:
                     continue
                 problem = None
                 try:
-                    row = json.loads(raw.decode("utf-8-sig" if start == 0 else "utf-8", errors="replace"))
+                    row = json.loads(decode_line(raw, start))
                     if not isinstance(row, dict) or any(f not in row for f in KEY_FIELDS):
                         raise ValueError("not a result row")
                     problem = row_problem(row)
@@ -517,7 +517,7 @@ class RunStore:
                     for ref in sequence:
                         if take is not None:
                             src.seek(ref.offset)
-                            take(json.loads(src.read(ref.length).decode("utf-8", errors="replace")))
+                            take(json.loads(decode_line(src.read(ref.length), ref.offset)))
                     return len(sequence)
                 fd, tmp = tempfile.mkstemp(prefix=".results.jsonl.", suffix=".tmp", dir=self.root)
                 try:
@@ -525,9 +525,11 @@ class RunStore:
                         for ref in sequence:
                             src.seek(ref.offset)
                             raw = src.read(ref.length)
+                            if ref.offset == 0 and raw.startswith(_BOM):
+                                raw = raw[len(_BOM):]  # a byte-order mark belongs at the file's start only
                             out.write(raw if raw.endswith(b"\n") else raw + b"\n")
                             if take is not None:
-                                take(json.loads(raw.decode("utf-8", errors="replace")))
+                                take(json.loads(decode_line(raw, 1)))
                     os.chmod(tmp, 0o666 & ~_umask())
                     os.replace(tmp, path)
                 except BaseException:
@@ -586,6 +588,15 @@ class _BackgroundWriter:
         self._queue.put(None)
         self._thread.join()
         return self.error
+
+
+_BOM = b"\xef\xbb\xbf"
+
+
+def decode_line(raw: bytes, offset: int) -> str:
+    """A ``results.jsonl`` line as text: UTF-8 (bad bytes replaced), with a byte-order mark
+    skipped on the file's first line (``offset`` 0), as an editor may have saved it."""
+    return raw.decode("utf-8-sig" if offset == 0 else "utf-8", errors="replace")
 
 
 def _as_text(value: Any) -> str | None:

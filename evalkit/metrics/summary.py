@@ -6,6 +6,7 @@ numbers (field case C20). JSON is written with NaN rejected (field case C21).
 
 from __future__ import annotations
 
+import json
 import math
 import sys
 from typing import Any, Iterable
@@ -87,6 +88,7 @@ _TEXT_FIELDS = frozenset({"pair_id", "variant", "model", "condition", "gate", "t
                           "language", "status", "denials", "error_code"})
 _FLAG_FIELDS = frozenset({"correct", "decision_match", "post_hoc", "timely", "first_pass", "call_in_content",
                           "content_filter", "claimed_action_without_call"})
+_MEASURES = frozenset({"latency_s", "cost_usd", "retry_wait_s"})
 _REQUIRED = ("pair_id", "variant", "model", "condition", "gate", "epoch", "status", "correct")
 
 
@@ -95,8 +97,9 @@ def row_problem(row: dict[str, Any]) -> str | None:
 
     Checked: the key fields, ``status`` and ``correct`` are present; ``status`` is ``ok`` or
     ``error``; ``epoch`` is an integer; every :data:`SUMMARY_FIELDS` value present has its
-    JSON type (text, a flag, or a finite number) or is null (the key fields and ``status``
-    may not be). Rows evalkit writes always pass; a row edited by hand may not, and is then
+    JSON type (text, a flag, a count: an integer >= 0, or for latency, cost and retry wait a
+    finite number >= 0) or is null (the key fields and ``status`` may not be); ``denials`` is
+    a JSON object of reason code → count. Rows evalkit writes always pass; a row edited by hand may not, and is then
     skipped with a warning like a broken line (its episode runs again on resume).
 
     Returns:
@@ -124,13 +127,26 @@ def row_problem(row: dict[str, Any]) -> str | None:
         elif name in _FLAG_FIELDS:
             ok = isinstance(value, bool)
             kind = "true or false"
+        elif name in _MEASURES:
+            ok = type(value) in (int, float) and math.isfinite(value) and value >= 0
+            kind = "a finite number >= 0"
         else:
-            ok = type(value) in (int, float) and math.isfinite(value)
-            kind = "a finite number"
+            ok = type(value) is int and value >= 0
+            kind = "a count (an integer >= 0)"
+        if ok and name == "denials":
+            ok, kind = _denials_ok(value), "a JSON object of reason code → count"
         if not ok:
             shown = repr(value) if len(repr(value)) <= 40 else repr(value)[:39] + "…"
             return f"field {name}: {shown} is not {kind}"
     return None
+
+
+def _denials_ok(text: str) -> bool:
+    try:
+        data = json.loads(text)
+    except (ValueError, RecursionError):
+        return False
+    return isinstance(data, dict) and all(type(n) is int and n >= 0 for n in data.values())
 
 
 class SummaryRow:

@@ -82,6 +82,10 @@ def check_base_url(value: str | None) -> str | None:
         raise ValueError(f"{f'scheme {parts.scheme!r}' if parts.scheme else 'no scheme'}; {example}")
     if not parts.hostname:
         raise ValueError(f"no host; {example}")
+    if any(c.isspace() or not c.isprintable() for c in value):
+        raise ValueError(f"holds a space or a control character; {example}")
+    if parts.port == 0:
+        raise ValueError(f"port 0 is no port; {example}")
     return value
 
 

@@ -4,6 +4,7 @@ order while the Parquet table is written in batches and the summary reads cut-do
 from __future__ import annotations
 
 import json
+import re
 import os
 import warnings
 from pathlib import Path
@@ -177,6 +178,32 @@ def test_rows_a_hand_edit_broke_are_skipped_naming_line_and_field(tmp_path):
         refs = store.scan_results()
     assert [k[0] for k in refs] == ["d"]
     assert [str(w.message).split("results.jsonl")[1] for w in caught] == [
-        ":1: ignored a result row: field lag: nan is not a finite number (its episode runs again on resume)",
-        ":2: ignored a result row: field input_tokens: '12' is not a finite number (its episode runs again on resume)",
+        ":1: ignored a result row: field lag: nan is not a count (an integer >= 0) (its episode runs again on resume)",
+        ":2: ignored a result row: field input_tokens: '12' is not a count (an integer >= 0) (its episode runs again on resume)",
         ":3: ignored a result row: field epoch: [1] is not an integer (its episode runs again on resume)"]
+
+
+@pytest.mark.parametrize(("field", "value", "why"), [
+    ("denials", '{"x": "y"}', "is not a JSON object of reason code → count"),
+    ("denials", "[1, 2]", "is not a JSON object of reason code → count"),
+    ("lag", -5, "is not a count (an integer >= 0)"),
+    ("tool_calls", 1.5, "is not a count (an integer >= 0)"),
+    ("latency_s", -0.5, "is not a finite number >= 0"),
+])
+def test_impossible_values_are_skipped_naming_the_field(tmp_path, field, value, why):
+    store = RunStore(tmp_path)
+    _write_lines(store, [json.dumps(_row("a", **{field: value})) + "\n", json.dumps(_row("b", denials="{}")) + "\n"])
+    with pytest.warns(ResultsWarning, match=f":1: ignored a result row: field {field}: .* {re.escape(why)}"):
+        refs = store.scan_results()
+    assert [k[0] for k in refs] == ["b"]
+
+
+def test_a_byte_order_mark_on_the_first_line_is_read_and_dropped_when_rewritten(tmp_path):
+    store = RunStore(tmp_path)
+    path = _write_lines(store, [json.dumps(_row(p, n=i)) + "\n" for i, p in enumerate("ab")])
+    path.write_bytes(b"\xef\xbb\xbf" + path.read_bytes())
+    refs = store.scan_results()
+    taken = []
+    store.rewrite_results(refs, [result_key(_row("b")), result_key(_row("a"))], taken.append)
+    assert [r["n"] for r in taken] == [1, 0]
+    assert path.read_bytes().count(b"\xef\xbb\xbf") == 0 and [r["n"] for r in store.read_results()] == [1, 0]
