@@ -13,7 +13,8 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 import pytest
 
-from evalkit.harness.store import KEY_FIELDS, ParquetBatches, ResultsWarning, RunStore, result_key
+from evalkit.harness.store import KEY_FIELDS, ResultsWarning, RunStore, result_key
+from evalkit.harness.table import ParquetBatches
 from evalkit.metrics.aggregate import pair_attributes
 from evalkit.metrics.provider import provider_summary
 from evalkit.metrics.summary import SummaryRow, build_summary
