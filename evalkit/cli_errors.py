@@ -61,7 +61,20 @@ def check_text_files(**files: str | None) -> None:
 
 
 def resume_hint(exc: BaseException, out: str) -> str:
-    """For a file-system error mid-run: where the finished episodes are and how to continue."""
+    """For a file-system error mid-run: where the finished episodes are and how to continue.
+
+    An error a resume would meet again (a path that is a folder, a read-only file system, a
+    permission denied) says what to fix first.
+    """
+    import errno
+
     if isinstance(exc, EvalkitError) or not (Path(out) / "results.jsonl").is_file():
         return ""
+    code = getattr(exc, "errno", None)
+    fix = {errno.EISDIR: f"remove the folder at {getattr(exc, 'filename', None) or 'that path'}",
+           errno.EROFS: "make the file system writable (or copy the run directory to one that is)",
+           errno.EACCES: "give write permission on the run directory",
+           errno.EPERM: "give write permission on the run directory"}.get(code)
+    if fix is not None:
+        return f"; finished episodes are kept: {fix}, then continue with `evalkit run --resume {out}`"
     return f"; finished episodes are kept: continue with `evalkit run --resume {out}`"

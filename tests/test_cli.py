@@ -177,3 +177,18 @@ def test_a_full_disk_mid_run_is_one_line_naming_the_file(tmp_path, mini_suite, m
                         rf"on device; finished episodes are kept: continue with `evalkit run --resume "
                         rf"{re.escape(str(out))}`", lines[0]), lines[0]
     assert len((out / "results.jsonl").read_text().splitlines()) == 2
+
+
+def test_a_file_system_error_a_resume_would_meet_again_says_what_to_fix_first(tmp_path):
+    import errno
+
+    from evalkit.cli_errors import resume_hint
+
+    (tmp_path / "results.jsonl").write_text("")
+    blocked = IsADirectoryError(errno.EISDIR, "Is a directory", str(tmp_path / "traces" / "x.jsonl"))
+    assert resume_hint(blocked, str(tmp_path)) == (
+        f"; finished episodes are kept: remove the folder at {tmp_path / 'traces' / 'x.jsonl'}, then continue with "
+        f"`evalkit run --resume {tmp_path}`")
+    assert "make the file system writable" in resume_hint(OSError(errno.EROFS, "Read-only"), str(tmp_path))
+    assert resume_hint(OSError(errno.ENOSPC, "No space"), str(tmp_path)) == (
+        f"; finished episodes are kept: continue with `evalkit run --resume {tmp_path}`")
