@@ -130,6 +130,15 @@ def _selection_errors(base: dict[str, Any], rows: list[dict[str, Any]], chosen: 
     """One ``error`` result per ``key=value`` that selected no row, or one when nothing was
     selected at all: an empty selection is missing data, never a pass."""
     out = []
+    keys = list(dict.fromkeys(cond.split("=", 1)[0] for cond in unmatched))
+    if not chosen and len(keys) > 1:  # nothing matches the conditions together: one error, not one per key
+        there = list(dict.fromkeys(", ".join(f"{k}={r.get(k)}" for k in keys) for r in rows))
+        shown = "; ".join(there[:8]) + ("; …" if len(there) > 8 else "") if there else "none"
+        out.append(CheckResult(**base, group={k: "|".join(c.split("=", 1)[1] for c in unmatched
+                                                       if c.startswith(f"{k}=")) for k in keys},
+                               status="error", message=f"missing data: no group matches {', '.join(unmatched)} in "
+                                                       f"{source} (there: {shown})"))
+        return out
     for cond in unmatched:
         key, value = cond.split("=", 1)
         out.append(CheckResult(**base, group={key: value}, status="error",

@@ -141,6 +141,12 @@ def test_missing_data_exits_2(runs, write_config, tmp_path):
     assert message.startswith("missing data: no group with condition=nl in summary.json rows (there: meta)")
     # the meta row itself still passes and is reported
     assert cases(tmp_path / "j.xml")["paired_accuracy >= 0.5 [scripted/oracle · meta · off]"].find("error") is None
+    # two keys that no group matches together: one error naming both, not a contradiction per key
+    config = write_config("thresholds:\n  - {metric: paired_accuracy, min: 0.5, where: {condition: nl, gate: off}}\n")
+    result = gate(runs["oracle"], config)
+    assert result.exit_code == 2 and "1 without data" in result.stdout, result.stdout
+    assert "no group matches condition=nl, gate=off in summary.json rows (there: condition=meta, gate=off)" in \
+        " ".join(result.stdout.split()), result.stdout
     # a trigger the selection does not hold
     config = write_config("thresholds: [{metric: paired_accuracy, by: trigger, min: 0.5, "
                           "where: {trigger: prompt_injection}}]\n")
