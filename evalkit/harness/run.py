@@ -508,6 +508,10 @@ def run(
     """
     earlier = None if resume else check_out_dir(config.out)  # never write into a folder of other files
     setup = runtime_setup(config)  # a bad rule set or policy fails before any work
+    if config.model_config_file:  # so does a bad model config file, even when only scripted models run
+        from evalkit.models.config import load_model_config
+
+        load_model_config(config.model_config_file)
     tasks_dir = Path(config.tasks_dir) if config.tasks_dir else None
     suite = load_suite(config.suites, tasks_dir=tasks_dir).select(pair_ids=config.pair_ids, limit=config.limit)
     if not suite.pairs:

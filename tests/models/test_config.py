@@ -108,3 +108,14 @@ def test_a_price_table_with_a_model_given_twice_is_refused(tmp_path):
                     "  openai/x: {input_per_mtok: 0, output_per_mtok: 0}\n")
     with pytest.raises(ConfigError, match=r"prices.yaml: field models.openai/x: duplicate key 'openai/x' \(line 3\)"):
         load_price_table(path)
+
+
+def test_a_bad_model_config_file_is_refused_before_any_work_even_for_scripted_models(tmp_path):
+    from evalkit.errors import ConfigError
+    from evalkit.harness.run import RunConfig, run
+
+    bad = tmp_path / "models.yaml"
+    bad.write_text("bogus: 1\n")
+    with pytest.raises(ConfigError, match="models.yaml: field bogus: Extra inputs are not permitted"):
+        run(RunConfig(models=["scripted/oracle"], model_config_file=str(bad), limit=1, out=str(tmp_path / "run")))
+    assert not (tmp_path / "run").exists()
