@@ -8,7 +8,9 @@ Commands:
     evalkit rules validate     check stopping-rule sets; rules eval | replay | distill (DESIGN §8)
 
 Errors from bad input (a malformed scenario, an unknown model) print one line naming the
-file, pair and field and exit with code 2; ``--debug`` shows the traceback.
+file, pair and field and exit with code 2; ``--debug`` shows the traceback
+(:mod:`evalkit.cli_errors`). The ``suite`` and ``rules`` command groups are in
+:mod:`evalkit.cli_suite` and :mod:`evalkit.cli_rules`.
 """
 
 from __future__ import annotations
@@ -19,11 +21,15 @@ from typing import Annotated, Optional
 
 import typer
 
+from evalkit.cli_errors import DEBUG as _DEBUG
 from evalkit.cli_errors import ERRORS as _ERRORS
 from evalkit.cli_errors import check_text_files as _check_text_files
-from evalkit.cli_errors import describe as _describe
 from evalkit.cli_errors import option_error as _option_error
+from evalkit.cli_errors import fail as _fail
 from evalkit.cli_errors import resume_hint as _resume_hint
+from evalkit.cli_errors import show_results_warnings as _show_results_warnings
+from evalkit.cli_rules import rules_app
+from evalkit.cli_suite import suite_app
 from evalkit.errors import EvalkitError
 
 app = typer.Typer(
@@ -33,13 +39,8 @@ app = typer.Typer(
     pretty_exceptions_enable=False,
     add_completion=False,
 )
-suite_app = typer.Typer(help="Inspect and check scenario suites.", no_args_is_help=True)
 app.add_typer(suite_app, name="suite")
-rules_app = typer.Typer(help="Stopping-rule sets: validate, compare two versions, replay traces, distill drafts.",
-                        no_args_is_help=True)
 app.add_typer(rules_app, name="rules")
-
-_DEBUG = {"on": False}
 
 
 def _version(value: bool) -> None:
@@ -58,14 +59,6 @@ def _root(
     _DEBUG["on"] = debug
 
 
-def _fail(exc: BaseException, hint: str = "") -> None:
-    code = getattr(exc, "exit_code", 2)
-    if _DEBUG["on"]:
-        import traceback
-
-        traceback.print_exception(exc)
-    typer.echo(f"evalkit: error: {_describe(exc)}{hint}", err=True)
-    raise typer.Exit(code)
 
 
 def print_summary(summary: dict) -> None:
@@ -76,21 +69,6 @@ def print_summary(summary: dict) -> None:
     _print(summary)
 
 
-def _show_results_warnings() -> None:
-    """Print evalkit's run-directory warnings as one ``evalkit: warning:`` line each."""
-    import warnings
-
-    from evalkit.harness.store import ResultsWarning
-
-    default = warnings.showwarning
-
-    def show(message, category, filename, lineno, file=None, line=None):
-        if issubclass(category, ResultsWarning):
-            typer.echo(f"evalkit: warning: {message}", err=True)
-        else:
-            default(message, category, filename, lineno, file, line)
-
-    warnings.showwarning = show
 
 
 @app.command()
@@ -321,220 +299,8 @@ def gate(
     raise typer.Exit(report.exit_code)
 
 
-@suite_app.command("validate")
-def suite_validate(
-    paths: Annotated[Optional[list[str]], typer.Argument(metavar="[PATH]...", help="Suite files or folders (default: built-in).")] = None,
-    oracle: Annotated[bool, typer.Option("--oracle/--no-oracle", help="Run the oracle self-check (meta condition) and list the pairs it cannot pass.")] = True,
-    strict: Annotated[bool, typer.Option("--strict", help="Exit 1 when a library minimum is not met or the oracle excludes a pair.")] = False,
-    tasks: Annotated[Optional[str], typer.Option("--tasks", metavar="DIR", help="Folder of task domains (default: the built-in tasks/).")] = None,
-) -> None:
-    """Check suite files; print the trigger x phase x domain count table, the library minimums and the oracle self-check."""
-    from rich.console import Console
-    from rich.table import Table
-
-    from evalkit.scenarios.census import check_minimums, count_table
-    from evalkit.scenarios.loader import load_suite
-
-    tasks_dir = Path(tasks) if tasks else None
-    try:
-        suite = load_suite(paths or [], tasks_dir=tasks_dir)
-    except _ERRORS as exc:
-        _fail(exc)
-        return
-    console = Console()
-    if not console.is_terminal:
-        console = Console(width=220)
-    header, rows = count_table(suite.pairs)
-    table = Table(title="pairs by trigger x phase x domain")
-    for i, col in enumerate(header):
-        table.add_column(col, justify="left" if i < 2 else "right")
-    for row in rows:
-        table.add_row(*[str(v) for v in row])
-    console.print(table)
-    checks = check_minimums(suite.pairs)
-    table = Table(title="library minimums")
-    for col in ("minimum", "value", "required", "met"):
-        table.add_column(col)
-    for name, value, required, ok in checks:
-        table.add_row(name, value, required, "yes" if ok else "NO")
-    console.print(table)
-    missed = [c[0] for c in checks if not c[3]]
-    excluded: list = []
-    if oracle:
-        from evalkit.harness.selfcheck import oracle_selfcheck
-
-        check = oracle_selfcheck(suite, tasks_dir=tasks_dir)
-        excluded = list(check.excluded)
-        typer.echo(f"oracle self-check: {len(check.kept)} pairs kept, {len(excluded)} excluded ({check.episodes} episodes)")
-        for entry in excluded:
-            typer.echo(f"  excluded {entry['pair_id']} ({entry['source']}):")
-            for reason in entry["reasons"]:
-                typer.echo(f"    - {reason}")
-    typer.echo(f"ok: {len(suite.pairs)} pairs, suite hash {suite.content_hash[:12]}"
-               + (f"; minimums not met: {', '.join(missed)}" if missed else "; every library minimum met"))
-    if strict and (missed or excluded):
-        raise typer.Exit(1)
 
 
-@suite_app.command("export")
-def suite_export(
-    paths: Annotated[Optional[list[str]], typer.Argument(metavar="[PATH]...", help="Suite files or folders (default: built-in).")] = None,
-    out: Annotated[str, typer.Option("--out", "-o", metavar="PATH", help="Output folder (datasets) or file (parquet, jsonl).")] = "reports/suite",
-    fmt: Annotated[str, typer.Option("--format", "-f", metavar="datasets|parquet|jsonl", help="Output format.")] = "datasets",
-    split: Annotated[Optional[str], typer.Option("--split", metavar="dev|heldout", help="Only this split.")] = None,
-) -> None:
-    """Write a suite as a Hugging Face `datasets` dataset (one split per suite split), Parquet or JSONL."""
-    from evalkit.scenarios.export import export_suite
-    from evalkit.scenarios.loader import load_suite
-
-    try:
-        suite = load_suite(paths or [])
-        pairs = [p for p in suite.pairs if split is None or p.split == split]
-        path = export_suite(pairs, out, fmt)  # type: ignore[arg-type]
-    except _ERRORS as exc:
-        _fail(exc)
-        return
-    typer.echo(f"wrote {len(pairs)} pairs to {path} ({fmt})")
-
-
-@suite_app.command("import")
-def suite_import(
-    source: Annotated[str, typer.Argument(metavar="bfcl|agentdojo", help="Upstream benchmark package to import from.")],
-    out: Annotated[str, typer.Option("--out", "-o", metavar="FILE", help="JSONL file to write the kept pairs to.")] = "",
-    limit: Annotated[Optional[int], typer.Option(metavar="N", help="Only the first N upstream tasks (N >= 1).")] = None,
-    selfcheck: Annotated[bool, typer.Option("--selfcheck/--no-selfcheck", help="Run the oracle self-check and exclude (and list) broken pairs.")] = True,
-) -> None:
-    """Import pairs from an installed upstream benchmark (bfcl-eval or agentdojo) into a JSONL suite."""
-    from evalkit.scenarios.importers import run_import
-
-    try:
-        if limit is not None and limit < 1:
-            raise EvalkitError(f"--limit: must be at least 1 (got {limit})")
-        report = run_import(source, out or f"reports/imported/{source}.jsonl", limit=limit, selfcheck=selfcheck)
-    except _ERRORS as exc:
-        _fail(exc)
-        return
-    typer.echo(f"{source}: {report['written']} pairs written to {report['out']}; "
-               f"{len(report['skipped'])} upstream tasks skipped, {len(report['excluded'])} pairs excluded by the oracle "
-               f"self-check (details: {report['report']})")
-    for entry in report["excluded"][:20]:
-        typer.echo(f"  excluded {entry['pair_id']}: {entry['reasons'][0]}")
-
-
-@rules_app.command("validate")
-def rules_validate(
-    files: Annotated[list[str], typer.Argument(metavar="FILE...", help="Rule-set files (or shipped names such as default); drafts are checked as drafts.")],
-) -> None:
-    """Check rule sets against the schema; print id, version and rule count (exit 2 on any error)."""
-    from evalkit.rules.draft import DraftRuleSet
-    from evalkit.rules.loader import validate_file
-
-    bad = 0
-    for name in files:
-        try:
-            rules = validate_file(name)
-        except _ERRORS as exc:
-            typer.echo(f"evalkit: error: {_describe(exc)}", err=True)
-            bad += 1
-            continue
-        if isinstance(rules, DraftRuleSet):
-            typer.echo(f"{name}: draft {rules.id} version {rules.version}, {len(rules.rules)} rules "
-                       "(never active: copy the rules you adopt into a rule set)")
-        else:
-            typer.echo(f"{name}: ok: {rules.id} version {rules.version}, {len(rules.rules)} rules")
-    if bad:
-        raise typer.Exit(2)
-
-
-@rules_app.command("eval")
-def rules_eval(
-    suites: Annotated[Optional[list[str]], typer.Argument(metavar="[SUITE]...", help="Suite files or folders (default: built-in scenarios/).")] = None,
-    rules: Annotated[str, typer.Option("--rules", metavar="NEW", help="The candidate rule set (file or shipped name).")] = ...,
-    against: Annotated[str, typer.Option("--against", metavar="OLD", help="The rule set in use (file or shipped name).")] = ...,
-    model: Annotated[Optional[list[str]], typer.Option("--model", "-m", metavar="SPEC", help="Model spec, repeatable (default: the scripted models).")] = None,
-    condition: Annotated[Optional[list[str]], typer.Option("--condition", "-c", metavar="NAME", help="nl | tool | meta, repeatable (default: all).")] = None,
-    limit: Annotated[Optional[int], typer.Option(metavar="N", help="Only the first N pairs.", min=1)] = None,
-    pair: Annotated[Optional[list[str]], typer.Option("--pair", metavar="ID", help="Only this pair id, repeatable.")] = None,
-    out: Annotated[str, typer.Option(metavar="DIR", help="Output: DIR/old, DIR/new (run directories), DIR/rules-eval.json and .html.")] = "reports/rules-eval",
-    tasks: Annotated[Optional[str], typer.Option("--tasks", metavar="DIR", help="Folder of task domains (default: built-in tasks/).")] = None,
-    epochs: Annotated[int, typer.Option(metavar="N", help="Repetitions of every episode.", min=1)] = 1,
-    rules_in_context: Annotated[bool, typer.Option("--rules-in-context", help="Also show each rule set to the model in its system prompt.")] = False,
-    policy: Annotated[Optional[str], typer.Option("--policy", metavar="FILE", help="Runtime policy file (both runs).")] = None,
-    seed: Annotated[Optional[int], typer.Option(metavar="N", help="Sampling seed sent to live models (both runs).")] = None,
-    model_config: Annotated[Optional[str], typer.Option("--model-config", metavar="FILE", help="Model config file for live models.")] = None,
-    selfcheck: Annotated[bool, typer.Option("--selfcheck/--no-selfcheck", help="Leave out of both runs the pairs the oracle cannot pass under OLD.")] = True,
-    report: Annotated[bool, typer.Option("--report/--no-report", help="Also render each run's report.html.")] = False,
-    alpha: Annotated[float, typer.Option(metavar="A", help="Significance level of the McNemar tests.", min=0.0001, max=0.5)] = 0.05,
-    show_all: Annotated[bool, typer.Option("--all", help="Also print per-trigger rows where nothing changed.")] = False,
-) -> None:
-    """Run the suite under OLD and NEW (gate on, same plan and seeds) and diff the metrics per trigger with paired tests."""
-    from evalkit.harness.run import run as run_suite
-
-    _show_results_warnings()
-    try:
-        kwargs = dict(suites=suites or [], pair_ids=pair or [], limit=limit, out=out, epochs=epochs, tasks_dir=tasks,
-                      report=report, rules_in_context=rules_in_context, policy=policy, seed=seed,
-                      model_config_file=model_config, selfcheck=selfcheck, gates=["on"])
-        config = _run_config(kwargs, model, condition)
-        from evalkit.rules.evaluate import evaluate_rules
-
-        result = evaluate_rules(rules, against, config, alpha=alpha,
-                                run_suite=lambda cfg: _run_with_progress(run_suite, cfg))
-    except _ERRORS as exc:
-        _fail(exc)
-        return
-    from evalkit.report.rules_eval import console_tables
-    from evalkit.rules.console import print_tables
-
-    print_tables(console_tables(result, show_all=show_all))
-    for r in result["regressions"]:
-        typer.echo(f"regression: {r['model']} · {r['condition']}: {r['metric']} {r['old']:.3f} -> {r['new']:.3f} "
-                   f"(p {r['p_value']:.3g})")
-    typer.echo(f"wrote {result['files']['json']} and {result['files']['html']}")
-
-
-@rules_app.command("replay")
-def rules_replay(
-    traces: Annotated[list[str], typer.Argument(metavar="TRACES...", help="evalkit trace files, run directories or folders, or import-format .jsonl files.")],
-    rules: Annotated[str, typer.Option("--rules", metavar="FILE", help="The rule set to replay against (file or shipped name).")] = ...,
-    json_out: Annotated[Optional[Path], typer.Option("--json", metavar="FILE", help="Also write the full replay report as JSON.")] = None,
-) -> None:
-    """Replay recorded traces against a rule set (no model): list every commit a rule would have stopped; exit 1 if any."""
-    from evalkit.rules.console import print_replay
-    from evalkit.rules.loader import load_rule_set
-    from evalkit.rules.replay import load_traces, replay
-
-    try:
-        rule_set = load_rule_set(rules)
-        report = replay(load_traces(traces), rule_set)
-        if json_out is not None:
-            from evalkit.harness.store import dump_json, write_atomic
-
-            write_atomic(json_out, dump_json(report))
-    except _ERRORS as exc:
-        _fail(exc)
-        return
-    print_replay(report)
-    if report["regressions"]:
-        raise typer.Exit(1)
-
-
-@rules_app.command("distill")
-def rules_distill(
-    run_dir: Annotated[Path, typer.Argument(metavar="RUN", help="A run directory written by `evalkit run`.")],
-    out: Annotated[Optional[Path], typer.Option("--out", metavar="DRAFT.yaml", help="Where to write the draft (default: RUN/rules-draft.yaml).")] = None,
-) -> None:
-    """Propose candidate rules from a run's misaction episodes; write them as a draft rule set with their evidence."""
-    from evalkit.rules.console import print_draft
-    from evalkit.rules.distill import DRAFT_NAME, distill, write_draft
-
-    try:
-        draft = distill(run_dir)
-        path = write_draft(draft, out or run_dir / DRAFT_NAME) if draft.rules or draft.rejected else None
-    except _ERRORS as exc:
-        _fail(exc)
-        return
-    print_draft(draft, path)
 
 
 def main() -> None:

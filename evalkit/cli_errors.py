@@ -11,7 +11,12 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
+import typer
+
 from evalkit.errors import ConfigError, EvalkitError
+
+DEBUG = {"on": False}
+"""Set by ``evalkit --debug``: :func:`fail` prints the traceback too."""
 
 ERRORS = (EvalkitError, OSError, UnicodeDecodeError)
 """What a command turns into one ``evalkit: error:`` line (exit 2): evalkit's own errors, and
@@ -78,3 +83,32 @@ def resume_hint(exc: BaseException, out: str) -> str:
     if fix is not None:
         return f"; finished episodes are kept: {fix}, then continue with `evalkit run --resume {out}`"
     return f"; finished episodes are kept: continue with `evalkit run --resume {out}`"
+
+
+def fail(exc: BaseException, hint: str = "") -> None:
+    """Print ``exc`` as one ``evalkit: error:`` line (its traceback too under ``--debug``) and exit
+    with its exit code (2 by default)."""
+    code = getattr(exc, "exit_code", 2)
+    if DEBUG["on"]:
+        import traceback
+
+        traceback.print_exception(exc)
+    typer.echo(f"evalkit: error: {describe(exc)}{hint}", err=True)
+    raise typer.Exit(code)
+
+
+def show_results_warnings() -> None:
+    """Print evalkit's run-directory warnings as one ``evalkit: warning:`` line each."""
+    import warnings
+
+    from evalkit.harness.store import ResultsWarning
+
+    default = warnings.showwarning
+
+    def show(message, category, filename, lineno, file=None, line=None):
+        if issubclass(category, ResultsWarning):
+            typer.echo(f"evalkit: warning: {message}", err=True)
+        else:
+            default(message, category, filename, lineno, file, line)
+
+    warnings.showwarning = show

@@ -1,0 +1,114 @@
+"""``evalkit suite``: validate, export and import scenario suites (:mod:`evalkit.cli`)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Annotated, Optional
+
+import typer
+
+from evalkit.cli_errors import ERRORS as _ERRORS
+from evalkit.cli_errors import fail as _fail
+from evalkit.errors import EvalkitError
+
+suite_app = typer.Typer(help="Inspect and check scenario suites.", no_args_is_help=True)
+
+
+@suite_app.command("validate")
+def suite_validate(
+    paths: Annotated[Optional[list[str]], typer.Argument(metavar="[PATH]...", help="Suite files or folders (default: built-in).")] = None,
+    oracle: Annotated[bool, typer.Option("--oracle/--no-oracle", help="Run the oracle self-check (meta condition) and list the pairs it cannot pass.")] = True,
+    strict: Annotated[bool, typer.Option("--strict", help="Exit 1 when a library minimum is not met or the oracle excludes a pair.")] = False,
+    tasks: Annotated[Optional[str], typer.Option("--tasks", metavar="DIR", help="Folder of task domains (default: the built-in tasks/).")] = None,
+) -> None:
+    """Check suite files; print the trigger x phase x domain count table, the library minimums and the oracle self-check."""
+    from rich.console import Console
+    from rich.table import Table
+
+    from evalkit.scenarios.census import check_minimums, count_table
+    from evalkit.scenarios.loader import load_suite
+
+    tasks_dir = Path(tasks) if tasks else None
+    try:
+        suite = load_suite(paths or [], tasks_dir=tasks_dir)
+    except _ERRORS as exc:
+        _fail(exc)
+        return
+    console = Console()
+    if not console.is_terminal:
+        console = Console(width=220)
+    header, rows = count_table(suite.pairs)
+    table = Table(title="pairs by trigger x phase x domain")
+    for i, col in enumerate(header):
+        table.add_column(col, justify="left" if i < 2 else "right")
+    for row in rows:
+        table.add_row(*[str(v) for v in row])
+    console.print(table)
+    checks = check_minimums(suite.pairs)
+    table = Table(title="library minimums")
+    for col in ("minimum", "value", "required", "met"):
+        table.add_column(col)
+    for name, value, required, ok in checks:
+        table.add_row(name, value, required, "yes" if ok else "NO")
+    console.print(table)
+    missed = [c[0] for c in checks if not c[3]]
+    excluded: list = []
+    if oracle:
+        from evalkit.harness.selfcheck import oracle_selfcheck
+
+        check = oracle_selfcheck(suite, tasks_dir=tasks_dir)
+        excluded = list(check.excluded)
+        typer.echo(f"oracle self-check: {len(check.kept)} pairs kept, {len(excluded)} excluded ({check.episodes} episodes)")
+        for entry in excluded:
+            typer.echo(f"  excluded {entry['pair_id']} ({entry['source']}):")
+            for reason in entry["reasons"]:
+                typer.echo(f"    - {reason}")
+    typer.echo(f"ok: {len(suite.pairs)} pairs, suite hash {suite.content_hash[:12]}"
+               + (f"; minimums not met: {', '.join(missed)}" if missed else "; every library minimum met"))
+    if strict and (missed or excluded):
+        raise typer.Exit(1)
+
+
+@suite_app.command("export")
+def suite_export(
+    paths: Annotated[Optional[list[str]], typer.Argument(metavar="[PATH]...", help="Suite files or folders (default: built-in).")] = None,
+    out: Annotated[str, typer.Option("--out", "-o", metavar="PATH", help="Output folder (datasets) or file (parquet, jsonl).")] = "reports/suite",
+    fmt: Annotated[str, typer.Option("--format", "-f", metavar="datasets|parquet|jsonl", help="Output format.")] = "datasets",
+    split: Annotated[Optional[str], typer.Option("--split", metavar="dev|heldout", help="Only this split.")] = None,
+) -> None:
+    """Write a suite as a Hugging Face `datasets` dataset (one split per suite split), Parquet or JSONL."""
+    from evalkit.scenarios.export import export_suite
+    from evalkit.scenarios.loader import load_suite
+
+    try:
+        suite = load_suite(paths or [])
+        pairs = [p for p in suite.pairs if split is None or p.split == split]
+        path = export_suite(pairs, out, fmt)  # type: ignore[arg-type]
+    except _ERRORS as exc:
+        _fail(exc)
+        return
+    typer.echo(f"wrote {len(pairs)} pairs to {path} ({fmt})")
+
+
+@suite_app.command("import")
+def suite_import(
+    source: Annotated[str, typer.Argument(metavar="bfcl|agentdojo", help="Upstream benchmark package to import from.")],
+    out: Annotated[str, typer.Option("--out", "-o", metavar="FILE", help="JSONL file to write the kept pairs to.")] = "",
+    limit: Annotated[Optional[int], typer.Option(metavar="N", help="Only the first N upstream tasks (N >= 1).")] = None,
+    selfcheck: Annotated[bool, typer.Option("--selfcheck/--no-selfcheck", help="Run the oracle self-check and exclude (and list) broken pairs.")] = True,
+) -> None:
+    """Import pairs from an installed upstream benchmark (bfcl-eval or agentdojo) into a JSONL suite."""
+    from evalkit.scenarios.importers import run_import
+
+    try:
+        if limit is not None and limit < 1:
+            raise EvalkitError(f"--limit: must be at least 1 (got {limit})")
+        report = run_import(source, out or f"reports/imported/{source}.jsonl", limit=limit, selfcheck=selfcheck)
+    except _ERRORS as exc:
+        _fail(exc)
+        return
+    typer.echo(f"{source}: {report['written']} pairs written to {report['out']}; "
+               f"{len(report['skipped'])} upstream tasks skipped, {len(report['excluded'])} pairs excluded by the oracle "
+               f"self-check (details: {report['report']})")
+    for entry in report["excluded"][:20]:
+        typer.echo(f"  excluded {entry['pair_id']}: {entry['reasons'][0]}")
