@@ -291,15 +291,22 @@ def prepare_resume(
                           stacklevel=2)
 
     def traced(key: tuple) -> bool:
+        # a whole event log: it opens with episode_started and closes with episode_ended
         try:
-            return (store.traces / f"{episode_id(*key)}.jsonl").stat().st_size > 0
-        except OSError:
+            with open(store.traces / f"{episode_id(*key)}.jsonl", "rb") as fh:
+                first = json.loads(fh.readline(1 << 16))
+                size = fh.seek(0, 2)
+                fh.seek(max(0, size - (1 << 16)))
+                last = json.loads(fh.read().rstrip(b"\n").rsplit(b"\n", 1)[-1])
+        except (OSError, ValueError, RecursionError):
             return False
+        return (isinstance(first, dict) and first.get("type") == "episode_started"
+                and isinstance(last, dict) and last.get("type") == "episode_ended")
 
     untraced = {k for k, ref in refs.items() if ref.ok and (plan_keys is None or k in plan_keys) and not traced(k)}
     if untraced:  # a row without its event log cannot be replayed or shown: run the episode again
-        warnings.warn(f"{store.traces}: {len(untraced)} finished episode(s) have no trace file, or an empty one (e.g. "
-                      f"{'/'.join(map(str, min(untraced)))}); they run again", ResultsWarning, stacklevel=2)
+        warnings.warn(f"{store.traces}: {len(untraced)} finished episode(s) have no whole trace file (missing, empty "
+                      f"or cut; e.g. {'/'.join(map(str, min(untraced)))}); they run again", ResultsWarning, stacklevel=2)
         refs = {k: ref for k, ref in refs.items() if k not in untraced}
     store.rewrite_results(refs)  # one line per key, a half-written last line gone (and untraced rows)
     return {k for k, ref in refs.items() if ref.ok}
@@ -427,6 +434,8 @@ def load_config(run_dir: str | Path) -> RunConfig:
                           "started; a resumed run must keep its configuration: restore the file, or start a new "
                           "run with the new settings")
     cwd = manifest_data.get("cwd")
+    if cwd is not None and not isinstance(cwd, str):
+        raise ConfigError(f"{path}: field cwd: {cwd!r} is not a folder path; nothing to resume")
     return resolved_paths(config, cwd) if isinstance(cwd, str) else config
 
 

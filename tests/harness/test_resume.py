@@ -218,7 +218,7 @@ def test_finished_episodes_whose_traces_are_gone_run_again_on_resume(tmp_path, m
     full = run(RunConfig(suites=[str(mini_suite)], tasks_dir=str(mini_tasks), models=["scripted/oracle"],
                          conditions=["nl"], out=str(out), report=False))
     shutil.rmtree(out / "traces")
-    with pytest.warns(ResultsWarning, match="6 finished episode\\(s\\) have no trace file"):
+    with pytest.warns(ResultsWarning, match="6 finished episode\\(s\\) have no whole trace file"):
         resumed = resume_run(out)
     assert resumed["rows"] == full["rows"] and len(list((out / "traces").glob("*.jsonl"))) == 6
     assert len((out / "results.jsonl").read_text().splitlines()) == 6
@@ -239,6 +239,9 @@ def test_resume_refuses_a_deleted_input_record_and_names_a_bad_config_value(tmp_
     (out / "config.json").write_text(json.dumps(bad))
     with pytest.raises(ConfigError, match=r"config.json: field config: unknown condition 'xx'"):
         resume_run(out)
+    (out / "config.json").write_text(json.dumps({**manifest, "cwd": 5}))
+    with pytest.raises(ConfigError, match=r"config.json: field cwd: 5 is not a folder path"):
+        resume_run(out)
     (out / "config.json").write_bytes(b"\xef\xbb\xbf" + json.dumps(manifest).encode())  # saved by an editor
     assert resume_run(out)["n_episodes_completed"] == 2
 
@@ -246,18 +249,23 @@ def test_resume_refuses_a_deleted_input_record_and_names_a_bad_config_value(tmp_
 def test_rows_outside_the_plan_are_named_and_kept_and_empty_traces_run_again(tmp_path, mini_suite, mini_tasks):
     out = tmp_path / "run"
     config = RunConfig(suites=[str(mini_suite)], tasks_dir=str(mini_tasks), models=["scripted/oracle"],
-                       conditions=["nl"], out=str(out), report=False, limit=1)
+                       conditions=["nl"], out=str(out), report=False, limit=2)
     full = run(config)
     rows = [json.loads(x) for x in (out / "results.jsonl").read_text().splitlines()]
     stray = {**rows[0], "pair_id": "not-planned"}
     (out / "results.jsonl").write_text("".join(json.dumps(r) + "\n" for r in [*rows, stray]))
-    trace = next((out / "traces").glob("*.jsonl"))
+    traces = sorted((out / "traces").glob("*.jsonl"))
+    trace = traces[0]
     trace.write_text("")
+    traces[1].write_text("garbage{\n")
+    whole = traces[2].read_text()
+    traces[2].write_text(whole[: len(whole) // 2])  # cut: no episode_ended
     with pytest.warns(ResultsWarning) as caught:
         resumed = resume_run(out)
     messages = [str(w.message) for w in caught]
     assert any("1 row(s) are not in this run's plan (e.g. not-planned/" in m for m in messages)
-    assert any("1 finished episode(s) have no trace file, or an empty one" in m for m in messages)
+    assert any("3 finished episode(s) have no whole trace file" in m for m in messages)
+    assert all(json.loads(t.read_text().splitlines()[-1])["type"] == "episode_ended" for t in traces)
     assert not any("recorded again" in m for m in messages)
     assert resumed["rows"] == full["rows"] and trace.stat().st_size > 0
     assert "not-planned" in (out / "results.jsonl").read_text()
