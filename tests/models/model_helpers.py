@@ -3,6 +3,11 @@ episode through the real agent loop."""
 
 from __future__ import annotations
 
+import socket
+import threading
+from contextlib import contextmanager
+from typing import Callable, Iterator
+
 from evalkit.models.config import ModelSettings, RetrySettings
 from evalkit.runtime.controller import Limits
 from evalkit.runtime.loop import run_episode
@@ -115,3 +120,24 @@ def field_episode(model, domain, pair, variant="abstain", condition="nl", max_tu
     spec = EpisodeSpec(pair=pair, variant=variant, model=model.name, condition=condition, domain=domain)
     run = execute(spec, model, Limits(max_turns=max_turns))
     return run, score_episode(spec, run.log, run.state, run.error)
+
+
+@contextmanager
+def raw_server(serve: Callable[[socket.socket], None]) -> Iterator[int]:
+    """A raw TCP server on 127.0.0.1 for misbehaving HTTP peers: ``serve(conn)`` runs on its
+    own thread for each connection. Yields the port; the listener closes on exit."""
+    listener = socket.create_server(("127.0.0.1", 0))
+
+    def accept() -> None:
+        while True:
+            try:
+                conn, _ = listener.accept()
+            except OSError:
+                return
+            threading.Thread(target=serve, args=(conn,), daemon=True).start()
+
+    threading.Thread(target=accept, daemon=True).start()
+    try:
+        yield listener.getsockname()[1]
+    finally:
+        listener.close()

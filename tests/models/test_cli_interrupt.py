@@ -6,13 +6,14 @@ from __future__ import annotations
 import json
 import os
 import signal
-import socket
 import subprocess
 import sys
 import threading
 import time
 
 import pytest
+
+from model_helpers import raw_server
 
 DONE = json.dumps({"id": "x", "model": "m", "choices": [{"index": 0, "finish_reason": "stop", "message": {
     "role": "assistant", "content": "I'm sorry, but I can't do that."}}],
@@ -23,7 +24,6 @@ DONE = json.dumps({"id": "x", "model": "m", "choices": [{"index": 0, "finish_rea
 def answers_once_then_silent():
     """A raw socket server: the first request gets a chat completion, every later one gets
     nothing at all (its connection is held open until the test ends)."""
-    listener = socket.create_server(("127.0.0.1", 0))
     stop = threading.Event()
     served = []
 
@@ -42,18 +42,9 @@ def answers_once_then_silent():
             except OSError:
                 pass
 
-    def accept():
-        while True:
-            try:
-                conn, _ = listener.accept()
-            except OSError:
-                return
-            threading.Thread(target=serve, args=(conn,), daemon=True).start()
-
-    threading.Thread(target=accept, daemon=True).start()
-    yield f"http://127.0.0.1:{listener.getsockname()[1]}/v1"
+    with raw_server(serve) as port:
+        yield f"http://127.0.0.1:{port}/v1"
     stop.set()
-    listener.close()
 
 
 @pytest.mark.parametrize("signals", [(signal.SIGINT,), (signal.SIGTERM, signal.SIGTERM)], ids=["sigint", "sigterm-x2"])

@@ -3,11 +3,10 @@ code and a clear message, never a generic Python error of the episode."""
 
 from __future__ import annotations
 
-import socket
 import threading
 
 import pytest
-from model_helpers import completion, events_of, openai_model, run_live_episode, settings
+from model_helpers import completion, events_of, openai_model, raw_server, run_live_episode, settings
 from werkzeug import Response
 
 from evalkit.models.anthropic_messages import normalize_anthropic
@@ -84,7 +83,6 @@ def test_malformed_200_bodies_end_the_episode_with_invalid_response(api, raw, ne
 @pytest.fixture
 def claims_a_huge_body():
     """A raw socket server answering 200 with ``Content-Length`` 40 MiB (and a few bytes)."""
-    listener = socket.create_server(("127.0.0.1", 0))
     hits = []
 
     def serve(conn):
@@ -98,17 +96,8 @@ def claims_a_huge_body():
             except OSError:
                 pass
 
-    def accept():
-        while True:
-            try:
-                conn, _ = listener.accept()
-            except OSError:
-                return
-            threading.Thread(target=serve, args=(conn,), daemon=True).start()
-
-    threading.Thread(target=accept, daemon=True).start()
-    yield f"http://127.0.0.1:{listener.getsockname()[1]}", hits
-    listener.close()
+    with raw_server(serve) as port:
+        yield f"http://127.0.0.1:{port}", hits
 
 
 @pytest.mark.parametrize("provider", ["openai", "anthropic"])

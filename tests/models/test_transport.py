@@ -2,12 +2,13 @@
 
 from __future__ import annotations
 
-import socket
 import threading
 import time
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
 import pytest
+
+from model_helpers import raw_server
 
 from evalkit.models.transport import guarded_http_client
 
@@ -80,7 +81,6 @@ def test_an_enormous_response_is_cut_off_at_the_cap(hostile):
 def header_drip():
     """A raw socket server that sends a status line, then one header line every 0.2 s for
     ever (each read gets data well within any per-read timeout; the headers never end)."""
-    listener = socket.create_server(("127.0.0.1", 0))
     stop = threading.Event()
 
     def serve(conn):
@@ -93,18 +93,9 @@ def header_drip():
             except OSError:
                 pass
 
-    def accept():
-        while not stop.is_set():
-            try:
-                conn, _ = listener.accept()
-            except OSError:
-                return
-            threading.Thread(target=serve, args=(conn,), daemon=True).start()
-
-    threading.Thread(target=accept, daemon=True).start()
-    yield f"http://127.0.0.1:{listener.getsockname()[1]}"
+    with raw_server(serve) as port:
+        yield f"http://127.0.0.1:{port}"
     stop.set()
-    listener.close()
 
 
 def _call_in_thread(fn):
