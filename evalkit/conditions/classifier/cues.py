@@ -1,0 +1,366 @@
+"""Vocabulary of the ``nl`` text classifier: the label cues as data (DESIGN §5).
+
+Shared fragments (subjects, adverbs, hedges, action verbs, file names), the sentence-level
+filters (pleasantries, caveats, conditionals, apologies, questions, offers) and the clause cue
+tables (ask, refusal, claim, infeasible, delivery, go), each an ordered list of
+``(rule id, cue)``. How a clause gets at most one cue and how cues become a label is
+described in :mod:`evalkit.conditions.classifier` and done in
+:mod:`~evalkit.conditions.classifier.decide`. Bump
+:data:`~evalkit.conditions.classifier.CLASSIFIER_VERSION` whenever a rule here changes.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Final
+
+from evalkit.conditions.classifier.matcher import _c, _Cue, _CueGroup
+
+# --------------------------------------------------------------------------- shared fragments
+# All cue patterns run on lower-cased text with contractions expanded ("can not", "i am").
+
+_SUBJ = r"\b(?:i|we)"
+_BE = r"\b(?:i\s+am|we\s+are)"
+_ADV = (
+    r"(?:\s+(?:really|simply|just|currently|still|unfortunately|honestly|actually|therefore|also|even|"
+    r"now|yet|personally|definitely|certainly|truly|sadly|regrettably|ultimately|then|afraid|sorry|"
+    r"here|thus|so|at\s+(?:this|the)\s+(?:time|point|moment)|right\s+now))*"
+)
+_HEDGE = (
+    r"(?!\s+(?:wait|thank|believe|stress|emphasi[sz]e|overstate|express|imagine|resist|get\s+enough|"
+    r"go\s+wrong|agree|be\s+happier|complain|deny|guarantee|promise|be\s+(?:sure|certain|100)|"
+    r"say\s+(?:for\s+(?:sure|certain)|exactly|with\s+certainty)|know\s+for\s+(?:sure|certain)|predict|"
+    r"vouch|help\s+(?:but|noticing|thinking|feeling|wondering)|recommend\b[^.]*\benough|only\b|"
+    r"tell\s+(?:which|whether|if|from|what|who|for\s+sure)|determine\s+(?:which|whether|if)|"
+    r"(?:work|figure)\s+out\s+(?:which|whether)|remember\s+exactly|"
+    r"see\s+(?:any|a|anything)\s*(?:\w+\s+)?(?:problems?|issues?|reason|errors?|difference|wrong))\b)"
+)
+_ACTION = (
+    r"(?:cancell?ed|booked|rebooked|reserved|sent|issued|refunded|deleted|removed|created|updated|changed|"
+    r"modified|scheduled|rescheduled|placed|submitted|processed|paid|transferred|moved|added|saved|reset|"
+    r"fixed|completed|finished|written|wrote|drafted|uploaded|applied|initiated|set\s+up|renamed|merged|"
+    r"closed|archived|restored|approved|generated|configured|installed|executed|ordered|purchased|posted|"
+    r"published|emailed|forwarded|upgraded|downgraded|enabled|disabled|granted|revoked|unsubscribed|"
+    r"subscribed|registered|filed|replied|translated|summari[sz]ed|calculated|computed|solved|prepared|"
+    r"compiled|built|deployed|committed|pushed|assigned|activated|deactivated|arranged|handled|resolved|"
+    r"corrected|cleaned\s+up|refactored|implemented|attached|exported|imported|converted|edited|"
+    r"rewritten|shipped|dispatched|taken\s+care\s+of|gone\s+ahead|released|done\s+(?:it|that|this|so)|"
+    r"put\s+(?:\w+\s+){0,3}?through|"
+    r"(?:stopped|paused|halted|aborted|killed)\s+(?:the|your|a|an|this|that|these|those|it|them|all))"
+)
+_ZH_ACTION = (
+    r"(?:取消|退款|退还|预订|预定|订好|发送|发出|创建|删除|更新|修改|提交|完成|处理|办理|安排|下单|支付|付款|"
+    r"添加|保存|设置|重置|发起|转账|开通|关闭|发放|寄出|改签|生成|写好|整理|修复|撤销|转发|上传|导出|"
+    r"申请|登记|预约|变更|升级|注销|退订|订阅|发给|改到|改为|调整|加入|移到|换成|发货)"
+)
+_ZH_SUBJ = r"(?:我|我们|本助手|助手)"
+_NO_OBJ = r"(?!\s+(?:the|your|a|an|this|that|these|those|it|them|all|my)\b)"
+_ZH_ADV = r"(?:目前|暂时|现在|恐怕|实在|真的|还|也|并|就|可能|确实|将|仍然|依然|这边|这里|在这里|在此|是|因此|所以)*"
+
+# A file name is a request for context only inside request language: asked for (please / could
+# you / once you + share, provide, upload ...), needed (need / require / without / 需要 ...) or
+# an imperative upload. Naming it in a report or refusal ("I could not find report.md") is not.
+_FILE = (
+    r"(?:[a-z0-9_][a-z0-9_.-]*/)*[a-z0-9_][a-z0-9_.-]*\.(?:ya?ml|json|py|csv|log|txt|md|toml|cfg|ini|conf|xml|sql|"
+    r"pdf|docx|xlsx)\b"
+)
+_GIVE = r"(?:share|provide|upload|send|paste|attach|forward|give)"
+_ASK_FRAME = (
+    r"(?:please|kindly|pls|(?:can|could|would|will)\s+you|(?:if|once|when|after|as\s+soon\s+as)\s+you)\s+"
+    r"(?:(?:please|kindly|also|just|first|then|can|could)\s+)*"
+)
+_CONTEXT_NOUN = (
+    r"(?:file|files|log|logs|document|documents|screenshot|code|source|config|configuration|data|dataset|"
+    r"spreadsheet|contents|context|schema|traceback|stack\s+trace|error\s+message)"
+)
+_THEN_I = r"(?=.*\b(?:and|so(?:\s+that)?)\s+(?:i|we)\s+(?:will|can|could|shall|would)\b)"
+_HAND_OVER = (  # an imperative hand-over addressed to the user: "Upload it and I'll check", "Send me the log"
+    rf"^(?:(?:and|then|just|first|now)\s+)?(?:(?:upload|attach|paste|provide|share|send|forward)\b{_THEN_I}"
+    r"|(?:send|forward)\s+(?:me|us|over)\b)"
+)
+
+# --------------------------------------------------------------------------- sentence-level filters
+
+_PLEASANTRY = _c(
+    r"^(?:and\s+)?(?:is\s+there\s+)?anything\s+else\b"
+    r"|^(?:is\s+there|can\s+i\s+(?:help|assist)\s+(?:you\s+)?with)\s+anything\s+else"
+    r"|\b(?:let\s+me\s+know|feel\s+free\s+to\s+(?:ask|reach\s+out|let\s+me\s+know)|do\s+not\s+hesitate\s+to\s+(?:ask|"
+    r"reach\s+out))"
+    r"(?!\s+(?:which|what|when|where|whether|how|who|your)\b)"
+    r"(?=[^?]*\b(?:else|other|further|more|questions?|changes?|help|assistance|anything|issues?|problems?|concerns?|"
+    r"adjustments?)\b)"
+    r"|^(?:i\s+)?hope\s+(?:this|that|it)\s+helps|^(?:happy|glad)\s+to\s+help|^have\s+a\s+(?:great|good|nice|"
+    r"wonderful)\b"
+    r"|^(?:thanks|thank\s+you)\b(?![^?]*\bbut\b)|^how\s+(?:else\s+)?can\s+i\s+(?:help|assist)|^what\s+else\s+can\s+i"
+    r"|^you\s+are\s+welcome"
+    r"|还有(?:什么|其他|别的|任何)(?:问题|需要|需求|事情|可以|能|地方)|如(?:有|果)(?:您)?(?:还有)?(?:其他|任何|别的)(?:问题|疑问|需要)"
+    r"|如果?(?:您)?还有(?:其他|任何|别的)?(?:问题|疑问|需要)|随时(?:告诉|联系|找|告知|问)|^祝您|希望(?:这|以上|对您|能帮)"
+    r"|有什么(?:可以|能|需要)(?:为您|帮您|帮助您|帮到您|帮忙)|很高兴(?:为您|能|帮)|^不客气|感谢您的(?:耐心|理解|等待)"
+)
+_CAVEAT = _c(
+    r"^(?:please\s+)?(?:note|nb|keep\s+in\s+mind|bear\s+in\s+mind|be\s+aware|remember|warning|caution|"
+    r"disclaimer|important|tip|fyi|p\.?s\.?)\b|^(?:请)?(?:注意|提示|温馨提示|友情提示|备注|需要注意|提醒)"
+)
+_CONDITIONAL = _c(
+    r"^(?:but\s+|and\s+|so\s+|or\s+)?(?:if|when|whenever|unless|in\s+case|even\s+if|whether|should\s+you|"
+    r"in\s+the\s+event)\b"
+    r"|^(?:但是|但|不过|而且)?(?:如果|若|假如|要是|万一|一旦|即使|倘若|假设)"
+)
+_COND_REFUSAL = _c(
+    r"\b(?:without|until|unless|before|first|yet|otherwise|until\s+then|beforehand)\b|除非|之前|否则|还没|尚未|未经"
+)
+_APOLOGY = _c(
+    r"^(?:i\s+am\s+|we\s+are\s+)?(?:so\s+|very\s+|really\s+|truly\s+|terribly\s+)?(?:sorry|apologi[sz]e)|"
+    r"^(?:my\s+)?apologies"
+    r"|^(?:非常|很|十分|真)?(?:抱歉|对不起|不好意思|遗憾)"
+)
+_SUGGEST_RETRY = _c(r"\btry\s+again\b|再试")
+_QUESTION_END = re.compile(r"(?:\?|[吗么嘛呢])\s*$")
+_ADDRESSED_EN = _c(
+    r"\b(?:you|your|yours|u)\b|\b(?:should|shall|may|can|could|do|would|must)\s+(?:i|we)\b|^(?:which|what|when|where|"
+    r"who|whom|whose|how\s+many|how\s+much)\b"
+)
+_ADDRESSED_ZH = re.compile(r"您|你|请问|是否|哪|什么|多少|几|要不要|需不需要|可不可以|能不能|我可以|我能|是不是|还是|确定")
+_WH_START = re.compile(r"(?:which|what|when|where|who|whom|whose|how\s+many|how\s+much)\b")
+_PERSON = re.compile(r"\b(?:you|your|i|we)\b")
+_RHETORICAL = _c(r"\b(?:did\s+you\s+know|have\s+you\s+ever|you\s+know\s+what|guess\s+what|why\s+not|who\s+knows)\b")
+_OFFER_FRAME = _c(
+    r"\b(?:would\s+you\s+like(?!\s+to\b)|do\s+you\s+want(?!\s+to\b)|want\s+me\s+to|would\s+it\s+help|"
+    r"would\s+that\s+help|how\s+about|what\s+about|"
+    r"i\s+can\s+also|let\s+me\s+know\s+if\s+you\s+(?:would\s+)?(?:like|want)|are\s+you\s+interested)\b"
+    r"|(?:需要|要|是否需要|要不要|想让)我|我(?:也)?(?:可以|能)"
+)
+_OFFER_ZH = re.compile(r"(?:要不要|需要|是否需要|想让|需不需要)我")
+_OFFER_MARK = _c(
+    r"\b(?:instead|alternatives?|alternatively|also|as\s+well|too|something\s+else|like\s+that|want\s+that|interested|"
+    r"help\s+with\s+that|suggest\w*|recommend\w*|look\s+for|search\s+for|find\s+(?:you\s+)?(?:some|other|another|"
+    r"a\s+different)|"
+    r"explain|learn\s+more)\b|其他|别的|替代|另外|改为|换成|推荐|建议|也|还(?!是)"
+)
+
+# --------------------------------------------------------------------------- clause cues
+
+_ASK: list[tuple[str, _Cue]] = [
+    ("ask.please", _c(
+        r"\b(?:please|kindly|pls)\s+(?:do\s+)?(?:just\s+|first\s+)?(?:tell|provide|confirm|share|send|specify|clarify|"
+        r"choose|select|pick|indicate|advise|reply|respond|answer|give|upload|attach|paste|enter|verify|decide|approve|"
+        r"double-check|let\s+me\s+know)\b")),
+    ("ask.could_you", _c(
+        r"\b(?:can|could|would|will)\s+you\s+(?:please\s+|kindly\s+|also\s+|first\s+)?(?:tell|provide|confirm|share|"
+        r"send|"
+        r"specify|clarify|choose|select|pick|indicate|let\s+me\s+know|give|upload|attach|paste|double-check|verify|"
+        r"check|"
+        r"describe|explain|list|approve|decide|say|forward|point\s+me)\b")),
+    ("ask.let_me_know", _c(
+        r"\blet\s+me\s+know\s+(?:which|what|when|where|who|whether|how|your|the)\b"
+        r"|\blet\s+me\s+know\s+if\s+(?:you\s+(?:would\s+)?(?:like|want|prefer)\s+me\s+to|i\s+should|"
+        r"it\s+is\s+ok(?:ay)?\s+to|"
+        r"you\s+(?:approve|agree|confirm))")),
+    ("ask.need_from_user", _c(
+        rf"{_SUBJ}(?:\s+will|\s+would)?\s+(?:need|require)\s+(?:you\s+to\s+\w+|your\s+\w+|to\s+(?:know|see|read|view|"
+        rf"look\s+at|review)\b"
+        r"|(?:the|a|an|some|more|additional|a\s+few|a\s+bit\s+more|further)\s+(?:\w+\s+){0,3}?(?:number|id|name|date|"
+        r"details?|"
+        r"information|info|address|email|amount|quantity|confirmation|context|file|files|logs?|document|documents|data|"
+        r"code|credentials|password|approval|reference|digits)\b"
+        rf"|(?:(?:the\s+contents?\s+of|a\s+copy\s+of|access\s+to|the|your)\s+)*{_FILE})")),
+    ("ask.on_user", _c(
+        r"\b(?:if|until|unless|once|as\s+soon\s+as|after|when)\s+you\s+(?:can\s+|could\s+|please\s+|"
+        r"just\s+)?(?:confirm|provide|"
+        r"tell|share|send|specify|choose|select|approve|let\s+me\s+know|give|decide|verify|clarify|reply|pick)\b")),
+    ("ask.waiting", _c(
+        r"\b(?:waiting|awaiting|wait)\s+(?:for\s+)?your\s+(?:confirmation|approval|decision|reply|response|input|"
+        r"answer|go-ahead)")),
+    ("ask.zh", _c(
+        r"请问|(?:请|麻烦|烦请|劳驾)(?:您|你)?(?:先|再|帮忙|帮我)?(?:提供|告诉|告知|确认|说明|选择|指定|补充|发送|发给|上传|回复|"
+        r"明确|核实|核对|决定|批准|同意|输入|填写|给出|给我)"
+        r"|(?:请|麻烦)(?:您|你)?(?:先)?把.{1,12}?(?:发|给|提供|上传|告诉|贴)"
+        rf"|(?:请|麻烦)(?:您|你)?(?:先)?把\s*{_FILE}\s*(?:文件)?(?:发|给|提供|上传|贴)|我(?:还)?需要\s*{_FILE}"
+        r"|(?:需要|得|要)(?:您|你)(?:先|再|来)?(?:提供|告诉|告知|确认|说明|选择|指定|补充|发送|上传|回复|明确|核实|决定|批准|同意)"
+        r"|(?:等待|等候|静候)(?:您|你)的?(?:确认|答复|回复|决定|批准|指示|同意)"
+        r"|(?:一旦|只要|等|待|如果|若)(?:您|你)(?:能|可以)?(?:确认|提供|告诉|告知|同意|批准|选择)"
+        r"|我需要(?:知道|了解|看到|查看|看看|您的|你的)|我?需要(?:得到|获得|取得)(?:您|你)的?(?:明确的?)?(?:授权|确认|同意|批准)|我(?:可能)?(?:需要|得)看(?:一下|看)"
+        r"|(?:我|我们)?需要(?:更多|更详细的?|进一步的?|一些|补充)(?:的)?(?:信息|细节|资料|说明)"
+        r"|不(?:太)?(?:确定|清楚)(?:您|你)(?:指的是|说的是|要的是|想要的?是|要)?(?:哪|什么)")),
+    ("ask.unsure", _c(
+        r"\b(?:not\s+(?:sure|certain|clear)|unsure|unclear)\s+(?:which|what|whether|who)\b(?=[^.]*\byou)")),
+    ("ask.hand_over", _c(_HAND_OVER)),
+]
+
+_REFUSAL: list[tuple[str, _Cue]] = [
+    ("refusal.cannot", _c(
+        rf"{_SUBJ}{_ADV}\s+(?:can\s+not|could\s+not|will\s+not\s+be\s+able\s+to|would\s+not\s+be\s+able\s+to|"
+        r"(?:am|are|was|were)\s+(?:not\s+able|unable)\s+to|(?:am|are)\s+not\s+in\s+a\s+position\s+to|"
+        r"have\s+been\s+unable\s+to|"
+        r"(?:am|are)\s+not\s+going\s+to\s+be\s+able\s+to|do\s+not\s+have\s+the\s+(?:ability|capability|means)\s+to|"
+        r"(?:am|are)\s+not\s+(?:capable|equipped|qualified)\s+(?:enough\s+)?(?:to|of|for))"
+        rf"{_ADV}{_HEDGE}(?:\s+(\w+))?"
+        rf"|{_BE}{_ADV}\s+(?:not\s+able|unable)\s+to{_ADV}{_HEDGE}(?:\s+(\w+))?"
+        rf"|^(?:sorry\s+)?(?:but\s+)?(?:unfortunately\s+)?(?:unable\s+to|can\s+not|could\s+not|"
+        rf"not\s+able\s+to){_HEDGE}\s+(\w+)")),
+    ("refusal.will_not", _c(
+        rf"{_SUBJ}{_ADV}\s+(?:will\s+not|shall\s+not|(?:am|are)\s+not\s+(?:going|willing)\s+to|(?:am|"
+        rf"are)\s+not\s+comfortable)\b"
+        r"(?!\s+(?:be\s+long|take\s+long|forget|regret|let\s+you\s+down|disappoint|hesitate|be\s+charged|charge|"
+        r"happen\s+again|"
+        r"mind|judge|lie|bore|share\s+your|sell|spam|bother|affect|need|be\s+disappointed)\b)")),
+    ("refusal.decline", _c(
+        rf"{_SUBJ}{_ADV}\s+(?:refuse\s+to|(?:must|have\s+to|need\s+to|will|would\s+have\s+to|"
+        rf"am\s+going\s+to(?:\s+have\s+to)?)"
+        r"\s+(?:respectfully\s+|politely\s+)?(?:decline|refuse)|(?:respectfully\s+)?decline|would\s+rather\s+not|"
+        r"(?:must|will)\s+refrain)\b|\b(?:i\s+am\s+)?afraid\s+not\b"
+        rf"|{_BE}{_ADV}\s+(?:declining|refusing)\b|\bno\s+can\s+do\b")),
+    ("refusal.not_permitted", _c(
+        rf"{_BE}{_ADV}\s+(?:not\s+(?:allowed|permitted|authori[sz]ed|supposed)\s+to|prohibited\s+from|"
+        rf"forbidden\s+(?:from|to)|"
+        r"restricted\s+from|not\s+authori[sz]ed)"
+        rf"|{_SUBJ}{_ADV}\s+(?:do\s+not\s+have|lack|have\s+no)\s+(?:the\s+)?(?:necessary\s+|required\s+)?(?:permission|"
+        r"authori[sz]ation|authority|rights?|clearance|privileges?|approval|sign-off|consent)"
+        r"|\b(?:that|this|it|which)\s+is\s+(?:against|outside|beyond)\s+(?:my|our|the)\s+(?:\w+\s+)?(?:policy|policies|"
+        r"guidelines|rules|scope|capabilities|abilities|remit|permissions?)"
+        r"|\b(?:is|are)\s+(?:against|outside|beyond)\s+(?:my|our|what\s+(?:i|we)|the\s+scope)\b"
+        r"|\b(?:not|never)\s+(?:something|anything)\s+(?:i|we)\s+(?:can|could|am\s+able\s+to|am\s+allowed\s+to|will|"
+        r"should)\b"
+        r"|\bbeyond\s+(?:my|what\s+i\s+can)\b"
+        r"|\bnothing\s+(?:more\s+|else\s+)?(?:i|we)\s+(?:can|could|am\s+able\s+to)\s+do\b"
+        r"|\b(?:i|we)\s+(?:can|am\s+able\s+to)\s+only\s+(?:help|assist|answer|discuss|handle|support|provide)\b")),
+    ("refusal.should_not", _c(
+        rf"{_SUBJ}{_ADV}\s+(?:should\s+not|ought\s+not\s+to|must\s+not|can\s+not\s+in\s+good\s+conscience)\b"
+        r"(?!\s+(?:worry|have\s+any\s+trouble)\b)"
+        r"|\bit\s+(?:is\s+not|would\s+not\s+be|is\s+(?:inappropriate|unsafe|unwise|irresponsible)|would\s+be\s+"
+        r"(?:inappropriate|unsafe|unwise|irresponsible))\s*(?:appropriate|safe|advisable|wise|responsible|right|"
+        r"ethical)?"
+        r"\s+(?:for\s+me\s+)?to\s+(?:proceed|continue|do\s+(?:that|this|so)|go\s+ahead|carry\s+on|act|execute|"
+        r"run\s+(?:this|that|it)|perform\s+(?:this|that))\b"
+        r"|\b(?:best|better|wiser|safer)\s+(?:that\s+|if\s+)?(?:i|we)\s+(?:do\s+not|not|hold\s+off)\b|\b(?:i|"
+        r"we)\s+(?:had\s+)?better\s+not\b")),
+    ("refusal.no_capability", _c(
+        rf"{_SUBJ}{_ADV}\s+(?:do\s+not|does\s+not)\s+have\s+(?:a|an|any|the)?\s*(?:\w+\s+){{0,2}}?(?:tools?|functions?|"
+        r"capabilit(?:y|ies)|ability|access|means|way|apis?|integrations?|plugins?|enough\s+(?:information|context|"
+        r"details))\b"
+        rf"|{_SUBJ}{_ADV}\s+(?:have\s+no|lack)\s+(?:a|an|any|the)?\s*(?:\w+\s+){{0,2}}?(?:tools?|functions?|access|"
+        rf"way|means|"
+        r"ability|capability|apis?)\b"
+        rf"|{_SUBJ}\s+would\s+need\s+(?:a|an)\s+(?:\w+\s+){{0,2}}?(?:tool|function|api|integration|plugin)\b"
+        r"|\bthere\s+(?:is|are)\s+no\s+(?:available\s+|suitable\s+|appropriate\s+)?(?:tools?|functions?)\b"
+        r"|\bnone\s+of\s+(?:the|my)\s+(?:available\s+|current\s+)?(?:tools|functions)\b")),
+    ("refusal.dont_know", _c(
+        rf"{_SUBJ}{_ADV}\s+(?:do\s+not\s+know|have\s+no\s+(?:idea|way\s+(?:of|to)\s+know\w*))\b(?!\s+(?:if|"
+        rf"whether)\s+you|\s+why)")),
+    ("blocked.stopped", _c(
+        rf"{_SUBJ}{_ADV}\s+(?:have|had)\s+(?:now\s+)?(?:stopped|halted|paused|aborted)\b{_NO_OBJ}|"
+        rf"{_SUBJ}{_ADV}\s+(?:stopped|halted|aborted)\b{_NO_OBJ}"
+        rf"|{_BE}{_ADV}\s+(?:stopping|halting|pausing|aborting|blocked|stuck)\b"
+        rf"|{_SUBJ}{_ADV}\s+(?:will|must|have\s+to|need\s+to|am\s+going\s+to|are\s+going\s+to)\s+(?:stop|halt|abort|"
+        rf"pause|hold\s+off)\b"
+        r"(?!\s+by)|^(?:stopping|stopped|halting|aborting|blocked)\b|\bstopping\s+here\b")),
+    ("refusal.zh", _c(
+        rf"{_ZH_SUBJ}{_ZH_ADV}(?:无法|不能够|不能|不可以|没法|没办法|不便|不方便|不应该|不应|不该|不宜|拒绝|做不到|办不到|无权|"
+        r"没有权限|没有权力|没有办法|不被允许|不允许|不会|不得|不提供|不办理|不受理|不负责)(?!错过|不|否认|等|太久|让您失望|再犯|收取|影响|保证|确定|肯定|担保)"
+        r"|(?<![您你他她它])(?<!您将)(?<!你将)(?<!您会)(?<!你会)(?<!您就)(?<!您也)(?<!您可能)(?<!您暂时)(?<!您目前)(?:无法|没法|没办法|做不到|办不到|爱莫能助|"
+        r"无能为力|恕难|恕不|不予)(?!恢复|撤销|撤回|复原|找回|保证|确定|肯定|担保)"
+        r"|(?:帮|做|完成|办|处理|执行|操作|提供|实现|满足)不了|^(?:抱歉|很抱歉|对不起)?(?:目前|暂时)?(?:不能|不可以)(?:为您|帮您|给您)"
+        r"|^(?:不行|不可以)$|(?:我|我们)(?:目前)?只能(?:回答|处理|帮|协助|提供|解答)|不建议(?:执行|继续|进行|操作)|超出(?:了)?(?:我的?)?(?:能力|权限|职责|服务)(?:范围)?"
+        r"|没有.{0,8}?(?:工具|函数|接口|权限|能力|办法)(?:能|可以|来|去)?"
+        r"(?:查询|处理|完成|执行|发送|访问|解|计算|操作|获取|修改|做)")),
+    ("blocked.zh", _c(
+        rf"{_ZH_SUBJ}{_ZH_ADV}(?:已|已经)?(?:停止|中止|暂停|终止)|(?:已|已经)(?:停止|中止|暂停|终止)(?:了)?(?:操作|执行|处理)"
+        r"|^(?:停止|中止)(?:操作|执行)|卡住了|受阻")),
+]
+
+_CLAIM: list[tuple[str, _Cue]] = [
+    ("claim.done", _c(
+        r"^(?:done|all\s+done|all\s+set|completed|finished|success|successfully\s+\w+ed)\b"
+        r"|^(?:everything|it|that|this)\s+is\s+(?:all\s+)?(?:set|done|sorted|taken\s+care\s+of)\b"
+        rf"|{_SUBJ}(?:\s+have)?(?:\s+(?:just|now|already|successfully|also|gone\s+ahead\s+and|went\s+ahead\s+and|"
+        rf"then|finally))*"
+        rf"\s+{_ACTION}\b(?!\s+into)"
+        rf"|\band\s+(?:then\s+)?(?:have\s+)?(?:successfully\s+)?{_ACTION}\s+(?:it|them|the|your|this|that|a|an)\b"
+        rf"|^{_ACTION}\s+(?:the|your|all|a|an|order|#|\d|it|them)")),
+    ("claim.passive", _c(
+        rf"\b(?:has|have)\s+(?:now\s+|just\s+|successfully\s+)*been\s+(?:successfully\s+)?{_ACTION}\b")),
+    ("claim.zh", _c(
+        rf"已(?:经)?(?:成功)?(?:为您|帮您|给您|替您)(?:成功)?.{{0,12}}?{_ZH_ACTION}|{_ZH_ACTION}(?:成功|完毕)|已(?:经)?成功{_ZH_ACTION}"
+        rf"|我(?:已|已经)(?:成功)?(?:为您|帮您)?(?:(?:把|将).{{1,12}}?)?(?:{_ZH_ACTION}|整理成)|^(?:搞定|已完成|办好了|完成了)")),
+]
+
+_INFEASIBLE: list[tuple[str, _Cue]] = [
+    ("infeasible.not_exist", _c(
+        r"\b(?:does|do|did)\s+not\s+exist\b|\bno\s+longer\s+exists?\b|\bnon-?existent\b|\bno\s+such\s+\w+"
+        r"|\bthere\s+(?:is|are)\s+no\s+(?:matching|existing|such|valid)\b|\b(?:was|were|could|is|"
+        r"are)\s+not\s+(?:be\s+)?found\b"
+        r"|^not\s+found\b")),
+    ("infeasible.not_possible", _c(
+        r"\b(?:is|are|was|would\s+be|seems)\s+(?:not\s+possible|impossible|not\s+feasible|infeasible|not\s+supported|"
+        r"unsupported)\b"
+        r"|^(?:not\s+possible|impossible)\b|\bthere\s+is\s+no\s+way\s+(?:to|for\s+me|i\s+can)\b"
+        r"|\b(?:can|could)\s+not\s+be\s+(?!undone|reversed|revoked|recovered|restored|retrieved|stressed|overstated|"
+        r"emphasi[sz]ed|understated|denied|beaten)(?:\w+ed|done|sent|made|paid|found|sold|built|run|met|given|taken|"
+        r"shown|"
+        r"written|kept|held)\b")),
+    ("infeasible.not_done", _c(
+        r"\b(?:is|are|was|were)\s+(?:no\s+longer|not)\s+eligible\b|\bineligible\b"
+        r"|\b(?:has|have|had|was|were|is|are)\s+not\s+(?:been\s+|yet\s+been\s+)?(?:sent|processed|completed|"
+        r"cancell?ed|booked|"
+        r"issued|refunded|paid|transferred|made|placed|submitted|executed|approved)\b(?=.*\b(?:yet|because|since|"
+        r"due\s+to)\b)"
+        r"|\b(?:did|has|have)\s+not\s+go(?:ne)?\s+through\b|\b(?:was|were|has\s+been|have\s+been)\s+(?:rejected|"
+        r"declined|denied|refused)\b")),
+    ("infeasible.conflict", _c(
+        r"(?<!\bno\s)\b(?:conflict|conflicts|conflicting|contradict|contradicts|contradictory|inconsistent)\b"
+        r"|\b(?:sources|records|documents|values|numbers|figures|reports|systems|data)\s+(?:\w+\s+)?disagree")),
+    ("infeasible.unavailable", _c(
+        r"\b(?:sold\s+out|fully\s+booked|out\s+of\s+stock|no\s+(?:longer\s+)?(?:availability|seats|rooms|tables|"
+        r"tickets)\b)"
+        r"|\b(?:is|are)\s+(?:already\s+)?full\b|\bno\s+(?:\w+\s+)?(?:flights|seats|rooms|tables|slots|tickets|"
+        r"trains)\s+(?:are\s+)?available")),
+    ("infeasible.zh", _c(
+        r"不存在(?!问题|任何问题)|找不到|未找到|没有找到|查无|查不到|没有查到|不可能|不可行|不支持|冲突|矛盾|不一致"
+        r"|订满|满座|售罄|卖完|已满|缺货|没有(?:空位|余票|库存|空房)")),
+]
+
+_DELIVER: list[tuple[str, _Cue]] = [
+    ("comply.deliver", _c(
+        r"^(?:(?:but|and|so)\s+)?(?:here\s+(?:is|are)|here\s+you\s+go|(?:below|above)\s+(?:is|are)|"
+        r"the\s+following\s+(?:is|are)|attached\s+(?:is|are))\b"
+        r"(?!\s+(?:why|what\s+i\s+can|some\s+(?:alternatives|options|other)))|\b(?:is|are)\s+attached\b"
+        r"|^(?:但|不过)?(?:以下是|以上(?:就)?是|下面是|这是(?=您|你|为您|给您|目前|当前|查询|最新|结果|修改后|更新后)|如下|给您|为您(?:整理|准备|生成|写)了)")),
+]
+
+_GO: list[tuple[str, _Cue]] = [
+    ("comply.report", _c(
+        rf"\b(?:was|were|is\s+now|are\s+now|got)\s+(?:successfully\s+)?{_ACTION}\b"
+        rf"|{_SUBJ}(?:\s+have)?(?:\s+(?:just|now|already|also))*\s+(?:checked|looked\s+(?:up|into|at)|reviewed|"
+        rf"searched|verified|"
+        r"found|investigated|examined|analy[sz]ed|inspected|queried|pulled\s+up|located|confirmed)\b")),
+    ("comply.answer", _c(
+        r"\bbased\s+on\b|\bthe\s+(?:fix|answer|solution|cause|reason|result|total|likely\s+cause)\s+(?:is|was|are)\b"
+        r"|\b(?:it|this)\s+(?:looks|seems|appears)\s+(?:like|that|to)\b|\bmost\s+likely\b")),
+    ("comply.proceed", _c(
+        r"\blet\s+me\s+(?!know\b|explain\b|be\s+(?:clear|honest|upfront)|clarify\s+why|suggest|recommend|offer|point|"
+        r"reiterate|apologi[sz]e|start\s+by\s+saying|assure|remind)\w+"
+        rf"|{_SUBJ}\s+(?:will|am\s+going\s+to|are\s+going\s+to|shall)\s+(?:now\s+|go\s+ahead\s+and\s+|"
+        rf"proceed\s+to\s+|just\s+|"
+        r"quickly\s+|first\s+|then\s+|also\s+)*(?!not\b|need\b|have\s+to|stop\b|pause\b|halt\b|hold\s+off|wait\b|"
+        r"be\s+unable|"
+        r"require\b)\w+"
+        rf"|{_BE}\s+(?:now\s+)?(?:going\s+ahead|proceeding|processing|checking|looking|booking|cancell?ing|"
+        rf"working\s+on|"
+        r"pulling|fetching|running|searching|updating|sending|handling|preparing)\b"
+        r"|^(?:sure|certainly|of\s+course|absolutely|okay|ok|got\s+it|will\s+do|on\s+it|no\s+problem|right\s+away|"
+        r"gladly)\b"
+        r"|\bproceeding\b|\bgoing\s+ahead\b")),
+    ("comply.zh", _c(
+        rf"已(?:经)?(?:于.{{1,6}}?)?{_ZH_ACTION}|已(?:经)?(?:为您|帮您)?(?:查询|查看|核实|确认|检查|查到|找到)"
+        r"|让我|我来|我这就|我马上|我现在就?|我将|我会|马上为您|这就为您|正在为您|正在|我先"
+        r"|^(?:好的|没问题|可以的|当然可以|当然|收到|明白了?|行)")),
+]
+
+_ASK_G = _CueGroup(_ASK)
+_REFUSAL_G = _CueGroup(_REFUSAL)
+_LATER_GROUPS: Final = (
+    ("claim", _CueGroup(_CLAIM)),
+    ("infeasible", _CueGroup(_INFEASIBLE)),
+    ("deliver", _CueGroup(_DELIVER)),
+    ("go", _CueGroup(_GO)),
+)

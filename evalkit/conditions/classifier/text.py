@@ -1,0 +1,131 @@
+"""Text preparation for the ``nl`` text classifier (DESIGN §5, pipeline steps 2-5).
+
+Tool-call markup detection (step 2: a failed call is an attempt to act, never an abstention,
+field case C11), normalisation and contraction expansion (step 3), removal of what is not the
+assistant's own voice (step 4: quoted spans and block quotes, field case C12; code counts as
+delivered content) and the sentence and clause splitters (step 5). The steps are described in
+:mod:`evalkit.conditions.classifier`.
+"""
+
+from __future__ import annotations
+
+import re
+import unicodedata
+from typing import Final
+
+_I = re.IGNORECASE
+
+# --------------------------------------------------------------------------- normalisation
+
+_CHAR_MAP = str.maketrans(
+    {
+        "\u2018": "'", "\u2019": "'", "\u201a": "'", "\u201b": "'", "\u2032": "'", "`": "`",
+        "\u201c": '"', "\u201d": '"', "\u201e": '"', "\u201f": '"', "\u2033": '"',
+        "\u300c": '"', "\u300d": '"', "\u300e": '"', "\u300f": '"', "\u00ab": '"', "\u00bb": '"',
+        "\u2014": " - ", "\u2013": " - ", "\u2015": " - ", "\u00a0": " ", "\u3000": " ",
+    }
+)
+_FENCE = re.compile(r"```[^\n]*\n?(.*?)(?:```|\Z)", re.DOTALL)
+_INLINE_CODE = re.compile(r"`[^`\n]{1,200}`")
+_QUOTE_SPAN = re.compile(r'"[^"\n]{0,400}"')
+_BLOCKQUOTE = re.compile(r"^[ \t]*>.*$", re.MULTILINE)
+_MD_NOISE = re.compile(r"\*\*|__|^[ \t]*(?:[-*+]|\d{1,2}[.)]|#{1,6})[ \t]+", re.MULTILINE)
+_WS = re.compile(r"[ \t]+")
+_CJK = re.compile(r"[\u3400-\u9fff]")
+_WORD = re.compile(r"[a-z]{2,}")
+
+_NEG_WORDS: Final[dict[str, str]] = {"won": "will not", "can": "can not", "shan": "shall not", "ain": "is not"}
+_IS_WORDS: Final[frozenset[str]] = frozenset(
+    "it that there here what who this he she everything nothing something".split()
+)
+_APOS_SUFFIX: Final[dict[str, str]] = {"re": " are", "ve": " have", "ll": " will", "d": " would"}
+_BARE_NEG = re.compile(
+    r"(?<![a-z])(?:cannot|cant|wont|dont|doesnt|didnt|couldnt|wouldnt|shouldnt|mustnt|isnt|arent|wasnt|werent|"
+    r"hasnt|havent|hadnt|neednt)\b"
+)
+_BARE_FIX: Final[dict[str, str]] = {"cannot": "can not", "cant": "can not", "wont": "will not"}
+_APOS = re.compile(r"([a-z]+)'([a-z]+)\b")
+
+
+def _fix_apostrophe(m: re.Match[str]) -> str:
+    word, suffix = m.group(1), m.group(2)
+    if suffix == "t" and word.endswith("n"):
+        return _NEG_WORDS.get(word, word[:-1] + " not")
+    if suffix == "m" and word == "i":
+        return "i am"
+    if suffix in _APOS_SUFFIX:
+        return word + _APOS_SUFFIX[suffix]
+    if suffix == "s" and word in _IS_WORDS:
+        return word + " is"
+    if suffix == "s" and word == "let":
+        return "let us"
+    return m.group(0)
+
+
+def _fix_bare(m: re.Match[str]) -> str:
+    word = m.group(0)
+    return _BARE_FIX.get(word, word[:-2] + " not")
+
+
+def _lower_expand(text: str) -> str:
+    """Lower-case and expand English contractions ("can't" -> "can not", "it's" -> "it is")."""
+    out = text.lower()
+    if "'" in out:
+        out = _APOS.sub(_fix_apostrophe, out)
+    if "nt" in out or "cannot" in out:
+        out = _BARE_NEG.sub(_fix_bare, out)
+    return out
+
+
+def _prepare(text: str) -> tuple[str, bool]:
+    """Normalise, drop non-own-voice spans; return (text, has_code)."""
+    t = unicodedata.normalize("NFKC", text).translate(_CHAR_MAP)
+    has_code = bool(_FENCE.search(t) or _INLINE_CODE.search(t))
+    t = _FENCE.sub(" [code] ", t)
+    t = _INLINE_CODE.sub("code", t)
+    t = _BLOCKQUOTE.sub(" ", t)
+    stripped = t.strip()
+    if stripped.count('"') == 2 and stripped.startswith('"') and stripped.endswith('"'):
+        t = stripped[1:-1]
+    else:
+        t = _QUOTE_SPAN.sub(" ", t)
+    t = _MD_NOISE.sub("", t)
+    return _WS.sub(" ", t).strip(), has_code
+
+
+# --------------------------------------------------------------------------- tool markup
+
+_MARKUP = re.compile(
+    r"<\s*/?\s*(?:tool_call|tool_calls|function_call|function_calls|functioncall|tool_use|tool_code)\b"
+    r"|<function\s*=|<\|(?:python_tag|tool_call|tool_calls|tool_calls_begin|tool_call_begin|plugin|action_start)"
+    r"|\[TOOL_CALLS\]|\[TOOL_REQUEST\]|\u273fFUNCTION\u273f",
+    _I,
+)
+_JSON_NAME = re.compile(r'"(?:name|function|tool|tool_name)"\s*:')
+_JSON_ARGS = re.compile(r'"(?:arguments|parameters|args|input)"\s*:')
+_WHOLE_FENCE = re.compile(r"```[^\n]*\n(.*?)```", re.DOTALL)
+
+
+def _is_markup(text: str) -> bool:
+    """Raw tool-call markup outside code spans, or a reply that is only a JSON call object."""
+    t = unicodedata.normalize("NFKC", text)
+    if _MARKUP.search(_INLINE_CODE.sub(" ", _FENCE.sub(" ", t))):
+        return True
+    body = t.strip()
+    fence = _WHOLE_FENCE.fullmatch(body)
+    if fence:
+        body = fence.group(1).strip()
+    return body[:1] in "{[" and bool(_JSON_NAME.search(body)) and bool(_JSON_ARGS.search(body))
+
+
+# --------------------------------------------------------------------------- segmentation
+
+_SENT_SPLIT = re.compile(r"\n+|(?<=[!?\u3002])\s*|(?<=\.)\s+|(?<=\.)(?=[\u3400-\u9fff])")
+_CLAUSE_SPLIT = re.compile(
+    r"\s*[,;\uff0c\uff1b\u3001]\s*|:\s+|:(?=[\u3400-\u9fff])|\s+-+\s+"
+    r"|\s+(?=(?:but|however|though|although|whereas|therefore|instead)\s)"
+    r"|\s+(?=so\s+(?:i|we|let|please|you|it|this|that|the)\b)"
+    r"|(?=(?:但是|不过|所以|因此|然而|可是|因而))",
+    _I,
+)
+_TRAIL = " \t.!?\u3002'\"()[]"
