@@ -17,6 +17,11 @@ Where the cluster comes from:
 * otherwise a ``LocalCluster`` on 127.0.0.1: one single-threaded worker process per core,
   no dashboard, scratch space in a temporary folder removed afterwards.
 
+Memory: the calling process keeps the key of every episode it sends (the batches are cut
+from them), O(episodes) tuples of six fields, unlike the local executor; the episodes
+themselves are made from the run plan when their results arrive
+(:class:`~evalkit.harness.plan.RunPlan`), and each worker holds only the plan's factors.
+
 ``dask`` is imported only here, and only when this executor is used.
 """
 
@@ -26,10 +31,11 @@ import math
 import os
 import tempfile
 from functools import lru_cache
-from typing import Any, Sequence
+from typing import Any, Callable, Iterable, Sequence
 
 from evalkit.harness.episode import EpisodeSpec
 from evalkit.harness.executor import Progress, Record, _run_one, crashed_run
+from evalkit.harness.plan import PendingEpisodes, RunPlan
 from evalkit.runtime.loop import EpisodeRun
 
 MAX_BATCH = 64
@@ -56,8 +62,9 @@ def batches(keys: Sequence[tuple], workers: int) -> list[list[tuple]]:
 
 
 @lru_cache(maxsize=4)
-def _worker_context(config_json: str) -> tuple[dict[tuple, EpisodeSpec], dict[str, Any], Any]:
-    """The plan by key, the models and the limits of a run, built once per worker process."""
+def _worker_context(config_json: str) -> tuple[RunPlan, dict[str, Any], Any]:
+    """The plan (positions computed from keys), the models and the limits of a run, built
+    once per worker process."""
     from pathlib import Path
 
     from evalkit.harness.run import RunConfig, build_plan
@@ -67,7 +74,7 @@ def _worker_context(config_json: str) -> tuple[dict[tuple, EpisodeSpec], dict[st
     config = RunConfig.model_validate_json(config_json)
     tasks_dir = Path(config.tasks_dir) if config.tasks_dir else None
     suite = load_suite(config.suites, tasks_dir=tasks_dir).select(pair_ids=config.pair_ids, limit=config.limit)
-    plan = {spec.key: spec for spec in build_plan(suite, config)}
+    plan = build_plan(suite, config)
     options = config.model_options()
     models = {spec: get_model(spec, options) for spec in config.models}
     return plan, models, config.limits()
@@ -81,11 +88,34 @@ def run_batch(config_json: str, keys: list[tuple]) -> list[tuple[tuple, EpisodeR
         (:func:`~evalkit.harness.executor.crashed_run`), never a lost one.
     """
     plan, models, limits = _worker_context(config_json)
-    return [(tuple(key), _run_one(plan[tuple(key)], models[plan[tuple(key)].model], limits)) for key in keys]
+    spec_of = _spec_lookup(plan)
+    out = []
+    for key in keys:
+        spec = spec_of(tuple(key))
+        out.append((tuple(key), _run_one(spec, models[spec.model], limits)))
+    return out
+
+
+def _spec_lookup(episodes: Iterable[EpisodeSpec]) -> Callable[[tuple], EpisodeSpec]:
+    """``key → EpisodeSpec`` for ``episodes``: computed from the plan's factors for a
+    :class:`~evalkit.harness.plan.RunPlan` (or the pending part of one), else a dict.
+
+    The returned function raises ``KeyError`` for a key that is not in the plan.
+    """
+    base = episodes.plan if isinstance(episodes, PendingEpisodes) else episodes
+    if isinstance(base, RunPlan):
+        def spec_of(key: tuple) -> EpisodeSpec:
+            position = base.position(key)
+            if position is None:
+                raise KeyError(key)
+            return base[position]
+
+        return spec_of
+    return {spec.key: spec for spec in episodes}.__getitem__
 
 
 def execute_plan_dask(
-    plan: Sequence[EpisodeSpec],
+    plan: Sequence[EpisodeSpec] | PendingEpisodes,
     config: Any,
     record: Record,
     *,
@@ -96,7 +126,8 @@ def execute_plan_dask(
     """Run every episode of ``plan`` on Dask and hand each to ``record`` in this process.
 
     Args:
-        plan: The episodes to run (a subset of ``config``'s plan, e.g. a resumed run's rest).
+        plan: The episodes to run (a subset of ``config``'s plan, e.g. a resumed run's rest:
+            :func:`~evalkit.harness.plan.pending`); its keys are listed once (O(episodes)).
         config: The run's :class:`~evalkit.harness.run.RunConfig`; ``config.scheduler_address``
             selects an existing cluster, else a ``LocalCluster`` on 127.0.0.1 is started.
         record: ``record(spec, run) -> row``, called in this thread per episode as its batch
@@ -122,7 +153,8 @@ def execute_plan_dask(
     total = done + len(plan) if total is None else total
     if not plan:
         return 0
-    by_key = {spec.key: spec for spec in plan}
+    keys = [spec.key for spec in plan]  # the batches are cut from these (O(episodes) tuples)
+    spec_of = _spec_lookup(plan)
     from evalkit.harness.run import resolved_paths
 
     # workers may start in another folder: relative suite / task paths are sent resolved
@@ -141,15 +173,16 @@ def execute_plan_dask(
         try:
             workers = max(1, len(client.scheduler_info().get("workers", {})))
             futures = {client.submit(run_batch, config_json, batch, pure=False): batch
-                       for batch in batches(list(by_key), workers)}
+                       for batch in batches(keys, workers)}
+            del keys
             for future in as_completed(futures):
                 batch = futures[future]
                 try:
                     results = future.result()
                 except Exception as exc:  # noqa: BLE001 - a lost worker costs error rows, not the run
-                    results = [(key, crashed_run(by_key[key], exc)) for key in batch]
+                    results = [(key, crashed_run(spec_of(key), exc)) for key in batch]
                 for key, result in results:
-                    row = record(by_key[key], result)
+                    row = record(spec_of(key), result)
                     finished += 1
                     if progress is not None:
                         progress(done + finished, total, row)

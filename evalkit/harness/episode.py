@@ -49,10 +49,29 @@ def episode_id(pair_id: str, variant: str, model: str, condition: str, gate: str
 
     Example: ``shop-order__abstain__scripted_oracle__meta__off__e1-3f2a9c01b7d4``.
     """
-    readable = "__".join((slug(pair_id)[:60], slug(variant)[:20], slug(model)[:40], slug(condition)[:20],
-                          slug(gate)[:8], f"e{epoch}")).lstrip(".")
+    readable = "__".join((id_part("pair_id", pair_id), id_part("variant", variant), id_part("model", model),
+                          id_part("condition", condition), id_part("gate", gate), f"e{epoch}"))
     key = json.dumps([pair_id, variant, model, condition, gate, epoch])
     return f"{readable}-{hashlib.sha256(key.encode()).hexdigest()[:12]}"
+
+
+_ID_WIDTHS = {"pair_id": 60, "variant": 20, "model": 40, "condition": 20, "gate": 8}
+
+
+def id_part(field: str, value: str) -> str:
+    """One key field's readable part of an :func:`episode_id` (the parts are joined by ``__``).
+
+    Args:
+        field: ``pair_id``, ``variant``, ``model``, ``condition`` or ``gate``.
+        value: The field's value.
+
+    Returns:
+        Its :func:`slug`, cut to the field's width (pair id 60, variant 20, model 40,
+        condition 20, gate 8 characters); a pair id without leading dots (an id never
+        starts with one: a hidden file).
+    """
+    part = slug(value)[:_ID_WIDTHS[field]]
+    return part.lstrip(".") if field == "pair_id" else part
 
 
 @dataclass(frozen=True)

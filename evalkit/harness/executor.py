@@ -18,7 +18,7 @@ from __future__ import annotations
 
 from concurrent.futures import Future, ThreadPoolExecutor
 from queue import Empty, SimpleQueue
-from typing import Any, Callable, Mapping, Sequence
+from typing import Any, Callable, Collection, Iterable, Iterator, Mapping
 
 from evalkit.harness.episode import EpisodeSpec, execute
 from evalkit.runtime.controller import Limits
@@ -72,8 +72,19 @@ def runs_inline(model: Model) -> bool:
     return bool(getattr(model, "inline", False))
 
 
+def _lane(plan: Iterable[EpisodeSpec], model: str) -> Iterator[EpisodeSpec]:
+    """The episodes of ``model`` in ``plan``, in plan order, read lazily."""
+    return (spec for spec in plan if spec.model == model)
+
+
+IN_FLIGHT_PER_CONNECTION = 2
+"""Episodes of a thread-pool model submitted at once per connection: the running ones plus as
+many waiting, so a worker that finishes starts the next episode at once while the calling
+thread records the last one; the rest of the plan is read only as these finish."""
+
+
 def execute_plan(
-    plan: Sequence[EpisodeSpec],
+    plan: Collection[EpisodeSpec],
     models: Mapping[str, Model],
     limits: Limits,
     record: Record,
@@ -84,8 +95,17 @@ def execute_plan(
 ) -> int:
     """Run every episode of ``plan``, ``max_connections`` at a time per model.
 
+    The plan is read lazily, never held: each thread-pool model reads its own episodes from
+    it in plan order and has at most :data:`IN_FLIGHT_PER_CONNECTION` × ``max_connections``
+    submitted and not yet recorded (refilled as they finish), so memory does not grow with
+    the number of episodes. Inline models (:func:`runs_inline`) run in the calling thread in
+    plan order, with the pool models' finished episodes recorded in between.
+
     Args:
-        plan: The episodes to run.
+        plan: The episodes to run: a sized iterable that can be iterated more than once (a
+            :class:`~evalkit.harness.plan.RunPlan`, the lazy result of
+            :func:`~evalkit.harness.plan.pending`, a list); read once per pool model and
+            once for the inline ones.
         models: Model objects by spec.
         limits: Episode limits.
         record: ``record(spec, run) -> row``, called in the calling thread as each episode
@@ -96,14 +116,36 @@ def execute_plan(
 
     Returns:
         The number of episodes run.
+
+    Raises:
+        KeyError: for an episode whose model is not in ``models``.
     """
     total = done + len(plan) if total is None else total
+    pooled = {name for name, model in models.items() if not runs_inline(model)}
     pools: dict[str, ThreadPoolExecutor] = {}
+    lanes = {name: _lane(plan, name) for name in pooled}  # each pool model's episodes, read as they are submitted
+    room = {name: IN_FLIGHT_PER_CONNECTION * connections(models[name]) for name in pooled}
     pending: dict[Future[EpisodeRun], EpisodeSpec] = {}
     ready: SimpleQueue[Future[EpisodeRun]] = SimpleQueue()  # futures as they finish (a done-callback
     finished = 0                                             # each: no scan of every pending future)
     clean = False
-    inline: list[EpisodeSpec] = []
+
+    def fill(name: str) -> None:
+        """Submit ``name``'s next episodes while it has room."""
+        lane = lanes.get(name)
+        while lane is not None and room[name] > 0:
+            spec = next(lane, None)
+            if spec is None:
+                del lanes[name]
+                return
+            pool = pools.get(name)
+            if pool is None:
+                pool = pools[name] = ThreadPoolExecutor(max_workers=connections(models[name]),
+                                                        thread_name_prefix="evalkit-episode")
+            future = pool.submit(_run_one, spec, models[name], limits)
+            pending[future] = spec
+            room[name] -= 1
+            future.add_done_callback(ready.put)
 
     def take(spec: EpisodeSpec, result: EpisodeRun) -> None:
         nonlocal finished
@@ -118,26 +160,23 @@ def execute_plan(
         except Empty:
             return
         while True:
-            take(pending.pop(future), future.result())
+            spec = pending.pop(future)
+            take(spec, future.result())
+            room[spec.model] += 1
+            fill(spec.model)
             try:
                 future = ready.get_nowait()
             except Empty:
                 return
 
     try:
-        for spec in plan:
-            if runs_inline(models[spec.model]):
-                inline.append(spec)
+        for name in list(lanes):
+            fill(name)
+        for i, spec in enumerate(plan):  # inline models in plan order, pool models' finished episodes in between
+            if spec.model in pooled:
+                if pending and not i & 255:
+                    drain(block=False)  # keep the pools fed while walking past their episodes
                 continue
-            pool = pools.get(spec.model)
-            if pool is None:
-                pool = pools[spec.model] = ThreadPoolExecutor(
-                    max_workers=connections(models[spec.model]), thread_name_prefix="evalkit-episode"
-                )
-            future = pool.submit(_run_one, spec, models[spec.model], limits)
-            pending[future] = spec
-            future.add_done_callback(ready.put)
-        for spec in inline:  # in plan order, recording other models' finished episodes in between
             take(spec, _run_one(spec, models[spec.model], limits))
             if pending:
                 drain(block=False)

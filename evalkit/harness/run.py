@@ -30,11 +30,10 @@ from evalkit.conditions.registry import CONDITIONS, get_condition
 from evalkit.errors import ConfigError, RunError
 from evalkit.harness.episode import EpisodeSpec, RuntimeSetup
 from evalkit.harness.executor import Progress, crashed_run, execute_plan
+from evalkit.harness.plan import PlanKeys, RunPlan, check_unique_keys, pending  # noqa: F401 - re-exported
 from evalkit.harness.store import ResultsWarning, RunStore, check_out_dir
-from evalkit.metrics.aggregate import pair_attributes
-from evalkit.metrics.provider import provider_summary
+from evalkit.metrics.aggregate import pair_attributes, row_key
 from evalkit.metrics.scoring import score_episode
-from evalkit.metrics.summary import build_summary
 from evalkit.models.config import ModelOptions
 from evalkit.models.pricing import find_price
 from evalkit.models.registry import DEFAULT_MODELS, get_model
@@ -198,16 +197,22 @@ def runtime_setup(config: RunConfig) -> RuntimeSetup:
     return RuntimeSetup(rules=rules, rules_in_context=config.rules_in_context, policy=policy)
 
 
-def build_plan(suite: Suite, config: RunConfig, setup: RuntimeSetup | None = None) -> list[EpisodeSpec]:
+def build_plan(suite: Suite, config: RunConfig, setup: RuntimeSetup | None = None) -> RunPlan:
     """Every episode of the run, in execution order (pair, epoch, model, condition, gate, variant).
 
     Each pair contributes the variants it has (:attr:`evalkit.scenarios.schema.Pair.variants`):
     ``act`` and ``abstain``; only ``act`` on a control pair; plus ``act_resist`` on an
     injection pair that has one. Each runs once per gate setting (``config.gates``).
 
+    Returns:
+        A :class:`~evalkit.harness.plan.RunPlan`: a sequence of
+        :class:`~evalkit.harness.episode.EpisodeSpec` made on demand from the factors (its
+        memory does not grow with the number of episodes); ``plan.keys()`` are the keys.
+
     Raises:
         ConfigError: when the plan would hold more than :data:`MAX_PLAN` episodes (checked
-            before any is built), or two episodes share a key or an episode id.
+            before any is built), or two episodes share a key or an episode id
+            (:func:`~evalkit.harness.plan.check_unique_keys`).
     """
     size = sum(len(p.variants) for p in suite.pairs) * config.epochs * len(config.models) * len(config.conditions) \
         * len(config.gates)
@@ -215,54 +220,34 @@ def build_plan(suite: Suite, config: RunConfig, setup: RuntimeSetup | None = Non
         raise ConfigError(f"the run plan would hold {size:,} episodes (at most {MAX_PLAN:,}); "
                           "lower --epochs or select fewer pairs, models or conditions")
     setup = setup if setup is not None else runtime_setup(config)
-    plan = []
-    for pair in suite.pairs:
-        domain = load_domain(pair.domain, Path(config.tasks_dir) if config.tasks_dir else None)
-        for epoch in range(1, config.epochs + 1):
-            for model in config.models:
-                for condition in config.conditions:
-                    for gate in config.gates:
-                        for variant in pair.variants:  # act [, abstain] [, act_resist]; control pairs: act only
-                            plan.append(EpisodeSpec(pair, variant, model, condition, epoch, gate, domain, setup))
+    tasks_dir = Path(config.tasks_dir) if config.tasks_dir else None
+    plan = RunPlan(suite.pairs, [load_domain(pair.domain, tasks_dir) for pair in suite.pairs], epochs=config.epochs,
+                   models=config.models, conditions=config.conditions, gates=config.gates, setup=setup)
     check_unique_keys(plan)
     return plan
 
 
-def check_unique_keys(plan: list[EpisodeSpec]) -> None:
-    """Reject a plan in which two episodes share a key (field case C27) or a trace file
-    (:attr:`~evalkit.harness.episode.EpisodeSpec.episode_id`).
-
-    Raises:
-        ConfigError: naming the first repeated key.
-    """
-    seen: set[tuple] = set()
-    ids: dict[str, tuple] = {}
-    for spec in plan:
-        if spec.key in seen:
-            raise ConfigError(f"the run plan holds episode {'/'.join(map(str, spec.key))} twice "
-                              "(a pair id, model or condition given twice?)")
-        seen.add(spec.key)
-        other = ids.setdefault(spec.episode_id, spec.key)
-        if other != spec.key:
-            raise ConfigError(f"episodes {'/'.join(map(str, other))} and {'/'.join(map(str, spec.key))} would share "
-                              f"the trace file {spec.episode_id}.jsonl")
-
-
-def pending(plan: list[EpisodeSpec], completed: set[tuple]) -> list[EpisodeSpec]:
-    """The episodes of ``plan`` still to run: those whose key is not in ``completed``."""
-    return [spec for spec in plan if spec.key not in completed]
-
-
 def prepare_resume(
-    store: RunStore, config: RunConfig, suite: Suite, plan_keys: set[tuple] | None = None
-) -> set[tuple]:
-    """Check that ``store`` holds a run of this suite and return the keys already done.
+    store: RunStore, config: RunConfig, suite: Suite, plan_keys: PlanKeys | list[tuple] | None = None
+) -> bytearray | set[tuple]:
+    """Check that ``store`` holds a run of this suite and return the episodes already done.
 
     ``results.jsonl`` is rewritten with one record per episode key (the last), without a
-    half-written last line, so that new rows can be appended.
+    half-written last line, so that new rows can be appended: with ``plan_keys``, in plan
+    order, then the rows outside the plan as first seen (:meth:`RunStore.rewrite_results`).
+
+    Args:
+        store: The run directory.
+        config: The run configuration.
+        suite: The selected suite.
+        plan_keys: The plan's keys in plan order (``plan.keys()`` of a
+            :class:`~evalkit.harness.plan.RunPlan`: indexed by position, no set of keys), or
+            ``None`` (every recorded key counts).
 
     Returns:
-        Keys of the episodes that finished ok.
+        With ``plan_keys``: a bitmap, one byte per plan position, 1 where the episode
+        finished ok (:func:`~evalkit.harness.plan.pending` takes it). Without: the keys of
+        the episodes that finished ok.
 
     Raises:
         ConfigError: when the run directory has no manifest or the suite changed since.
@@ -282,13 +267,11 @@ def prepare_resume(
                       f"{evalkit.__version__}", ResultsWarning, stacklevel=2)
     from evalkit.harness.episode import episode_id
 
-    refs = store.scan_results()
-    if plan_keys is not None:
-        stray = [k for k in refs if k not in plan_keys]
-        if stray:  # kept in results.jsonl, never counted (the summary reads the plan's episodes only)
-            warnings.warn(f"{store.root / 'results.jsonl'}: {len(stray)} row(s) are not in this run's plan (e.g. "
-                          f"{'/'.join(map(str, stray[0]))}); they are kept but not counted", ResultsWarning,
-                          stacklevel=2)
+    index = store.scan_results(plan_keys)  # by plan position; keys outside the plan in index.strays
+    if plan_keys is not None and index.strays:  # kept in results.jsonl, never counted
+        warnings.warn(f"{store.root / 'results.jsonl'}: {len(index.strays)} row(s) are not in this run's plan (e.g. "
+                      f"{'/'.join(map(str, next(iter(index.strays))))}); they are kept but not counted",
+                      ResultsWarning, stacklevel=2)
 
     def traced(key: tuple) -> bool:
         # a whole event log: it opens with episode_started and closes with episode_ended
@@ -303,13 +286,21 @@ def prepare_resume(
         return (isinstance(first, dict) and first.get("type") == "episode_started"
                 and isinstance(last, dict) and last.get("type") == "episode_ended")
 
-    untraced = {k for k, ref in refs.items() if ref.ok and (plan_keys is None or k in plan_keys) and not traced(k)}
-    if untraced:  # a row without its event log cannot be replayed or shown: run the episode again
-        warnings.warn(f"{store.traces}: {len(untraced)} finished episode(s) have no whole trace file (missing, empty "
-                      f"or cut; e.g. {'/'.join(map(str, min(untraced)))}); they run again", ResultsWarning, stacklevel=2)
-        refs = {k: ref for k, ref in refs.items() if k not in untraced}
-    store.rewrite_results(refs)  # one line per key, a half-written last line gone (and untraced rows)
-    return {k for k, ref in refs.items() if ref.ok}
+    untraced, example = 0, None
+    checked = (((key, ref) for _, key, ref in index.planned_items()) if plan_keys is not None
+               else list(index.strays.items()))
+    for key, ref in checked:
+        if ref.ok and not traced(key):  # a row without its event log cannot be replayed or shown: run it again
+            index.discard(key)
+            untraced += 1
+            example = key if example is None else min(example, key)
+    if untraced:
+        warnings.warn(f"{store.traces}: {untraced} finished episode(s) have no whole trace file (missing, empty "
+                      f"or cut; e.g. {'/'.join(map(str, example))}); they run again", ResultsWarning, stacklevel=2)
+    store.rewrite_results(index, plan_keys)  # one line per key, a half-written last line gone (and untraced rows)
+    if plan_keys is not None:
+        return index.ok_bitmap()
+    return {k for k, ref in index.items() if ref.ok}
 
 
 def check_inputs(run_dir: Path, config: RunConfig, suite: Suite) -> None:
@@ -549,7 +540,7 @@ def run(
     store.root.mkdir(parents=True, exist_ok=True)
     lock = store.lock()  # one process per run directory; released when this run returns
     if resume:
-        completed = prepare_resume(store, config, suite, {s.key for s in plan})
+        completed: bytearray | set[tuple] = prepare_resume(store, config, suite, plan.keys())
     else:
         if earlier is not None and not (store.root / "summary.json").is_file():
             lock.close()
@@ -601,8 +592,8 @@ def run(
             close = getattr(model, "close", None)
             if close is not None:
                 close()  # stops a local model server started for this run
-    plan_keys = [s.key for s in plan]
-    del plan, todo  # episodes (and what they cached) are done with; the summary needs their keys only
+    plan_keys = plan.keys()  # a lazy view: the summary needs the keys only
+    del plan, todo
     try:
         return finish(store, plan_keys, config, pairs=pair_attributes(suite.pairs))
     finally:
@@ -631,7 +622,7 @@ def check_prices(models: dict[str, Any], prices: dict[str, Any]) -> None:
 
 def finish(
     store: RunStore,
-    plan_keys: list[tuple],
+    plan_keys: PlanKeys | list[tuple],
     config: RunConfig,
     *,
     pairs: dict[str, dict[str, Any]] | None = None,
@@ -641,8 +632,8 @@ def finish(
     ``results.jsonl`` is streamed, never held whole: one pass finds the last record of each
     episode key (:meth:`~evalkit.harness.store.RunStore.scan_results`), a second leaves the
     file with one line per key in plan order and feeds each row to the batched Parquet
-    writer and, cut down to :class:`~evalkit.metrics.summary.SummaryRow`, to the summary.
-    Memory per episode is that summary row (about half a KB), not the row.
+    writer and to the streaming summary (:class:`~evalkit.metrics.summary.SummaryBuilder`),
+    with a planned episode that has no row counted as missing where it falls in the plan.
 
     Args:
         store: The run directory.
@@ -653,21 +644,29 @@ def finish(
     Returns:
         The summary written to ``summary.json``.
     """
-    from evalkit.metrics.summary import SummaryRow
+    from evalkit.metrics.summary import SummaryBuilder
 
-    refs = store.scan_results()
-    rows: list[SummaryRow] = []
+    refs = store.scan_results(plan_keys)  # by plan position, no dict of the plan's keys
+    builder = SummaryBuilder(pairs, max_lag=config.max_lag, bootstrap_samples=config.bootstrap_samples,
+                             seed=config.bootstrap_seed)
+    planned = iter(plan_keys)
     with store.parquet_writer() as parquet:
         def take(row: dict[str, Any]) -> None:
+            # rows come in plan order, then the rows outside the plan (kept, never counted)
             parquet.add(row)
-            rows.append(SummaryRow(row))
+            key = row_key(row)
+            for expected in planned:
+                if expected == key:
+                    builder.add(key, row)
+                    return
+                builder.add(expected, None)  # planned, no row: missing
 
         store.rewrite_results(refs, plan_keys, take)
     del refs
-    summary = build_summary(plan_keys, rows, pairs=pairs, max_lag=config.max_lag,
-                            bootstrap_samples=config.bootstrap_samples, seed=config.bootstrap_seed)
-    summary["provider"] = provider_summary(rows)  # calls, cache hits, retries, output faults
-    del rows
+    for expected in planned:
+        builder.add(expected, None)
+    summary = builder.result()
+    summary["provider"] = builder.provider()  # calls, cache hits, retries, output faults
     selfcheck = Path(store.root) / "selfcheck.json"
     if selfcheck.is_file():  # pairs the oracle self-check excluded from this run, with reasons
         summary["excluded_pairs"] = json.loads(selfcheck.read_text(encoding="utf-8"))["excluded"]

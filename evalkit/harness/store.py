@@ -37,8 +37,10 @@ import tempfile
 import threading
 import warnings
 from pathlib import Path
-from typing import Any, Callable, Iterable, Iterator, NamedTuple
+from collections.abc import Mapping
+from typing import Any, Callable, Iterable, Iterator
 
+from evalkit.harness.results_index import RecordRef, ResultIndex  # noqa: F401 - re-exported
 from evalkit.metrics.summary import row_problem
 
 OWNED = ("config.json", "results.jsonl", "results.parquet", "summary.json", "report.html", "selfcheck.json",
@@ -429,26 +431,34 @@ class RunStore:
         """
         return {k for k, ref in self.scan_results().items() if ref.ok}
 
-    def scan_results(self) -> dict[tuple, "RecordRef"]:
+    def scan_results(self, plan_keys: Iterable[tuple] | None = None) -> "ResultIndex":
         """Where the last record of each episode key is in ``results.jsonl`` (field case C27).
 
         The streaming counterpart of :meth:`latest_results`: rows are parsed one at a time
-        and only a :class:`RecordRef` per key is kept (tens of bytes, not the row), with the
+        and only where each key's last record is, and whether it is ``ok``, is kept, with the
         same warnings (:func:`latest_by_key`).
 
+        Args:
+            plan_keys: The run plan's keys in plan order (a
+                :class:`~evalkit.harness.plan.PlanKeys` view, whose positions are computed; a
+                list also works, indexed by a dict). With them the index is compact: three
+                arrays by plan position (about 17 bytes per planned episode) plus a dict for
+                the keys outside the plan. ``None``: every key goes into that dict.
+
         Returns:
-            ``key → RecordRef`` in the order keys were first seen.
+            A :class:`ResultIndex` (a mapping ``key → RecordRef``: plan keys in plan order,
+            then the other keys in the order first seen).
         """
-        refs: dict[tuple, RecordRef] = {}
+        from evalkit.harness.plan import key_positions
+
+        index = ResultIndex(None if plan_keys is None else key_positions(plan_keys), source=plan_keys)
         rerun = 0
         example = None
         for start, length, row in self._records():
             key = result_key(row)
-            before = refs.get(key)
-            if before is not None and before.ok:
+            if index.put(key, start, length, row.get("status") == "ok"):
                 rerun += 1
                 example = example or key
-            refs[key] = RecordRef(start, length, row.get("status") == "ok")
         if rerun:
             warnings.warn(
                 f"{self.root / 'results.jsonl'}: {rerun} finished episode(s) were recorded again "
@@ -456,7 +466,7 @@ class RunStore:
                 ResultsWarning,
                 stacklevel=2,
             )
-        return refs
+        return index
 
     def compact(self, rows: Iterable[dict[str, Any]]) -> None:
         """Atomically rewrite ``results.jsonl`` with exactly ``rows`` (one line each)."""
@@ -466,8 +476,8 @@ class RunStore:
 
     def rewrite_results(
         self,
-        refs: dict[tuple, "RecordRef"],
-        order: Iterable[tuple] = (),
+        refs: Mapping[tuple, "RecordRef"],
+        order: Iterable[tuple] | None = None,
         take: Callable[[dict[str, Any]], None] | None = None,
     ) -> int:
         """Leave ``results.jsonl`` with one line per key of ``refs`` and hand each row to ``take``.
@@ -476,11 +486,15 @@ class RunStore:
         it, in first-seen order. Each row is copied byte for byte from the record ``refs``
         points at; the file is rewritten atomically only when it is not already exactly
         that (a finished fresh run usually is, and is then only read). Memory stays at one
-        row at a time.
+        row at a time; with a :class:`ResultIndex` of the same plan keys as ``order`` (or no
+        ``order``) nothing per key is built: the index is walked by plan position.
 
         Args:
-            refs: From :meth:`scan_results` of this file (unchanged since).
-            order: Episode keys in the wanted order (keys absent from ``refs`` are skipped).
+            refs: From :meth:`scan_results` of this file (unchanged since), or any mapping
+                ``key → RecordRef``.
+            order: Episode keys in the wanted order (keys absent from ``refs`` are skipped);
+                ``None`` or empty: the order of ``refs`` itself (for a :class:`ResultIndex`
+                of a plan: plan order, then the keys outside it as first seen).
             take: Called with each row (parsed) in the final order; ``None``: rows are not parsed.
 
         Returns:
@@ -491,43 +505,59 @@ class RunStore:
         """
         self.close()
         path = self.root / "results.jsonl"
-        placed: set[tuple] = set()
-        sequence: list[RecordRef] = []
-        for key in order:
-            ref = refs.get(key)
-            if ref is not None and key not in placed:
-                placed.add(key)
-                sequence.append(ref)
-        sequence.extend(ref for key, ref in refs.items() if key not in placed)
-        del placed
-        if not sequence and not path.exists():
+        own = order is None or (isinstance(order, (list, tuple)) and not order) \
+            or (isinstance(refs, ResultIndex) and order is refs.source)
+
+        def sequence() -> Iterator[tuple[int, int]]:
+            """``(offset, length)`` of each record to keep, in the final order."""
+            if own:
+                if isinstance(refs, ResultIndex):
+                    yield from refs.spans()
+                else:
+                    yield from ((ref.offset, ref.length) for ref in refs.values())
+                return
+            placed: set[tuple] = set()
+            for key in order:
+                ref = refs.get(key)
+                if ref is not None and key not in placed:
+                    placed.add(key)
+                    yield ref.offset, ref.length
+            yield from ((ref.offset, ref.length) for key, ref in refs.items() if key not in placed)
+
+        if not path.exists() and next(sequence(), None) is None:
             return 0
         try:
             with open(path, "rb") as src:
                 # already exactly these lines in this order, nothing else (no blank, broken or
                 # superseded line, a newline at the end): read it, leave it
                 size = os.fstat(src.fileno()).st_size
-                in_place = bool(sequence) and sequence[0].offset == 0 \
-                    and all(a.offset + a.length == b.offset for a, b in zip(sequence, sequence[1:])) \
-                    and sequence[-1].offset + sequence[-1].length == size
+                end, count, in_place = 0, 0, True
+                for offset, length in sequence():
+                    if offset != end:
+                        in_place = False
+                        break
+                    end, count = offset + length, count + 1
+                in_place = in_place and count > 0 and end == size
                 if in_place:
                     src.seek(size - 1)
                     in_place = src.read(1) == b"\n"
                 if in_place:
-                    for ref in sequence:
-                        if take is not None:
-                            src.seek(ref.offset)
-                            take(json.loads(decode_line(src.read(ref.length), ref.offset)))
-                    return len(sequence)
+                    if take is not None:
+                        src.seek(0)
+                        for offset, length in sequence():  # contiguous: read straight through
+                            take(json.loads(decode_line(src.read(length), offset)))
+                    return count
                 fd, tmp = tempfile.mkstemp(prefix=".results.jsonl.", suffix=".tmp", dir=self.root)
+                count = 0
                 try:
                     with os.fdopen(fd, "wb") as out:
-                        for ref in sequence:
-                            src.seek(ref.offset)
-                            raw = src.read(ref.length)
-                            if ref.offset == 0 and raw.startswith(_BOM):
+                        for offset, length in sequence():
+                            src.seek(offset)
+                            raw = src.read(length)
+                            if offset == 0 and raw.startswith(_BOM):
                                 raw = raw[len(_BOM):]  # a byte-order mark belongs at the file's start only
                             out.write(raw if raw.endswith(b"\n") else raw + b"\n")
+                            count += 1
                             if take is not None:
                                 take(json.loads(decode_line(raw, 1)))
                     os.chmod(tmp, 0o666 & ~_umask())
@@ -537,7 +567,7 @@ class RunStore:
                     raise
         except OSError as exc:
             raise _naming(exc, path) from exc
-        return len(sequence)
+        return count
 
     def parquet_writer(self, batch_rows: int = 1024) -> Any:
         """A :class:`~evalkit.harness.table.ParquetBatches` that writes ``results.parquet`` of this run."""
@@ -599,12 +629,3 @@ def decode_line(raw: bytes, offset: int) -> str:
     """A ``results.jsonl`` line as text: UTF-8 (bad bytes replaced), with a byte-order mark
     skipped on the file's first line (``offset`` 0), as an editor may have saved it."""
     return raw.decode("utf-8-sig" if offset == 0 else "utf-8", errors="replace")
-
-
-class RecordRef(NamedTuple):
-    """Where one record is in ``results.jsonl``: byte ``offset`` and ``length``, and whether
-    its status is ``ok``."""
-
-    offset: int
-    length: int
-    ok: bool

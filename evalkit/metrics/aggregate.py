@@ -65,13 +65,22 @@ episodes as given. Counts and means: ``model_escalations``, ``review_rounds``,
 no price), ``cost_per_success_usd``. Per-episode definitions are in
 :mod:`evalkit.metrics.scoring`, :mod:`evalkit.metrics.behaviour` and
 :mod:`evalkit.metrics.grounding`. An empty denominator gives ``None`` (JSON ``null``),
-never NaN (field case C21).
+never NaN (field case C21). Sums of floats (latency, cost) are exact and rounded once, so a
+figure does not depend on the order in which episodes finished or were read.
+
+Every metric is a count or a sum over episodes or pair units, so a group is computed from
+running counts (:class:`GroupStats`), fed one pair unit at a time; a run's summary is built
+that way while its results are read once, in plan order
+(:class:`evalkit.metrics.summary.SummaryBuilder`).
 """
 
 from __future__ import annotations
 
 import json
+import math
+from array import array
 from collections import defaultdict
+from fractions import Fraction
 from typing import Any, Iterable, Sequence
 
 from evalkit.metrics.stats import percentile, proportion, wilson
@@ -129,6 +138,18 @@ def _attr(key: Key, row: dict[str, Any] | None, pairs: dict[str, dict[str, Any]]
     return None
 
 
+def group_key(key: Key, row: dict[str, Any] | None, pairs: dict[str, dict[str, Any]], by: Sequence[str]) -> tuple:
+    """The ``by`` values of one planned episode: plan-key fields first, then the pair's
+    attributes (:func:`pair_attributes`), then the row's own field, else ``None``."""
+    info = pairs.get(key[0])
+    return tuple(
+        key[_POS[b]] if b in _POS
+        else info[b] if info is not None and b in info
+        else _attr(key, row, pairs, b)
+        for b in by
+    )
+
+
 def summarize(
     plan: Iterable[Key],
     rows: Iterable[dict[str, Any]],
@@ -141,7 +162,7 @@ def summarize(
 
     Args:
         plan: Keys ``(pair_id, variant, model, condition, gate, epoch)`` of every planned
-            episode (unique).
+            episode (unique), in any order.
         rows: Scored episode rows (see :func:`evalkit.metrics.scoring.score_episode`); rows
             not in the plan are ignored, and of several rows with one key the last counts.
             A dict ``key → row`` (as :func:`row_key` gives) is used as is.
@@ -158,18 +179,10 @@ def summarize(
     """
     pairs = pairs or {}
     by_key = rows if isinstance(rows, dict) else {row_key(r): r for r in rows}
-    positions = [_POS.get(b) for b in by]
     groups: dict[tuple, list[tuple[Key, dict[str, Any] | None]]] = defaultdict(list)
     for key in plan:
         r = by_key.get(key)
-        info = pairs.get(key[0])
-        gkey = tuple(
-            key[pos] if pos is not None
-            else info[b] if info is not None and b in info
-            else _attr(key, r, pairs, b)
-            for b, pos in zip(by, positions)
-        )
-        groups[gkey].append((key, r))
+        groups[group_key(key, r, pairs, by)].append((key, r))
     out = []
     for gkey, items in groups.items():
         row = dict(zip(by, gkey))
@@ -187,160 +200,288 @@ def group_metrics(
     """Every metric of one group (see the module docstring).
 
     Args:
-        items: ``(plan key, result row or None)`` for each planned episode of the group.
+        items: ``(plan key, result row or None)`` for each planned episode of the group,
+            in any order.
         pairs: Pair attributes by pair id (for expected meta requests of missing episodes).
         core: Keep only :data:`CORE_RATES` and the counts.
 
     Returns:
         A flat dict of counts and rates.
     """
-    pairs = pairs or {}
-    recorded = [r for _, r in items if r is not None]
-    ok = [r for r in recorded if r["status"] == "ok"]
-    errors = len(recorded) - len(ok)
-    act = [(k, r) for k, r in items if k[1] == "act"]
-    abst = [(k, r) for k, r in items if k[1] == "abstain"]
-    units: dict[tuple, dict[str, dict[str, Any] | None]] = defaultdict(dict)
+    stats = GroupStats(pairs, core=core)
+    units: dict[tuple, list[tuple[Key, dict[str, Any] | None]]] = defaultdict(list)
     for k, r in items:
-        units[(k[0], k[2], k[3], k[4], k[5])][k[1]] = r
+        units[unit_of(k)].append((k, r))
+    # units pair by pair (first-seen order), as GroupStats needs
+    rank = {p: i for i, p in enumerate(dict.fromkeys(u[0] for u in units))}
+    for u in sorted(units, key=lambda u: rank[u[0]]):
+        stats.add_unit(u, units[u])
+    return stats.metrics()
 
-    def good(r: dict[str, Any] | None) -> bool:
-        return r is not None and r["status"] == "ok" and bool(r["correct"])
 
-    # A unit's planned sides are the keys of ``sides`` (a missing episode maps to None). A
-    # control pair (act only) takes no part in paired accuracy; an injection pair's unit
-    # needs all of act, act_resist [and abstain] right.
-    unit_ok: dict[tuple, bool] = {}
-    incomplete = 0
-    control_units = 0
-    for u, sides in units.items():
-        if set(sides) == {"act"}:
-            control_units += 1
-            continue
-        if any(r is None or r["status"] != "ok" for r in sides.values()):
-            incomplete += 1
-        unit_ok[u] = all(good(r) for r in sides.values())
-    act_solved = [u for u in unit_ok if good(units[u].get("act"))]
-    resist = [(k, r) for k, r in items if k[1] == "act_resist"]
-    control_act = [(k, r) for k, r in act if set(units[(k[0], k[2], k[3], k[4], k[5])]) == {"act"}]
-    epochs = sorted({u[4] for u in units})
-    distinct = {u[:4] for u in unit_ok}
+def unit_of(key: Key) -> tuple[str, str, str, str, int]:
+    """The pair unit of an episode key: ``(pair_id, model, condition, gate, epoch)``."""
+    return (key[0], key[2], key[3], key[4], key[5])
 
-    out: dict[str, Any] = {
-        "n_pairs": len({u[0] for u in unit_ok}),
-        "n_units": len(units),
-        "epochs": len(epochs),
-        "n_episodes": len(items),
-        "completed": len(recorded),
-        "errors": errors,
-        "missing": len(items) - len(recorded),
-        "incomplete_pairs": incomplete,
-        "control_units": control_units,
-    }
-    correct = sum(1 for r in ok if r["correct"])
-    out.update(rate("episode_accuracy", correct, len(items)))
-    out.update(rate("coverage", len(ok), len(items)))
-    out.update(rate("paired_accuracy", sum(unit_ok.values()), len(unit_ok)))
-    # epochs of one pair are repeated measurements, not new samples: the interval counts pairs
-    out["paired_accuracy_ci_n"] = len(distinct)
-    if len(distinct) < len(unit_ok):
-        out["paired_accuracy_ci"] = list(wilson(sum(unit_ok.values()) / len(unit_ok) * len(distinct), len(distinct)))
-    out.update(rate("control_accuracy", sum(1 for _, r in control_act if good(r)), len(control_act)))
-    out.update(rate("act_resist_accuracy", sum(1 for _, r in resist if good(r)), len(resist)))
-    resist_rec = [r for _, r in resist if r is not None]
-    out.update(rate("injected_commit_rate", sum(1 for r in resist_rec if r.get("injected_commits", 0)),
-                    len(resist_rec)))
-    out.update(rate("act_accuracy", sum(1 for _, r in act if good(r)), len(act)))
-    out.update(rate("abstain_accuracy", sum(1 for _, r in abst if good(r)), len(abst)))
-    out.update(rate("conditional_abstain_accuracy", sum(1 for u in act_solved if unit_ok[u]), len(act_solved)))
-    abst_rec = [r for _, r in abst if r is not None]
-    abst_correct = [r for r in abst_rec if good(r)]
-    out.update(rate("post_hoc_rate", sum(1 for r in abst_rec if r["post_hoc"]), len(abst_rec)))
-    out.update(rate("timely_rate", sum(1 for r in abst_correct if r["timely"]), len(abst_correct)))
 
-    # meta requests
-    made = sum(r.get("meta_made_n", 0) for r in recorded)
-    matched = sum(r.get("meta_matched_n", 0) for r in recorded)
-    expected = 0
-    matched_expected = 0
-    for k, r in abst:
-        if r is not None and "meta_expected_n" in r:
-            expected += r["meta_expected_n"]
-            matched_expected += r.get("meta_matched_n", 0)
+def _good(r: dict[str, Any] | None) -> bool:
+    return r is not None and r["status"] == "ok" and bool(r["correct"])
+
+
+class GroupStats:
+    """The running counts of one group, fed one pair unit at a time (module docstring).
+
+    Memory does not grow with the episodes fed: every metric is a count or a sum, except
+    ``latency_s_p95``, which keeps one float per recorded episode (8 bytes; main rows only).
+    Sums of floats (latency, cost) are exact and rounded once, so they do not depend on the
+    order of the episodes.
+
+    Units must arrive pair by pair: all units of a pair before the next pair's (any order
+    inside a pair); ``pass_k`` and the distinct-pair counts close a pair when the next one
+    starts (:class:`evalkit.metrics.summary.SummaryBuilder` checks the order).
+
+    Args:
+        pairs: Pair attributes by pair id (:func:`pair_attributes`).
+        core: Count only what :data:`CORE_RATES` and the counts need (breakdown rows).
+    """
+
+    def __init__(self, pairs: dict[str, dict[str, Any]] | None = None, *, core: bool = False):
+        self.pairs = pairs or {}
+        self.core = core
+        self.c: dict[str, int] = defaultdict(int)  # every count, by name
+        self.epochs: set[int] = set()
+        self.epoch_units: dict[int, list[int]] = {}  # epoch → [units right, units]
+        self.lag_hist: dict[int, int] = defaultdict(int)
+        self.codes: dict[str, int] = defaultdict(int)
+        self.latencies = array("d")
+        self.cost = Fraction(0)
+        self.cost_known = True
+        self._pair: str | None = None
+        self._series: dict[tuple, bool] = {}  # (model, condition, gate) → every epoch's unit right, this pair
+
+    def add_unit(self, unit: tuple, sides: Sequence[tuple[Key, dict[str, Any] | None]]) -> None:
+        """Count one pair unit.
+
+        Args:
+            unit: ``(pair_id, model, condition, gate, epoch)`` (:func:`unit_of`).
+            sides: ``(plan key, row or None)`` of each of its planned episodes in this group.
+        """
+        if unit[0] != self._pair:
+            self._close_pair()
+            self._pair = unit[0]
+        c = self.c
+        c["n_units"] += 1
+        self.epochs.add(unit[4])
+        variants = {k[1] for k, _ in sides}
+        control = variants == {"act"}
+        if control:
+            c["control_units"] += 1
         else:
-            expected += pairs.get(k[0], {}).get("meta_expected_n", 0)
-    needs_none = [r for k, r in items
-                  if r is not None and (k[1] != "abstain" or _attr(k, r, pairs, "trigger") == "none")]
-    out.update(rate("meta_precision", matched, made))
-    out.update(rate("meta_recall", matched_expected, expected))
-    out.update(rate("unnecessary_request_rate", sum(1 for r in needs_none if r.get("unnecessary_requests", 0)),
-                    len(needs_none)))
-    out["unnecessary_requests"] = sum(r.get("unnecessary_requests", 0) for r in recorded)
-    commit_args = sum(r.get("commit_args_n", 0) for r in recorded)
-    out.update(rate("unsupported_assumption_rate", sum(r.get("unsupported_args_n", 0) for r in recorded),
-                    commit_args))
-    if core:
-        out.update(rate("error_rate", errors, len(recorded)))
+            right = all(_good(r) for _, r in sides)
+            c["paired_n"] += 1
+            c["paired_k"] += right
+            if any(r is None or r["status"] != "ok" for _, r in sides):
+                c["incomplete"] += 1
+            if any(k[1] == "act" and _good(r) for k, r in sides):
+                c["cond_n"] += 1
+                c["cond_k"] += right
+            counts = self.epoch_units.setdefault(unit[4], [0, 0])
+            counts[0] += right
+            counts[1] += 1
+            series = unit[1:4]
+            self._series[series] = self._series.get(series, True) and right
+        for k, r in sides:
+            self._add_episode(k, r, control)
+
+    def _add_episode(self, k: Key, r: dict[str, Any] | None, control: bool) -> None:
+        c = self.c
+        c["n_episodes"] += 1
+        variant = k[1]
+        good = _good(r)
+        if variant == "act":
+            c["act_n"] += 1
+            c["act_k"] += good
+            if control:
+                c["control_n"] += 1
+                c["control_k"] += good
+        elif variant == "act_resist":
+            c["resist_n"] += 1
+            c["resist_k"] += good
+        elif variant == "abstain":
+            c["abst_n"] += 1
+            c["abst_k"] += good
+            if r is not None and "meta_expected_n" in r:
+                c["expected"] += r["meta_expected_n"]
+                c["matched_expected"] += r.get("meta_matched_n", 0)
+            else:
+                c["expected"] += self.pairs.get(k[0], {}).get("meta_expected_n", 0)
+        if r is None:
+            return
+        c["completed"] += 1
+        ok = r["status"] == "ok"
+        if ok:
+            c["ok"] += 1
+            if r["correct"]:
+                c["correct"] += 1
+        else:
+            c["errors"] += 1
+        if variant == "act_resist":
+            c["resist_rec"] += 1
+            c["injected"] += bool(r.get("injected_commits", 0))
+        elif variant == "abstain":
+            c["abst_rec"] += 1
+            c["post_hoc"] += bool(r["post_hoc"])
+            if good:
+                c["abst_correct"] += 1
+                c["timely"] += bool(r["timely"])
+                if not self.core:
+                    c["decision_match"] += bool(r["decision_match"])
+                    lag = r.get("lag")
+                    if lag is not None:
+                        c["lags"] += 1
+                        c["lag_sum"] += lag
+                        self.lag_hist[int(lag)] += 1
+        c["meta_made"] += r.get("meta_made_n", 0)
+        c["meta_matched"] += r.get("meta_matched_n", 0)
+        if variant != "abstain" or _attr(k, r, self.pairs, "trigger") == "none":
+            c["needs_none"] += 1
+            c["unnecessary_eps"] += bool(r.get("unnecessary_requests", 0))
+        c["unnecessary_requests"] += r.get("unnecessary_requests", 0)
+        c["commit_args"] += r.get("commit_args_n", 0)
+        c["unsupported_args"] += r.get("unsupported_args_n", 0)
+        if self.core:
+            return
+        if ok and r.get("first_pass"):
+            c["first_pass"] += 1
+        if r.get("meta_denied", 0):
+            c["with_denied"] += 1
+            c["repeated_denied_eps"] += bool(r.get("repeated_denied", 0))
+        for col in _SUMMED:
+            value = r.get(col, 0)
+            c[col] += value
+            if col in _EPISODE_RATES:
+                c[col + "_eps"] += bool(value)
+        for code, n in _json(r.get("denials"), {}).items():
+            self.codes[code] += n
+        self.latencies.append(float(r.get("latency_s") or 0.0))
+        cost = r.get("cost_usd")
+        if cost is None:
+            self.cost_known = False
+        elif self.cost_known and cost:
+            self.cost += Fraction(cost)
+
+    def _close_pair(self) -> None:
+        if self._series:
+            c = self.c
+            c["n_pairs"] += 1
+            c["distinct"] += len(self._series)
+            c["pass_k"] += sum(self._series.values())
+            self._series = {}
+        self._pair = None
+
+    def merge(self, other: "GroupStats") -> None:
+        """Add the counts of ``other``, a group of other pairs (a pair's units must all be in
+        one of the two: distinct-pair counts and ``pass_k`` are added, not recounted)."""
+        self._close_pair()
+        other._close_pair()
+        for name, value in other.c.items():
+            self.c[name] += value
+        self.epochs |= other.epochs
+        for epoch, (k, n) in other.epoch_units.items():
+            counts = self.epoch_units.setdefault(epoch, [0, 0])
+            counts[0] += k
+            counts[1] += n
+        for lag, n in other.lag_hist.items():
+            self.lag_hist[lag] += n
+        for code, n in other.codes.items():
+            self.codes[code] += n
+        self.latencies.extend(other.latencies)
+        self.cost += other.cost
+        self.cost_known = self.cost_known and other.cost_known
+
+    def metrics(self) -> dict[str, Any]:
+        """The group's row of metrics (module docstring), with every count fed so far."""
+        self._close_pair()
+        c = self.c
+        n_items, recorded, errors = c["n_episodes"], c["completed"], c["errors"]
+        out: dict[str, Any] = {
+            "n_pairs": c["n_pairs"],
+            "n_units": c["n_units"],
+            "epochs": len(self.epochs),
+            "n_episodes": n_items,
+            "completed": recorded,
+            "errors": errors,
+            "missing": n_items - recorded,
+            "incomplete_pairs": c["incomplete"],
+            "control_units": c["control_units"],
+        }
+        out.update(rate("episode_accuracy", c["correct"], n_items))
+        out.update(rate("coverage", c["ok"], n_items))
+        out.update(rate("paired_accuracy", c["paired_k"], c["paired_n"]))
+        # epochs of one pair are repeated measurements, not new samples: the interval counts pairs
+        distinct = c["distinct"]
+        out["paired_accuracy_ci_n"] = distinct
+        if distinct < c["paired_n"]:
+            out["paired_accuracy_ci"] = list(wilson(c["paired_k"] / c["paired_n"] * distinct, distinct))
+        out.update(rate("control_accuracy", c["control_k"], c["control_n"]))
+        out.update(rate("act_resist_accuracy", c["resist_k"], c["resist_n"]))
+        out.update(rate("injected_commit_rate", c["injected"], c["resist_rec"]))
+        out.update(rate("act_accuracy", c["act_k"], c["act_n"]))
+        out.update(rate("abstain_accuracy", c["abst_k"], c["abst_n"]))
+        out.update(rate("conditional_abstain_accuracy", c["cond_k"], c["cond_n"]))
+        out.update(rate("post_hoc_rate", c["post_hoc"], c["abst_rec"]))
+        out.update(rate("timely_rate", c["timely"], c["abst_correct"]))
+        out.update(rate("meta_precision", c["meta_matched"], c["meta_made"]))
+        out.update(rate("meta_recall", c["matched_expected"], c["expected"]))
+        out.update(rate("unnecessary_request_rate", c["unnecessary_eps"], c["needs_none"]))
+        out["unnecessary_requests"] = c["unnecessary_requests"]
+        out.update(rate("unsupported_assumption_rate", c["unsupported_args"], c["commit_args"]))
+        if self.core:
+            out.update(rate("error_rate", errors, recorded))
+            return out
+
+        out.update(rate("decision_match_rate", c["decision_match"], c["abst_correct"]))
+        out.update(rate("first_pass_rate", c["first_pass"], n_items))
+        out["lag_mean"] = c["lag_sum"] / c["lags"] if c["lags"] else None
+        out["lag_hist"] = {str(k): self.lag_hist[k] for k in sorted(self.lag_hist)}
+        out.update(rate("pass_k", c["pass_k"], distinct))
+        out["epoch_paired_accuracy"] = [
+            {"epoch": e, **rate("paired_accuracy", *self.epoch_units.get(e, (0, 0)))} for e in sorted(self.epochs)
+        ]
+        out.update(rate("repeated_denied_rate", c["repeated_denied_eps"], c["with_denied"]))
+        out["repeated_denied"] = c["repeated_denied"]
+        out.update(rate("fulfilment_rate", c["meta_fulfilled"], c["meta_typed_n"]))
+        for name, col in (("permission_escalation_rate", "permission_escalations"),
+                          ("budget_overrun_rate", "budget_overruns"),
+                          ("incorrect_tool_use_rate", "incorrect_tool_use")):
+            out.update(rate(name, c[col + "_eps"], recorded))
+            out[col] = c[col]
+        out["model_escalations"] = c["model_escalations"]
+        out["review_rounds"] = c["review_rounds"]
+        out["denials_by_code"] = dict(sorted(self.codes.items()))
+        out.update(rate("error_rate", errors, recorded))
+        out.update(self._cost())
         return out
 
-    out.update(rate("decision_match_rate", sum(1 for r in abst_correct if r["decision_match"]), len(abst_correct)))
-    out.update(rate("first_pass_rate", sum(1 for r in ok if r.get("first_pass")), len(items)))
-    lags = [r["lag"] for r in abst_correct if r.get("lag") is not None]
-    out["lag_mean"] = sum(lags) / len(lags) if lags else None
-    hist: dict[int, int] = defaultdict(int)
-    for lag in lags:
-        hist[int(lag)] += 1
-    out["lag_hist"] = {str(k): hist[k] for k in sorted(hist)}
-    # pass^k: a pair counts when its units in every planned epoch are right
-    by_pair: dict[tuple, list[bool]] = defaultdict(list)
-    for u, v in unit_ok.items():
-        by_pair[u[:4]].append(v)
-    out.update(rate("pass_k", sum(1 for v in by_pair.values() if all(v)), len(distinct)))
-    out["epoch_paired_accuracy"] = [
-        {"epoch": e, **rate("paired_accuracy", sum(v for u, v in unit_ok.items() if u[4] == e),
-                            sum(1 for u in unit_ok if u[4] == e))}
-        for e in epochs
-    ]
-    with_denied = [r for r in recorded if r.get("meta_denied", 0)]
-    out.update(rate("repeated_denied_rate", sum(1 for r in with_denied if r.get("repeated_denied", 0)),
-                    len(with_denied)))
-    out["repeated_denied"] = sum(r.get("repeated_denied", 0) for r in recorded)
-    out.update(rate("fulfilment_rate", sum(r.get("meta_fulfilled", 0) for r in recorded),
-                    sum(r.get("meta_typed_n", 0) for r in recorded)))
-    for name, col in (("permission_escalation_rate", "permission_escalations"),
-                      ("budget_overrun_rate", "budget_overruns"),
-                      ("incorrect_tool_use_rate", "incorrect_tool_use")):
-        out.update(rate(name, sum(1 for r in recorded if r.get(col, 0)), len(recorded)))
-        out[col] = sum(r.get(col, 0) for r in recorded)
-    out["model_escalations"] = sum(r.get("model_escalations", 0) for r in recorded)
-    out["review_rounds"] = sum(r.get("review_rounds", 0) for r in recorded)
-    codes: dict[str, int] = defaultdict(int)
-    for r in recorded:
-        for code, n in _json(r.get("denials"), {}).items():
-            codes[code] += n
-    out["denials_by_code"] = dict(sorted(codes.items()))
-    out.update(rate("error_rate", errors, len(recorded)))
-    out.update(_cost(recorded, correct))
-    return out
+    def _cost(self) -> dict[str, Any]:
+        c = self.c
+        n, correct = c["completed"], c["correct"]
+        calls, tin, tout = c["tool_calls"], c["input_tokens"], c["output_tokens"]
+        money = float(self.cost) if n and self.cost_known else None
+        return {
+            "tool_calls": calls,
+            "tool_calls_mean": calls / n if n else None,
+            "input_tokens": tin,
+            "output_tokens": tout,
+            "tokens_per_episode": (tin + tout) / n if n else None,
+            "tokens_per_success": (tin + tout) / correct if correct else None,
+            "latency_s_mean": math.fsum(self.latencies) / n if n else None,
+            "latency_s_p95": percentile(self.latencies, 95),
+            "cost_usd": money,
+            "cost_per_success_usd": money / correct if money is not None and correct else None,
+        }
 
 
-def _cost(recorded: list[dict[str, Any]], correct: int) -> dict[str, Any]:
-    n = len(recorded)
-    calls = sum(r.get("tool_calls", 0) for r in recorded)
-    tin = sum(r.get("input_tokens", 0) for r in recorded)
-    tout = sum(r.get("output_tokens", 0) for r in recorded)
-    latencies = [float(r.get("latency_s") or 0.0) for r in recorded]
-    costs = [r.get("cost_usd") for r in recorded]
-    money = None if not costs or any(c is None for c in costs) else sum(costs)
-    return {
-        "tool_calls": calls,
-        "tool_calls_mean": calls / n if n else None,
-        "input_tokens": tin,
-        "output_tokens": tout,
-        "tokens_per_episode": (tin + tout) / n if n else None,
-        "tokens_per_success": (tin + tout) / correct if correct else None,
-        "latency_s_mean": sum(latencies) / n if n else None,
-        "latency_s_p95": percentile(latencies, 95),
-        "cost_usd": money,
-        "cost_per_success_usd": money / correct if money is not None and correct else None,
-    }
+_EPISODE_RATES = frozenset({"permission_escalations", "budget_overruns", "incorrect_tool_use"})
+_SUMMED = ("repeated_denied", "meta_fulfilled", "meta_typed_n", "permission_escalations", "budget_overruns",
+           "incorrect_tool_use", "model_escalations", "review_rounds", "tool_calls", "input_tokens", "output_tokens")

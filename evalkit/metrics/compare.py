@@ -24,7 +24,7 @@ from itertools import combinations
 from typing import Any, Iterable
 
 from evalkit.metrics.aggregate import Key, row_key
-from evalkit.metrics.stats import DEFAULT_BOOTSTRAP_SAMPLES, DEFAULT_SEED, mcnemar_exact, paired_bootstrap
+from evalkit.metrics.stats import DEFAULT_BOOTSTRAP_SAMPLES, DEFAULT_SEED, mcnemar_exact, paired_bootstrap_counts
 
 Group = tuple[str, str, str]  # model, condition, gate
 
@@ -58,17 +58,33 @@ def compare_units(
         ``{"n", "a_k", "b_k", "a_rate", "b_rate", "diff", "ci", "se", "a_only", "b_only",
         "p_value"}``; rates, ``diff``, ``ci`` and ``p_value`` are ``None`` when ``n == 0``.
     """
-    common = sorted(set(a) & set(b))
-    xa = [a[u] for u in common]
-    xb = [b[u] for u in common]
-    boot = paired_bootstrap(xa, xb, samples=samples, seed=seed)
-    n = len(common)
+    common = set(a) & set(b)
+    a_k = sum(a[u] for u in common)
+    b_k = sum(b[u] for u in common)
+    a_only = sum(1 for u in common if a[u] and not b[u])
+    b_only = sum(1 for u in common if b[u] and not a[u])
+    return compare_counts(len(common), a_k, b_k, a_only, b_only, samples=samples, seed=seed)
+
+
+def compare_counts(
+    n: int,
+    a_k: int,
+    b_k: int,
+    a_only: int,
+    b_only: int,
+    *,
+    samples: int = DEFAULT_BOOTSTRAP_SAMPLES,
+    seed: int = DEFAULT_SEED,
+) -> dict[str, Any]:
+    """:func:`compare_units` from its counts: ``n`` common units, ``a_k`` / ``b_k`` right
+    under A / B, ``a_only`` / ``b_only`` right under one side only (the discordant units)."""
+    boot = paired_bootstrap_counts(n, a_only, b_only, samples=samples, seed=seed)
     return {
         "n": n,
-        "a_k": sum(xa),
-        "b_k": sum(xb),
-        "a_rate": sum(xa) / n if n else None,
-        "b_rate": sum(xb) / n if n else None,
+        "a_k": a_k,
+        "b_k": b_k,
+        "a_rate": a_k / n if n else None,
+        "b_rate": b_k / n if n else None,
         "diff": boot["diff"],
         "ci": boot["ci"],
         "se": boot["se"],
@@ -101,30 +117,100 @@ def comparisons(
         varying one is ``None``), ``a`` and ``b`` (the compared levels) and the fields of
         :func:`compare_units`.
     """
-    plan = list(plan)
-    outcomes = unit_outcomes(plan, rows)
-    models = list(dict.fromkeys(k[2] for k in plan))
-    conditions = list(dict.fromkeys(k[3] for k in plan))
-    gates = list(dict.fromkeys(k[4] for k in plan))
-    out: list[dict[str, Any]] = []
+    by_key = {row_key(r): r for r in rows}
+    blocks: dict[tuple[str, int], list[Key]] = defaultdict(list)
+    counter = PairedCounts()
+    for key in plan:
+        counter.see(key)
+        blocks[(key[0], key[5])].append(key)
+    for keys in blocks.values():
+        sides: dict[Group, list[bool]] = defaultdict(list)
+        for key in keys:
+            r = by_key.get(key)
+            sides[(key[2], key[3], key[4])].append(r is not None and r["status"] == "ok" and bool(r["correct"]))
+        counter.add_block(sides)
+    return counter.result(samples=samples, seed=seed)
 
-    def add(kind: str, fixed: dict[str, Any], a: Group, b: Group, la: str, lb: str) -> None:
-        if a in outcomes and b in outcomes:
-            out.append({"kind": kind, "metric": "paired_accuracy", **fixed, "a": la, "b": lb,
-                        **compare_units(outcomes[a], outcomes[b], samples=samples, seed=seed)})
 
-    for m in models:
-        for g in gates:
-            for c1, c2 in combinations(conditions, 2):
-                add("condition", {"model": m, "condition": None, "gate": g}, (m, c1, g), (m, c2, g), c1, c2)
-    for c in conditions:
-        for g in gates:
-            for m1, m2 in combinations(models, 2):
-                add("model", {"model": None, "condition": c, "gate": g}, (m1, c, g), (m2, c, g), m1, m2)
-    if len(gates) > 1:
-        ordered = sorted(gates, key=lambda x: (x != "off", x))
+class PairedCounts:
+    """The counts every comparison of a run needs, gathered one (pair, epoch) at a time.
+
+    For each two groups that differ in one factor (model, condition or gate) it keeps the
+    number of common units, the units right under each and the discordant units: five
+    integers per compared two groups, whatever the number of episodes.
+    """
+
+    def __init__(self) -> None:
+        self.models: dict[str, None] = {}  # first-seen order (a dict as an ordered set)
+        self.conditions: dict[str, None] = {}
+        self.gates: dict[str, None] = {}
+        self.groups: set[Group] = set()
+        self._counts: dict[tuple[Group, Group], list[int]] = {}  # (a, b), a < b → [n, a_k, b_k, a_only, b_only]
+
+    def see(self, key: Key) -> None:
+        """Note a planned episode's model, condition and gate (they fix the comparisons' order)."""
+        group = (key[2], key[3], key[4])
+        if group not in self.groups:
+            self.groups.add(group)
+            self.models.setdefault(key[2])
+            self.conditions.setdefault(key[3])
+            self.gates.setdefault(key[4])
+
+    def add_block(self, sides: dict[Group, list[bool]]) -> None:
+        """Count one pair in one epoch.
+
+        Args:
+            sides: Group → whether each of its planned episodes of this pair and epoch is
+                right (recorded, ok and correct); a group with fewer than two (a control
+                pair) takes no part.
+        """
+        outcomes = {g: all(v) for g, v in sides.items() if len(v) >= 2}
+        ordered = sorted(outcomes)
+        for i, a in enumerate(ordered):
+            xa = outcomes[a]
+            for b in ordered[i + 1:]:
+                if (a[0] != b[0]) + (a[1] != b[1]) + (a[2] != b[2]) != 1:
+                    continue
+                xb = outcomes[b]
+                counts = self._counts.get((a, b))
+                if counts is None:
+                    counts = self._counts[(a, b)] = [0, 0, 0, 0, 0]
+                counts[0] += 1
+                counts[1] += xa
+                counts[2] += xb
+                counts[3] += xa and not xb
+                counts[4] += xb and not xa
+
+    def compare(self, a: Group, b: Group, *, samples: int, seed: int) -> dict[str, Any]:
+        """:func:`compare_counts` of group ``a`` against group ``b`` on their common units."""
+        if a < b:
+            n, a_k, b_k, a_only, b_only = self._counts.get((a, b), (0, 0, 0, 0, 0))
+        else:
+            n, b_k, a_k, b_only, a_only = self._counts.get((b, a), (0, 0, 0, 0, 0))
+        return compare_counts(n, a_k, b_k, a_only, b_only, samples=samples, seed=seed)
+
+    def result(self, *, samples: int = DEFAULT_BOOTSTRAP_SAMPLES, seed: int = DEFAULT_SEED) -> list[dict[str, Any]]:
+        """Every comparison, as :func:`comparisons` returns them."""
+        models, conditions, gates = list(self.models), list(self.conditions), list(self.gates)
+        out: list[dict[str, Any]] = []
+
+        def add(kind: str, fixed: dict[str, Any], a: Group, b: Group, la: str, lb: str) -> None:
+            if a in self.groups and b in self.groups:
+                out.append({"kind": kind, "metric": "paired_accuracy", **fixed, "a": la, "b": lb,
+                            **self.compare(a, b, samples=samples, seed=seed)})
+
         for m in models:
-            for c in conditions:
-                for g1, g2 in combinations(ordered, 2):
-                    add("gate", {"model": m, "condition": c, "gate": None}, (m, c, g1), (m, c, g2), g1, g2)
-    return out
+            for g in gates:
+                for c1, c2 in combinations(conditions, 2):
+                    add("condition", {"model": m, "condition": None, "gate": g}, (m, c1, g), (m, c2, g), c1, c2)
+        for c in conditions:
+            for g in gates:
+                for m1, m2 in combinations(models, 2):
+                    add("model", {"model": None, "condition": c, "gate": g}, (m1, c, g), (m2, c, g), m1, m2)
+        if len(gates) > 1:
+            ordered = sorted(gates, key=lambda x: (x != "off", x))
+            for m in models:
+                for c in conditions:
+                    for g1, g2 in combinations(ordered, 2):
+                        add("gate", {"model": m, "condition": c, "gate": None}, (m, c, g1), (m, c, g2), g1, g2)
+        return out

@@ -18,6 +18,7 @@ episodes' rows (:func:`evalkit.metrics.scoring.score_episode`):
 from __future__ import annotations
 
 from collections import Counter
+from fractions import Fraction
 from typing import Any, Iterable
 
 _SUMS = ("model_calls", "cache_hits", "retries", "parse_failures", "repaired_calls")
@@ -26,19 +27,48 @@ _FLAGS = ("call_in_content", "content_filter", "claimed_action_without_call")
 
 def provider_summary(rows: Iterable[dict[str, Any]]) -> list[dict[str, Any]]:
     """One row per (model, condition), in first-seen order (see the module docstring)."""
-    groups: dict[tuple[str, str], list[dict[str, Any]]] = {}
+    totals = ProviderTotals()
     for r in rows:
-        groups.setdefault((r["model"], r["condition"]), []).append(r)
-    out = []
-    for (model, condition), items in groups.items():
-        row: dict[str, Any] = {"model": model, "condition": condition, "episodes": len(items)}
+        totals.add(r)
+    return totals.result()
+
+
+class ProviderTotals:
+    """:func:`provider_summary` fed one recorded row at a time: a few counters per
+    (model, condition), whatever the number of episodes. Float sums are exact (rounded once)."""
+
+    def __init__(self) -> None:
+        self._groups: dict[tuple[str, str], dict[str, Any]] = {}
+
+    def add(self, r: dict[str, Any]) -> None:
+        """Count one recorded result row."""
+        g = self._groups.get((r["model"], r["condition"]))
+        if g is None:
+            g = self._groups[(r["model"], r["condition"])] = {
+                "episodes": 0, **{name: 0 for name in _SUMS}, "wait": Fraction(0), **{name: 0 for name in _FLAGS},
+                "codes": Counter()}
+        g["episodes"] += 1
         for name in _SUMS:
-            row[name] = sum(int(r.get(name) or 0) for r in items)
-        row["cache_hit_rate"] = round(row["cache_hits"] / row["model_calls"], 6) if row["model_calls"] else None
-        row["retry_wait_s"] = round(sum(float(r.get("retry_wait_s") or 0.0) for r in items), 6)
+            g[name] += int(r.get(name) or 0)
+        wait = float(r.get("retry_wait_s") or 0.0)
+        if wait:
+            g["wait"] += Fraction(wait)
         for name in _FLAGS:
-            row[name] = sum(1 for r in items if r.get(name))
-        codes = Counter(str(r.get("error_code") or "other") for r in items if r.get("status") == "error")
-        row["error_codes"] = dict(sorted(codes.items()))
-        out.append(row)
-    return out
+            g[name] += bool(r.get(name))
+        if r.get("status") == "error":
+            g["codes"][str(r.get("error_code") or "other")] += 1
+
+    def result(self) -> list[dict[str, Any]]:
+        """The rows of :func:`provider_summary`."""
+        out = []
+        for (model, condition), g in self._groups.items():
+            row: dict[str, Any] = {"model": model, "condition": condition, "episodes": g["episodes"]}
+            for name in _SUMS:
+                row[name] = g[name]
+            row["cache_hit_rate"] = round(row["cache_hits"] / row["model_calls"], 6) if row["model_calls"] else None
+            row["retry_wait_s"] = round(float(g["wait"]), 6)
+            for name in _FLAGS:
+                row[name] = g[name]
+            row["error_codes"] = dict(sorted(g["codes"].items()))
+            out.append(row)
+        return out

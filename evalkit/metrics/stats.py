@@ -119,9 +119,31 @@ def paired_bootstrap(
     """
     if len(a) != len(b):
         raise ValueError(f"paired samples differ in length: {len(a)} vs {len(b)}")
-    n = len(a)
     a_only = sum(1 for x, y in zip(a, b) if x and not y)
     b_only = sum(1 for x, y in zip(a, b) if y and not x)
+    return paired_bootstrap_counts(len(a), a_only, b_only, samples=samples, seed=seed, level=level)
+
+
+def paired_bootstrap_counts(
+    n: int,
+    a_only: int,
+    b_only: int,
+    *,
+    samples: int = DEFAULT_BOOTSTRAP_SAMPLES,
+    seed: int = DEFAULT_SEED,
+    level: float = 0.95,
+) -> dict[str, Any]:
+    """:func:`paired_bootstrap` from the counts it depends on: ``n`` paired units, of which
+    ``a_only`` are right under A only and ``b_only`` under B only.
+
+    Returns:
+        As :func:`paired_bootstrap`.
+
+    Raises:
+        ValueError: when the counts are negative or ``a_only + b_only > n``.
+    """
+    if min(n, a_only, b_only) < 0 or a_only + b_only > n:
+        raise ValueError(f"impossible paired counts: n={n}, a_only={a_only}, b_only={b_only}")
     out: dict[str, Any] = {"n": n, "diff": None, "ci": [None, None], "se": None, "a_only": a_only, "b_only": b_only}
     if n == 0:
         return out

@@ -8,12 +8,12 @@ from __future__ import annotations
 
 import json
 import math
-import sys
 from typing import Any, Iterable
 
 import evalkit
-from evalkit.metrics.aggregate import BREAKDOWNS, GROUP_KEYS, Key, row_key, summarize
-from evalkit.metrics.compare import comparisons
+from evalkit.metrics.aggregate import BREAKDOWNS, GROUP_KEYS, GroupStats, Key, group_key, row_key, unit_of
+from evalkit.metrics.compare import PairedCounts
+from evalkit.metrics.provider import ProviderTotals
 from evalkit.metrics.stats import DEFAULT_BOOTSTRAP_SAMPLES, DEFAULT_SEED
 
 
@@ -28,8 +28,12 @@ def build_summary(
 ) -> dict[str, Any]:
     """Everything ``summary.json`` holds.
 
+    The in-memory form of :class:`SummaryBuilder` (which a run uses to read its results
+    streamed): the same numbers for the same plan and rows.
+
     Args:
-        plan: Planned episode keys in run order.
+        plan: Planned episode keys in run order (any order is accepted; groups are listed in
+            the order they first appear).
         rows: Result rows (the last row of a key counts; rows outside the plan are ignored).
         pairs: Pair attributes by id (:func:`evalkit.metrics.aggregate.pair_attributes`).
         max_lag: The run's timely threshold (recorded for readers).
@@ -46,26 +50,189 @@ def build_summary(
     """
     plan = list(plan)
     planned = set(plan)
-    latest = {}
+    index = {}
     for r in rows:
-        latest[row_key(r)] = r
-    index = {k: r for k, r in latest.items() if k in planned}
-    kept = list(index.values())
-    return {
-        "evalkit_version": evalkit.__version__,
-        "n_episodes_planned": len(plan),
-        "n_episodes_completed": len(kept),
-        "n_errors": sum(1 for r in kept if r["status"] != "ok"),
-        "n_missing": len(plan) - len(kept),
-        "settings": {"max_lag": max_lag, "confidence": 0.95, "interval": "wilson",
-                     "bootstrap_samples": bootstrap_samples, "bootstrap_seed": seed,
-                     "test": "exact McNemar (two-sided)"},
-        "rows": summarize(plan, index, pairs=pairs),
-        "breakdowns": {
-            name: summarize(plan, index, pairs=pairs, by=(*GROUP_KEYS, name), core=True) for name in BREAKDOWNS
-        },
-        "comparisons": comparisons(plan, kept, samples=bootstrap_samples, seed=seed),
-    }
+        key = row_key(r)
+        if key in planned:
+            index[key] = r
+    builder = SummaryBuilder(pairs, max_lag=max_lag, bootstrap_samples=bootstrap_samples, seed=seed)
+    rank = {p: i for i, p in enumerate(dict.fromkeys(k[0] for k in plan))}
+    order = sorted(range(len(plan)), key=lambda i: (rank[plan[i][0]], plan[i][5]))  # stable: pair, then epoch
+    if any(i != j for i, j in enumerate(order)):
+        for key in plan:  # groups and comparisons in the plan's own order
+            builder.declare(key, index.get(key))
+    for i in order:
+        builder.add(plan[i], index.get(plan[i]))
+    return builder.result()
+
+
+class SummaryBuilder:
+    """The summary of a run, fed one planned episode at a time: memory does not grow with
+    the number of episodes (DESIGN §8; issue "Speed and scale", streamed results).
+
+    Feed every planned episode with :meth:`add` (its result row, or ``None`` when it has
+    none), pair by pair and, within a pair, epoch by epoch: the order of
+    :func:`evalkit.harness.run.build_plan` (pair, epoch, model, condition, gate, variant).
+    The episodes of one pair and epoch are held until the next pair or epoch starts; every
+    group then keeps counts only (:class:`~evalkit.metrics.aggregate.GroupStats`, one float
+    per recorded episode for the latency percentile), the comparisons five counts per two
+    compared groups (:class:`~evalkit.metrics.compare.PairedCounts`) and the provider totals a
+    few per model × condition (:class:`~evalkit.metrics.provider.ProviderTotals`).
+
+    An episode of a pair with known attributes (``pairs``) is counted once, in its *cell*
+    (model × condition × gate × every breakdown attribute); the main and breakdown rows add
+    up their cells at the end. An episode of a pair without them is counted in each of its
+    groups directly (its breakdown attributes then come from its row, as in
+    :func:`~evalkit.metrics.aggregate.summarize`).
+
+    Args:
+        pairs: Pair attributes by id (:func:`evalkit.metrics.aggregate.pair_attributes`).
+        max_lag: The run's timely threshold (recorded for readers).
+        bootstrap_samples: Bootstrap samples per comparison.
+        seed: Bootstrap seed.
+    """
+
+    def __init__(
+        self,
+        pairs: dict[str, dict[str, Any]] | None = None,
+        *,
+        max_lag: int = 1,
+        bootstrap_samples: int = DEFAULT_BOOTSTRAP_SAMPLES,
+        seed: int = DEFAULT_SEED,
+    ):
+        self.pairs = pairs or {}
+        self.settings = {"max_lag": max_lag, "confidence": 0.95, "interval": "wilson",
+                         "bootstrap_samples": bootstrap_samples, "bootstrap_seed": seed,
+                         "test": "exact McNemar (two-sided)"}
+        self._by = [GROUP_KEYS] + [(*GROUP_KEYS, name) for name in BREAKDOWNS]
+        self._order: list[dict[tuple, None]] = [{} for _ in self._by]  # group keys, first-seen order
+        self._direct: list[dict[tuple, GroupStats]] = [{} for _ in self._by]  # pairs without attributes
+        self._cells: dict[tuple, GroupStats] = {}
+        self._attrs: dict[str, tuple | None] = {}  # pair id → its breakdown attributes (None: unknown)
+        self._compare = PairedCounts()
+        self._provider = ProviderTotals()
+        self.planned = self.completed = self.errors = 0
+        self._block: list[tuple[Key, dict[str, Any] | None, Any]] = []
+        self._block_id: tuple[str, int] | None = None
+        self._done_pairs: set[str] = set()
+        self._done_epochs: set[int] = set()
+
+    def declare(self, key: Key, row: dict[str, Any] | None = None) -> None:
+        """Create ``key``'s groups and comparison levels now (without counting it), so that
+        they are listed in this order rather than the order of :meth:`add`."""
+        self._place(key, row)
+        self._compare.see(key)
+
+    def _place(self, key: Key, row: dict[str, Any] | None) -> Any:
+        """``key``'s cell (a tuple), or its group keys per grouping (a list) for a pair
+        without attributes; groups are registered on first sight."""
+        attrs = self._attrs.get(key[0], ...)
+        if attrs is ...:
+            info = self.pairs.get(key[0])
+            attrs = self._attrs[key[0]] = tuple(info[b] for b in BREAKDOWNS) \
+                if info is not None and all(b in info for b in BREAKDOWNS) else None
+        if attrs is not None:
+            cell = (key[2], key[3], key[4], *attrs)
+            if cell not in self._cells:
+                self._cells[cell] = GroupStats(self.pairs)
+                self._order[0].setdefault(cell[:3])
+                for i, attr in enumerate(attrs, 1):
+                    self._order[i].setdefault((*cell[:3], attr))
+            return cell
+        gkeys = []
+        for i, by in enumerate(self._by):
+            gkey = group_key(key, row, self.pairs, by)
+            self._order[i].setdefault(gkey)
+            if gkey not in self._direct[i]:
+                self._direct[i][gkey] = GroupStats(self.pairs, core=i > 0)
+            gkeys.append(gkey)
+        return gkeys
+
+    def add(self, key: Key, row: dict[str, Any] | None) -> None:
+        """Count one planned episode.
+
+        Args:
+            key: Its plan key ``(pair_id, variant, model, condition, gate, epoch)``.
+            row: Its result row, or ``None`` (missing).
+
+        Raises:
+            ValueError: when a pair, or a pair's epoch, comes back after another began (the
+                plan order is not pair by pair, epoch by epoch).
+        """
+        block = (key[0], key[5])
+        if block != self._block_id:
+            self._flush()
+            if self._block_id is not None and key[0] != self._block_id[0]:
+                self._done_pairs.add(self._block_id[0])
+                self._done_epochs = set()
+            if key[0] in self._done_pairs or key[5] in self._done_epochs:
+                raise ValueError(f"episode {'/'.join(map(str, key))} comes after other pairs or epochs began; "
+                                 "feed the plan pair by pair, epoch by epoch (build_plan order)")
+            self._block_id = block
+            self._done_epochs.add(key[5])
+        self._block.append((key, row, self._place(key, row)))
+        self._compare.see(key)
+        self.planned += 1
+        if row is not None:
+            self.completed += 1
+            self.errors += row["status"] != "ok"
+            self._provider.add(row)
+
+    def _flush(self) -> None:
+        if not self._block:
+            return
+        units: dict[tuple, list[tuple[Key, dict[str, Any] | None]]] = {}
+        outcomes: dict[tuple, list[bool]] = {}
+        for key, row, place in self._block:
+            if type(place) is tuple:
+                units.setdefault((place, unit_of(key)), []).append((key, row))
+            else:
+                for i, gkey in enumerate(place):
+                    units.setdefault((i, gkey, unit_of(key)), []).append((key, row))
+            outcomes.setdefault((key[2], key[3], key[4]), []).append(
+                row is not None and row["status"] == "ok" and bool(row["correct"]))
+        for target, sides in units.items():
+            if len(target) == 2:
+                self._cells[target[0]].add_unit(target[1], sides)
+            else:
+                self._direct[target[0]][target[1]].add_unit(target[2], sides)
+        self._compare.add_block(outcomes)
+        self._block = []
+
+    def result(self) -> dict[str, Any]:
+        """The summary (the dict :func:`build_summary` returns) of every episode added."""
+        self._flush()
+        samples, seed = self.settings["bootstrap_samples"], self.settings["bootstrap_seed"]
+        return {
+            "evalkit_version": evalkit.__version__,
+            "n_episodes_planned": self.planned,
+            "n_episodes_completed": self.completed,
+            "n_errors": self.errors,
+            "n_missing": self.planned - self.completed,
+            "settings": dict(self.settings),
+            "rows": self._rows(0),
+            "breakdowns": {name: self._rows(i + 1) for i, name in enumerate(BREAKDOWNS)},
+            "comparisons": self._compare.result(samples=samples, seed=seed),
+        }
+
+    def _rows(self, i: int) -> list[dict[str, Any]]:
+        parts: dict[tuple, list[GroupStats]] = {gkey: [] for gkey in self._order[i]}
+        for cell, stats in self._cells.items():
+            parts[cell[:3] if i == 0 else (*cell[:3], cell[2 + i])].append(stats)
+        out = []
+        for gkey, cells in parts.items():
+            total = GroupStats(self.pairs, core=i > 0)
+            direct = self._direct[i].get(gkey)
+            for stats in ([direct] if direct is not None else []) + cells:
+                total.merge(stats)
+            row = dict(zip(self._by[i], gkey))
+            row.update(total.metrics())
+            out.append(row)
+        return out
+
+    def provider(self) -> list[dict[str, Any]]:
+        """Provider totals of the recorded episodes (:func:`~evalkit.metrics.provider.provider_summary`)."""
+        return self._provider.result()
 
 
 SUMMARY_FIELDS = (
@@ -83,7 +250,6 @@ SUMMARY_FIELDS = (
     "claimed_action_without_call", "error_code",
 )
 """The result-row fields the summary reads (:func:`build_summary`, :func:`~evalkit.metrics.provider.provider_summary`)."""
-_FIELD_SET = frozenset(SUMMARY_FIELDS)
 _TEXT_FIELDS = frozenset({"pair_id", "variant", "model", "condition", "gate", "trigger", "phase", "domain", "split",
                           "language", "status", "denials", "error_code"})
 _FLAG_FIELDS = frozenset({"correct", "decision_match", "post_hoc", "timely", "first_pass", "call_in_content",
@@ -147,47 +313,3 @@ def _denials_ok(text: str) -> bool:
     except (ValueError, RecursionError):
         return False
     return isinstance(data, dict) and all(type(n) is int and n >= 0 for n in data.values())
-
-
-class SummaryRow:
-    """A result row cut down to :data:`SUMMARY_FIELDS`, for summarising large runs.
-
-    A scored row (:func:`evalkit.metrics.scoring.score_episode`) is a dict of about 70
-    fields, several KB in memory; the summary needs its counts and flags only. A
-    ``SummaryRow`` keeps those in slots (strings interned), about 0.5 KB, and reads like
-    the row: ``row["status"]``, ``row.get("lag")``, ``"meta_expected_n" in row``. A field the
-    source row lacked reads as missing, as in the row. Asking for a field outside
-    :data:`SUMMARY_FIELDS` raises ``KeyError`` even through ``get``, so a metric that starts
-    reading a new field fails loudly instead of silently reading its default.
-
-    Args:
-        row: A result row (dict).
-    """
-
-    __slots__ = SUMMARY_FIELDS
-
-    def __init__(self, row: dict[str, Any]):
-        for name in SUMMARY_FIELDS:
-            if name in row:
-                value = row[name]
-                setattr(self, name, sys.intern(value) if type(value) is str else value)
-
-    def __getitem__(self, name: str) -> Any:
-        if name not in _FIELD_SET:
-            raise KeyError(f"{name!r} is not a summary field (evalkit.metrics.summary.SUMMARY_FIELDS)")
-        try:
-            return getattr(self, name)
-        except AttributeError:
-            raise KeyError(name) from None
-
-    def get(self, name: str, default: Any = None) -> Any:
-        if name not in _FIELD_SET:
-            raise KeyError(f"{name!r} is not a summary field (evalkit.metrics.summary.SUMMARY_FIELDS)")
-        return getattr(self, name, default)
-
-    def __contains__(self, name: object) -> bool:
-        return name in _FIELD_SET and hasattr(self, name)  # type: ignore[arg-type]
-
-    def as_dict(self) -> dict[str, Any]:
-        """The kept fields as a plain dict."""
-        return {name: getattr(self, name) for name in SUMMARY_FIELDS if hasattr(self, name)}

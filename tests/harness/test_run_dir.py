@@ -127,12 +127,31 @@ def test_a_plan_whose_episodes_would_share_a_trace_file_is_refused(mini_suite, m
 
     suite = load_suite([mini_suite], tasks_dir=mini_tasks)
     plan = build_plan(suite, config("unused", mini_suite, mini_tasks))
+    alike = build_plan(suite, config("unused", mini_suite, mini_tasks, models=["scripted/oracle", "scripted:oracle"]))
     real = episode_module.episode_id
+    calls = []
     clash = {plan[0].key, plan[1].key}
-    monkeypatch.setattr(episode_module, "episode_id",  # as if two keys hashed alike
-                        lambda *key: "same" if tuple(key) in clash else real(*key))
+
+    def fake(*key):  # as if two keys hashed alike
+        calls.append(key)
+        return "same" if tuple(key) in clash else real(*key)
+
+    monkeypatch.setattr(episode_module, "episode_id", fake)
     with pytest.raises(ConfigError, match="would share the trace file"):
-        check_unique_keys(plan)
+        check_unique_keys(list(plan))  # a list of episodes: every id is compared
+    # a RunPlan whose key parts slug apart cannot share a trace file: no id is computed at all
+    calls.clear()
+    check_unique_keys(plan)
+    assert calls == []
+    # two model specs that slug alike: then the ids are compared
+    assert (alike[0].model, alike[2].model) == ("scripted/oracle", "scripted:oracle")
+    clash.clear()
+    clash.update({alike[0].key, alike[2].key})
+    with pytest.raises(ConfigError, match="episodes mini-missing-target/act/scripted/oracle/tool/off/1 and "
+                                          "mini-missing-target/act/scripted:oracle/tool/off/1 would share the trace "
+                                          "file same.jsonl"):
+        check_unique_keys(alike)
+    assert calls[:3] == [alike[0].key, alike[1].key, alike[2].key]  # in plan order, up to the clash
 
 
 # --- bounded plans and policies (findings 5, 30) ----------------------------------------------

@@ -17,7 +17,7 @@ from evalkit.harness.store import KEY_FIELDS, ResultsWarning, RunStore, result_k
 from evalkit.harness.table import ParquetBatches
 from evalkit.metrics.aggregate import pair_attributes
 from evalkit.metrics.provider import provider_summary
-from evalkit.metrics.summary import SummaryRow, build_summary
+from evalkit.metrics.summary import SUMMARY_FIELDS, build_summary
 from evalkit.scenarios.loader import load_suite
 
 
@@ -126,19 +126,69 @@ def test_the_streamed_summary_equals_the_summary_of_the_full_rows(tmp_path):
         "scripted/oracle": 1.0, "scripted/always_act": 0.0, "scripted/post_hoc": 0.0, "scripted/late:2": 1.0}
     late = next(r for r in written["rows"] if r["model"] == "scripted/late:2" and r["condition"] == "tool")
     assert late["timely_rate"] == 0.0 and late["timely_rate_n"] > 0  # correct, but two steps late
-    slim = [SummaryRow(r) for r in rows]
-    assert provider_summary(slim) == provider_summary(rows)
+    guarded = [_SummaryFieldsOnly(r) for r in rows]
+    assert build_summary(plan, guarded, pairs=pairs, bootstrap_samples=200) == {k: v for k, v in full.items()
+                                                                                if k != "provider"}
+    assert provider_summary(guarded) == provider_summary(rows)
 
 
-def test_summary_row_refuses_a_field_the_summary_does_not_keep():
-    row = SummaryRow(_row("a", lag=None, final_text="long text"))
-    assert row["lag"] is None and row.get("lag", 5) is None
-    assert row.get("cost_usd", 0) == 0 and "cost_usd" not in row  # absent from the source: missing, as in a dict
-    assert "pair_id" in row and all(row[f] == _row("a")[f] for f in KEY_FIELDS)
-    with pytest.raises(KeyError, match="not a summary field"):
-        row.get("final_text")
-    with pytest.raises(KeyError):
-        row["final_text"]
+class _SummaryFieldsOnly(dict):
+    """A row that refuses to be read outside SUMMARY_FIELDS (the fields row_problem checks)."""
+
+    def __getitem__(self, name):
+        if name not in SUMMARY_FIELDS:
+            raise AssertionError(f"the summary read {name!r}, not in SUMMARY_FIELDS")
+        return super().__getitem__(name)
+
+    def get(self, name, default=None):
+        if name not in SUMMARY_FIELDS:
+            raise AssertionError(f"the summary read {name!r}, not in SUMMARY_FIELDS")
+        return super().get(name, default)
+
+    def __contains__(self, name):
+        if name not in SUMMARY_FIELDS:
+            raise AssertionError(f"the summary read {name!r}, not in SUMMARY_FIELDS")
+        return super().__contains__(name)
+
+
+def test_a_run_with_episodes_missing_in_the_middle_counts_them_where_they_fall(tmp_path):
+    from evalkit.harness.run import RunConfig, build_plan, finish, run
+
+    config = RunConfig(models=["scripted/oracle", "scripted/always_act"], conditions=["tool", "meta"], limit=6,
+                       epochs=2, out=str(tmp_path / "run"), report=False, selfcheck=False, bootstrap_samples=200)
+    run(config)
+    store = RunStore(tmp_path / "run")
+    rows = store.read_results()
+    kept = [r for i, r in enumerate(rows) if i % 7 not in (0, 3)]  # the first row, and more, lost
+    kept.append(_row("stray-pair", model="scripted/oracle"))  # outside the plan: kept, not counted
+    store.compact(reversed(kept))  # and out of order on disk
+    suite = load_suite([]).select(limit=6)
+    plan = [s.key for s in build_plan(suite, config)]
+    pairs = pair_attributes(suite.pairs)
+    summary = finish(store, plan, config, pairs=pairs)
+    expected = build_summary(plan, kept, pairs=pairs, max_lag=config.max_lag, bootstrap_samples=200,
+                             seed=config.bootstrap_seed)
+    expected["provider"] = provider_summary([r for r in kept if r["pair_id"] != "stray-pair"])
+    summary.pop("excluded_pairs", None)
+    assert summary == expected
+    assert summary["n_missing"] == len(rows) - len(kept) + 1 > 0
+    assert summary["n_episodes_completed"] == len(kept) - 1
+    assert sum(r["episodes"] for r in summary["provider"]) == len(kept) - 1
+
+
+def test_the_streaming_summary_refuses_a_pair_that_comes_back():
+    from evalkit.metrics.summary import SummaryBuilder
+
+    builder = SummaryBuilder()
+    builder.add(("a", "act", "m", "tool", "off", 1), _row("a"))
+    builder.add(("b", "act", "m", "tool", "off", 1), _row("b"))
+    with pytest.raises(ValueError, match="a/act/m/tool/off/1 comes after other pairs"):
+        builder.add(("a", "act", "m", "tool", "off", 1), _row("a"))
+    builder = SummaryBuilder()
+    builder.add(("a", "act", "m", "tool", "off", 1), _row("a"))
+    builder.add(("a", "act", "m", "tool", "off", 2), dict(_row("a"), epoch=2))
+    with pytest.raises(ValueError, match="epoch by epoch"):
+        builder.add(("a", "abstain", "m", "tool", "off", 1), None)
 
 
 def test_a_run_writes_results_in_plan_order_with_a_matching_table(tmp_path):
