@@ -16,6 +16,11 @@ from typing import Any
 from evalkit.harness.store import ResultsWarning, _naming
 
 
+ROW_GROUP_ROWS = 8192
+"""Rows per Parquet row group of ``results.parquet``: the file's footer keeps metadata per row
+group and column, so small groups would make the memory of writing it grow with the run."""
+
+
 def _as_text(value: Any) -> str | None:
     """A value of a mixed-type column as text: strings as they are, others as JSON."""
     if value is None or isinstance(value, str):
@@ -125,8 +130,10 @@ class ParquetBatches:
             else:
                 schema = pa.schema([])
             with pq.ParquetWriter(tmp, schema) as writer:
+                group: list[Any] = []  # part tables of the next row group
                 for part in self._parts:
-                    table = pq.read_table(part)
+                    with pq.ParquetFile(part) as source:  # (pq.read_table's dataset reader keeps memory per file)
+                        table = source.read(use_threads=False)
                     columns = []
                     for f in schema:
                         if f.name not in table.column_names:
@@ -136,7 +143,12 @@ class ParquetBatches:
                                                     pa.string()))
                         else:
                             columns.append(table.column(f.name).cast(f.type))
-                    writer.write_table(pa.Table.from_arrays(columns, schema=schema))
+                    group.append(pa.Table.from_arrays(columns, schema=schema))
+                    if sum(t.num_rows for t in group) >= ROW_GROUP_ROWS:
+                        writer.write_table(pa.concat_tables(group), row_group_size=ROW_GROUP_ROWS)
+                        group = []
+                if group:
+                    writer.write_table(pa.concat_tables(group), row_group_size=ROW_GROUP_ROWS)
             os.replace(tmp, self.path)
         except OSError as exc:
             tmp.unlink(missing_ok=True)
