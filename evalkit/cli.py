@@ -107,7 +107,8 @@ def run(
 
     _show_results_warnings()
     if resume is not None:
-        from evalkit.harness.run import load_config, resume_run
+        from evalkit.harness.config import load_config
+        from evalkit.harness.run import resume_run
 
         try:
             report = load_config(resume).report
@@ -159,10 +160,10 @@ def _print_provider_totals(summary: dict) -> None:
 
 
 def _run_config(kwargs: dict, model: list[str] | None, condition: list[str] | None):
-    """A :class:`~evalkit.harness.run.RunConfig` from CLI options; bad values → one-line error."""
+    """A :class:`~evalkit.harness.config.RunConfig` from CLI options; bad values → one-line error."""
     from pydantic import ValidationError
 
-    from evalkit.harness.run import RunConfig
+    from evalkit.harness.config import RunConfig
 
     if model:
         kwargs["models"] = model

@@ -104,7 +104,7 @@ def rules_replay(
         rule_set = load_rule_set(rules)
         report = replay(load_traces(traces), rule_set)
         if json_out is not None:
-            from evalkit.harness.store import dump_json, write_atomic
+            from evalkit.harness.atomic import dump_json, write_atomic
 
             write_atomic(json_out, dump_json(report))
     except _ERRORS as exc:

@@ -27,7 +27,7 @@ from pathlib import Path
 
 from evalkit.gate.checks import CheckResult, value_text
 from evalkit.gate.verdict import GateReport
-from evalkit.harness.store import write_atomic
+from evalkit.harness.atomic import write_atomic
 
 __all__ = ["junit_xml", "write_junit"]
 

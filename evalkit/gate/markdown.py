@@ -14,7 +14,7 @@ from pathlib import Path
 
 from evalkit.gate.checks import CheckResult, group_label, value_text
 from evalkit.gate.verdict import GateReport
-from evalkit.harness.store import write_atomic
+from evalkit.harness.atomic import write_atomic
 
 __all__ = ["markdown_summary", "write_markdown"]
 

@@ -67,7 +67,8 @@ def _worker_context(config_json: str) -> tuple[RunPlan, dict[str, Any], Any]:
     once per worker process."""
     from pathlib import Path
 
-    from evalkit.harness.run import RunConfig, build_plan
+    from evalkit.harness.config import RunConfig
+    from evalkit.harness.run import build_plan
     from evalkit.models.registry import get_model
     from evalkit.scenarios.loader import load_suite
 
@@ -128,7 +129,7 @@ def execute_plan_dask(
     Args:
         plan: The episodes to run (a subset of ``config``'s plan, e.g. a resumed run's rest:
             :func:`~evalkit.harness.plan.pending`); its keys are listed once (O(episodes)).
-        config: The run's :class:`~evalkit.harness.run.RunConfig`; ``config.scheduler_address``
+        config: The run's :class:`~evalkit.harness.config.RunConfig`; ``config.scheduler_address``
             selects an existing cluster, else a ``LocalCluster`` on 127.0.0.1 is started.
         record: ``record(spec, run) -> row``, called in this thread per episode as its batch
             arrives (batches in completion order, episodes in plan order within a batch).
@@ -155,7 +156,7 @@ def execute_plan_dask(
         return 0
     keys = [spec.key for spec in plan]  # the batches are cut from these (O(episodes) tuples)
     spec_of = _spec_lookup(plan)
-    from evalkit.harness.run import resolved_paths
+    from evalkit.harness.config import resolved_paths
 
     # workers may start in another folder: relative suite / task paths are sent resolved
     config_json = resolved_paths(config, os.getcwd()).model_dump_json()

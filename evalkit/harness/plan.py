@@ -447,7 +447,7 @@ def pending(plan: Sequence[EpisodeSpec], completed: Completed) -> PendingEpisode
         plan: The run plan (a :class:`RunPlan` or a list of episodes).
         completed: The finished episodes: a bitmap over plan positions (``bytes`` or
             ``bytearray`` of ``len(plan)``, non-zero = finished; what
-            :func:`evalkit.harness.run.prepare_resume` returns for a plan), or a collection
+            :func:`evalkit.harness.resume.prepare_resume` returns for a plan), or a collection
             of episode keys (keys not in the plan are ignored).
 
     Returns:

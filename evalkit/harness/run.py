@@ -1,16 +1,23 @@
 """Running a plan of episodes and writing the run directory.
 
-A run is one :class:`RunConfig`: suites × models × conditions × epochs. :func:`run` loads
-and checks the suite, builds the plan (every pair's two variants for every model,
-condition and epoch), executes each episode through the reference runtime, scores it,
-writes its trace and result as soon as it finishes, and at the end writes the results
-table, the summary and the report.
+A run is one :class:`~evalkit.harness.config.RunConfig`: suites × models × conditions ×
+epochs. :func:`run` loads and checks the suite, builds the plan (every pair's two variants
+for every model, condition and epoch), executes each episode through the reference
+runtime, scores it, writes its trace and result as soon as it finishes, and at the end
+writes the results table, the summary and the report.
 
 An interrupted run is continued with :func:`resume_run` (``evalkit run --resume DIR``): the
 configuration comes from ``DIR/config.json``, the plan is rebuilt, the episodes whose
 last record finished ok are skipped (:func:`pending`), and the others run and are appended.
 Every plan key (pair, variant, model, condition, gate, epoch) is unique
 (:func:`check_unique_keys`), so the run ends with exactly one record per planned episode.
+
+This module holds :func:`build_plan`, :func:`run`, :func:`resume_run`, :func:`manifest` and
+:func:`finish`. The configuration (``RunConfig``, ``runtime_setup``, ``load_config``) is in
+:mod:`evalkit.harness.config`, the resume checks (``prepare_resume``, ``check_inputs``) in
+:mod:`evalkit.harness.resume` and the plan (``pending``, ``check_unique_keys``) in
+:mod:`evalkit.harness.plan`; ``RunConfig``, ``runtime_setup``, ``load_config``,
+``prepare_resume``, ``pending`` and ``check_unique_keys`` are re-exported here.
 """
 
 from __future__ import annotations
@@ -19,182 +26,28 @@ import datetime as _dt
 import json
 import math
 import sys
-import warnings
 from pathlib import Path
-from typing import Any, Literal
-
-from pydantic import BaseModel, ConfigDict, Field, field_validator
+from typing import Any
 
 import evalkit
-from evalkit.conditions.registry import CONDITIONS, get_condition
+from evalkit.conditions.registry import get_condition
 from evalkit.errors import ConfigError, RunError
+from evalkit.harness.config import RunConfig, config_sha256, load_config, runtime_setup  # noqa: F401 - re-exported
 from evalkit.harness.episode import EpisodeSpec, RuntimeSetup
 from evalkit.harness.executor import Progress, crashed_run, execute_plan
 from evalkit.harness.plan import PlanKeys, RunPlan, check_unique_keys, pending  # noqa: F401 - re-exported
-from evalkit.harness.store import ResultsWarning, RunStore, check_out_dir
+from evalkit.harness.resume import check_inputs, input_fingerprints, prepare_resume
+from evalkit.harness.run_dir import check_out_dir
+from evalkit.harness.store import RunStore
 from evalkit.metrics.aggregate import pair_attributes, row_key
 from evalkit.metrics.scoring import score_episode
-from evalkit.models.config import ModelOptions
 from evalkit.models.pricing import find_price
-from evalkit.models.registry import DEFAULT_MODELS, get_model
-from evalkit.runtime.controller import Limits
+from evalkit.models.registry import get_model
 from evalkit.scenarios.domains import load_domain
 from evalkit.scenarios.loader import Suite, load_suite
 
-DEFAULT_OUT = "reports/latest"
-MAX_EPOCHS = 1000
-"""Most repetitions of every episode a run may ask for."""
 MAX_PLAN = 1_000_000
 """Most episodes one run may plan (pairs × variants × models × conditions × gates × epochs)."""
-
-
-class RunConfig(BaseModel):
-    """Everything that defines a run; the CLI flags map onto it one to one.
-
-    Attributes:
-        suites: Suite files or folders (empty: the built-in ``scenarios/``).
-        tasks_dir: Folder of task domains (default: the built-in ``tasks/``).
-        models: Model specs (default: the scripted reference models).
-        conditions: Conditions to run (default: all three).
-        pair_ids: Only these pairs (empty: all).
-        limit: Only the first N pairs (after ``pair_ids``).
-        epochs: Repetitions of every episode.
-        out: Run directory.
-        max_turns: Model responses allowed per episode.
-        max_tool_calls: Tool calls allowed per episode.
-        context_budget: Token budget of the context builder.
-        max_lag: Largest abstention lag that counts as timely.
-        report: Whether to render ``report.html``.
-        bootstrap_samples: Bootstrap samples per paired comparison.
-        bootstrap_seed: Seed of the paired bootstrap.
-        base_url, temperature, top_p, max_tokens, seed, tool_choice: Settings of every live
-            model (``None``: the model config file's or the provider's;
-            :mod:`evalkit.models.config`).
-        model_config_file: A model config file (YAML/JSON) with per-model settings and prices.
-        cache: Cache live model calls (``None``: each model's setting, on by default).
-        max_connections: Episodes of one live model run at once (``None``: its default).
-        gates: The autonomy-gate run factor: ``off`` (the model alone) and/or ``on`` (model
-            + runtime gate, DESIGN §4); every episode runs once per gate setting.
-        rules: Stopping-rule set the gate enforces (a file, or a shipped set's name such
-            as ``default``); ``None``: the gate's built-in rules only.
-        rules_in_context: Also show the rule set to the model in its system prompt.
-        policy: Runtime policy file (budgets, approvals, meta-request authority;
-            :mod:`evalkit.runtime.policy`).
-        selfcheck: Run the oracle self-check first (:mod:`evalkit.harness.selfcheck`) in the
-            run's conditions and gate settings, and exclude from the plan every pair the
-            oracle cannot pass; the excluded pairs and their reasons go to
-            ``selfcheck.json`` and ``summary.json`` (``excluded_pairs``).
-        executor: Where episodes run: ``local`` (threads in this process,
-            :mod:`evalkit.harness.executor`) or ``dask`` (Dask distributed,
-            :mod:`evalkit.harness.dask_executor`); results are the same.
-        scheduler_address: With ``executor: dask``, an existing cluster's scheduler
-            (``tcp://HOST:8786``); ``None`` starts a ``LocalCluster`` on 127.0.0.1.
-    """
-
-    model_config = ConfigDict(extra="forbid")
-
-    suites: list[str] = Field(default_factory=list)
-    tasks_dir: str | None = None
-    models: list[str] = Field(default_factory=lambda: list(DEFAULT_MODELS))
-    conditions: list[str] = Field(default_factory=lambda: list(CONDITIONS))
-    pair_ids: list[str] = Field(default_factory=list)
-    limit: int | None = Field(default=None, ge=1)
-    epochs: int = Field(default=1, ge=1, le=MAX_EPOCHS)
-    out: str = Field(default=DEFAULT_OUT, min_length=1)
-    max_turns: int = Field(default=12, ge=1)
-    max_tool_calls: int = Field(default=20, ge=1)
-    context_budget: int = Field(default=16_000, ge=256)
-    max_lag: int = Field(default=1, ge=0)
-    report: bool = True
-    bootstrap_samples: int = Field(default=2000, ge=100)
-    bootstrap_seed: int = 0
-    base_url: str | None = None
-    temperature: float | None = Field(default=None, ge=0, le=2, allow_inf_nan=False)
-    top_p: float | None = Field(default=None, gt=0, le=1, allow_inf_nan=False)
-    max_tokens: int | None = Field(default=None, ge=1)
-    seed: int | None = None
-    tool_choice: str | None = None
-    model_config_file: str | None = None
-    cache: bool | None = None
-    max_connections: int | None = Field(default=None, ge=1, le=256)
-    gates: list[Literal["off", "on"]] = Field(default_factory=lambda: ["off"])
-    rules: str | None = None
-    rules_in_context: bool = False
-    policy: str | None = None
-    selfcheck: bool = True
-    executor: Literal["local", "dask"] = "local"
-    scheduler_address: str | None = None
-
-    @field_validator("base_url")
-    @classmethod
-    def _base_url(cls, value: str | None) -> str | None:
-        from evalkit.models.config import check_base_url  # http(s) with a host, else refused up front
-
-        return check_base_url(value)
-
-    @field_validator("scheduler_address")
-    @classmethod
-    def _scheduler_address(cls, value: str | None) -> str | None:
-        if value is None:
-            return value
-        from urllib.parse import urlsplit
-
-        try:
-            parts = urlsplit(value if "://" in value else f"tcp://{value}")
-            port = parts.port
-        except ValueError as exc:
-            raise ValueError(f"not a scheduler address ({exc}); expected tcp://HOST:PORT") from None
-        if not parts.hostname or port is None:
-            raise ValueError("expected tcp://HOST:PORT, e.g. tcp://127.0.0.1:8786")
-        return value
-
-    @field_validator("gates")
-    @classmethod
-    def _some_gates(cls, value: list[str]) -> list[str]:
-        if not value:
-            raise ValueError("at least one gate setting (off, on)")
-        return list(dict.fromkeys(value))
-
-    @field_validator("conditions")
-    @classmethod
-    def _known_conditions(cls, value: list[str]) -> list[str]:
-        for name in value:
-            get_condition(name)
-        if not value:
-            raise ValueError("at least one condition")
-        return list(dict.fromkeys(value))
-
-    @field_validator("models")
-    @classmethod
-    def _some_models(cls, value: list[str]) -> list[str]:
-        if not value:
-            raise ValueError("at least one model")
-        return list(dict.fromkeys(value))
-
-    def limits(self) -> Limits:
-        return Limits(
-            max_turns=self.max_turns, max_tool_calls=self.max_tool_calls, context_budget=self.context_budget
-        )
-
-    def model_options(self) -> ModelOptions:
-        """The live-model settings given for this run (:class:`~evalkit.models.config.ModelOptions`)."""
-        return ModelOptions(**self.model_dump(include=set(ModelOptions.model_fields)))
-
-
-def runtime_setup(config: RunConfig) -> RuntimeSetup:
-    """The run's shared runtime options: its rule set and policy, loaded and validated once.
-
-    Raises:
-        ConfigError: for a missing or invalid rule-set or policy file.
-    """
-    from evalkit.rules import load_rule_set
-    from evalkit.runtime.policy import load_policy
-
-    rules = load_rule_set(config.rules) if config.rules else None
-    if config.rules_in_context and rules is None:
-        raise ConfigError("--rules-in-context needs a rule set (--rules FILE)")
-    policy = load_policy(config.policy) if config.policy else None
-    return RuntimeSetup(rules=rules, rules_in_context=config.rules_in_context, policy=policy)
 
 
 def build_plan(suite: Suite, config: RunConfig, setup: RuntimeSetup | None = None) -> RunPlan:
@@ -227,209 +80,6 @@ def build_plan(suite: Suite, config: RunConfig, setup: RuntimeSetup | None = Non
     return plan
 
 
-def prepare_resume(
-    store: RunStore, config: RunConfig, suite: Suite, plan_keys: PlanKeys | list[tuple] | None = None
-) -> bytearray | set[tuple]:
-    """Check that ``store`` holds a run of this suite and return the episodes already done.
-
-    ``results.jsonl`` is rewritten with one record per episode key (the last), without a
-    half-written last line, so that new rows can be appended: with ``plan_keys``, in plan
-    order, then the rows outside the plan as first seen (:meth:`RunStore.rewrite_results`).
-
-    Args:
-        store: The run directory.
-        config: The run configuration.
-        suite: The selected suite.
-        plan_keys: The plan's keys in plan order (``plan.keys()`` of a
-            :class:`~evalkit.harness.plan.RunPlan`: indexed by position, no set of keys), or
-            ``None`` (every recorded key counts).
-
-    Returns:
-        With ``plan_keys``: a bitmap, one byte per plan position, 1 where the episode
-        finished ok (:func:`~evalkit.harness.plan.pending` takes it). Without: the keys of
-        the episodes that finished ok.
-
-    Raises:
-        ConfigError: when the run directory has no manifest or the suite changed since.
-    """
-    path = store.root / "config.json"
-    try:
-        old = json.loads(path.read_text(encoding="utf-8-sig"))
-    except (OSError, ValueError):
-        raise ConfigError(f"{path}: missing or unreadable; nothing to resume") from None
-    recorded_suite = old.get("suite") if isinstance(old, dict) else None
-    old_hash = recorded_suite.get("content_hash") if isinstance(recorded_suite, dict) else None
-    if old_hash != suite.content_hash:
-        raise ConfigError(f"{store.root}: the suite changed since this run started "
-                          f"(hash {str(old_hash)[:12]} then, {suite.content_hash[:12]} now); start a new run")
-    if old.get("evalkit_version") != evalkit.__version__:
-        warnings.warn(f"{store.root}: started with evalkit {old.get('evalkit_version')}, resumed with "
-                      f"{evalkit.__version__}", ResultsWarning, stacklevel=2)
-    from evalkit.harness.episode import episode_id
-
-    index = store.scan_results(plan_keys)  # by plan position; keys outside the plan in index.strays
-    if plan_keys is not None and index.strays:  # kept in results.jsonl, never counted
-        warnings.warn(f"{store.root / 'results.jsonl'}: {len(index.strays)} row(s) are not in this run's plan (e.g. "
-                      f"{'/'.join(map(str, next(iter(index.strays))))}); they are kept but not counted",
-                      ResultsWarning, stacklevel=2)
-
-    def traced(key: tuple) -> bool:
-        # a whole event log: it opens with episode_started and closes with episode_ended
-        try:
-            with open(store.traces / f"{episode_id(*key)}.jsonl", "rb") as fh:
-                first = json.loads(fh.readline(1 << 16))
-                size = fh.seek(0, 2)
-                fh.seek(max(0, size - (1 << 16)))
-                last = json.loads(fh.read().rstrip(b"\n").rsplit(b"\n", 1)[-1])
-        except (OSError, ValueError, RecursionError):
-            return False
-        return (isinstance(first, dict) and first.get("type") == "episode_started"
-                and isinstance(last, dict) and last.get("type") == "episode_ended")
-
-    untraced, example = 0, None
-    checked = (((key, ref) for _, key, ref in index.planned_items()) if plan_keys is not None
-               else list(index.strays.items()))
-    for key, ref in checked:
-        if ref.ok and not traced(key):  # a row without its event log cannot be replayed or shown: run it again
-            index.discard(key)
-            untraced += 1
-            example = key if example is None else min(example, key)
-    if untraced:
-        warnings.warn(f"{store.traces}: {untraced} finished episode(s) have no whole trace file (missing, empty "
-                      f"or cut; e.g. {'/'.join(map(str, example))}); they run again", ResultsWarning, stacklevel=2)
-    store.rewrite_results(index, plan_keys)  # one line per key, a half-written last line gone (and untraced rows)
-    if plan_keys is not None:
-        return index.ok_bitmap()
-    return {k for k, ref in index.items() if ref.ok}
-
-
-def check_inputs(run_dir: Path, config: RunConfig, suite: Suite) -> None:
-    """Refuse to resume ``run_dir`` when an input recorded in its ``config.json`` (``inputs``:
-    :func:`input_fingerprints`) changed since the run started; called before any work.
-
-    Raises:
-        ConfigError: naming the inputs that changed (or a manifest without ``inputs``).
-    """
-    try:
-        then = json.loads((Path(run_dir) / "config.json").read_text(encoding="utf-8-sig")).get("inputs")
-    except (OSError, ValueError, AttributeError):
-        then = None
-    if not isinstance(then, dict):
-        raise ConfigError(f"{Path(run_dir) / 'config.json'}: field inputs is missing: the run's rule set, policy and "
-                          "task code cannot be checked; start a new run")
-    now = input_fingerprints(config, suite)
-    used = {name for name, digest in now.items() if digest is not None}  # an input with no record is changed
-    changed = sorted(name for name in set(then) | used if now.get(name) != then.get(name))
-    if changed:
-        raise ConfigError(f"{run_dir}: {', '.join(changed)} changed since this run started (field inputs of "
-                          "config.json); results under the old and the new would be mixed: restore them, or start "
-                          "a new run")
-
-
-def _sha256_file(path: Path) -> str | None:
-    """sha256 of a file's bytes, ``None`` when it cannot be read (then it counts as changed)."""
-    import hashlib
-
-    try:
-        return hashlib.sha256(path.read_bytes()).hexdigest()
-    except OSError:
-        return None
-
-
-def input_fingerprints(config: RunConfig, suite: Suite) -> dict[str, str | None]:
-    """sha256 of every file besides the suite that decides a run's episodes, by name: the
-    rule set (``rules``), the policy file (``policy``), the model config file
-    (``model_config``) and each task domain's ``domain.py`` the suite uses
-    (``tasks/NAME``); ``None`` for one the run does not use. Recorded in ``config.json``
-    (``inputs``); :func:`prepare_resume` refuses a run whose inputs changed since it started.
-
-    Raises:
-        ConfigError: for a missing or invalid rule set (while resolving a shipped set's name).
-    """
-    from evalkit.scenarios.domains import domain_path
-
-    tasks_dir = Path(config.tasks_dir) if config.tasks_dir else None
-    out: dict[str, str | None] = {
-        "rules": runtime_setup(config).rules_identity.get("sha256") if config.rules else None,
-        "policy": _sha256_file(Path(config.policy)) if config.policy else None,
-        "model_config": _sha256_file(Path(config.model_config_file)) if config.model_config_file else None,
-    }
-    for name in sorted({p.domain for p in suite.pairs}):
-        path = domain_path(name, tasks_dir)
-        out[f"tasks/{name}"] = _sha256_file(path)
-    return out
-
-
-def config_sha256(config: RunConfig) -> str:
-    """sha256 of a run's configuration without its ``out`` (where the run directory is may
-    change; what the run is may not), as recorded in ``config.json`` (``config_sha256``)."""
-    import hashlib
-
-    data = config.model_dump(exclude={"out"})
-    return hashlib.sha256(json.dumps(data, sort_keys=True, ensure_ascii=False).encode()).hexdigest()
-
-
-def resolved_paths(config: RunConfig, cwd: str) -> RunConfig:
-    """``config`` with each relative file path (suites, tasks, model config, rule set,
-    policy) resolved against ``cwd``, the working directory the run started in, where that
-    path exists; a shipped rule-set name such as ``default`` stays a name."""
-    def resolve(value: str | None) -> str | None:
-        if value is None or Path(value).expanduser().is_absolute():
-            return value
-        candidate = Path(cwd) / value
-        return str(candidate) if candidate.exists() else value
-
-    return config.model_copy(update={
-        "suites": [resolve(s) for s in config.suites], "tasks_dir": resolve(config.tasks_dir),
-        "model_config_file": resolve(config.model_config_file), "policy": resolve(config.policy),
-        "rules": resolve(config.rules),
-    })
-
-
-def load_config(run_dir: str | Path) -> RunConfig:
-    """The :class:`RunConfig` stored in ``run_dir/config.json``, with ``out`` set to ``run_dir``
-    and relative paths resolved against the working directory the run started in (when the
-    file is there), so a run resumes from any folder.
-
-    Raises:
-        ConfigError: when the file is missing, unreadable or not a run manifest, or its
-            configuration was edited since the run started (it no longer matches the
-            recorded ``config_sha256``: results recorded under the old one would be
-            dropped from, or mixed into, the summary).
-    """
-    from pydantic import ValidationError
-
-    path = Path(run_dir) / "config.json"
-    try:
-        manifest_data = json.loads(path.read_text(encoding="utf-8-sig"))
-    except OSError:
-        raise ConfigError(f"{path}: missing or unreadable; nothing to resume") from None
-    except ValueError as exc:
-        raise ConfigError(f"{path}: not valid JSON ({exc}); nothing to resume") from None
-    if not isinstance(manifest_data, dict) or not isinstance(manifest_data.get("config"), dict):
-        raise ConfigError(f"{path}: field config: missing or not an object; not a run manifest, nothing to resume")
-    data = dict(manifest_data["config"])
-    data["out"] = str(run_dir)
-    try:
-        config = RunConfig(**data)
-    except ValidationError as exc:
-        first = exc.errors()[0]
-        where = ".".join(str(p) for p in first["loc"])
-        raise ConfigError(f"{path}: field config.{where}: {first['msg']}; nothing to resume") from None
-    except ConfigError as exc:  # a validator's own error (an unknown condition ...)
-        raise ConfigError(f"{path}: field config: {exc}; nothing to resume") from None
-    recorded = manifest_data.get("config_sha256")
-    if recorded != config_sha256(config):
-        what = "is missing" if recorded is None else "no longer matches it"
-        raise ConfigError(f"{path}: field config_sha256 {what}: the configuration was edited after the run "
-                          "started; a resumed run must keep its configuration: restore the file, or start a new "
-                          "run with the new settings")
-    cwd = manifest_data.get("cwd")
-    if cwd is not None and not isinstance(cwd, str):
-        raise ConfigError(f"{path}: field cwd: {cwd!r} is not a folder path; nothing to resume")
-    return resolved_paths(config, cwd) if isinstance(cwd, str) else config
-
-
 def resume_run(run_dir: str | Path, *, progress: Progress | None = None) -> dict[str, Any]:
     """Continue the interrupted run in ``run_dir`` (see the module docstring).
 
@@ -456,9 +106,11 @@ def manifest(config: RunConfig, suite: Suite, models: dict[str, Any] | None = No
              selected: Suite | None = None) -> dict[str, Any]:
     """The run manifest written to ``config.json``.
 
-    Besides the config (as given, with its ``config_sha256``: :func:`load_config` refuses to
-    resume an edited one; and the working directory, against which :func:`load_config`
-    resolves its relative paths; and the sha256 of its other inputs, :func:`input_fingerprints`)
+    Besides the config (as given, with its ``config_sha256``:
+    :func:`~evalkit.harness.config.load_config` refuses to resume an edited one; and the
+    working directory, against which :func:`~evalkit.harness.config.load_config` resolves its
+    relative paths; and the sha256 of its other inputs,
+    :func:`~evalkit.harness.resume.input_fingerprints`)
     it records each condition's prompt and meta-tool definitions (with their sha256) and, for
     live models, their resolved settings (no secrets).
     """
@@ -504,7 +156,7 @@ def run(
 
     Raises:
         ScenarioError: for an invalid suite; ConfigError: for an unknown model or condition;
-        RunError: when ``config.out`` cannot take a new run (:func:`~evalkit.harness.store.check_out_dir`).
+        RunError: when ``config.out`` cannot take a new run (:func:`~evalkit.harness.run_dir.check_out_dir`).
     """
     earlier = None if resume else check_out_dir(config.out)  # never write into a folder of other files
     setup = runtime_setup(config)  # a bad rule set or policy fails before any work

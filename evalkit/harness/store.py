@@ -14,25 +14,31 @@ Layout of ``DIR/``::
 slug of the episode key plus a hash of the whole key, so two keys never share a trace file.
 
 A new run goes only into a missing or empty folder or replaces an earlier run
-(:func:`check_out_dir`); replacing removes only the files listed above.
+(:func:`~evalkit.harness.run_dir.check_out_dir`); replacing removes only the files listed above.
 
-Whole files are written to a temporary file in the same folder and renamed into place,
-so a reader never sees a half-written file. ``results.jsonl`` is the one file appended to:
-each row is written with one ``write`` and flushed, so a killed run leaves at most one
-half-written last line, which readers ignore with a :class:`ResultsWarning`.
+Whole files are written to a temporary file in the same folder and renamed into place
+(:func:`~evalkit.harness.atomic.write_atomic`), so a reader never sees a half-written
+file. ``results.jsonl`` is the one file appended to: each row is written with one ``write``
+and flushed, so a killed run leaves at most one half-written last line, which readers ignore
+with a :class:`ResultsWarning`.
 
 Resuming (field case C27): one record counts per episode key (pair, variant, model,
 condition, gate, epoch), the last one written; an errored record is superseded by a later
 retry without a warning, a second record for an episode that had finished ok is kept once
 with a warning. :meth:`RunStore.compact` rewrites the file with one line per key before a
 resumed run appends to it.
+
+This module holds :class:`RunStore` and the result-row helpers (:func:`result_key`,
+:func:`latest_by_key`, :func:`decode_line`); the atomic writes and JSON text are in
+:mod:`evalkit.harness.atomic`, the run-directory checks in :mod:`evalkit.harness.run_dir`
+and the writer thread in :mod:`evalkit.harness.writer`. :func:`write_atomic`,
+:func:`dump_json` and :func:`check_out_dir` are re-exported here.
 """
 
 from __future__ import annotations
 
 import json
 import os
-import queue
 import tempfile
 import threading
 import warnings
@@ -40,7 +46,10 @@ from pathlib import Path
 from collections.abc import Mapping
 from typing import Any, Callable, Iterable, Iterator
 
+from evalkit.harness.atomic import _TEMP_SEQ, _naming, _umask, dump_json, write_atomic  # noqa: F401 - re-exported
 from evalkit.harness.results_index import RecordRef, ResultIndex  # noqa: F401 - re-exported
+from evalkit.harness.run_dir import check_out_dir  # noqa: F401 - re-exported
+from evalkit.harness.writer import _BackgroundWriter
 from evalkit.metrics.summary import row_problem
 
 OWNED = ("config.json", "results.jsonl", "results.parquet", "summary.json", "report.html", "selfcheck.json",
@@ -93,160 +102,6 @@ def latest_by_key(rows: Iterable[dict[str, Any]], *, source: str = "results") ->
             stacklevel=2,
         )
     return out
-
-
-_TEMP_FLAGS = os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_BINARY", 0) | getattr(os, "O_CLOEXEC", 0)
-_TEMP_SEQ = iter(range(1 << 62))
-"""Serial numbers of this process's temporary files (``next`` is atomic under the GIL)."""
-
-
-def write_atomic(path: str | Path, data: str | bytes) -> None:
-    """Write ``data`` to ``path`` atomically (temp file in the same folder, then rename).
-
-    A reader sees the old file or the whole new one, never a part. The temporary file,
-    ``.NAME.PID-N.tmp`` next to ``path``, is created exclusively (``O_EXCL``; a name left
-    by an earlier process is skipped) with mode ``0o666``, so the kernel applies the umask
-    (or the folder's default ACL) exactly as to any new file. The folder is created when
-    missing. A trace costs four system calls: open, write, close, rename.
-
-    Args:
-        path: The file to write (its folder is created when missing).
-        data: Text (written as UTF-8) or bytes.
-
-    Raises:
-        OSError: naming ``path`` (a full disk, a read-only folder ...); ``path`` is unchanged
-            and no temporary file is left.
-    """
-    target = os.fspath(path)
-    payload = data.encode("utf-8") if isinstance(data, str) else data
-    folder, name = os.path.split(target)
-    prefix = os.path.join(folder, f".{name}.{os.getpid()}-")
-    tmp = ""
-    try:
-        for attempt in range(100):
-            tmp = f"{prefix}{next(_TEMP_SEQ)}.tmp"
-            try:
-                fd = os.open(tmp, _TEMP_FLAGS, 0o666)
-                break
-            except FileExistsError:  # left by an earlier process that had this pid
-                if attempt == 99:
-                    raise
-            except FileNotFoundError:
-                if not folder or attempt == 99 or os.path.isdir(folder):
-                    raise
-                os.makedirs(folder, exist_ok=True)  # the first file of a new folder
-    except OSError as exc:
-        raise _naming(exc, Path(target)) from exc
-    try:
-        try:
-            view = memoryview(payload)
-            while view:
-                view = view[os.write(fd, view):]
-        finally:
-            os.close(fd)
-        os.replace(tmp, target)
-    except BaseException as exc:
-        try:
-            os.unlink(tmp)
-        except FileNotFoundError:
-            pass
-        if isinstance(exc, OSError):
-            raise _naming(exc, Path(target)) from exc
-        raise
-
-
-def _naming(exc: OSError, path: Path) -> OSError:
-    """``exc`` with ``path`` as its file name (a failed ``write`` names no file)."""
-    if exc.filename is not None and not str(exc.filename).endswith(".tmp"):
-        return exc
-    return type(exc)(exc.errno, exc.strerror or str(exc), str(path))
-
-
-def looks_like_run_dir(path: str | Path) -> bool:
-    """Whether ``path`` is laid out like a run directory: ``config.json`` plus
-    ``results.jsonl`` or ``traces/`` (cheap: no file is read)."""
-    p = Path(path)
-    return (p / "config.json").is_file() and ((p / "results.jsonl").is_file() or (p / "traces").is_dir())
-
-
-def read_manifest(path: str | Path) -> dict[str, Any] | None:
-    """The run manifest in ``path/config.json``, or ``None`` when there is none (missing,
-    unreadable, or not an object with ``evalkit_version`` and ``config``)."""
-    try:
-        data = json.loads((Path(path) / "config.json").read_bytes().decode("utf-8-sig"))
-    except (OSError, ValueError, RecursionError):
-        return None
-    if isinstance(data, dict) and "evalkit_version" in data and isinstance(data.get("config"), dict):
-        return data
-    return None
-
-
-def check_out_dir(path: str | Path) -> dict[str, Any] | None:
-    """Check that a new run may be written to ``path`` before any work starts.
-
-    A new run goes into a missing or empty folder (entries whose names start with ``.`` do
-    not count) or replaces the earlier run in a run directory; evalkit never writes into, or
-    removes anything from, a folder that holds other files.
-
-    Returns:
-        The earlier run's manifest when ``path`` is a run directory (the caller warns that it
-        is replaced), else ``None``.
-
-    Raises:
-        RunError: ``path`` is empty, a file, under a file, not writable, or a non-empty
-            folder that is not a run directory.
-    """
-    from evalkit.errors import RunError
-
-    if str(path) == "":
-        raise RunError("--out is empty; give the run directory's path")
-    p = Path(path)
-    if p.exists() and not p.is_dir():
-        raise RunError(f"{p}: is a file, not a folder; choose another --out")
-    ancestor = p
-    while not ancestor.exists():
-        if ancestor.parent == ancestor:
-            break
-        ancestor = ancestor.parent
-    if not ancestor.is_dir():
-        raise RunError(f"{ancestor}: is a file, so {p} cannot be created; choose another --out")
-    if not os.access(ancestor, os.W_OK | os.X_OK):
-        raise RunError(f"{ancestor}: not writable (permission denied); choose another --out")
-    if not p.exists():
-        return None
-    manifest = read_manifest(p)
-    if manifest is not None:
-        return manifest
-    try:
-        others = sorted(e.name for e in p.iterdir() if not e.name.startswith("."))
-    except OSError as exc:
-        raise RunError(f"{p}: cannot list the folder ({exc.strerror})") from None
-    if others:
-        shown = ", ".join(others[:3]) + (", ..." if len(others) > 3 else "")
-        raise RunError(f"{p}: not empty ({shown}) and not an evalkit run directory; "
-                       "choose a new or empty folder for --out")
-    return None
-
-
-def _umask() -> int:
-    """The process's umask, read without changing it where the system shows it
-    (``/proc/self/status``, Linux 4.7+): setting and restoring it would, for an instant,
-    give a file another thread creates the mode ``0o666``."""
-    try:
-        with open("/proc/self/status", "rb") as fh:
-            for line in fh:
-                if line.startswith(b"Umask:"):
-                    return int(line.split()[1], 8)
-    except (OSError, ValueError, IndexError):
-        pass
-    mask = os.umask(0)
-    os.umask(mask)
-    return mask
-
-
-def dump_json(obj: Any) -> str:
-    """JSON text with NaN and Infinity rejected (``ValueError``), non-ASCII kept."""
-    return json.dumps(obj, indent=2, ensure_ascii=False, allow_nan=False, sort_keys=False) + "\n"
 
 
 class RunStore:
@@ -332,9 +187,10 @@ class RunStore:
 
         The row is serialised here, in the caller's thread (a row that is not valid JSON, e.g.
         holding NaN, raises ``ValueError`` here). With ``open(background=True)`` the two file
-        writes are queued (at most :data:`WRITE_QUEUE` episodes) to one writer thread, which
-        keeps their order, trace before row, so the disk's latency overlaps the next
-        episode; a killed run loses at most the queued episodes, which a resumed run re-runs.
+        writes are queued (at most :data:`~evalkit.harness.writer.WRITE_QUEUE` episodes) to one
+        writer thread, which keeps their order, trace before row, so the disk's latency
+        overlaps the next episode; a killed run loses at most the queued episodes, which a
+        resumed run re-runs.
 
         Raises:
             OSError: naming the file (at once, or for the writer thread, at a later call or
@@ -350,7 +206,7 @@ class RunStore:
             self._append_line(line)
 
     def write_trace(self, episode_id: str, jsonl: str) -> None:
-        """Write ``traces/EPISODE_ID.jsonl`` atomically (:func:`write_atomic`).
+        """Write ``traces/EPISODE_ID.jsonl`` atomically (:func:`~evalkit.harness.atomic.write_atomic`).
 
         Raises:
             OSError: naming the trace file.
@@ -580,46 +436,6 @@ class RunStore:
         with self.parquet_writer() as writer:
             for row in rows:
                 writer.add(row)
-
-
-WRITE_QUEUE = 32
-"""Most episodes waiting for the writer thread (:meth:`RunStore.record`)."""
-
-
-class _BackgroundWriter:
-    """One thread that writes queued ``(episode_id, trace, row line)`` in order; the first
-    error stops the writing and is kept for :meth:`stop` / the next :meth:`put`."""
-
-    def __init__(self, store: RunStore):
-        self._store = store
-        self._queue: queue.Queue[tuple[str, str, str] | None] = queue.Queue(maxsize=WRITE_QUEUE)
-        self.error: BaseException | None = None
-        self._thread = threading.Thread(target=self._run, name="evalkit-writer", daemon=True)
-        self._thread.start()
-
-    def _run(self) -> None:
-        while True:
-            item = self._queue.get()
-            if item is None:
-                return
-            if self.error is not None:
-                continue  # after a failed write nothing more is written: the file order stays true
-            try:
-                self._store.write_trace(item[0], item[1])
-                self._store._append_line(item[2])
-            except BaseException as exc:  # noqa: BLE001 - handed to the caller's thread
-                self.error = exc
-
-    def put(self, item: tuple[str, str, str]) -> None:
-        if self.error is not None:
-            raise self.error
-        self._queue.put(item)
-
-    def stop(self) -> BaseException | None:
-        """Write what is queued, end the thread, return its error (if any)."""
-        self._queue.put(None)
-        self._thread.join()
-        return self.error
 
 
 _BOM = b"\xef\xbb\xbf"

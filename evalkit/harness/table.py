@@ -13,7 +13,8 @@ import warnings
 from pathlib import Path
 from typing import Any
 
-from evalkit.harness.store import ResultsWarning, _naming
+from evalkit.harness.atomic import _naming
+from evalkit.harness.store import ResultsWarning
 
 
 ROW_GROUP_ROWS = 8192

@@ -26,7 +26,7 @@ from pathlib import Path
 from typing import Any
 
 from evalkit.errors import RunError
-from evalkit.harness.store import write_atomic
+from evalkit.harness.atomic import write_atomic
 from evalkit.report import console as fmt
 from evalkit.report import inputs, view
 

@@ -141,7 +141,7 @@ def render_rules_eval(result: dict[str, Any], path: str | Path) -> Path:
     Returns:
         ``path``.
     """
-    from evalkit.harness.store import write_atomic
+    from evalkit.harness.atomic import write_atomic
     from evalkit.report.html import _env
 
     env = _env()

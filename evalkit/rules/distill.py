@@ -340,7 +340,7 @@ def write_draft(draft: DraftRuleSet, path: str | Path) -> Path:
     Raises:
         ConfigError: when the written file does not validate (a bug, never silent).
     """
-    from evalkit.harness.store import write_atomic
+    from evalkit.harness.atomic import write_atomic
 
     out = Path(path)
     write_atomic(out, draft_yaml(draft))

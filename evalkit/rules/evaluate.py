@@ -27,8 +27,10 @@ from pathlib import Path
 from typing import Any, Callable
 
 from evalkit.errors import RunError
-from evalkit.harness.run import RunConfig, run, runtime_setup
-from evalkit.harness.store import RunStore, dump_json, write_atomic
+from evalkit.harness.atomic import dump_json, write_atomic
+from evalkit.harness.config import RunConfig, runtime_setup
+from evalkit.harness.run import run
+from evalkit.harness.store import RunStore
 from evalkit.rules.diff import changed_episodes, diff_rows, rule_changes, rule_firings
 from evalkit.rules.loader import load_rule_set, resolve_rules_path
 from evalkit.rules.schema import RuleSet

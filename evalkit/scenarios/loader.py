@@ -27,7 +27,7 @@ import yaml
 from pydantic import ValidationError
 
 from evalkit.errors import ConfigError, ScenarioError, TaskError
-from evalkit.harness.store import looks_like_run_dir
+from evalkit.harness.run_dir import looks_like_run_dir
 from evalkit.paths import builtin_dir
 from evalkit.runtime.controller import schema_errors
 from evalkit.scenarios.documents import DocumentError, decode, load_json, load_yaml

@@ -1,0 +1,160 @@
+"""Resuming a run: what an interrupted run directory already holds, and whether it may go on.
+
+:func:`input_fingerprints` gives the sha256 of every input of a run besides its suite (rule
+set, policy, model config, task code), recorded in ``config.json`` (``inputs``);
+:func:`check_inputs` refuses to resume a run one of whose inputs changed since it started;
+:func:`prepare_resume` checks the suite's hash, leaves ``results.jsonl`` with one record per
+episode key and returns the episodes already done (a finished episode without a whole trace
+file runs again).
+
+:func:`evalkit.harness.run.run` calls them with ``resume=True``
+(:func:`evalkit.harness.run.resume_run`, ``evalkit run --resume DIR``);
+:mod:`evalkit.harness.run` re-exports :func:`prepare_resume`.
+"""
+
+from __future__ import annotations
+
+import json
+import warnings
+from pathlib import Path
+
+import evalkit
+from evalkit.errors import ConfigError
+from evalkit.harness.config import RunConfig, runtime_setup
+from evalkit.harness.plan import PlanKeys
+from evalkit.harness.store import ResultsWarning, RunStore
+from evalkit.scenarios.loader import Suite
+
+
+def prepare_resume(
+    store: RunStore, config: RunConfig, suite: Suite, plan_keys: PlanKeys | list[tuple] | None = None
+) -> bytearray | set[tuple]:
+    """Check that ``store`` holds a run of this suite and return the episodes already done.
+
+    ``results.jsonl`` is rewritten with one record per episode key (the last), without a
+    half-written last line, so that new rows can be appended: with ``plan_keys``, in plan
+    order, then the rows outside the plan as first seen
+    (:meth:`~evalkit.harness.store.RunStore.rewrite_results`).
+
+    Args:
+        store: The run directory.
+        config: The run configuration.
+        suite: The selected suite.
+        plan_keys: The plan's keys in plan order (``plan.keys()`` of a
+            :class:`~evalkit.harness.plan.RunPlan`: indexed by position, no set of keys), or
+            ``None`` (every recorded key counts).
+
+    Returns:
+        With ``plan_keys``: a bitmap, one byte per plan position, 1 where the episode
+        finished ok (:func:`~evalkit.harness.plan.pending` takes it). Without: the keys of
+        the episodes that finished ok.
+
+    Raises:
+        ConfigError: when the run directory has no manifest or the suite changed since.
+    """
+    path = store.root / "config.json"
+    try:
+        old = json.loads(path.read_text(encoding="utf-8-sig"))
+    except (OSError, ValueError):
+        raise ConfigError(f"{path}: missing or unreadable; nothing to resume") from None
+    recorded_suite = old.get("suite") if isinstance(old, dict) else None
+    old_hash = recorded_suite.get("content_hash") if isinstance(recorded_suite, dict) else None
+    if old_hash != suite.content_hash:
+        raise ConfigError(f"{store.root}: the suite changed since this run started "
+                          f"(hash {str(old_hash)[:12]} then, {suite.content_hash[:12]} now); start a new run")
+    if old.get("evalkit_version") != evalkit.__version__:
+        warnings.warn(f"{store.root}: started with evalkit {old.get('evalkit_version')}, resumed with "
+                      f"{evalkit.__version__}", ResultsWarning, stacklevel=2)
+    from evalkit.harness.episode import episode_id
+
+    index = store.scan_results(plan_keys)  # by plan position; keys outside the plan in index.strays
+    if plan_keys is not None and index.strays:  # kept in results.jsonl, never counted
+        warnings.warn(f"{store.root / 'results.jsonl'}: {len(index.strays)} row(s) are not in this run's plan (e.g. "
+                      f"{'/'.join(map(str, next(iter(index.strays))))}); they are kept but not counted",
+                      ResultsWarning, stacklevel=2)
+
+    def traced(key: tuple) -> bool:
+        # a whole event log: it opens with episode_started and closes with episode_ended
+        try:
+            with open(store.traces / f"{episode_id(*key)}.jsonl", "rb") as fh:
+                first = json.loads(fh.readline(1 << 16))
+                size = fh.seek(0, 2)
+                fh.seek(max(0, size - (1 << 16)))
+                last = json.loads(fh.read().rstrip(b"\n").rsplit(b"\n", 1)[-1])
+        except (OSError, ValueError, RecursionError):
+            return False
+        return (isinstance(first, dict) and first.get("type") == "episode_started"
+                and isinstance(last, dict) and last.get("type") == "episode_ended")
+
+    untraced, example = 0, None
+    checked = (((key, ref) for _, key, ref in index.planned_items()) if plan_keys is not None
+               else list(index.strays.items()))
+    for key, ref in checked:
+        if ref.ok and not traced(key):  # a row without its event log cannot be replayed or shown: run it again
+            index.discard(key)
+            untraced += 1
+            example = key if example is None else min(example, key)
+    if untraced:
+        warnings.warn(f"{store.traces}: {untraced} finished episode(s) have no whole trace file (missing, empty "
+                      f"or cut; e.g. {'/'.join(map(str, example))}); they run again", ResultsWarning, stacklevel=2)
+    store.rewrite_results(index, plan_keys)  # one line per key, a half-written last line gone (and untraced rows)
+    if plan_keys is not None:
+        return index.ok_bitmap()
+    return {k for k, ref in index.items() if ref.ok}
+
+
+def check_inputs(run_dir: Path, config: RunConfig, suite: Suite) -> None:
+    """Refuse to resume ``run_dir`` when an input recorded in its ``config.json`` (``inputs``:
+    :func:`input_fingerprints`) changed since the run started; called before any work.
+
+    Raises:
+        ConfigError: naming the inputs that changed (or a manifest without ``inputs``).
+    """
+    try:
+        then = json.loads((Path(run_dir) / "config.json").read_text(encoding="utf-8-sig")).get("inputs")
+    except (OSError, ValueError, AttributeError):
+        then = None
+    if not isinstance(then, dict):
+        raise ConfigError(f"{Path(run_dir) / 'config.json'}: field inputs is missing: the run's rule set, policy and "
+                          "task code cannot be checked; start a new run")
+    now = input_fingerprints(config, suite)
+    used = {name for name, digest in now.items() if digest is not None}  # an input with no record is changed
+    changed = sorted(name for name in set(then) | used if now.get(name) != then.get(name))
+    if changed:
+        raise ConfigError(f"{run_dir}: {', '.join(changed)} changed since this run started (field inputs of "
+                          "config.json); results under the old and the new would be mixed: restore them, or start "
+                          "a new run")
+
+
+def _sha256_file(path: Path) -> str | None:
+    """sha256 of a file's bytes, ``None`` when it cannot be read (then it counts as changed)."""
+    import hashlib
+
+    try:
+        return hashlib.sha256(path.read_bytes()).hexdigest()
+    except OSError:
+        return None
+
+
+def input_fingerprints(config: RunConfig, suite: Suite) -> dict[str, str | None]:
+    """sha256 of every file besides the suite that decides a run's episodes, by name: the
+    rule set (``rules``), the policy file (``policy``), the model config file
+    (``model_config``) and each task domain's ``domain.py`` the suite uses
+    (``tasks/NAME``); ``None`` for one the run does not use. Recorded in ``config.json``
+    (``inputs``); :func:`prepare_resume` refuses a run whose inputs changed since it started.
+
+    Raises:
+        ConfigError: for a missing or invalid rule set (while resolving a shipped set's name).
+    """
+    from evalkit.scenarios.domains import domain_path
+
+    tasks_dir = Path(config.tasks_dir) if config.tasks_dir else None
+    out: dict[str, str | None] = {
+        "rules": runtime_setup(config).rules_identity.get("sha256") if config.rules else None,
+        "policy": _sha256_file(Path(config.policy)) if config.policy else None,
+        "model_config": _sha256_file(Path(config.model_config_file)) if config.model_config_file else None,
+    }
+    for name in sorted({p.domain for p in suite.pairs}):
+        path = domain_path(name, tasks_dir)
+        out[f"tasks/{name}"] = _sha256_file(path)
+    return out
