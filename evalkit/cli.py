@@ -30,7 +30,7 @@ from evalkit.cli_errors import resume_hint as _resume_hint
 from evalkit.cli_errors import show_results_warnings as _show_results_warnings
 from evalkit.cli_rules import rules_app
 from evalkit.cli_suite import suite_app
-from evalkit.errors import EvalkitError
+from evalkit.errors import ConfigError, EvalkitError
 
 app = typer.Typer(
     name="evalkit",
@@ -73,6 +73,7 @@ def print_summary(summary: dict) -> None:
 
 @app.command()
 def run(
+    ctx: typer.Context,
     suites: Annotated[Optional[list[str]], typer.Argument(metavar="[SUITE]...", help="Suite files or folders (default: built-in scenarios/).")] = None,
     model: Annotated[Optional[list[str]], typer.Option("--model", "-m", metavar="SPEC", help="Model spec, repeatable (default: the scripted models).")] = None,
     condition: Annotated[Optional[list[str]], typer.Option("--condition", "-c", metavar="NAME", help="nl | tool | meta, repeatable (default: all).")] = None,
@@ -89,7 +90,7 @@ def run(
     rules_in_context: Annotated[bool, typer.Option("--rules-in-context", help="Also show the rule set to the model in its system prompt.", rich_help_panel="Runtime")] = False,
     policy: Annotated[Optional[str], typer.Option("--policy", metavar="FILE", help="Runtime policy file: budgets, approvals, meta-request limits.", rich_help_panel="Runtime")] = None,
     selfcheck: Annotated[bool, typer.Option("--selfcheck/--no-selfcheck", help="Run the oracle self-check first and exclude (and list) the pairs it cannot pass.")] = True,
-    resume: Annotated[Optional[str], typer.Option("--resume", metavar="DIR", help="Continue the interrupted run in DIR with DIR/config.json's options (other options are ignored).")] = None,
+    resume: Annotated[Optional[str], typer.Option("--resume", metavar="DIR", help="Continue the interrupted run in DIR with DIR/config.json's options (no other option may be given).")] = None,
     base_url: Annotated[Optional[str], typer.Option("--base-url", metavar="URL", help="Endpoint of live models, e.g. http://127.0.0.1:8080/v1 (local/ models: use this server instead of starting one).", rich_help_panel="Live models")] = None,
     temperature: Annotated[Optional[float], typer.Option(metavar="T", help="Sampling temperature of live models (0 to 2).", rich_help_panel="Live models")] = None,
     top_p: Annotated[Optional[float], typer.Option("--top-p", metavar="P", help="Nucleus sampling of live models (above 0, at most 1).", rich_help_panel="Live models")] = None,
@@ -107,6 +108,14 @@ def run(
 
     _show_results_warnings()
     if resume is not None:
+        given = [p for p in ctx.command.params if p.name != "resume" and p.name is not None
+                 and getattr(ctx.get_parameter_source(p.name), "name", "DEFAULT") != "DEFAULT"]
+        if given:  # a resumed run keeps its plan: an option here would be silently ignored
+            names = ", ".join("/".join(p.opts[:1] + p.secondary_opts[:1]) if p.opts[0].startswith("-")
+                              else p.name.upper() for p in given)
+            _fail(ConfigError(f"--resume takes every option from {Path(resume) / 'config.json'}; remove {names} "
+                              "(to change them, start a new run with --out)"))
+            return
         from evalkit.harness.config import load_config
         from evalkit.harness.run import resume_run
 

@@ -192,3 +192,24 @@ def test_a_file_system_error_a_resume_would_meet_again_says_what_to_fix_first(tm
     assert "make the file system writable" in resume_hint(OSError(errno.EROFS, "Read-only"), str(tmp_path))
     assert resume_hint(OSError(errno.ENOSPC, "No space"), str(tmp_path)) == (
         f"; finished episodes are kept: continue with `evalkit run --resume {tmp_path}`")
+
+
+def test_resume_refuses_other_options_instead_of_ignoring_them(tmp_path, mini_suite, mini_tasks):
+    from typer.testing import CliRunner
+
+    from evalkit.cli import app
+
+    out = tmp_path / "run"
+    first = CliRunner().invoke(app, ["run", str(mini_suite), "--tasks", str(mini_tasks), "-m", "scripted/oracle",
+                                     "-c", "nl", "--no-selfcheck", "--no-report", "--out", str(out)])
+    assert first.exit_code == 0, first.output
+    before = (out / "summary.json").read_text()
+    refused = CliRunner().invoke(app, ["run", "--resume", str(out), "-m", "scripted/always_act", "--epochs", "3",
+                                       "--no-report"])
+    assert refused.exit_code == 2
+    assert refused.stderr.strip() == (f"evalkit: error: --resume takes every option from {out / 'config.json'}; "
+                                      "remove --model, --epochs, --report/--no-report (to change them, start a new "
+                                      "run with --out)")
+    assert (out / "summary.json").read_text() == before  # nothing ran
+    resumed = CliRunner().invoke(app, ["run", "--resume", str(out)])
+    assert resumed.exit_code == 0, resumed.output
