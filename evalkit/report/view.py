@@ -177,7 +177,9 @@ def gallery(table: ResultTable, *, max_lag: int, gates: bool) -> list[dict[str, 
         gates: Whether the run has several gate settings (cards then name theirs).
 
     Returns:
-        ``[{"key", "title", "about", "total", "cards": [{"row", "group", "detail", "text"}]}]``.
+        ``[{"key", "title", "about", "total", "abstain_total", "cards": [{"row", "group", "detail",
+        "text"}]}]``: ``abstain_total`` of the ``total`` are should-abstain episodes (the side a
+        rate such as ``post_hoc_rate`` counts).
     """
     import numpy as np
 
@@ -194,7 +196,8 @@ def gallery(table: ResultTable, *, max_lag: int, gates: bool) -> list[dict[str, 
         cards = [{"row": r, "group": group_label(r, gates), "detail": truncate(_detail(cat, r, max_lag), 300),
                   "text": truncate(r.get("final_text") or "", LIMITS["text_chars"])}
                  for r in table.rows(picked)]
-        out.append({"key": cat, "title": title, "about": about, "total": len(idx), "cards": cards})
+        out.append({"key": cat, "title": title, "about": about, "total": len(idx),
+                    "abstain_total": int(abstain[idx].sum()), "cards": cards})
     return out
 
 

@@ -182,7 +182,8 @@ def test_caps_keep_large_galleries_small(payload_run, tmp_path, monkeypatch):
     monkeypatch.setitem(view.LIMITS, "traces", 2)
     monkeypatch.setitem(view.LIMITS, "examples_per_group", 0)
     html = render_report(copy).read_text(encoding="utf-8")
-    assert re.search(r"Unsupported assumptions <span class=\"kn\">4 episode\(s\), showing 1</span>", html)
+    assert re.search(r"Unsupported assumptions <span class=\"kn\">4 episode\(s\), 2 of them should-abstain; "
+                     r"showing 1</span>", html)
     data = json.loads(parse(copy / "report.html").scripts[0])
     assert len(data) <= 2
     assert "2 of 4 episodes are embedded" in html or "1 of 4 episodes are embedded" in html

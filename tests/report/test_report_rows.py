@@ -56,17 +56,19 @@ def ref_gallery(rows, *, max_lag, gates):
     cap = view.LIMITS["gallery_per_category"]
     for cat, title, about in view.GALLERY:
         members = defaultdict(list)
-        total = 0
+        total = abstain_total = 0
         for r in rows:
             if _in_category(cat, r):
                 total += 1
+                abstain_total += r["variant"] == "abstain"
                 members[(r["model"], r["condition"], r["gate"])].append(r)
         for group in members.values():
             group.sort(key=lambda r: r["variant"] != "abstain")
         cards = [{"row": r, "group": view.group_label(r, gates), "detail": truncate(view._detail(cat, r, max_lag), 300),
                   "text": truncate(r.get("final_text") or "", view.LIMITS["text_chars"])}
                  for r in _interleave(members, cap)]
-        out.append({"key": cat, "title": title, "about": about, "total": total, "cards": cards})
+        out.append({"key": cat, "title": title, "about": about, "total": total, "abstain_total": abstain_total,
+                    "cards": cards})
     return out
 
 
