@@ -73,34 +73,60 @@ def prepare_resume(
                       f"{'/'.join(map(str, next(iter(index.strays))))}); they are kept but not counted",
                       ResultsWarning, stacklevel=2)
 
-    def traced(key: tuple) -> bool:
-        # a whole event log: it opens with episode_started and closes with episode_ended
-        try:
-            with open(store.traces / f"{episode_id(*key)}.jsonl", "rb") as fh:
-                first = json.loads(fh.readline(1 << 16))
-                size = fh.seek(0, 2)
-                fh.seek(max(0, size - (1 << 16)))
-                last = json.loads(fh.read().rstrip(b"\n").rsplit(b"\n", 1)[-1])
-        except (OSError, ValueError, RecursionError):
-            return False
-        return (isinstance(first, dict) and first.get("type") == "episode_started"
-                and isinstance(last, dict) and last.get("type") == "episode_ended")
-
-    untraced, example = 0, None
-    checked = (((key, ref) for _, key, ref in index.planned_items()) if plan_keys is not None
-               else list(index.strays.items()))
-    for key, ref in checked:
-        if ref.ok and not traced(key):  # a row without its event log cannot be replayed or shown: run it again
-            index.discard(key)
-            untraced += 1
-            example = key if example is None else min(example, key)
+    untraced: list[tuple[int | None, tuple]] = []
+    checked = (((pos, key, ref) for pos, key, ref in index.planned_items()) if plan_keys is not None
+               else ((None, key, ref) for key, ref in list(index.strays.items())))
+    for pos, key, ref in checked:
+        if ref.ok and not whole_trace(store.traces / f"{episode_id(*key)}.jsonl"):
+            untraced.append((pos, key))  # a row without its event log cannot be replayed or shown: run it again
     if untraced:
-        warnings.warn(f"{store.traces}: {untraced} finished episode(s) have no whole trace file (missing, empty "
+        example = min(key for _, key in untraced)
+        warnings.warn(f"{store.traces}: {len(untraced)} finished episode(s) have no whole trace file (missing, empty "
                       f"or cut; e.g. {'/'.join(map(str, example))}); they run again", ResultsWarning, stacklevel=2)
-    store.rewrite_results(index, plan_keys)  # one line per key, a half-written last line gone (and untraced rows)
+    # one line per key, a half-written last line gone; an untraced row stays until its episode's new row
+    # follows it (the last record of a key counts), so a resume that stops early loses nothing
+    store.rewrite_results(index, plan_keys)
+    store.rerun_on_purpose.update(key for _, key in untraced)
     if plan_keys is not None:
-        return index.ok_bitmap()
-    return {k for k, ref in index.items() if ref.ok}
+        done = index.ok_bitmap()
+        for pos, _ in untraced:
+            done[pos] = 0
+        return done
+    again = {key for _, key in untraced}
+    return {k for k, ref in index.items() if ref.ok and k not in again}
+
+
+def whole_trace(path: Path) -> bool:
+    """Whether ``path`` is a whole event log: its first event is ``episode_started`` and its
+    last ``episode_ended`` (each line read whole, however long; a final newline is optional).
+
+    Returns:
+        ``False`` for a missing, empty, unreadable or cut file, or one that is not JSON lines.
+    """
+    try:
+        with open(path, "rb") as fh:
+            first = json.loads(fh.readline(1 << 24))
+            end = fh.seek(0, 2)
+            while end > 0:  # past the final newline(s)
+                fh.seek(end - 1)
+                if fh.read(1) != b"\n":
+                    break
+                end -= 1
+            pos, chunks = end, []
+            while pos > 0:  # back from the end, a block at a time, to the start of the last line
+                step = min(1 << 16, pos)
+                pos -= step
+                fh.seek(pos)
+                chunk = fh.read(step)
+                cut = chunk.rfind(b"\n")
+                chunks.append(chunk[cut + 1:])
+                if cut >= 0:
+                    break
+            last = json.loads(b"".join(reversed(chunks)))
+    except (OSError, ValueError, RecursionError):
+        return False
+    return (isinstance(first, dict) and first.get("type") == "episode_started"
+            and isinstance(last, dict) and last.get("type") == "episode_ended")
 
 
 def check_inputs(run_dir: Path, config: RunConfig, suite: Suite) -> None:

@@ -186,6 +186,10 @@ def run(
     models = {spec: get_model(spec, options) for spec in config.models}
     prices = {spec: find_price(spec) for spec in config.models}
     check_prices(models, prices)  # an infinite price would break config.json and every cost
+    for spec, model in models.items():  # a price set in --model-config wins over the built-in table
+        described = model.describe() if hasattr(model, "describe") else None
+        if isinstance(described, dict) and isinstance(described.get("price"), dict):
+            prices[spec] = described["price"]
     plan = build_plan(suite, config, setup)
     limits = config.limits()
     store = RunStore(config.out)

@@ -117,6 +117,9 @@ class RunStore:
         self._results_fh: Any = None
         self._writer: _BackgroundWriter | None = None
         self._lock = threading.Lock()
+        self.rerun_on_purpose: set[tuple] = set()
+        """Keys whose finished record a resume runs again on purpose (its trace was not whole):
+        their new record is expected, not reported as a finished episode recorded again."""
 
     def lock(self) -> Any:
         """Take the run directory for this process (``DIR/.evalkit.lock``, an advisory
@@ -312,7 +315,7 @@ class RunStore:
         example = None
         for start, length, row in self._records():
             key = result_key(row)
-            if index.put(key, start, length, row.get("status") == "ok"):
+            if index.put(key, start, length, row.get("status") == "ok") and key not in self.rerun_on_purpose:
                 rerun += 1
                 example = example or key
         if rerun:

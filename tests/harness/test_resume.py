@@ -8,6 +8,7 @@ import signal
 import subprocess
 import sys
 import time
+import warnings
 from pathlib import Path
 
 import pytest
@@ -222,6 +223,43 @@ def test_finished_episodes_whose_traces_are_gone_run_again_on_resume(tmp_path, m
         resumed = resume_run(out)
     assert resumed["rows"] == full["rows"] and len(list((out / "traces").glob("*.jsonl"))) == 6
     assert len((out / "results.jsonl").read_text().splitlines()) == 6
+
+
+def test_a_resume_that_fails_before_rerunning_untraced_episodes_keeps_their_rows(tmp_path, mini_suite, mini_tasks):
+    import shutil
+
+    out = tmp_path / "run"
+    run(RunConfig(suites=[str(mini_suite)], tasks_dir=str(mini_tasks), models=["scripted/oracle"], conditions=["nl"],
+                  out=str(out), report=False))
+    before = (out / "results.jsonl").read_text()
+    shutil.rmtree(out / "traces")
+    (out / "traces").write_text("")  # a file where the folder should be: the resume stops before any episode
+    with pytest.warns(ResultsWarning, match="6 finished episode"), pytest.raises(OSError):
+        resume_run(out)
+    assert (out / "results.jsonl").read_text() == before  # the finished rows are still there
+    (out / "traces").unlink()
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", ResultsWarning)
+        resumed = resume_run(out)
+    assert resumed["n_episodes_completed"] == 6 and len(list((out / "traces").glob("*.jsonl"))) == 6
+
+
+def test_a_trace_whose_last_event_is_longer_than_a_read_block_is_whole(tmp_path):
+    from evalkit.harness.resume import whole_trace
+
+    path = tmp_path / "t.jsonl"
+    start = json.dumps({"type": "episode_started"})
+    end = json.dumps({"type": "episode_ended", "final_text": "x" * 200_000})
+    path.write_text(f"{start}\n{json.dumps({'type': 'model_output', 'text': 'y' * 70_000})}\n{end}\n")
+    assert whole_trace(path)
+    path.write_text(f"{start}\n{end}")  # no final newline
+    assert whole_trace(path)
+    path.write_text(end + "\n\n")  # one line: not opened by episode_started
+    assert not whole_trace(path)
+    path.write_text(f"{start}\n{end[:-1]}\n")  # cut
+    assert not whole_trace(path)
+    path.write_text("")
+    assert not whole_trace(path)
 
 
 def test_resume_refuses_a_deleted_input_record_and_names_a_bad_config_value(tmp_path, mini_suite, mini_tasks):

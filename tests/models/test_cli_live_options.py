@@ -85,3 +85,28 @@ def test_live_model_errors_are_one_line(tmp_path):
     ]:
         proc = evalkit("run", "--limit", "1", "--out", str(tmp_path / "o"), *args, env=env)
         assert proc.returncode == 2 and needle in proc.stderr and "Traceback" not in proc.stderr, proc.stderr
+
+
+def test_an_episode_that_fails_before_its_first_call_costs_nothing_at_the_configured_price(api, tmp_path, mini_suite,
+                                                                                           mini_tasks):
+    def flaky(request):  # the act side's first call fails for good; the abstain side is answered
+        body = json.loads(request.get_data(as_text=True))
+        if "apple" in body["messages"][-1]["content"] and len(body["messages"]) <= 2:
+            return Response(json.dumps({"error": {"message": "boom", "type": "server_error"}}), status=500,
+                            content_type="application/json")
+        return answer(request)
+
+    api.expect_request("/v1/chat/completions", method="POST").respond_with_handler(flaky)
+    env = {**os.environ, "EVALKIT_CACHE_DIR": str(tmp_path / "cache")}
+    config = tmp_path / "models.yaml"  # a model the built-in price table does not know, priced here
+    config.write_text("models:\n  openai/fake-model:\n    price: {input_per_mtok: 1.0, output_per_mtok: 10.0}\n"
+                      "    retry: {max_attempts: 1}\n")
+    result = evalkit("run", str(mini_suite), "--tasks", str(mini_tasks), "-m", "openai/fake-model", "-c", "nl",
+                     "--pair", "mini-missing-target", "--base-url", api.url_for("/v1"), "--model-config", str(config),
+                     "--no-report", "--no-selfcheck", "--out", str(tmp_path / "run"), env=env)
+    assert result.returncode == 0, result.stderr
+    rows = {r["variant"]: r for r in map(json.loads, (tmp_path / "run" / "results.jsonl").read_text().splitlines())}
+    assert rows["act"]["status"] == "error" and rows["act"]["model_calls"] == 0 and rows["act"]["cost_usd"] == 0.0
+    assert rows["abstain"]["cost_usd"] == 2 * (100 + 100) / 1e6
+    (group,) = json.loads((tmp_path / "run" / "summary.json").read_text())["rows"]
+    assert group["cost_usd"] == rows["abstain"]["cost_usd"]  # not null: every episode's cost is known
