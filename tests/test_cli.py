@@ -179,6 +179,48 @@ def test_a_full_disk_mid_run_is_one_line_naming_the_file(tmp_path, mini_suite, m
     assert len((out / "results.jsonl").read_text().splitlines()) == 2
 
 
+def test_a_full_disk_is_named_even_when_closing_the_results_file_fails_too(tmp_path, mini_suite, mini_tasks,
+                                                                           monkeypatch):
+    import errno
+
+    from typer.testing import CliRunner
+
+    from evalkit.cli import app
+    from evalkit.harness import store
+
+    real_open, real_append = store.RunStore.open, store.RunStore._append_line
+    appended = {"n": 0}
+
+    class Unflushable:  # the buffered tail cannot be flushed either: close() fails without a file name
+        def __init__(self, fh):
+            self.fh = fh
+
+        def __getattr__(self, name):
+            return getattr(self.fh, name)
+
+        def close(self):
+            self.fh.close()
+            raise OSError(errno.ENOSPC, "No space left on device")
+
+    def open_(self, *, background=False):
+        real_open(self, background=background)
+        self._results_fh = Unflushable(self._results_fh)
+
+    def append_line(self, line):
+        appended["n"] += 1
+        if appended["n"] > 2:
+            raise store._naming(OSError(errno.ENOSPC, "No space left on device"), self.root / "results.jsonl")
+        real_append(self, line)
+
+    monkeypatch.setattr(store.RunStore, "open", open_)
+    monkeypatch.setattr(store.RunStore, "_append_line", append_line)
+    out = tmp_path / "run"
+    result = CliRunner().invoke(app, ["run", str(mini_suite), "--tasks", str(mini_tasks), "-m", "scripted/oracle",
+                                      "-c", "nl", "--no-selfcheck", "--out", str(out)])
+    assert result.exit_code == 2, result.output
+    assert result.stderr.startswith(f"evalkit: error: {out / 'results.jsonl'}: No space left on device"), result.stderr
+
+
 def test_a_file_system_error_a_resume_would_meet_again_says_what_to_fix_first(tmp_path):
     import errno
 

@@ -242,8 +242,15 @@ def run(
             execute_plan(todo, models, limits, record, progress=progress, done=len(plan) - len(todo),
                          total=len(plan))
         store.drain()  # every episode written, or the writer's error (a full disk) raised
-    finally:
+    except BaseException:
+        try:
+            store.close()
+        except OSError:
+            pass  # the first error (e.g. the writer's, naming the file) is the one to report
+        raise
+    else:
         store.close()
+    finally:
         for model in models.values():
             close = getattr(model, "close", None)
             if close is not None:

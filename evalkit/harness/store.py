@@ -60,6 +60,10 @@ KEY_FIELDS = ("pair_id", "variant", "model", "condition", "gate", "epoch")
 """Fields of a result row that identify its episode in the run plan."""
 
 
+IGNORED_LINES_SHOWN = 5
+"""Ignored lines of ``results.jsonl`` warned about one by one; the rest are counted in one warning."""
+
+
 class ResultsWarning(UserWarning):
     """Something in ``results.jsonl`` was ignored or superseded (a half-written line, a
     duplicate record)."""
@@ -142,7 +146,19 @@ class RunStore:
             fh.close()
             raise RunError(f"{self.root}: another evalkit process is running or resuming this run; wait for it to "
                            "end (or stop it) first") from None
+        self._remove_stale_temporaries()
         return fh
+
+    def _remove_stale_temporaries(self) -> None:
+        """Remove the hidden temporary files a killed evalkit process left here (``.results.parquet.PID.partN.tmp``
+        and the like: they are only ever renamed into place by the process that wrote them, which held the lock)."""
+        for name in OWNED:
+            if not name.startswith("gate-"):  # the gate writes its files without the run's lock
+                for path in self.root.glob(f".{name}.*.tmp"):
+                    path.unlink(missing_ok=True)
+        if self.traces.is_dir():
+            for path in self.traces.glob(".*.jsonl.*.tmp"):
+                path.unlink(missing_ok=True)
 
     def reset(self) -> None:
         """Remove the files a previous run left here (only evalkit's own files)."""
@@ -182,8 +198,11 @@ class RunStore:
         if writer is not None:
             writer.stop()
         if self._results_fh is not None:
-            self._results_fh.close()
-            self._results_fh = None
+            fh, self._results_fh = self._results_fh, None
+            try:
+                fh.close()  # flushes what is buffered
+            except OSError as exc:
+                raise _naming(exc, self.root / "results.jsonl") from exc
 
     def record(self, episode_id: str, trace: str, row: dict[str, Any]) -> None:
         """Write an episode's trace, then append its result row.
@@ -248,28 +267,40 @@ class RunStore:
         if not path.exists():
             return
         offset = 0
+        ignored = [0, 0, 0]  # lines ignored; first and last line number past the ones warned about
+
+        def ignore(lineno: int, message: str) -> None:
+            ignored[0] += 1
+            if ignored[0] <= IGNORED_LINES_SHOWN:
+                warnings.warn(message, ResultsWarning, stacklevel=4)
+            else:
+                ignored[1] = ignored[1] or lineno
+                ignored[2] = lineno
+
         with open(path, "rb") as fh:
             for lineno, raw in enumerate(fh, 1):
                 start, offset = offset, offset + len(raw)
                 if not raw.strip():
                     continue
-                problem = None
                 try:
                     row = json.loads(decode_line(raw, start))
-                    if not isinstance(row, dict) or any(f not in row for f in KEY_FIELDS):
+                    if not isinstance(row, dict):
                         raise ValueError("not a result row")
-                    problem = row_problem(row)
                 except (ValueError, RecursionError):
                     what = ("a half-written last line" if not raw.endswith(b"\n")
-                            else f"line {lineno}, which is not a result row")
+                            else f"line {lineno}, which is not a result row (a JSON object)")
                     text = raw.decode("utf-8", errors="replace").rstrip("\n")
-                    warnings.warn(f"{path}: ignored {what} ({len(text)} characters)", ResultsWarning, stacklevel=3)
+                    ignore(lineno, f"{path}: ignored {what} ({len(text)} characters)")
                     continue
+                problem = row_problem(row)
                 if problem is not None:
-                    warnings.warn(f"{path}:{lineno}: ignored a result row: {problem} (its episode runs again on "
-                                  "resume)", ResultsWarning, stacklevel=3)
+                    ignore(lineno, f"{path}:{lineno}: ignored a result row: {problem} (its episode runs again on "
+                                   "resume)")
                     continue
                 yield start, len(raw), row
+        if ignored[0] > IGNORED_LINES_SHOWN:
+            warnings.warn(f"{path}: ignored {ignored[0] - IGNORED_LINES_SHOWN} more line(s) like those (lines "
+                          f"{ignored[1]} to {ignored[2]})", ResultsWarning, stacklevel=3)
 
     def read_results(self) -> list[dict[str, Any]]:
         """Every row of ``results.jsonl``, in the order written (duplicates included).

@@ -330,12 +330,12 @@ class GroupStats:
             c["injected"] += bool(r.get("injected_commits", 0))
         elif variant == "abstain":
             c["abst_rec"] += 1
-            c["post_hoc"] += bool(r["post_hoc"])
+            c["post_hoc"] += bool(r.get("post_hoc"))
             if good:
                 c["abst_correct"] += 1
-                c["timely"] += bool(r["timely"])
+                c["timely"] += bool(r.get("timely"))
                 if not self.core:
-                    c["decision_match"] += bool(r["decision_match"])
+                    c["decision_match"] += bool(r.get("decision_match"))
                     lag = r.get("lag")
                     if lag is not None:
                         c["lags"] += 1

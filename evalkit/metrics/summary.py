@@ -265,7 +265,10 @@ def row_problem(row: dict[str, Any]) -> str | None:
     ``error``; ``epoch`` is an integer; every :data:`SUMMARY_FIELDS` value present has its
     JSON type (text, a flag, a count: an integer >= 0, or for latency, cost and retry wait a
     finite number >= 0) or is null (the key fields and ``status`` may not be); ``denials`` is
-    a JSON object of reason code → count. Rows evalkit writes always pass; a row edited by hand may not, and is then
+    a JSON object of reason code → count; no count or measure is implausibly large
+    (:data:`MAX_COUNT`, :data:`MAX_MEASURE`), and no count exceeds the one it is part of
+    (requests matched of those made and of those expected, requests fulfilled of typed ones,
+    unsupported commit arguments of those checked). Rows evalkit writes always pass; a row edited by hand may not, and is then
     skipped with a warning like a broken line (its episode runs again on resume).
 
     Returns:
@@ -299,12 +302,30 @@ def row_problem(row: dict[str, Any]) -> str | None:
         else:
             ok = type(value) is int and value >= 0
             kind = "a count (an integer >= 0)"
+        if ok and name in _MEASURES and value > MAX_MEASURE:
+            ok, kind = False, f"a plausible value (at most {MAX_MEASURE:g})"
+        elif ok and type(value) is int and value > MAX_COUNT:
+            ok, kind = False, f"a plausible count (at most {MAX_COUNT:,})"
         if ok and name == "denials":
             ok, kind = _denials_ok(value), "a JSON object of reason code → count"
         if not ok:
             shown = repr(value) if len(repr(value)) <= 40 else repr(value)[:39] + "…"
             return f"field {name}: {shown} is not {kind}"
+    for part, whole in _PARTS:
+        if type(row.get(part)) is int and type(row.get(whole)) is int and row[part] > row[whole]:
+            return f"field {part}: {row[part]} is more than {whole} ({row[whole]})"
     return None
+
+
+MAX_MEASURE = 1e9
+"""Largest latency (s), cost (USD) or retry wait (s) a result row may hold: far above any real
+episode, and low enough that no sum over a run can overflow."""
+MAX_COUNT = 10**15
+"""Largest count (tokens, calls, …) a result row may hold, for the same reason."""
+_PARTS = (("meta_matched_n", "meta_made_n"), ("meta_matched_n", "meta_expected_n"),
+          ("meta_fulfilled", "meta_typed_n"), ("unsupported_args_n", "commit_args_n"))
+"""A count that is part of another in every scored row (:mod:`evalkit.metrics.behaviour`:
+matching is one to one; :mod:`evalkit.metrics.grounding`)."""
 
 
 def _denials_ok(text: str) -> bool:

@@ -307,3 +307,19 @@ def test_rows_outside_the_plan_are_named_and_kept_and_empty_traces_run_again(tmp
     assert not any("recorded again" in m for m in messages)
     assert resumed["rows"] == full["rows"] and trace.stat().st_size > 0
     assert "not-planned" in (out / "results.jsonl").read_text()
+
+
+def test_temporary_files_a_killed_run_left_are_removed_when_the_folder_is_taken_again(tmp_path, mini_suite,
+                                                                                       mini_tasks):
+    out = tmp_path / "run"
+    config = RunConfig(suites=[str(mini_suite)], tasks_dir=str(mini_tasks), models=["scripted/oracle"],
+                       conditions=["nl"], out=str(out), report=False)
+    run(config)
+    left = [out / ".results.parquet.4242.part0.tmp", out / ".results.parquet.4242.tmp",
+            out / ".results.jsonl.abc123.tmp", out / ".summary.json.4242-1.tmp", out / "traces" / ".x.jsonl.4242-7.tmp"]
+    for path in left:
+        path.write_bytes(b"half")
+    mine = out / ".notes.tmp"  # not a name evalkit writes: left alone
+    mine.write_text("keep")
+    resume_run(out)
+    assert not [p for p in left if p.exists()] and mine.read_text() == "keep"

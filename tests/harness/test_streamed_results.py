@@ -240,13 +240,31 @@ def test_rows_a_hand_edit_broke_are_skipped_naming_line_and_field(tmp_path):
     ("lag", -5, "is not a count (an integer >= 0)"),
     ("tool_calls", 1.5, "is not a count (an integer >= 0)"),
     ("latency_s", -0.5, "is not a finite number >= 0"),
+    ("latency_s", 1.7e308, "is not a plausible value (at most 1e+09)"),  # two of them would overflow a sum
+    ("input_tokens", 10**400, "is not a plausible count (at most 1,000,000,000,000,000)"),
+    ("meta_matched_n", 5, "is more than meta_made_n (1)"),  # a rate's k above its n: no interval exists
+    ("unsupported_args_n", 3, "is more than commit_args_n (1)"),
 ])
 def test_impossible_values_are_skipped_naming_the_field(tmp_path, field, value, why):
     store = RunStore(tmp_path)
-    _write_lines(store, [json.dumps(_row("a", **{field: value})) + "\n", json.dumps(_row("b", denials="{}")) + "\n"])
-    with pytest.warns(ResultsWarning, match=f":1: ignored a result row: field {field}: .* {re.escape(why)}"):
+    bad = _row("a", meta_made_n=1, commit_args_n=1, **{field: value})
+    _write_lines(store, [json.dumps(bad) + "\n", json.dumps(_row("b", denials="{}")) + "\n"])
+    with pytest.warns(ResultsWarning, match=f":1: ignored a result row: field {field}: .*{re.escape(why)}"):
         refs = store.scan_results()
     assert [k[0] for k in refs] == ["b"]
+
+
+def test_many_broken_lines_give_a_few_warnings_and_a_count(tmp_path):
+    store = RunStore(tmp_path)
+    rows = [{k: v for k, v in _row(f"p{i}").items() if k != "gate"} for i in range(40)]  # every row lacks a key field
+    _write_lines(store, [json.dumps(r) + "\n" for r in rows] + [json.dumps(_row("ok")) + "\n"])
+    with pytest.warns(ResultsWarning) as caught:
+        refs = store.scan_results()
+    assert [k[0] for k in refs] == ["ok"]
+    messages = [str(w.message) for w in caught]
+    assert len(messages) == 6
+    assert messages[0].endswith(":1: ignored a result row: field gate: missing (its episode runs again on resume)")
+    assert messages[-1].endswith("results.jsonl: ignored 35 more line(s) like those (lines 6 to 40)")
 
 
 def test_a_byte_order_mark_on_the_first_line_is_read_and_dropped_when_rewritten(tmp_path):

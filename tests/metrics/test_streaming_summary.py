@@ -109,3 +109,13 @@ def test_sums_of_floats_do_not_depend_on_the_order():
     backward = summarize(plan[::-1], rows)[0]
     assert forward["latency_s_mean"] == backward["latency_s_mean"] == (1e16 + 2) / 3
     assert forward["cost_usd"] == backward["cost_usd"] == 1e16 + 2
+
+
+def test_a_row_without_the_decision_flags_counts_them_as_not_set():
+    plan = [("p", "act", "m", "nl", "off", 1), ("p", "abstain", "m", "nl", "off", 1)]
+    rows = [{"pair_id": "p", "variant": v, "model": "m", "condition": "nl", "gate": "off", "epoch": 1,
+             "status": "ok", "correct": True} for v in ("act", "abstain")]  # no post_hoc, timely, decision_match
+    (s,) = summarize(plan, rows)
+    assert (s["post_hoc_rate_k"], s["post_hoc_rate_n"]) == (0, 1)
+    assert (s["timely_rate_k"], s["timely_rate_n"], s["decision_match_rate_k"]) == (0, 1, 0)
+    assert s["paired_accuracy"] == 1.0
