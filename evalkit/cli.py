@@ -63,10 +63,16 @@ def _root(
 
 def print_summary(summary: dict) -> None:
     """Print the per model × condition × gate table and the paired comparisons: the same
-    numbers as summary.json and report.html (:mod:`evalkit.report.console`)."""
+    numbers as summary.json and report.html (:mod:`evalkit.report.console`). Ctrl-C while
+    printing (the run is complete) ends with one line and exit 130."""
     from evalkit.report.console import print_summary as _print
 
-    _print(summary)
+    try:
+        _print(summary)
+    except KeyboardInterrupt:
+        typer.echo("\nevalkit: interrupted while printing the table; the run is complete (summary.json is written)",
+                   err=True)
+        raise typer.Exit(130) from None
 
 
 
@@ -187,9 +193,11 @@ def _run_config(kwargs: dict, model: list[str] | None, condition: list[str] | No
 def _interrupted(out: str) -> None:
     """One line after Ctrl-C or SIGTERM: what is kept and how to continue; exit 130."""
     results = Path(out) / "results.jsonl"
+    done = 0
     if results.exists():
         with results.open("rb") as fh:
-            done = sum(1 for _ in fh)
+            done = sum(1 for line in fh if line.endswith(b"\n"))  # whole lines (a re-run episode counts twice)
+    if done:
         typer.echo(f"evalkit: interrupted; {done} finished episode(s) are kept in {out}: "
                    f"continue with `evalkit run --resume {out}`", err=True)
     else:

@@ -73,7 +73,8 @@ def resume_hint(exc: BaseException, out: str) -> str:
     """
     import errno
 
-    if isinstance(exc, EvalkitError) or not (Path(out) / "results.jsonl").is_file():
+    results = Path(out) / "results.jsonl"
+    if isinstance(exc, EvalkitError) or not results.is_file() or results.stat().st_size == 0:
         return ""
     code = getattr(exc, "errno", None)
     fix = {errno.EISDIR: f"remove the folder at {getattr(exc, 'filename', None) or 'that path'}",

@@ -227,6 +227,8 @@ def test_a_file_system_error_a_resume_would_meet_again_says_what_to_fix_first(tm
     from evalkit.cli_errors import resume_hint
 
     (tmp_path / "results.jsonl").write_text("")
+    assert resume_hint(OSError(errno.ENOSPC, "No space"), str(tmp_path)) == ""  # nothing finished: nothing kept
+    (tmp_path / "results.jsonl").write_text('{"pair_id": "p"}\n')
     blocked = IsADirectoryError(errno.EISDIR, "Is a directory", str(tmp_path / "traces" / "x.jsonl"))
     assert resume_hint(blocked, str(tmp_path)) == (
         f"; finished episodes are kept: remove the folder at {tmp_path / 'traces' / 'x.jsonl'}, then continue with "
