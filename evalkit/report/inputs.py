@@ -86,6 +86,9 @@ def read_json(path: Path) -> dict[str, Any]:
     try:
         data = path.read_bytes()
     except FileNotFoundError:
+        if path.name == "summary.json" and (path.parent / "config.json").is_file():
+            raise RunError(f"{path.parent}: no summary.json: the run did not finish; continue it with "
+                           f"`evalkit run --resume {path.parent}`") from None
         raise RunError(f"{path.parent}: no {path.name} (is this a run directory written by `evalkit run`?)") from None
     except OSError as exc:
         raise RunError(f"{path}: cannot read ({exc.strerror})") from None
