@@ -189,13 +189,13 @@ def test_caps_keep_large_galleries_small(payload_run, tmp_path, monkeypatch):
     assert "2 of 4 episodes are embedded" in html or "1 of 4 episodes are embedded" in html
 
 
-def test_a_run_that_did_not_finish_is_pointed_at_resume(hand_run, tmp_path):
+def test_a_run_that_did_not_finish_is_pointed_at_resume(payload_run, tmp_path):
     import pytest
 
     from evalkit.errors import RunError
 
     copy = tmp_path / "unfinished"
-    shutil.copytree(hand_run, copy)
+    shutil.copytree(payload_run, copy)
     (copy / "summary.json").unlink()
     with pytest.raises(RunError, match=f"no summary.json: the run did not finish; continue it with `evalkit run "
                                        f"--resume {re.escape(str(copy))}`"):
