@@ -11,9 +11,11 @@ applicable to that check: a ``skip``, neither pass nor fail (:mod:`evalkit.gate.
 Outputs: a table on stdout, a JUnit XML file and a Markdown summary.
 
 Modules: :mod:`~evalkit.gate.config` (the config schema), :mod:`~evalkit.gate.catalogue`
-(gateable metrics), :mod:`~evalkit.gate.rundir` (reading a run), :mod:`~evalkit.gate.checks`,
-:mod:`~evalkit.gate.verdict`, :mod:`~evalkit.gate.junit`, :mod:`~evalkit.gate.markdown`,
-:mod:`~evalkit.gate.table`.
+(gateable metrics), :mod:`~evalkit.gate.rundir` (reading a run, its rows streamed:
+:mod:`~evalkit.gate.results`), :mod:`~evalkit.gate.plan` (the run plan rebuilt, rows outside
+it set aside), :mod:`~evalkit.gate.units` (per-unit outcomes, a byte each),
+:mod:`~evalkit.gate.checks`, :mod:`~evalkit.gate.verdict`, :mod:`~evalkit.gate.junit`,
+:mod:`~evalkit.gate.markdown`, :mod:`~evalkit.gate.table`.
 """
 
 from __future__ import annotations

@@ -62,7 +62,7 @@ REGRESSION_UNITS: dict[str, str] = {
 }
 """Metrics a regression check can compare, with their units: every one is an accuracy over
 planned units (a missing or errored unit is wrong), higher is better, and has a 0/1 outcome
-per unit so the two runs are compared unit by unit (:func:`evalkit.gate.rundir.unit_outcomes`)."""
+per unit so the two runs are compared unit by unit (:meth:`evalkit.gate.rundir.RunDir.outcomes`)."""
 
 _PAIR_UNITS = ("paired_accuracy_n", "pair units with two or more sides (control pairs are act only)")
 _ABSTAIN = ("abstain_accuracy_n", "planned abstain episodes")

@@ -22,10 +22,12 @@ Statuses (the verdict rule in :mod:`evalkit.gate.verdict` turns them into an exi
   results.
 
 Threshold values are read from ``summary.json`` as they are; regression checks compare the
-per-unit outcomes of both runs (:class:`evalkit.gate.rundir.RunDir`), matched by pair id,
-variant, model (through ``regression.models``), condition, gate and epoch, with
-:func:`evalkit.metrics.compare.compare_units` (difference, seeded paired-bootstrap 95%
-interval, exact McNemar p-value).
+per-unit outcomes of both runs (:class:`evalkit.gate.rundir.RunDir`, one byte per unit:
+:mod:`evalkit.gate.units`), matched by pair id, variant, model (through
+``regression.models``), condition, gate and epoch, with the counts of
+:func:`evalkit.metrics.compare.compare_units` (:func:`evalkit.gate.units.compare_counts_of`)
+and its statistics (:func:`evalkit.metrics.compare.compare_counts`: difference, seeded
+paired-bootstrap 95% interval, exact McNemar p-value).
 """
 
 from __future__ import annotations
@@ -36,7 +38,8 @@ from typing import Any, Literal
 from evalkit.gate.catalogue import GROUP_KEYS, metric_kinds, n_field, not_applicable, too_few_ok, why_empty
 from evalkit.gate.config import RegressionCheck, Threshold
 from evalkit.gate.rundir import Group, RunDir
-from evalkit.metrics.compare import compare_units
+from evalkit.gate.units import EMPTY, Units, compare_counts_of, only_in
+from evalkit.metrics.compare import compare_counts
 from evalkit.metrics.stats import DEFAULT_BOOTSTRAP_SAMPLES, DEFAULT_SEED
 from evalkit.report.console import fmt, fmt_ci, fmt_p, fmt_rate, fmt_signed
 
@@ -259,8 +262,8 @@ def evaluate_regression(
     return out + _none_applies(rows_out, "summary.json rows")
 
 
-def _consistent(run: RunDir, row: dict[str, Any], units: dict, metric: str, what: str) -> str | None:
-    k, n = sum(units.values()), len(units)
+def _consistent(run: RunDir, row: dict[str, Any], units: Units, metric: str, what: str) -> str | None:
+    k, n = units.k, len(units)
     if (row.get(f"{metric}_k"), row.get(f"{metric}_n")) != (k, n):
         return (f"{what}: summary.json gives {metric} {row.get(f'{metric}_k')}/{row.get(f'{metric}_n')} but its "
                 f"per-episode results give {k}/{n} ({run.path}; edited or from different runs?)")
@@ -310,8 +313,8 @@ def _regression_one(
     current["limit"] = f"baseline {limit}"
     if metric not in row or metric not in brow:
         return error(f"missing data: {metric} is not in {'the run' if metric not in row else 'the baseline'}'s summary")
-    run_units = run.outcomes(metric).get((group["model"], group["condition"], group["gate"]), {})
-    base_units = baseline.outcomes(metric).get(bgroup, {})
+    run_units = run.outcomes(metric).get((group["model"], group["condition"], group["gate"]), EMPTY)
+    base_units = baseline.outcomes(metric).get(bgroup, EMPTY)
     for units, r, rd, what in ((run_units, row, run, "run"), (base_units, brow, baseline, "baseline")):
         problem = _consistent(rd, r, units, metric, what)
         if problem:
@@ -330,19 +333,19 @@ def _regression_one(
             return error(f"missing data: {r['missing']} of the {what}'s {r.get('n_episodes')} planned episodes of "
                          f"this group have no result (an interrupted run: `evalkit run --resume {rd.path}`); a "
                          "regression check compares complete groups only")
-    only_base = sorted(set(base_units) - set(run_units))
-    only_run = sorted(set(run_units) - set(base_units))
+    only_base = only_in(base_units, run_units)
+    only_run = only_in(run_units, base_units)
     if only_base or only_run:
         return error("the run and the baseline differ in the compared pairs: "
                      + "; ".join(part for part in (
                          f"only in the baseline: {_sample(only_base)}" if only_base else "",
                          f"only in the run: {_sample(only_run)}" if only_run else "") if part)
                      + " (run the same suite selection, epochs and conditions)")
-    changed = _pair_differences(run, baseline, {u[0] for u in run_units})
+    changed = _pair_differences(run, baseline, run_units.pair_ids())
     if changed:
         return error(f"the run and the baseline differ in the compared pairs: {_sample(changed)} changed "
                      "(pair content hash or attributes differ)")
-    cmp = compare_units(base_units, run_units, samples=samples, seed=seed)
+    cmp = compare_counts(*compare_counts_of(base_units, run_units), samples=samples, seed=seed)
     drop = -cmp["diff"]
     comparison = dict(cmp, baseline_model=bgroup[0], baseline_value=brow.get(metric),
                       baseline_k=brow.get(f"{metric}_k"), baseline_n=brow.get(f"{metric}_n"), drop=drop,

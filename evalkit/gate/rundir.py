@@ -1,11 +1,23 @@
 """A run directory as the gate reads it: ``summary.json``, the manifest and the result rows.
 
 The gate's thresholds read ``summary.json`` and nothing else, so they see the very numbers the
-CLI table and the HTML report show (field case C20). Regression checks also need each
-episode's outcome: :meth:`RunDir.outcomes` rebuilds the run plan (the manifest's models,
-conditions, gate settings and epochs × the pairs and variants recorded in the results) so a
-missing or errored side still counts as wrong, and the gate checks that the per-group
-``k / n`` it derives equals the one in ``summary.json`` before comparing anything.
+CLI table and the HTML report show (field case C20). Everything else is read from the result
+rows (``results.jsonl``, else ``results.parquet``) one row at a time, never as a list of them
+(issue 8, target 3: a gate's memory must not grow with the episodes' rows):
+
+1. one pass over the rows (:meth:`RunDir.plan`) finds, for each pair's variant, where the last
+   record of each of its episodes is (8 bytes per episode), and the pair's recorded
+   attributes; the run plan is rebuilt from the manifest's models, conditions, gates and
+   epochs × those pairs and variants, with the rows outside the plan set aside and reported
+   in one ``ResultsWarning`` line (:mod:`evalkit.gate.plan`);
+2. a second pass reads each planned episode's row in plan order and feeds it to the streaming
+   summary the harness itself wrote ``summary.json`` with
+   (:class:`evalkit.metrics.summary.SummaryBuilder`), which :func:`verify_summary` compares
+   with ``summary.json``, and keeps one outcome byte per planned episode;
+3. a regression check's per-unit outcomes (:meth:`RunDir.outcomes`) are laid out from those
+   bytes, one byte per unit and group (:mod:`evalkit.gate.units`), so a missing or errored
+   side still counts as wrong, and the gate checks that the per-group ``k / n`` they give
+   equals the one in ``summary.json`` before comparing anything.
 
 Definitions of a unit's outcome are those of :mod:`evalkit.metrics.aggregate`: an episode is
 right when it is recorded, ok and correct; a pair unit (pair × epoch, two or more sides) when
@@ -16,20 +28,26 @@ from __future__ import annotations
 
 import json
 import math
+import warnings
+from array import array
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 from functools import cached_property
 from pathlib import Path
 from typing import Any
 
 from evalkit.errors import RunError
-from evalkit.harness.store import RunStore, latest_by_key
-from evalkit.metrics.aggregate import Key
-from evalkit.metrics.compare import unit_outcomes as pair_unit_outcomes
+from evalkit.gate.plan import Combo, GatePlan, choose_pairs
+from evalkit.gate.results import JsonlRows, ParquetRows
+from evalkit.gate.units import UnitLayout, Units
+from evalkit.harness.store import ResultsWarning, result_key
+from evalkit.metrics.aggregate import BREAKDOWNS
+from evalkit.metrics.summary import SummaryBuilder
 
 Group = tuple[str, str, str]  # model, condition, gate
 Unit = tuple  # (pair_id, epoch) for pair units, (pair_id, variant, epoch) for episodes
 
-__all__ = ["Group", "RunDir", "Unit", "load_run"]
+__all__ = ["Group", "RunDir", "Unit", "load_run", "verify_summary"]
 
 
 def _reject_constant(name: str) -> float:
@@ -49,8 +67,40 @@ def _read_json(path: Path, what: str) -> Any:
         raise RunError(f"{path}: not valid JSON ({exc})") from None
 
 
-def _good(row: dict[str, Any] | None) -> int:
-    return int(row is not None and row.get("status") == "ok" and bool(row.get("correct")))
+class _Side:
+    """What the rows say about one pair's variant (``(pair_id, variant)``): where the last
+    record of each of its episodes is, by :meth:`~evalkit.gate.plan.GatePlan.slot` (``2 ×
+    ref + ok``, ``-1`` for none: 8 bytes per episode), and the pair's recorded attributes."""
+
+    __slots__ = ("refs", "recorded", "sha256", "attrs", "breakdowns", "expected", "example")
+
+    def __init__(self, cell: int, key: tuple):
+        self.refs: array | None = array("q", [-1]) * cell
+        self.recorded = 0
+        self.sha256: Any = None
+        self.attrs: tuple | None = None
+        self.breakdowns: dict[str, Any] = {}
+        self.expected: Any = None
+        self.example = key
+
+    def take(self, row: dict[str, Any]) -> None:
+        if self.attrs is None:
+            self.sha256 = row.get("pair_sha256")
+            self.attrs = tuple(row.get(k) for k in ("domain", "trigger", "phase", "split", "language"))
+        if len(self.breakdowns) < len(BREAKDOWNS):
+            for name in BREAKDOWNS:
+                if name not in self.breakdowns and row.get(name) is not None:
+                    self.breakdowns[name] = row[name]
+        self.expected = row.get("expected_decision")
+
+
+@dataclass
+class _Scan:
+    """The first pass over a run's rows: each pair's variant (:class:`_Side`), in the order
+    first seen, and the keys outside the manifest's models, conditions, gates and epochs."""
+
+    sides: dict[Combo, _Side]
+    strays: dict[tuple, None]
 
 
 @dataclass
@@ -64,7 +114,7 @@ class RunDir:
 
     path: Path
     summary: dict[str, Any]
-    _outcomes: dict[str, dict[Group, dict[Unit, int]]] = field(default_factory=dict, repr=False)
+    _outcomes: dict[str, dict[Group, Units]] = field(default_factory=dict, repr=False)
 
     @cached_property
     def manifest(self) -> dict[str, Any]:
@@ -79,91 +129,183 @@ class RunDir:
         return data
 
     @cached_property
-    def rows(self) -> dict[tuple, dict[str, Any]]:
-        """One result row per episode key, the last written (``results.jsonl``, else
-        ``results.parquet``).
+    def _rows(self) -> JsonlRows | ParquetRows:
+        """The result rows: ``results.jsonl``, else ``results.parquet``.
 
         Raises:
             RunError: when the run has neither file.
         """
         if (self.path / "results.jsonl").is_file():
-            return RunStore(self.path).latest_results()
+            return JsonlRows(self.path)
         parquet = self.path / "results.parquet"
         if parquet.is_file():
-            import pyarrow.parquet as pq
-
-            return latest_by_key(pq.read_table(parquet).to_pylist(), source=str(parquet))
+            return ParquetRows(parquet)
         raise RunError(f"{self.path}: no results.jsonl or results.parquet; a baseline comparison needs the "
                        "per-episode results")
 
     @cached_property
-    def plan(self) -> list[Key]:
-        """The run's planned episode keys, rebuilt (see the module docstring).
+    def _axes(self) -> GatePlan:
+        """The manifest's epochs, models, conditions and gates (a plan without pairs)."""
+        config = self.manifest["config"]
+        return GatePlan((), int(config.get("epochs") or 1), tuple(config.get("models") or ()),
+                        tuple(config.get("conditions") or ()), tuple(config.get("gates") or ["off"]))
+
+    @cached_property
+    def _scan(self) -> _Scan:
+        """The first pass over the rows (see the module docstring); a key recorded again
+        after it had finished ok is warned about as the harness does
+        (:func:`~evalkit.harness.store.latest_by_key`), the last record counting."""
+        axes, source = self._axes, self._rows
+        cell = axes.cell
+        sides: dict[Combo, _Side] = {}
+        strays: dict[tuple, bool] = {}
+        rerun, example = 0, None
+        for ref, row in source.scan():
+            key = result_key(row)
+            ok = row.get("status") == "ok"
+            slot = axes.slot(key)
+            if slot is None:
+                before = strays.get(key)
+                strays[key] = ok
+            else:
+                side = sides.get(key[:2])
+                if side is None:
+                    side = sides[key[:2]] = _Side(cell, key)
+                old = side.refs[slot]
+                before = None if old < 0 else bool(old & 1)
+                side.recorded += old < 0
+                side.refs[slot] = 2 * ref + ok
+                side.take(row)
+            if before:
+                rerun += 1
+                example = example or key
+        if rerun:
+            warnings.warn(f"{source.path}: {rerun} finished episode(s) were recorded again (e.g. "
+                          f"{'/'.join(map(str, example))}); keeping one record each, the last", ResultsWarning,
+                          stacklevel=3)
+        return _Scan(sides, dict.fromkeys(strays))
+
+    @cached_property
+    def plan(self) -> GatePlan:
+        """The run's planned episode keys, rebuilt (see :mod:`evalkit.gate.plan`); rows outside
+        it are reported in one ``ResultsWarning`` line and ignored.
 
         Raises:
             RunError: when the rebuilt plan does not have ``summary.json``'s number of
                 planned episodes (a pair with no recorded episode, or files from two runs).
         """
-        config = self.manifest["config"]
-        models = list(config.get("models") or [])
-        conditions = list(config.get("conditions") or [])
-        gates = list(config.get("gates") or ["off"])
-        epochs = range(1, int(config.get("epochs") or 1) + 1)
-        variants: dict[str, list[str]] = {}
-        for key in self.rows:
-            seen = variants.setdefault(key[0], [])
-            if key[1] not in seen:
-                seen.append(key[1])
-        plan = [(p, v, m, c, g, e) for p, vs in variants.items() for e in epochs for m in models
-                for c in conditions for g in gates for v in vs]
+        axes, scan = self._axes, self._scan
+        excluded = {e.get("pair_id") for e in self.summary.get("excluded_pairs") or [] if isinstance(e, dict)}
+        triggers: dict[str, Any] = {}
+        for (pair_id, _), side in scan.sides.items():
+            triggers.setdefault(pair_id, side.breakdowns.get("trigger"))
         planned = self.summary.get("n_episodes_planned")
+        pairs, aside = choose_pairs({c: s.recorded for c, s in scan.sides.items()}, triggers, cell=axes.cell,
+                                    planned=planned, missing=self.summary.get("n_missing"), excluded=excluded)
+        plan = GatePlan(pairs, axes.epochs, axes.models, axes.conditions, axes.gates)
+        outside = len(scan.strays) + sum(scan.sides[c].recorded for c in aside)
         if planned != len(plan):
+            why = ("rows outside the plan that cannot be told from planned ones, e.g. a whole pair copied under "
+                   "another id" if isinstance(planned, int) and len(plan) > planned
+                   else "a pair with no recorded episode")
             raise RunError(f"{self.path}: cannot rebuild the run plan: the manifest and results give {len(plan)} "
-                           f"planned episodes, summary.json {planned} (a pair with no recorded episode, or files "
-                           "from different runs)")
+                           f"planned episodes, summary.json {planned} ({why}, or files from different runs)")
+        if outside:
+            examples = [*scan.strays, *(scan.sides[c].example for c in aside)]
+            warnings.warn(f"{self._rows.path}: {outside} row(s) are not in the run's plan (e.g. "
+                          f"{'/'.join(map(str, min(examples, key=str)))}); the gate ignores them, as the summary "
+                          "does", ResultsWarning, stacklevel=2)
+        for combo in aside:
+            scan.sides[combo].refs = None
         return plan
 
-    def outcomes(self, metric: str) -> dict[Group, dict[Unit, int]]:
-        """``(model, condition, gate) → {unit: 0/1}`` for a metric of
-        :data:`evalkit.gate.catalogue.REGRESSION_UNITS`, over the planned units."""
+    @cached_property
+    def _replay(self) -> tuple[dict[str, Any], bytearray]:
+        """The second pass: ``(summary, outcomes)``: the summary the planned episodes' rows
+        give (:class:`~evalkit.metrics.summary.SummaryBuilder`, fed in plan order) and one
+        byte per planned episode, 1 when it is recorded, ok and correct.
+
+        Raises:
+            RunError: when the results file changed since the first pass.
+        """
+        plan, sides = self.plan, self._scan.sides
+        builder = SummaryBuilder(self.pair_attributes)
+        good = bytearray(len(plan))
+        refs = (-1 if (r := sides[key[:2]].refs[slot]) < 0 else r >> 1 for key, slot in plan.walk())
+        for position, (key, row) in enumerate(zip(plan, self._rows.fetch(refs))):
+            if row is not None and result_key(row) != key:
+                raise RunError(f"{self._rows.path}: changed while the gate read it; run the gate again")
+            builder.add(key, row)
+            good[position] = row is not None and row["status"] == "ok" and bool(row["correct"])
+        for side in sides.values():
+            side.refs = None  # the rows are read: their places are no longer needed
+        return builder.result(), good
+
+    @property
+    def recomputed(self) -> dict[str, Any]:
+        """The summary the run's result rows give over the rebuilt plan (what ``summary.json``
+        holds when it was written from them), as :class:`~evalkit.metrics.summary.SummaryBuilder`
+        returns it: ``rows``, ``breakdowns``, the counts and ``comparisons``.
+
+        Raises:
+            RunError: when the plan cannot be rebuilt or the results cannot be read.
+        """
+        return self._replay[0]
+
+    def outcomes(self, metric: str) -> dict[Group, Units]:
+        """``(model, condition, gate) → {unit: 0/1}`` (a :class:`~evalkit.gate.units.Units`)
+        for a metric of :data:`evalkit.gate.catalogue.REGRESSION_UNITS`, over the planned units."""
         if metric not in self._outcomes:
             self._outcomes[metric] = self._compute(metric)
         return self._outcomes[metric]
 
-    def _compute(self, metric: str) -> dict[Group, dict[Unit, int]]:
-        plan = self.plan
-        if metric == "paired_accuracy":
-            return pair_unit_outcomes(plan, self.rows.values())
-        sides: dict[tuple, set[str]] = {}
-        for key in plan:
-            sides.setdefault((key[0], key[2], key[3], key[4], key[5]), set()).add(key[1])
-        out: dict[Group, dict[Unit, int]] = {}
-        for key in plan:
-            pair, variant, model, condition, gate, epoch = key
-            if metric == "control_accuracy":
-                keep = variant == "act" and sides[(pair, model, condition, gate, epoch)] == {"act"}
-            elif metric == "episode_accuracy":
-                keep = True
+    def _compute(self, metric: str) -> dict[Group, Units]:
+        plan, good = self.plan, self._replay[1]
+        groups, epochs = plan.groups, plan.epochs
+        slots: list[tuple[str, str | None]] = []
+        mine: list[list[tuple[int, int | None]]] = []  # per pair: (slot, variant index; None: all sides)
+        for pair_id, variants in plan.pairs:
+            taken: list[tuple[int, int | None]] = []
+            if metric == "paired_accuracy":
+                chosen = [(None, None)] if len(variants) >= 2 else []
+            elif metric == "control_accuracy":
+                chosen = [(0, "act")] if variants == ("act",) else []
             else:
-                keep = variant == metric.removesuffix("_accuracy")
-            group = out.setdefault((model, condition, gate), {})
-            if keep:
-                group[(pair, variant, epoch)] = _good(self.rows.get(key))
-        return out
+                chosen = [(i, v) for i, v in enumerate(variants)
+                          if metric == "episode_accuracy" or v == metric.removesuffix("_accuracy")]
+            for i, v in chosen:
+                taken.append((len(slots), i))
+                slots.append((pair_id, v))
+            mine.append(taken)
+        data = [bytearray(len(slots) * epochs) for _ in groups]
+        for p, (taken, (_, variants)) in enumerate(zip(mine, plan.pairs)):
+            if not taken:
+                continue
+            n, start = len(variants), plan.offset(p)
+            for e in range(epochs):
+                for g, outcomes in enumerate(data):
+                    position = start + (e * len(groups) + g) * n
+                    for slot, i in taken:
+                        outcomes[slot * epochs + e] = all(good[position:position + n]) if i is None \
+                            else good[position + i]
+        layout = UnitLayout(tuple(slots), epochs)
+        return {group: Units(layout, outcomes) for group, outcomes in zip(groups, data)}
+
+    def _planned_sides(self) -> Iterator[tuple[str, str, _Side]]:
+        for pair_id, variants in self.plan.pairs:
+            for variant in variants:
+                yield pair_id, variant, self._scan.sides[(pair_id, variant)]
 
     @cached_property
     def fingerprints(self) -> dict[str, dict[str, Any]]:
-        """``pair_id → {"sha256", "attrs"}``: the pair's content hash as recorded in its rows
-        (``pair_sha256``, ``None`` for runs that predate it) and its recorded attributes
-        (domain, trigger, phase, split, language and each variant's expected decision)."""
+        """``pair_id → {"sha256", "attrs", "expected"}`` of every planned pair: its content
+        hash as recorded in its rows (``pair_sha256``, ``None`` for runs that predate it),
+        its recorded attributes (domain, trigger, phase, split, language) and each variant's
+        expected decision."""
         out: dict[str, dict[str, Any]] = {}
-        for row in self.rows.values():
-            entry = out.setdefault(row["pair_id"], {
-                "sha256": row.get("pair_sha256"),
-                "attrs": tuple(row.get(k) for k in ("domain", "trigger", "phase", "split", "language")),
-                "expected": {},
-            })
-            entry["expected"][row["variant"]] = row.get("expected_decision")
+        for pair_id, variant, side in self._planned_sides():
+            entry = out.setdefault(pair_id, {"sha256": side.sha256, "attrs": side.attrs, "expected": {}})
+            entry["expected"][variant] = side.expected
         return out
 
     @cached_property
@@ -171,14 +313,11 @@ class RunDir:
         """``pair_id → {trigger, phase, domain, split, language}`` as recorded in the pair's
         result rows, so that an episode without a result still lands in its breakdown group
         (every pair of a rebuildable plan has at least one recorded episode)."""
-        from evalkit.metrics.aggregate import BREAKDOWNS
-
         out: dict[str, dict[str, Any]] = {}
-        for row in self.rows.values():
-            entry = out.setdefault(row["pair_id"], {})
-            for name in BREAKDOWNS:
-                if name not in entry and row.get(name) is not None:
-                    entry[name] = row[name]
+        for pair_id, _, side in self._planned_sides():
+            entry = out.setdefault(pair_id, {})
+            for name, value in side.breakdowns.items():
+                entry.setdefault(name, value)
         return out
 
     def summary_row(self, group: Group) -> dict[str, Any] | None:
@@ -197,7 +336,7 @@ def load_run(path: str | Path) -> RunDir:
 
     Returns:
         A :class:`RunDir` with ``summary.json`` read; the manifest and results are read when
-        a regression check first needs them.
+        a check first needs them.
 
     Raises:
         RunError: when the directory or its ``summary.json`` is missing, not JSON, holds NaN
@@ -212,7 +351,6 @@ def load_run(path: str | Path) -> RunDir:
     return RunDir(p, summary)
 
 
-
 _VERIFIED_RATES = frozenset({
     "paired_accuracy", "act_accuracy", "abstain_accuracy", "conditional_abstain_accuracy", "post_hoc_rate",
     "timely_rate", "episode_accuracy", "coverage", "act_resist_accuracy", "control_accuracy",
@@ -225,13 +363,14 @@ def verify_summary(run: RunDir, by: list[str] | tuple[str, ...] = ()) -> None:
 
     The gate reads ``summary.json``; this recomputes every group's counts and the numerator
     and denominator of each outcome rate (``_VERIFIED_RATES``: the ones that need nothing but
-    the result rows and the plan) from
-    ``results.jsonl`` over the rebuilt plan, with the same
-    aggregator that wrote the summary (:func:`evalkit.metrics.aggregate.summarize`), and that
-    every rate's value (the number a threshold reads) is its own ``k / n`` (``null`` iff
-    ``n == 0``: :func:`_rate_disagrees`), so an edited summary or files from different runs are missing data (exit 2), never a pass. An
-    episode without a result (an interrupted run) is placed in its breakdown group by its
-    pair's recorded attributes (:attr:`RunDir.pair_attributes`), as the harness placed it.
+    the result rows and the plan) from the result rows over the rebuilt plan, streamed through
+    the same builder that wrote the summary (:class:`evalkit.metrics.summary.SummaryBuilder`;
+    the rows outside the plan are ignored, as there), and that every rate's value (the number
+    a threshold reads) is its own ``k / n`` (``null`` iff ``n == 0``:
+    :func:`_rate_disagrees`), so an edited summary or files from different runs are missing
+    data (exit 2), never a pass. An episode without a result (an interrupted run) is placed
+    in its breakdown group by its pair's recorded attributes (:attr:`RunDir.pair_attributes`),
+    as the harness placed it.
 
     Args:
         run: The run directory.
@@ -240,14 +379,15 @@ def verify_summary(run: RunDir, by: list[str] | tuple[str, ...] = ()) -> None:
     Raises:
         RunError: naming the file, the group and the first number that differs.
     """
-    from evalkit.metrics.aggregate import GROUP_KEYS, summarize
+    from evalkit.metrics.aggregate import GROUP_KEYS
 
-    rows = run.rows
-    targets: list[tuple[str, list[Any], tuple[str, ...]]] = [("rows", run.summary.get("rows", []), GROUP_KEYS)]
+    fresh_summary = run.recomputed
+    targets: list[tuple[str, list[Any], list[Any], tuple[str, ...]]] = [
+        ("rows", run.summary.get("rows", []), fresh_summary["rows"], GROUP_KEYS)]
     for name in by:
-        targets.append((f"breakdowns.{name}", run.summary.get("breakdowns", {}).get(name) or [], (*GROUP_KEYS, name)))
-    for label, written, keys in targets:
-        recomputed = summarize(run.plan, rows, pairs=run.pair_attributes, by=keys, core=label != "rows")
+        targets.append((f"breakdowns.{name}", run.summary.get("breakdowns", {}).get(name) or [],
+                        fresh_summary["breakdowns"].get(name, []), (*GROUP_KEYS, name)))
+    for label, written, recomputed, keys in targets:
         want = {tuple(r.get(k) for k in keys): r for r in recomputed}
         have = {tuple(r.get(k) for k in keys): r for r in written if isinstance(r, dict)}
         if set(want) != set(have):
