@@ -200,8 +200,17 @@ class RunDir:
         for (pair_id, _), side in scan.sides.items():
             triggers.setdefault(pair_id, side.breakdowns.get("trigger"))
         planned = self.summary.get("n_episodes_planned")
-        pairs, aside = choose_pairs({c: s.recorded for c, s in scan.sides.items()}, triggers, cell=axes.cell,
-                                    planned=planned, missing=self.summary.get("n_missing"), excluded=excluded)
+        listed = _planned_pairs(self.summary.get("planned_pairs"))
+        if listed is not None:  # written by the run: the plan exactly
+            sides = {(pair_id, variant) for pair_id, variants in listed for variant in variants}
+            unseen = next((c for c in sides if c not in scan.sides), None)
+            if unseen is not None:  # its breakdown attributes are known from its rows only
+                raise RunError(f"{self.path}: cannot check the run: planned pair {unseen[0]} has no recorded "
+                               f"{unseen[1]} episode (resume the run first, or files from different runs)")
+            pairs, aside = listed, [c for c in scan.sides if c not in sides]
+        else:  # a run directory from before evalkit recorded it: rebuilt from the rows
+            pairs, aside = choose_pairs({c: s.recorded for c, s in scan.sides.items()}, triggers, cell=axes.cell,
+                                        planned=planned, missing=self.summary.get("n_missing"), excluded=excluded)
         plan = GatePlan(pairs, axes.epochs, axes.models, axes.conditions, axes.gates)
         outside = len(scan.strays) + sum(scan.sides[c].recorded for c in aside)
         if planned != len(plan):
@@ -426,3 +435,17 @@ def _rate_disagrees(row: dict[str, Any], name: str) -> str | None:
             value, k / n, rel_tol=1e-9, abs_tol=1e-12):
         return f"{name} is {value!r} but {name}_k / {name}_n is {k}/{n}"
     return None
+
+
+def _planned_pairs(value: Any) -> tuple[tuple[str, tuple[str, ...]], ...] | None:
+    """``summary.json``'s ``planned_pairs`` (``[[pair_id, [variant, ...]], ...]`` in plan order) as
+    :class:`~evalkit.gate.plan.GatePlan` pairs, or ``None`` when absent or not of that shape."""
+    if not isinstance(value, list):
+        return None
+    out = []
+    for item in value:
+        if not (isinstance(item, list) and len(item) == 2 and isinstance(item[0], str) and isinstance(item[1], list)
+                and item[1] and all(isinstance(v, str) for v in item[1])):
+            return None
+        out.append((item[0], tuple(item[1])))
+    return tuple(out)

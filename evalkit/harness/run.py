@@ -330,6 +330,7 @@ def finish(
         builder.add(expected, None)
     summary = builder.result()
     summary["provider"] = builder.provider()  # calls, cache hits, retries, output faults
+    summary["planned_pairs"] = builder.planned_pairs()  # so that a reader (the gate) rebuilds the plan exactly
     selfcheck = Path(store.root) / "selfcheck.json"
     if selfcheck.is_file():  # pairs the oracle self-check excluded from this run, with reasons
         summary["excluded_pairs"] = json.loads(selfcheck.read_text(encoding="utf-8"))["excluded"]

@@ -116,6 +116,7 @@ class SummaryBuilder:
         self._block_id: tuple[str, int] | None = None
         self._done_pairs: set[str] = set()
         self._done_epochs: set[int] = set()
+        self._sides: dict[str, dict[str, None]] = {}  # pair id → its planned variants, first-seen order
 
     def declare(self, key: Key, row: dict[str, Any] | None = None) -> None:
         """Create ``key``'s groups and comparison levels now (without counting it), so that
@@ -172,6 +173,7 @@ class SummaryBuilder:
             self._done_epochs.add(key[5])
         self._block.append((key, row, self._place(key, row)))
         self._compare.see(key)
+        self._sides.setdefault(key[0], {}).setdefault(key[1])
         self.planned += 1
         if row is not None:
             self.completed += 1
@@ -229,6 +231,12 @@ class SummaryBuilder:
             row.update(total.metrics())
             out.append(row)
         return out
+
+    def planned_pairs(self) -> list[list[Any]]:
+        """``[[pair_id, [variant, ...]], ...]``: the pairs added and their planned variants, in
+        plan order (``summary.json`` ``planned_pairs``: what the run directory's other files do
+        not say of the plan)."""
+        return [[pair_id, list(variants)] for pair_id, variants in self._sides.items()]
 
     def provider(self) -> list[dict[str, Any]]:
         """Provider totals of the recorded episodes (:func:`~evalkit.metrics.provider.provider_summary`)."""

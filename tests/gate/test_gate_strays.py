@@ -143,10 +143,28 @@ def test_pairs_the_self_check_excluded_on_resume_are_outside_the_plan(runs, writ
             in (tmp_path / "s.md").read_text())
 
 
+def test_a_stray_pair_that_looks_planned_is_set_aside_by_the_recorded_plan(runs, write_config, tmp_path):
+    """A whole pair copied under another id: summary.json's planned_pairs says it is not planned."""
+    run = copy_run(runs["oracle"], tmp_path / "ghost-listed")
+    rows = rows_of(run)
+    planned = json.loads((run / "summary.json").read_text())["planned_pairs"]
+    assert len(planned) == 8 and all(variants == ["act", "abstain"] for _, variants in planned)
+    append_rows(run, *({**r, "pair_id": "ghost-pair"} for r in rows[:2]))
+    proc = evalkit("gate", run, "--config", write_config(THRESHOLDS))
+    assert proc.returncode == 0, proc.stdout[-3000:] + proc.stderr
+    assert warnings_of(proc.stderr) == [
+        f"evalkit: warning: {run / 'results.jsonl'}: 2 row(s) are not in the run's plan (e.g. "
+        f"ghost-pair/abstain/scripted/oracle/meta/off/1); the gate ignores them, as the summary does"]
+
+
 def test_a_stray_pair_that_looks_planned_is_an_error_not_a_guess(runs, write_config, tmp_path):
-    """One episode per pair's variant (one model, condition, gate and epoch): a whole pair copied
-    under another id cannot be told from a planned one, so the plan is not rebuilt (exit 2)."""
+    """A run directory from before summary.json listed the planned pairs, with one episode per
+    pair's variant (one model, condition, gate and epoch): a whole pair copied under another id
+    cannot be told from a planned one, so the plan is not rebuilt (exit 2)."""
     run = copy_run(runs["oracle"], tmp_path / "ghost")
+    summary = json.loads((run / "summary.json").read_text())
+    del summary["planned_pairs"]
+    (run / "summary.json").write_text(json.dumps(summary))
     rows = rows_of(run)
     append_rows(run, *({**r, "pair_id": "ghost-pair"} for r in rows[:2]))
     proc = evalkit("gate", run, "--config", write_config(THRESHOLDS))
@@ -157,6 +175,7 @@ def test_a_stray_pair_that_looks_planned_is_an_error_not_a_guess(runs, write_con
         "under another id, or files from different runs)")
     # one side of it alone is not a pair the suite schema accepts: outside the plan
     run = copy_run(runs["oracle"], tmp_path / "one-side")
+    (run / "summary.json").write_text(json.dumps(summary))
     append_rows(run, {**rows[0], "pair_id": "ghost-pair"})
     proc = evalkit("gate", run, "--config", write_config(THRESHOLDS))
     assert proc.returncode == 0, proc.stdout[-3000:] + proc.stderr
@@ -181,3 +200,16 @@ regression:
     assert outputs[0] == outputs[1]
     assert outputs[0][0] == 1
     assert "regression: drop 1.000 exceeds the tolerance 0.05 and is significant" in outputs[0][1]
+
+
+def test_a_planned_side_with_no_recorded_episode_is_named(runs, write_config, tmp_path):
+    run = copy_run(runs["oracle"], tmp_path / "no-abstain")
+    rows = rows_of(run)
+    gone = rows[0]["pair_id"]
+    (run / "results.jsonl").write_text("".join(json.dumps(r) + "\n" for r in rows
+                                               if not (r["pair_id"] == gone and r["variant"] == "abstain")))
+    proc = evalkit("gate", run, "--config", write_config(THRESHOLDS))
+    assert proc.returncode == 2
+    assert proc.stderr.strip().splitlines()[-1] == (
+        f"evalkit: error: {run}: cannot check the run: planned pair {gone} has no recorded abstain episode "
+        "(resume the run first, or files from different runs)")

@@ -121,6 +121,7 @@ def test_the_streamed_summary_equals_the_summary_of_the_full_rows(tmp_path):
                          seed=config.bootstrap_seed)
     full["provider"] = provider_summary(rows)
     written.pop("excluded_pairs", None)
+    assert written.pop("planned_pairs") == [[p.id, list(p.variants)] for p in load_suite([]).select(limit=12).pairs]
     assert written == full
     assert {r["model"]: r["paired_accuracy"] for r in written["rows"] if r["condition"] == "tool"} == {
         "scripted/oracle": 1.0, "scripted/always_act": 0.0, "scripted/post_hoc": 0.0, "scripted/late:2": 1.0}
@@ -170,6 +171,7 @@ def test_a_run_with_episodes_missing_in_the_middle_counts_them_where_they_fall(t
                              seed=config.bootstrap_seed)
     expected["provider"] = provider_summary([r for r in kept if r["pair_id"] != "stray-pair"])
     summary.pop("excluded_pairs", None)
+    assert summary.pop("planned_pairs") == [[p.id, list(p.variants)] for p in suite.pairs]  # missing ones too
     assert summary == expected
     assert summary["n_missing"] == len(rows) - len(kept) + 1 > 0
     assert summary["n_episodes_completed"] == len(kept) - 1
