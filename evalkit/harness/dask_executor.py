@@ -1,13 +1,21 @@
 """Episodes on Dask distributed (``evalkit run --executor dask``; the optional extra ``dask``).
 
 The run's plan is cut into batches of episode keys; each batch is one Dask task. A worker
-rebuilds the run's suite, plan and models from the run configuration once per process
-(:func:`_worker_context`, cached), runs the episodes of its batch through the same
+rebuilds the run's suite, plan and models from the run configuration (:func:`_worker_context`,
+cached per process), runs the episodes of its batch through the same
 :func:`evalkit.harness.executor` code path as the local executor, and sends back their
 :class:`~evalkit.runtime.loop.EpisodeRun` objects (event log, final state, error). Traces,
 scores and result rows are written by the calling process with the same ``record``
 callback as a local run, as each batch arrives, so the results are the same as the local
 executor's for the same plan and an interrupted run keeps every finished batch.
+
+The configuration names files, not their contents, so each batch also carries the run's
+content identity (:func:`run_identity`: the suite's content hash, the sha256 of the other
+inputs from :func:`~evalkit.harness.resume.input_fingerprints`, the evalkit version). A
+worker's cached context is keyed on it, so an edited suite or task file is never served
+from an earlier run's cache (a long-lived cluster outlives runs), and a worker that builds
+a context checks what it reads against it: different files at those paths fail the run with
+:class:`WorkerInputsError` instead of scoring content the calling process does not have.
 
 Where the cluster comes from:
 
@@ -15,7 +23,11 @@ Where the cluster comes from:
   one started by dask-jobqueue on SLURM/PBS or by dask-kubernetes. Its workers need evalkit
   installed and the run's suite and task files at the same paths (a shared file system).
 * otherwise a ``LocalCluster`` on 127.0.0.1: one single-threaded worker process per core,
-  no dashboard, scratch space in a temporary folder removed afterwards.
+  no dashboard (the scheduler's HTTP routes on a free loopback port), scratch space in a
+  temporary folder removed afterwards. Its worker processes are started with SIGINT blocked
+  (:func:`_start_local_cluster`), so a Ctrl-C at the terminal reaches only the calling
+  process, which closes the cluster with Dask's logging silenced (:func:`_quiet_distributed`):
+  an interrupted run prints evalkit's one line, not the workers' tracebacks.
 
 Memory: the calling process keeps the key of every episode it sends (the batches are cut
 from them), O(episodes) tuples of six fields, unlike the local executor; the episodes
@@ -27,12 +39,19 @@ themselves are made from the run plan when their results arrive
 
 from __future__ import annotations
 
+import contextlib
+import json
+import logging
 import math
 import os
 import tempfile
+import threading
+import warnings
 from functools import lru_cache
-from typing import Any, Callable, Iterable, Sequence
+from pathlib import Path
+from typing import Any, Callable, Iterable, Iterator, Sequence
 
+from evalkit.errors import ConfigError, EvalkitError
 from evalkit.harness.episode import EpisodeSpec
 from evalkit.harness.executor import Progress, Record, _run_one, crashed_run
 from evalkit.harness.plan import PendingEpisodes, RunPlan
@@ -42,6 +61,26 @@ MAX_BATCH = 64
 """Most episodes in one Dask task."""
 BATCHES_PER_WORKER = 4
 """Batches aimed at per worker (enough to balance load; few enough to keep scheduling cheap)."""
+QUIET_LOGGERS = ("distributed", "tornado", "bokeh", "asyncio")
+"""Loggers (and their children) silenced while a cluster is closed after an interrupt or an error."""
+
+WORKERS_NEED = ("workers need the same evalkit and the same suite, task and config files at the same paths (a "
+                "shared file system), unchanged while the run goes on")
+"""The end of a :class:`WorkerInputsError` message."""
+
+_DOMAIN_SHA: dict[str, str | None] = {}
+"""Worker side: sha256 of each task domain file (resolved path) when this process's contexts
+loaded it; a domain cached under another sha is imported again (:func:`_forget_stale_domains`)."""
+
+
+class WorkerInputsError(ConfigError):
+    """A Dask worker reads other files (or runs another evalkit) than the calling process
+    recorded for the run: its episodes would not be the run's, so none is scored.
+
+    Raised on the worker by :func:`_worker_context` (the message names the worker, each input
+    that differs and both hashes) and re-raised by :func:`execute_plan_dask` in the calling
+    process, which stops the run (exit 2; the finished batches are kept, ``--resume`` goes on).
+    """
 
 
 def batches(keys: Sequence[tuple], workers: int) -> list[list[tuple]]:
@@ -61,34 +100,186 @@ def batches(keys: Sequence[tuple], workers: int) -> list[list[tuple]]:
     return [list(keys[i:i + size]) for i in range(0, len(keys), size)]
 
 
-@lru_cache(maxsize=4)
-def _worker_context(config_json: str) -> tuple[RunPlan, dict[str, Any], Any]:
-    """The plan (positions computed from keys), the models and the limits of a run, built
-    once per worker process."""
-    from pathlib import Path
+def run_identity(config: Any) -> dict[str, Any]:
+    """The content a run's episodes are made from, as the calling process knows it.
 
-    from evalkit.harness.config import RunConfig
-    from evalkit.harness.run import build_plan
-    from evalkit.models.registry import get_model
+    Taken from the run's manifest (``config.out/config.json``, written or checked by
+    :func:`evalkit.harness.run.run` before any episode runs: ``suite.content_hash`` and
+    ``inputs``), so it is the content the calling process loaded and scores against even
+    when a file is edited after the run started; computed from the files now
+    (:func:`~evalkit.scenarios.loader.load_suite`,
+    :func:`~evalkit.harness.resume.input_fingerprints`) when there is no such manifest.
+
+    Args:
+        config: The run's :class:`~evalkit.harness.config.RunConfig` (paths as the calling
+            process sees them).
+
+    Returns:
+        ``{"evalkit": version, "suite": sha256 hex of the suite files' bytes, "inputs":
+        {name: sha256 hex or None}}`` (names as in ``input_fingerprints``: ``rules``,
+        ``policy``, ``model_config``, ``tasks/NAME``).
+
+    Raises:
+        ScenarioError, ConfigError: only without a manifest, for a suite or rule set that
+            does not load.
+    """
+    import evalkit
+
+    try:
+        recorded = json.loads((Path(config.out) / "config.json").read_text(encoding="utf-8-sig"))
+    except (OSError, ValueError, TypeError):
+        recorded = None
+    suite_record = recorded.get("suite") if isinstance(recorded, dict) else None
+    suite_hash = suite_record.get("content_hash") if isinstance(suite_record, dict) else None
+    inputs = recorded.get("inputs") if isinstance(recorded, dict) else None
+    if not isinstance(suite_hash, str) or not isinstance(inputs, dict):
+        from evalkit.harness.resume import input_fingerprints
+
+        suite = _load_selection(config)
+        suite_hash, inputs = suite.content_hash, input_fingerprints(config, suite)
+    return {"evalkit": evalkit.__version__, "suite": suite_hash, "inputs": dict(inputs)}
+
+
+def _load_selection(config: Any) -> Any:
+    """The run's selected suite (:class:`~evalkit.scenarios.loader.Suite`), loaded as
+    :func:`evalkit.harness.run.run` loads it."""
     from evalkit.scenarios.loader import load_suite
 
-    config = RunConfig.model_validate_json(config_json)
     tasks_dir = Path(config.tasks_dir) if config.tasks_dir else None
-    suite = load_suite(config.suites, tasks_dir=tasks_dir).select(pair_ids=config.pair_ids, limit=config.limit)
-    plan = build_plan(suite, config)
+    return load_suite(config.suites, tasks_dir=tasks_dir).select(pair_ids=config.pair_ids, limit=config.limit)
+
+
+def _where() -> str:
+    """This worker's address (``tcp://HOST:PORT``), or the host name outside a Dask worker."""
+    try:
+        from distributed import get_worker
+
+        return f"worker {get_worker().address}"
+    except (ImportError, ValueError):
+        import socket
+
+        return f"worker on {socket.gethostname()}"
+
+
+def check_worker_inputs(expected: dict[str, Any], seen: dict[str, Any], config: Any) -> None:
+    """Fail when a worker's view of the run's content differs from the calling process's.
+
+    Args:
+        expected: :func:`run_identity` of the calling process.
+        seen: The same fields as this worker reads them.
+        config: The run configuration (its suite paths name the files in the message).
+
+    Raises:
+        WorkerInputsError: one line naming the worker, each field that differs (``evalkit``,
+            ``suite``, ``rules``, ``policy``, ``model_config``, ``tasks/NAME``) with the
+            first 12 hex digits of both hashes, and what workers need.
+    """
+    def short(value: Any) -> str:
+        return value[:12] if isinstance(value, str) else "unreadable"
+
+    problems = []
+    if seen["evalkit"] != expected["evalkit"]:
+        problems.append(f"evalkit {seen['evalkit']} is installed (the run uses {expected['evalkit']})")
+    if seen["suite"] != expected["suite"]:
+        problems.append(f"suite {', '.join(map(str, config.suites)) or 'scenarios/ (built-in)'} has content hash "
+                        f"{short(seen['suite'])} (the run's is {short(expected['suite'])})")
+    names = sorted(set(seen["inputs"]) | set(expected["inputs"]))
+    for name in names:
+        here, there = seen["inputs"].get(name), expected["inputs"].get(name)
+        if here != there:
+            problems.append(f"{name} has sha256 {short(here)} (the run's is {short(there)})")
+    if problems:
+        raise WorkerInputsError(f"{_where()} reads other files than the calling process at the run's paths: "
+                                f"{'; '.join(problems)}; {WORKERS_NEED}")
+
+
+def _forget_stale_domains(config: Any, expected: dict[str, Any]) -> None:
+    """Drop from this process's domain cache each task domain the run uses whose module was
+    not imported by this module at the run's sha256 (``expected["inputs"]["tasks/NAME"]``), so
+    that an edited ``domain.py`` is imported again instead of served from an earlier run.
+
+    :mod:`evalkit.scenarios.domains` caches imported domains per process by path; a Dask
+    worker outlives runs, so its cache has to follow the content the run names.
+    """
+    from evalkit.scenarios import domains
+
+    tasks_dir = Path(config.tasks_dir) if config.tasks_dir else None
+    for name, digest in expected["inputs"].items():
+        if not name.startswith("tasks/"):
+            continue
+        path = domains.domain_path(name[len("tasks/"):], tasks_dir).resolve()
+        if path in domains._CACHE and _DOMAIN_SHA.get(str(path), "") != digest:
+            stale = domains._CACHE.pop(path)
+            for key in [k for k, v in domains._BY_NAME.items() if v is stale]:
+                del domains._BY_NAME[key]
+            _DOMAIN_SHA.pop(str(path), None)
+
+
+@lru_cache(maxsize=4)
+def _worker_context(config_json: str, identity_json: str) -> tuple[RunPlan, dict[str, Any], Any]:
+    """The plan (positions computed from keys), the models and the limits of a run, built
+    once per worker process and per content identity (:func:`run_identity`).
+
+    Args:
+        config_json: The run configuration with resolved paths.
+        identity_json: :func:`run_identity` of the calling process, as sorted JSON.
+
+    Raises:
+        WorkerInputsError: when the suite, rule set, policy, model config or task code this
+            worker reads (or its evalkit version) differs from ``identity_json``
+            (:func:`check_worker_inputs`), or does not load here (a missing or invalid file
+            the calling process loaded).
+    """
+    import evalkit
+    from evalkit.harness.config import RunConfig
+    from evalkit.harness.resume import input_fingerprints
+    from evalkit.harness.run import build_plan
+    from evalkit.models.registry import get_model
+
+    config = RunConfig.model_validate_json(config_json)
+    expected = json.loads(identity_json)
+    if evalkit.__version__ != expected["evalkit"]:  # other code: read nothing with it
+        check_worker_inputs(expected, {**expected, "evalkit": evalkit.__version__}, config)
+    tasks_dir = Path(config.tasks_dir) if config.tasks_dir else None
+    try:
+        _forget_stale_domains(config, expected)
+        suite = _load_selection(config)
+        seen = {"evalkit": evalkit.__version__, "suite": suite.content_hash,
+                "inputs": input_fingerprints(config, suite)}
+        check_worker_inputs(expected, seen, config)
+        plan = build_plan(suite, config)
+    except WorkerInputsError:
+        raise
+    except EvalkitError as exc:  # the calling process loaded these files: this worker reads others
+        raise WorkerInputsError(f"{_where()} cannot load the run's inputs, which the calling process loaded: "
+                                f"{exc}; {WORKERS_NEED}") from None
+    from evalkit.scenarios.domains import domain_path
+
+    for name, digest in seen["inputs"].items():  # the domains just imported (or kept) hold this code
+        if name.startswith("tasks/"):
+            _DOMAIN_SHA[str(domain_path(name[len("tasks/"):], tasks_dir).resolve())] = digest
     options = config.model_options()
     models = {spec: get_model(spec, options) for spec in config.models}
     return plan, models, config.limits()
 
 
-def run_batch(config_json: str, keys: list[tuple]) -> list[tuple[tuple, EpisodeRun]]:
+def run_batch(config_json: str, identity_json: str, keys: list[tuple]) -> list[tuple[tuple, EpisodeRun]]:
     """Run the episodes ``keys`` of the run ``config_json`` (a Dask task, on a worker).
+
+    Args:
+        config_json: The run configuration with resolved paths.
+        identity_json: :func:`run_identity` of the calling process, as sorted JSON.
+        keys: Episode keys of the run's plan.
 
     Returns:
         ``(key, EpisodeRun)`` per key, in order; an episode that raised is an error outcome
         (:func:`~evalkit.harness.executor.crashed_run`), never a lost one.
+
+    Raises:
+        WorkerInputsError: when this worker reads other content than the run's (the whole
+            batch fails; no episode of it runs).
     """
-    plan, models, limits = _worker_context(config_json)
+    plan, models, limits = _worker_context(config_json, identity_json)
     spec_of = _spec_lookup(plan)
     out = []
     for key in keys:
@@ -113,6 +304,161 @@ def _spec_lookup(episodes: Iterable[EpisodeSpec]) -> Callable[[tuple], EpisodeSp
 
         return spec_of
     return {spec.key: spec for spec in episodes}.__getitem__
+
+
+@contextlib.contextmanager
+def _quiet_distributed() -> Iterator[None]:
+    """Silence Dask's logging (:data:`QUIET_LOGGERS` and their children) and warnings in this
+    process for the duration: used only while closing a client and cluster after an interrupt
+    or an error, whose cancelled tasks and closed connections Dask reports at length."""
+    manager = logging.Logger.manager
+    names = [name for name in list(manager.loggerDict)
+             if name in QUIET_LOGGERS or name.startswith(tuple(f"{n}." for n in QUIET_LOGGERS))]
+    loggers = [logging.getLogger(name) for name in dict.fromkeys([*QUIET_LOGGERS, *names])]
+    before = [(logger, logger.disabled) for logger in loggers]
+    for logger in loggers:
+        logger.disabled = True
+    try:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            yield
+    finally:
+        for logger, disabled in before:
+            logger.disabled = disabled
+
+
+class _WhileClosing(logging.Filter):
+    """Drops a worker process's log records once its worker is closing: Dask then reports
+    the tasks it cancels and the connections its scheduler closes under it, which for an
+    evalkit cluster happens only at the end of a run (after a Ctrl-C, under running batches).
+    Records of a running worker pass."""
+
+    CLOSING = frozenset({"closing", "closing_gracefully", "closed", "stopping", "stopped"})
+
+    def __init__(self, worker: Any):
+        super().__init__()
+        import weakref
+
+        self._worker = weakref.ref(worker)
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        worker = self._worker()
+        status = getattr(getattr(worker, "status", None), "name", None)
+        return worker is not None and status not in self.CLOSING
+
+
+def dask_setup(worker: Any) -> None:
+    """Worker preload of the ``LocalCluster`` evalkit starts (:func:`_local_cluster`), run by
+    Dask in each worker process as it starts: puts :class:`_WhileClosing` on the handlers of
+    the ``distributed`` logger and the root logger, so closing the cluster under running
+    batches (Ctrl-C) prints nothing while a running worker's warnings and errors still show.
+
+    Args:
+        worker: The starting ``distributed.Worker``.
+    """
+    for logger in (logging.getLogger("distributed"), logging.getLogger()):
+        for handler in logger.handlers:
+            if not any(isinstance(f, _WhileClosing) for f in handler.filters):
+                handler.addFilter(_WhileClosing(worker))
+
+
+def _local_cluster(workers: int, scratch: str) -> Any:
+    """A ``LocalCluster`` on 127.0.0.1 (see the module docstring); its workers preload this
+    module (:func:`dask_setup`)."""
+    from dask.distributed import LocalCluster
+
+    return LocalCluster(n_workers=workers, threads_per_worker=1, processes=True, host="127.0.0.1",
+                        dashboard_address=None, local_directory=scratch, preload=[__name__],
+                        scheduler_kwargs={"dashboard": False, "dashboard_address": "127.0.0.1:0"})
+
+
+def _start_local_cluster(workers: int, scratch: str) -> Any:
+    """Start :func:`_local_cluster` so that its worker processes never see a terminal's SIGINT.
+
+    A Ctrl-C at the terminal goes to every process of the foreground group, Dask's worker
+    processes too, and each would die printing a traceback. So the cluster is built in a
+    helper thread that blocks SIGINT: the Dask threads it starts inherit the mask, and so do
+    the worker processes they spawn (a signal mask survives ``fork`` and ``exec``; Python keeps
+    a blocked SIGINT blocked). Multiprocessing's resource tracker is started first from this
+    thread, because starting it unblocks SIGINT in the thread that does. The calling thread
+    waits on an event, so it stays interruptible: a Ctrl-C during start-up lets a start under
+    way finish (or stops one not yet begun), closes the cluster quietly and re-raises.
+    Where ``pthread_sigmask`` is missing (Windows) the cluster is started directly.
+
+    Returns:
+        The started ``LocalCluster``; Dask's GC diagnosis, which its scheduler hooks into this
+        process's garbage collector, is turned off again: it only logs below the shown
+        level, and a Ctrl-C that lands in its callback would be swallowed by the collector.
+
+    Raises:
+        KeyboardInterrupt: when interrupted during start-up (the cluster is closed).
+    """
+    import signal
+
+    if not hasattr(signal, "pthread_sigmask"):
+        return _without_gc_diagnosis(_local_cluster(workers, scratch))
+    from multiprocessing import resource_tracker
+
+    resource_tracker.ensure_running()
+    box: dict[str, Any] = {"state": "new"}  # new -> building, or new -> cancelled
+    lock, finished = threading.Lock(), threading.Event()
+
+    def start() -> None:
+        signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGINT})
+        try:
+            with lock:
+                if box["state"] == "cancelled":
+                    return
+                box["state"] = "building"
+            box["cluster"] = _local_cluster(workers, scratch)
+        except BaseException as exc:  # noqa: BLE001 - handed to the calling thread
+            box["error"] = exc
+        finally:
+            finished.set()
+
+    thread = threading.Thread(target=start, name="evalkit-dask-start", daemon=True)
+    try:
+        thread.start()
+        finished.wait()  # not thread.join(): an interrupted join can mark a running thread stopped
+    except KeyboardInterrupt:
+        with lock:
+            building = box["state"] == "building"
+            if not building:
+                box["state"] = "cancelled"
+        if building:
+            with _quiet_distributed():
+                finished.wait()
+                if "cluster" in box:
+                    with contextlib.suppress(Exception):
+                        box["cluster"].close()
+        raise
+    if "error" in box:
+        raise box["error"]
+    return _without_gc_diagnosis(box["cluster"])
+
+
+def _without_gc_diagnosis(cluster: Any) -> Any:
+    """``cluster``, with ``distributed.gc``'s diagnosis callback removed from this process."""
+    from distributed.gc import disable_gc_diagnosis
+
+    disable_gc_diagnosis(force=True)
+    return cluster
+
+
+def _close(client: Any, cluster: Any, *, quiet: bool) -> None:
+    """Close ``client`` then ``cluster`` (either may be ``None``); with ``quiet``, under
+    :func:`_quiet_distributed` and ignoring errors (the run is already stopping)."""
+    if not quiet:
+        if client is not None:
+            client.close()
+        if cluster is not None:
+            cluster.close()
+        return
+    with _quiet_distributed():
+        for closable in (client, cluster):
+            if closable is not None:
+                with contextlib.suppress(Exception):
+                    closable.close()
 
 
 def execute_plan_dask(
@@ -142,12 +488,13 @@ def execute_plan_dask(
 
     Raises:
         ConfigError: when Dask is not installed (``pip install -e ".[dask]"`` from a checkout).
+        WorkerInputsError: when a worker reads other suite, task or config files than the run's
+            (:func:`check_worker_inputs`); the batches recorded before it are kept.
+        KeyboardInterrupt: passed on after the client and cluster are closed quietly.
     """
     try:
-        from dask.distributed import Client, LocalCluster, as_completed
+        from dask.distributed import Client, as_completed
     except ImportError:
-        from evalkit.errors import ConfigError
-
         raise ConfigError("--executor dask needs Dask distributed: "
                           "pip install -e \".[dask]\" from a checkout of evalkit") from None
 
@@ -160,26 +507,27 @@ def execute_plan_dask(
 
     # workers may start in another folder: relative suite / task paths are sent resolved
     config_json = resolved_paths(config, os.getcwd()).model_dump_json()
+    identity_json = json.dumps(run_identity(config), sort_keys=True)
     finished = 0
     address = getattr(config, "scheduler_address", None)
     with tempfile.TemporaryDirectory(prefix="evalkit-dask-") as scratch:
-        if address:
-            cluster = None
-            client = Client(address)
-        else:
-            cluster = LocalCluster(n_workers=max(1, min(os.cpu_count() or 1, len(plan))), threads_per_worker=1,
-                                   processes=True, host="127.0.0.1", dashboard_address=None,
-                                   local_directory=scratch)
-            client = Client(cluster)
+        client = cluster = None
         try:
+            if address:
+                client = Client(address)
+            else:
+                cluster = _start_local_cluster(max(1, min(os.cpu_count() or 1, len(plan))), scratch)
+                client = Client(cluster)
             workers = max(1, len(client.scheduler_info().get("workers", {})))
-            futures = {client.submit(run_batch, config_json, batch, pure=False): batch
+            futures = {client.submit(run_batch, config_json, identity_json, batch, pure=False): batch
                        for batch in batches(keys, workers)}
             del keys
             for future in as_completed(futures):
                 batch = futures[future]
                 try:
                     results = future.result()
+                except WorkerInputsError:
+                    raise  # other files than the run's: no batch of this run can be trusted
                 except Exception as exc:  # noqa: BLE001 - a lost worker costs error rows, not the run
                     results = [(key, crashed_run(spec_of(key), exc)) for key in batch]
                 for key, result in results:
@@ -187,9 +535,8 @@ def execute_plan_dask(
                     finished += 1
                     if progress is not None:
                         progress(done + finished, total, row)
-        finally:
-            client.close()
-            if cluster is not None:
-                cluster.close()
+        except BaseException:
+            _close(client, cluster, quiet=True)  # the cancelled batches are not news; the exception is
+            raise
+        _close(client, cluster, quiet=False)
     return finished
-
