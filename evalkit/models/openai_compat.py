@@ -29,6 +29,8 @@ whose body is an error object is the provider error ``error_body``
 
 from __future__ import annotations
 
+import itertools
+import threading
 from typing import Any, Collection
 
 from evalkit.models.config import ModelSettings
@@ -168,6 +170,11 @@ def normalize_openai(data: Any) -> dict[str, Any]:
     }
 
 
+SHARD_CONNECTIONS = 8
+"""Connections per HTTP client of a model: a model with more (``--max-connections 64``) gets
+several clients, each episode thread keeping one."""
+
+
 class OpenAIProvider:
     """One OpenAI-compatible endpoint.
 
@@ -185,9 +192,26 @@ class OpenAIProvider:
         from evalkit.models.transport import guarded_http_client
 
         self.settings = settings
-        http = guarded_http_client(settings.retry.timeout_s, connections=settings.max_connections)
-        self.client = OpenAI(base_url=base_url, api_key=api_key, max_retries=0, timeout=settings.retry.timeout_s,
-                             http_client=http)
+        connections = max(1, int(settings.max_connections or 1))
+        shards = -(-connections // SHARD_CONNECTIONS)
+        per_shard = min(connections, 2 * SHARD_CONNECTIONS)  # room for an uneven spread of threads
+        self._clients = [
+            OpenAI(base_url=base_url, api_key=api_key, max_retries=0, timeout=settings.retry.timeout_s,
+                   http_client=guarded_http_client(settings.retry.timeout_s, connections=per_shard))
+            for _ in range(shards)
+        ]
+        self._thread = threading.local()
+        self._turn = itertools.count()
+
+    @property
+    def client(self) -> Any:
+        """The calling thread's client: threads are dealt to the clients in turn, so that each
+        connection pool holds at most about :data:`SHARD_CONNECTIONS` connections (a pool
+        looks over all of its connections for every request it places)."""
+        client = getattr(self._thread, "client", None)
+        if client is None:
+            client = self._thread.client = self._clients[next(self._turn) % len(self._clients)]
+        return client
 
     def request(self, messages: list[dict[str, Any]], tools: list[dict[str, Any]]) -> dict[str, Any]:
         """The JSON body of one call: the chat-completion fields, then ``extra_body``'s keys
@@ -235,4 +259,5 @@ class OpenAIProvider:
         return normalize_openai(parse_body(raw.text))
 
     def close(self) -> None:
-        self.client.close()
+        for client in self._clients:
+            client.close()

@@ -136,3 +136,27 @@ def test_slowly_sent_headers_are_a_timeout_provider_error(header_drip):
     exc = _call_in_thread(lambda: provider.complete([{"role": "user", "content": "hi"}], []))
     assert isinstance(exc, ProviderError)
     assert (exc.code, exc.retryable) == ("timeout", True)
+
+
+def test_a_model_with_many_connections_spreads_its_threads_over_small_pools():
+    from concurrent.futures import ThreadPoolExecutor
+
+    from evalkit.models.config import ModelSettings
+    from evalkit.models.openai_compat import SHARD_CONNECTIONS, OpenAIProvider
+
+    settings = ModelSettings(spec="openai/m", provider="openai", model="m", max_connections=20)
+    provider = OpenAIProvider(settings, base_url="http://127.0.0.1:9/v1", api_key="k")
+    try:
+        assert SHARD_CONNECTIONS == 8 and len(provider._clients) == 3
+        barrier = threading.Barrier(20)
+
+        def which(_):
+            barrier.wait()  # 20 distinct threads, each asking once
+            return id(provider.client)
+
+        with ThreadPoolExecutor(20) as pool:
+            chosen = list(pool.map(which, range(20)))
+        assert sorted(chosen.count(id(c)) for c in provider._clients) == [6, 7, 7]
+        assert provider.client is provider.client  # a thread keeps its client
+    finally:
+        provider.close()
