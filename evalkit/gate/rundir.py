@@ -200,7 +200,12 @@ class RunDir:
         for (pair_id, _), side in scan.sides.items():
             triggers.setdefault(pair_id, side.breakdowns.get("trigger"))
         planned = self.summary.get("n_episodes_planned")
-        listed = _planned_pairs(self.summary.get("planned_pairs"))
+        recorded = self.summary.get("planned_pairs")
+        listed = _planned_pairs(recorded)
+        if recorded is not None and listed is None:
+            warnings.warn(f"{self.path / 'summary.json'}: planned_pairs is not a list of [pair id, [variant, ...]] "
+                          "with distinct pair ids (edited?); the plan is rebuilt from the results instead",
+                          ResultsWarning, stacklevel=2)
         if listed is not None:  # written by the run: the plan exactly
             sides = {(pair_id, variant) for pair_id, variants in listed for variant in variants}
             unseen = next((c for c in sides if c not in scan.sides), None)
@@ -439,13 +444,16 @@ def _rate_disagrees(row: dict[str, Any], name: str) -> str | None:
 
 def _planned_pairs(value: Any) -> tuple[tuple[str, tuple[str, ...]], ...] | None:
     """``summary.json``'s ``planned_pairs`` (``[[pair_id, [variant, ...]], ...]`` in plan order) as
-    :class:`~evalkit.gate.plan.GatePlan` pairs, or ``None`` when absent or not of that shape."""
+    :class:`~evalkit.gate.plan.GatePlan` pairs, or ``None`` when absent or not of that shape (a
+    pair id or a pair's variant given twice included)."""
     if not isinstance(value, list):
         return None
     out = []
     for item in value:
         if not (isinstance(item, list) and len(item) == 2 and isinstance(item[0], str) and isinstance(item[1], list)
-                and item[1] and all(isinstance(v, str) for v in item[1])):
+                and item[1] and all(isinstance(v, str) for v in item[1]) and len(set(item[1])) == len(item[1])):
             return None
         out.append((item[0], tuple(item[1])))
+    if len({pair_id for pair_id, _ in out}) != len(out):
+        return None  # a pair id twice
     return tuple(out)

@@ -197,6 +197,10 @@ def run(
     lock = store.lock()  # one process per run directory; released when this run returns
     if resume:
         completed: bytearray | set[tuple] = prepare_resume(store, config, suite, plan.keys())
+        for name in ("summary.json", "report.html", "results.parquet"):
+            # the run is unfinished again until finish() writes them: an interrupted resume must not
+            # leave the earlier numbers looking current (report and gate then point at --resume)
+            (store.root / name).unlink(missing_ok=True)
     else:
         if earlier is not None and not (store.root / "summary.json").is_file():
             lock.close()

@@ -23,10 +23,20 @@ group and column, so small groups would make the memory of writing it grow with 
 
 
 def _as_text(value: Any) -> str | None:
-    """A value of a mixed-type column as text: strings as they are, others as JSON."""
-    if value is None or isinstance(value, str):
-        return value
-    return json.dumps(value, ensure_ascii=False)
+    """A value of a mixed-type column as text: strings as they are, others as JSON; a lone
+    surrogate (not UTF-8, e.g. from a hand-edited ``\\ud800``) becomes U+FFFD."""
+    if value is None:
+        return None
+    text = value if isinstance(value, str) else json.dumps(value, ensure_ascii=False)
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError:
+        text = text.encode("utf-16", "surrogatepass").decode("utf-16", "replace")
+    return text
+
+
+_UNWRITABLE = (OverflowError, UnicodeEncodeError)
+"""Values Arrow cannot take besides mixed types: an integer beyond 64 bits, a lone surrogate."""
 
 
 class ParquetBatches:
@@ -84,7 +94,7 @@ class ParquetBatches:
         columns = {name: [r.get(name) for r in self._rows] for name in self._names}
         try:
             table = pa.Table.from_pydict(columns)
-        except (pa.ArrowInvalid, pa.ArrowTypeError):  # a field with values of different JSON types
+        except (pa.ArrowInvalid, pa.ArrowTypeError, *_UNWRITABLE):  # values of different JSON types, …
             table = pa.Table.from_pydict({name: self._column(name, values) for name, values in columns.items()})
         part = self.path.with_name(f".{self.path.name}.{os.getpid()}.part{len(self._parts)}.tmp")
         try:
@@ -102,10 +112,10 @@ class ParquetBatches:
         if name not in self._as_text:
             try:
                 return pa.array(values)
-            except (pa.ArrowInvalid, pa.ArrowTypeError):
+            except (pa.ArrowInvalid, pa.ArrowTypeError, *_UNWRITABLE):
                 self._as_text.add(name)
-                warnings.warn(f"{self.path}: field {name} holds values of different types; it is written as JSON text",
-                              ResultsWarning, stacklevel=4)
+                warnings.warn(f"{self.path}: field {name} holds values of different types (or ones Arrow cannot "
+                              "store); it is written as JSON text", ResultsWarning, stacklevel=4)
         return pa.array([_as_text(v) for v in values], pa.string())
 
     def close(self) -> None:

@@ -263,6 +263,8 @@ _TEXT_FIELDS = frozenset({"pair_id", "variant", "model", "condition", "gate", "t
 _FLAG_FIELDS = frozenset({"correct", "decision_match", "post_hoc", "timely", "first_pass", "call_in_content",
                           "content_filter", "claimed_action_without_call"})
 _MEASURES = frozenset({"latency_s", "cost_usd", "retry_wait_s"})
+_COUNTS = frozenset(SUMMARY_FIELDS) - _TEXT_FIELDS - _FLAG_FIELDS - _MEASURES - {"lag", "epoch"}
+"""Count fields: never null in a scored row (``lag`` is null where it is not defined)."""
 _REQUIRED = ("pair_id", "variant", "model", "condition", "gate", "epoch", "status", "correct")
 
 
@@ -288,15 +290,17 @@ def row_problem(row: dict[str, Any]) -> str | None:
     if row["status"] not in ("ok", "error"):
         return f"field status: {row['status']!r} is neither 'ok' nor 'error'"
     epoch = row["epoch"]
-    if type(epoch) is not int:
-        return f"field epoch: {epoch!r} is not an integer"
+    if type(epoch) is not int or not 0 < epoch <= MAX_COUNT:
+        shown = repr(epoch) if len(repr(epoch)) <= 40 else repr(epoch)[:39] + "…"
+        return f"field epoch: {shown} is not an integer" if type(epoch) is not int else \
+            f"field epoch: {shown} is not a plausible epoch (1 or more)"
     for name in SUMMARY_FIELDS:
         if name not in row or name == "epoch":
             continue
         value = row[name]
         if value is None:
-            if name in _REQUIRED:
-                return f"field {name}: null"
+            if name in _REQUIRED or name in _COUNTS:
+                return f"field {name}: null" + ("" if name in _REQUIRED else " (a count is a number, 0 for none)")
             continue
         if name in _TEXT_FIELDS:
             ok = isinstance(value, str)
@@ -322,6 +326,8 @@ def row_problem(row: dict[str, Any]) -> str | None:
     for part, whole in _PARTS:
         if type(row.get(part)) is int and type(row.get(whole)) is int and row[part] > row[whole]:
             return f"field {part}: {row[part]} is more than {whole} ({row[whole]})"
+        if row.get(part) and whole not in row and whole != "meta_expected_n":
+            return f"field {whole}: missing, while {part} is {row[part]}"
     return None
 
 

@@ -213,3 +213,15 @@ def test_a_planned_side_with_no_recorded_episode_is_named(runs, write_config, tm
     assert proc.stderr.strip().splitlines()[-1] == (
         f"evalkit: error: {run}: cannot check the run: planned pair {gone} has no recorded abstain episode "
         "(resume the run first, or files from different runs)")
+
+
+def test_an_edited_planned_pairs_list_is_warned_about_and_not_trusted(runs, write_config, tmp_path):
+    run = copy_run(runs["oracle"], tmp_path / "edited")
+    summary = json.loads((run / "summary.json").read_text())
+    summary["planned_pairs"][1] = summary["planned_pairs"][0]  # a pair id twice
+    (run / "summary.json").write_text(json.dumps(summary))
+    proc = evalkit("gate", run, "--config", write_config(THRESHOLDS))
+    assert warnings_of(proc.stderr) == [
+        f"evalkit: warning: {run / 'summary.json'}: planned_pairs is not a list of [pair id, [variant, ...]] with "
+        "distinct pair ids (edited?); the plan is rebuilt from the results instead"]
+    assert proc.returncode == 0, proc.stdout[-3000:] + proc.stderr  # the rows still give the whole plan

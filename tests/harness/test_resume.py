@@ -323,3 +323,27 @@ def test_temporary_files_a_killed_run_left_are_removed_when_the_folder_is_taken_
     mine.write_text("keep")
     resume_run(out)
     assert not [p for p in left if p.exists()] and mine.read_text() == "keep"
+
+
+def test_an_interrupted_resume_leaves_no_summary_that_looks_current(tmp_path, mini_suite, mini_tasks, monkeypatch):
+    import evalkit.harness.run as run_module
+    from evalkit.errors import RunError
+    from evalkit.report.html import render_report
+
+    out = tmp_path / "run"
+    run(RunConfig(suites=[str(mini_suite)], tasks_dir=str(mini_tasks), models=["scripted/oracle"], conditions=["nl"],
+                  out=str(out)))
+    rows = (out / "results.jsonl").read_text()
+
+    def interrupted(*args, **kwargs):
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(run_module, "execute_plan", interrupted)
+    with pytest.raises(KeyboardInterrupt):
+        resume_run(out)
+    assert not any((out / name).exists() for name in ("summary.json", "report.html", "results.parquet"))
+    assert (out / "results.jsonl").read_text() == rows
+    with pytest.raises(RunError, match="the run did not finish; continue it with `evalkit run --resume"):
+        render_report(out)
+    monkeypatch.undo()
+    assert resume_run(out)["n_episodes_completed"] == 6 and (out / "report.html").is_file()

@@ -278,3 +278,30 @@ def test_a_byte_order_mark_on_the_first_line_is_read_and_dropped_when_rewritten(
     store.rewrite_results(refs, [result_key(_row("b")), result_key(_row("a"))], taken.append)
     assert [r["n"] for r in taken] == [1, 0]
     assert path.read_bytes().count(b"\xef\xbb\xbf") == 0 and [r["n"] for r in store.read_results()] == [1, 0]
+
+
+def test_values_arrow_cannot_store_become_text_not_a_crash(tmp_path):
+    path = tmp_path / "t.parquet"
+    with pytest.warns(ResultsWarning) as caught:
+        with ParquetBatches(path, batch_rows=2) as writer:
+            writer.add({"k": 1, "text": "ok", "n": 5})
+            writer.add({"k": 2, "text": "ab\ud800", "n": 2**70})  # a lone surrogate, an integer beyond 64 bits
+            writer.add({"k": 3, "text": "x", "n": 1})
+    assert sorted(str(w.message).split("field ")[1].split(" ")[0] for w in caught) == ["n", "text"]
+    assert pq.read_table(path).to_pylist() == [{"k": 1, "text": "ok", "n": "5"},
+                                               {"k": 2, "text": "ab\ufffd", "n": str(2**70)},
+                                               {"k": 3, "text": "x", "n": "1"}]
+
+
+@pytest.mark.parametrize(("edit", "why"), [
+    ({"tool_calls": None}, "field tool_calls: null (a count is a number, 0 for none)"),
+    ({"meta_matched_n": 1}, "field meta_made_n: missing, while meta_matched_n is 1"),
+    ({"epoch": 2**70}, "field epoch: 1180591620717411303424 is not a plausible epoch (1 or more)"),
+    ({"epoch": 0}, "field epoch: 0 is not a plausible epoch (1 or more)"),
+])
+def test_rows_the_summary_cannot_count_are_refused(tmp_path, edit, why):
+    store = RunStore(tmp_path)
+    _write_lines(store, [json.dumps({**_row("a"), **edit}) + "\n", json.dumps(_row("b")) + "\n"])
+    with pytest.warns(ResultsWarning, match=re.escape(f":1: ignored a result row: {why}")):
+        refs = store.scan_results()
+    assert [k[0] for k in refs] == ["b"]
