@@ -64,3 +64,18 @@ def rebuild_summary(run: Path, plan: list | None = None) -> dict:
         plan = [result_key(r) for r in store.latest_results().values()]
     config = load_config(run).model_copy(update={"report": False})
     return finish(store, plan, config, pairs=pair_attributes(load_suite(config.suites or [BUILTIN]).pairs))
+
+
+def gate_in_process(run, config, tmp_path):
+    """``evalkit gate RUN --config CONFIG`` in this process: ``(result, JUnit test cases by name)``."""
+    import xml.etree.ElementTree as ET
+
+    from typer.testing import CliRunner
+
+    from evalkit.cli import app
+
+    junit = tmp_path / "j.xml"
+    result = CliRunner().invoke(app, ["gate", str(run), "--config", str(config), "--junit", str(junit),
+                                      "--markdown", str(tmp_path / "s.md")])
+    cases = {c.get("name"): c for c in ET.parse(junit).getroot().iter("testcase")} if junit.exists() else {}
+    return result, cases

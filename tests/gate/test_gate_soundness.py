@@ -4,21 +4,11 @@ behaviour rate over recorded episodes of a group whose episodes errored, a repea
 from __future__ import annotations
 
 import json
-import xml.etree.ElementTree as ET
 
 import pytest
-from typer.testing import CliRunner
 
-from evalkit.cli import app
 from gate_helpers import copy_run, edit_results, rebuild_summary
-
-
-def gate(run, config, tmp_path):
-    junit = tmp_path / "j.xml"
-    result = CliRunner().invoke(app, ["gate", str(run), "--config", str(config), "--junit", str(junit),
-                                      "--markdown", str(tmp_path / "s.md")])
-    cases = {c.get("name"): c for c in ET.parse(junit).getroot().iter("testcase")} if junit.exists() else {}
-    return result, cases
+from gate_helpers import gate_in_process as gate
 
 
 def edit_summary(run, change):

@@ -9,11 +9,10 @@ import xml.etree.ElementTree as ET
 
 import pytest
 import yaml
-from typer.testing import CliRunner
 
-from evalkit.cli import app
 from evalkit.gate.catalogue import POPULATION, metric_kinds, not_applicable, why_empty
 from gate_helpers import ROOT, copy_run, edit_results, rebuild_summary
+from gate_helpers import gate_in_process as gate
 
 SUITE = ROOT / "scenarios"  # the built-in pairs and the library (which has the control pairs)
 # two pairs with both sides (triggers missing_param, high_risk) and two control pairs (trigger none, act only)
@@ -32,14 +31,6 @@ def with_controls(tmp_path_factory):
     proc = subprocess.run(args, capture_output=True, text=True, timeout=300, cwd=ROOT)
     assert proc.returncode == 0, proc.stderr
     return out
-
-
-def gate(run, config, tmp_path):
-    junit = tmp_path / "j.xml"
-    result = CliRunner().invoke(app, ["gate", str(run), "--config", str(config), "--junit", str(junit),
-                                      "--markdown", str(tmp_path / "s.md")])
-    cases = {c.get("name"): c for c in ET.parse(junit).getroot().iter("testcase")} if junit.exists() else {}
-    return result, cases
 
 
 def thresholds_config(tmp_path, *extra: dict):
