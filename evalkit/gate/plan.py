@@ -35,6 +35,7 @@ from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+from evalkit.harness.plan import iter_keys
 from evalkit.scenarios.schema import VARIANT_KINDS
 
 Key = tuple[str, str, str, str, str, int]
@@ -106,25 +107,14 @@ class GatePlan(Sequence):
         return self._offsets[-1]
 
     def __iter__(self) -> Iterator[Key]:
-        for pair_id, variants in self.pairs:
-            for epoch in range(1, self.epochs + 1):
-                for model in self.models:
-                    for condition in self.conditions:
-                        for gate in self.gates:
-                            for variant in variants:
-                                yield (pair_id, variant, model, condition, gate, epoch)
+        return iter_keys(self.pairs, self.epochs, self.models, self.conditions, self.gates)
 
     def walk(self) -> Iterator[tuple[Key, int]]:
         """``(key, slot)`` of every planned episode, in plan order (:meth:`slot` of the key)."""
-        for pair_id, variants in self.pairs:
-            slot = 0
-            for epoch in range(1, self.epochs + 1):
-                for model in self.models:
-                    for condition in self.conditions:
-                        for gate in self.gates:
-                            for variant in variants:
-                                yield (pair_id, variant, model, condition, gate, epoch), slot
-                            slot += 1
+        for pair in self.pairs:
+            n = len(pair[1])
+            for i, key in enumerate(iter_keys((pair,), self.epochs, self.models, self.conditions, self.gates)):
+                yield key, i // n
 
     def __getitem__(self, index: Any) -> Any:
         if isinstance(index, slice):

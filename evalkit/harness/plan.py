@@ -284,14 +284,8 @@ class PlanKeys(_LazySequence):
 
     def __iter__(self) -> Iterator[Key]:
         plan = self.plan
-        for pair, variants in zip(plan.pairs, plan._variants):
-            pair_id = pair.id
-            for epoch in range(1, plan.epochs + 1):
-                for model in plan.models:
-                    for condition in plan.conditions:
-                        for gate in plan.gates:
-                            for variant in variants:
-                                yield (pair_id, variant, model, condition, gate, epoch)
+        return iter_keys(((pair.id, variants) for pair, variants in zip(plan.pairs, plan._variants)),
+                         plan.epochs, plan.models, plan.conditions, plan.gates)
 
     def __contains__(self, key: object) -> bool:
         return self.plan.position(key) is not None
@@ -305,6 +299,29 @@ class PlanKeys(_LazySequence):
         if position is None or position < start or (stop is not None and position >= stop):
             raise ValueError(f"{key!r} is not in the plan")
         return position
+
+
+def iter_keys(pairs: Iterable[tuple[str, Sequence[str]]], epochs: int, models: Sequence[str],
+              conditions: Sequence[str], gates: Sequence[str]) -> Iterator[Key]:
+    """The episode keys of a plan in run order: pair, epoch, model, condition, gate, variant.
+
+    Args:
+        pairs: ``(pair_id, variants)`` in plan order.
+        epochs: Epochs (1 to ``epochs``).
+        models: Model specs.
+        conditions: Condition names.
+        gates: Gate settings.
+
+    Yields:
+        ``(pair_id, variant, model, condition, gate, epoch)``.
+    """
+    for pair_id, variants in pairs:
+        for epoch in range(1, epochs + 1):
+            for model in models:
+                for condition in conditions:
+                    for gate in gates:
+                        for variant in variants:
+                            yield (pair_id, variant, model, condition, gate, epoch)
 
 
 class KeyPositions(_LazySequence):
