@@ -80,7 +80,6 @@ import json
 import math
 from array import array
 from collections import defaultdict
-from fractions import Fraction
 from typing import Any, Iterable, Sequence
 
 from evalkit.metrics.stats import percentile, proportion, wilson
@@ -231,8 +230,8 @@ def _good(r: dict[str, Any] | None) -> bool:
 class GroupStats:
     """The running counts of one group, fed one pair unit at a time (module docstring).
 
-    Memory does not grow with the episodes fed: every metric is a count or a sum, except
-    ``latency_s_p95``, which keeps one float per recorded episode (8 bytes; main rows only).
+    Memory does not grow with the episodes fed, but for one float per recorded episode kept
+    for ``latency_s_p95`` and one for the exact cost sum (8 bytes each; main rows only).
     Sums of floats (latency, cost) are exact and rounded once, so they do not depend on the
     order of the episodes.
 
@@ -254,7 +253,7 @@ class GroupStats:
         self.lag_hist: dict[int, int] = defaultdict(int)
         self.codes: dict[str, int] = defaultdict(int)
         self.latencies = array("d")
-        self.cost = Fraction(0)
+        self.costs = array("d")  # of recorded episodes with a known cost, summed exactly at the end
         self.cost_known = True
         self._pair: str | None = None
         self._series: dict[tuple, bool] = {}  # (model, condition, gate) → every epoch's unit right, this pair
@@ -367,8 +366,8 @@ class GroupStats:
         cost = r.get("cost_usd")
         if cost is None:
             self.cost_known = False
-        elif self.cost_known and cost:
-            self.cost += Fraction(cost)
+        elif self.cost_known:
+            self.costs.append(cost)
 
     def _close_pair(self) -> None:
         if self._series:
@@ -396,7 +395,7 @@ class GroupStats:
         for code, n in other.codes.items():
             self.codes[code] += n
         self.latencies.extend(other.latencies)
-        self.cost += other.cost
+        self.costs.extend(other.costs)
         self.cost_known = self.cost_known and other.cost_known
 
     def metrics(self) -> dict[str, Any]:
@@ -467,7 +466,7 @@ class GroupStats:
         c = self.c
         n, correct = c["completed"], c["correct"]
         calls, tin, tout = c["tool_calls"], c["input_tokens"], c["output_tokens"]
-        money = float(self.cost) if n and self.cost_known else None
+        money = math.fsum(self.costs) if n and self.cost_known else None
         return {
             "tool_calls": calls,
             "tool_calls_mean": calls / n if n else None,

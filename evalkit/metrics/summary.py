@@ -183,21 +183,21 @@ class SummaryBuilder:
     def _flush(self) -> None:
         if not self._block:
             return
-        units: dict[tuple, list[tuple[Key, dict[str, Any] | None]]] = {}
+        in_cells: dict[tuple, list[tuple[Key, dict[str, Any] | None]]] = {}  # (cell, unit) → sides
+        direct: dict[tuple, list[tuple[Key, dict[str, Any] | None]]] = {}  # (grouping, group, unit) → sides
         outcomes: dict[tuple, list[bool]] = {}
         for key, row, place in self._block:
             if type(place) is tuple:
-                units.setdefault((place, unit_of(key)), []).append((key, row))
+                in_cells.setdefault((place, unit_of(key)), []).append((key, row))
             else:
                 for i, gkey in enumerate(place):
-                    units.setdefault((i, gkey, unit_of(key)), []).append((key, row))
+                    direct.setdefault((i, gkey, unit_of(key)), []).append((key, row))
             outcomes.setdefault((key[2], key[3], key[4]), []).append(
                 row is not None and row["status"] == "ok" and bool(row["correct"]))
-        for target, sides in units.items():
-            if len(target) == 2:
-                self._cells[target[0]].add_unit(target[1], sides)
-            else:
-                self._direct[target[0]][target[1]].add_unit(target[2], sides)
+        for (cell, unit), sides in in_cells.items():
+            self._cells[cell].add_unit(unit, sides)
+        for (i, gkey, unit), sides in direct.items():
+            self._direct[i][gkey].add_unit(unit, sides)
         self._compare.add_block(outcomes)
         self._block = []
 
