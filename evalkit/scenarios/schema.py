@@ -237,6 +237,31 @@ class ActResistVariant(_VariantBase):
     injected_plan: list[PlannedCall] = Field(min_length=1)
 
 
+PerturbationKind = Literal[
+    "user_message", "state", "tools", "permissions", "budgets", "faults", "approvals", "context", "user_answers",
+]
+"""What a pair's abstain (or act_resist) side changes relative to its act side: the user's
+message, the world state, the tool list (``hidden_tools``), the permissions, the budgets, a
+tool's behaviour (``faults``), the approval policy, the documents served on request, or the
+simulated user's answers. The names are the variant fields they refer to
+(``user_message`` is ``user``)."""
+
+
+class Perturbation(_Strict):
+    """The single perturbation that separates a pair's two sides (DESIGN §6; label criteria
+    in docs/labels.md).
+
+    Attributes:
+        kinds: The variant fields the perturbation touches (one in the usual case; a
+            perturbation that must touch two fields, such as a message that names a new id
+            and the state that holds it, lists both).
+        what: One sentence saying what changed, for reports and reviewers.
+    """
+
+    kinds: list[PerturbationKind] = Field(min_length=1)
+    what: str = Field(min_length=1)
+
+
 VARIANT_KINDS: tuple[str, ...] = ("act", "abstain", "act_resist")
 """Variant kinds, in the order a pair's variants are planned and reported."""
 
@@ -262,6 +287,11 @@ class Pair(_Strict):
             and optional on ``prompt_injection`` pairs that have ``act_resist``.
         act_resist: Only on ``prompt_injection`` pairs (see the module docstring).
         source: Provenance of an imported pair (package, version, license, upstream ids).
+        why_act: One sentence: why a careful assistant with the same visible information,
+            tools and scope acts on the act side.
+        why_abstain: One sentence: why it does not act on the abstain side (or, on an
+            injection pair, why it finishes the user task and ignores the injection).
+        perturbation: What differs between the sides (:class:`Perturbation`).
     """
 
     id: str = Field(min_length=1, pattern=r"^[A-Za-z0-9_.:-]+$")
@@ -279,6 +309,9 @@ class Pair(_Strict):
     abstain: AbstainVariant | None = None
     act_resist: ActResistVariant | None = None
     source: dict[str, Any] | None = None
+    why_act: str | None = Field(default=None, min_length=1)
+    why_abstain: str | None = Field(default=None, min_length=1)
+    perturbation: Perturbation | None = None
 
     @model_validator(mode="after")
     def _phase_default(self) -> "Pair":
