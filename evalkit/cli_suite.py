@@ -18,10 +18,13 @@ suite_app = typer.Typer(help="Inspect and check scenario suites.", no_args_is_he
 def suite_validate(
     paths: Annotated[Optional[list[str]], typer.Argument(metavar="[PATH]...", help="Suite files or folders (default: built-in).")] = None,
     oracle: Annotated[bool, typer.Option("--oracle/--no-oracle", help="Run the oracle self-check (meta condition) and list the pairs it cannot pass.")] = True,
-    strict: Annotated[bool, typer.Option("--strict", help="Exit 1 when a library minimum is not met or the oracle excludes a pair.")] = False,
+    strict: Annotated[bool, typer.Option("--strict", help="Exit 1 when a library minimum is not met, the oracle excludes a pair or a label check finds an error; a missing perturbation, why_act or why_abstain is an error.")] = False,
     tasks: Annotated[Optional[str], typer.Option("--tasks", metavar="DIR", help="Folder of task domains (default: the built-in tasks/).")] = None,
+    checks: Annotated[bool, typer.Option("--checks/--no-checks", help="Run the label checks (docs/labels.md) on every pair.")] = True,
+    all_warnings: Annotated[bool, typer.Option("--all-warnings", help="List every warning of the label checks.")] = False,
+    json_out: Annotated[Optional[str], typer.Option("--json", metavar="FILE", help="Also write the census, the check counts and every issue as JSON.")] = None,
 ) -> None:
-    """Check suite files; print the trigger x phase x domain count table, the library minimums and the oracle self-check."""
+    """Check suite files; print the trigger x phase x domain count table, the library minimums, the label checks and the oracle self-check."""
     from rich.console import Console
     from rich.table import Table
 
@@ -44,14 +47,26 @@ def suite_validate(
     for row in rows:
         table.add_row(*[str(v) for v in row])
     console.print(table)
-    checks = check_minimums(suite.pairs)
+    checks_on = checks
+    minimums = check_minimums(suite.pairs)
     table = Table(title="library minimums")
     for col in ("minimum", "value", "required", "met"):
         table.add_column(col)
-    for name, value, required, ok in checks:
+    for name, value, required, ok in minimums:
         table.add_row(name, value, required, "yes" if ok else "NO")
     console.print(table)
-    missed = [c[0] for c in checks if not c[3]]
+    missed = [c[0] for c in minimums if not c[3]]
+    report = None
+    if checks_on:
+        from evalkit.scenarios.checks import CheckOptions, check_suite
+        from evalkit.scenarios.checks.console import print_report
+
+        try:
+            report = check_suite(suite, tasks_dir=tasks_dir, options=CheckOptions.strict() if strict else CheckOptions())
+        except _ERRORS as exc:
+            _fail(exc)
+            return
+        print_report(console, report, all_warnings=all_warnings)
     excluded: list = []
     if oracle:
         from evalkit.harness.selfcheck import oracle_selfcheck
@@ -63,9 +78,25 @@ def suite_validate(
             typer.echo(f"  excluded {entry['pair_id']} ({entry['source']}):")
             for reason in entry["reasons"]:
                 typer.echo(f"    - {reason}")
+    n_errors = len(report.errors) if report is not None else 0
+    if json_out:
+        from evalkit.harness.atomic import dump_json, write_atomic
+
+        header, rows = count_table(suite.pairs)
+        doc = {"pairs": len(suite.pairs), "suite_hash": suite.content_hash,
+               "census": [dict(zip(header, row)) for row in rows],
+               "minimums": [{"minimum": n, "value": v, "required": r, "met": ok} for n, v, r, ok in minimums],
+               "checks": report.as_dict() if report is not None else None,
+               "oracle_excluded": excluded if oracle else None}
+        try:
+            write_atomic(json_out, dump_json(doc))
+        except OSError as exc:
+            _fail(exc)
+            return
     typer.echo(f"ok: {len(suite.pairs)} pairs, suite hash {suite.content_hash[:12]}"
-               + (f"; minimums not met: {', '.join(missed)}" if missed else "; every library minimum met"))
-    if strict and (missed or excluded):
+               + (f"; minimums not met: {', '.join(missed)}" if missed else "; every library minimum met")
+               + (f"; label checks: {n_errors} errors" if report is not None else ""))
+    if strict and (missed or excluded or n_errors):
         raise typer.Exit(1)
 
 

@@ -1,0 +1,51 @@
+"""Printing a :class:`~evalkit.scenarios.checks.CheckReport` (``evalkit suite validate``)."""
+
+from __future__ import annotations
+
+from collections import Counter
+from typing import Any
+
+from evalkit.scenarios.schema import PerturbationKind
+
+MAX_WARNINGS_LISTED = 20
+"""Warnings printed one by one before the rest are only counted (all are in ``--json``)."""
+
+
+def print_report(console: Any, report: Any, *, all_warnings: bool = False) -> None:
+    """Print the perturbation-kind census, the per-check pass counts and the issues.
+
+    Args:
+        console: A :class:`rich.console.Console`.
+        report: The :class:`~evalkit.scenarios.checks.CheckReport`.
+        all_warnings: List every warning (default: the first :data:`MAX_WARNINGS_LISTED`).
+    """
+    from rich.markup import escape
+    from rich.table import Table
+
+    table = Table(title="perturbation kinds (declared in perturbation.kinds / found between the sides)")
+    for col in ("kind", "declared", "found"):
+        table.add_column(col, justify="left" if col == "kind" else "right")
+    for kind in PerturbationKind.__args__:  # type: ignore[attr-defined]
+        table.add_row(kind, str(report.declared_kinds[kind]), str(report.inferred_kinds[kind]))
+    console.print(table)
+    table = Table(title="label checks (criteria: docs/labels.md)")
+    for col in ("check", "criteria", "applicable", "passed", "errors", "warnings"):
+        table.add_column(col, justify="left" if col in ("check", "criteria") else "right")
+    from evalkit.scenarios.checks import CHECKS
+
+    for name, c in report.counts.items():
+        table.add_row(name, ", ".join(CHECKS[name].criteria), str(c["applicable"]), str(c["passed"]),
+                      str(c["errors"]), str(c["warnings"]))
+    console.print(table)
+    errors = report.errors
+    warnings = [i for i in report.issues if i.severity == "warning"]
+    for issue in errors:
+        console.print(f"error: {escape(str(issue))}", soft_wrap=True, highlight=False)
+    shown = warnings if all_warnings else warnings[:MAX_WARNINGS_LISTED]
+    for issue in shown:
+        console.print(f"warning: {escape(str(issue))}", soft_wrap=True, highlight=False)
+    if len(shown) < len(warnings):
+        by_field = Counter(i.field for i in warnings[len(shown):])
+        rest = ", ".join(f"{field} {n}" for field, n in by_field.most_common())
+        console.print(f"... and {len(warnings) - len(shown)} more warnings ({rest}); --all-warnings or --json FILE "
+                      "lists them", highlight=False)
