@@ -1,22 +1,24 @@
 """Check *trigger observability* (criterion L4): the trigger is visible at the declared step.
 
 ``expected.observable_step`` (``k``) is the number of plan calls that must run before the
-trigger is observable; the timely metric counts from it. The check compares what the
-perturbed side (``abstain``, and ``act_resist`` on injection pairs) shows the model with
-what the act side shows:
+trigger is observable; the timely metric counts from it. The check runs the perturbed
+side's plan (``abstain``; ``act_resist`` on injection pairs) in its own world and in the
+act side's world, and compares each call's observation (result, error, signals, a denial
+for a missing permission or tool, a spent budget, an approval): the steps where they
+differ are where the world's perturbation shows. Step 0 is the user message and the tool
+list (a hidden tool).
 
-* ``k = 0``: the user message or the tool list (a hidden tool) differs between the sides;
-* ``k >= 1``: the observation of plan call ``k`` differs: the same call returns something
-  else in the act side's world (result, error, signal, a denial for a missing permission or
-  tool, a spent budget, an approval), or the act plan's call ``k`` is a different call
-  whose observation differs.
+Errors:
 
-Findings (errors): nothing differs at step ``k`` although the sides differ at another
-step (the message says which: ``k`` is wrong), or nothing any plan call observes differs
-at all (never observable).
+* ``k = 0`` while the user message and the tool list are the same on both sides;
+* the message is the same and no plan call observes anything different (never observable);
+* the message is the same and the worlds first differ after step ``k`` (the trigger cannot
+  be visible at ``k``).
 
-What this check cannot see: whether the difference it finds *is* the trigger (a message
-that differs in a name and in the missing parameter passes at step 0 either way).
+What this check cannot see: when the user message differs, the trigger may be the message
+read together with an observation that is the same on both sides (a request for "the
+pending migration" and a list showing two), so any ``k`` is accepted there; and when the
+worlds first differ before ``k`` (a conflict needs its second source), ``k`` is accepted.
 """
 
 from __future__ import annotations
@@ -26,20 +28,11 @@ from evalkit.scenarios.checks.base import Issue, PairContext
 NAME = "observability"
 
 
-def _differs(ctx: PairContext, side: str) -> tuple[bool, list[int]]:
-    """``(step 0 differs, [1-based plan steps whose observation differs])``."""
-    a, b = ctx.effective("act"), ctx.effective(side)
-    step0 = a["user_message"] != b["user_message"] or a["tools"] != b["tools"]
+def world_steps(ctx: PairContext, side: str) -> list[int]:
+    """1-based steps of ``side``'s plan whose observation differs between ``side``'s world
+    and the act side's world."""
     own, in_act = ctx.runs.run(side, side), ctx.runs.run(side, "act")
-    act = ctx.runs.run("act", "act")
-    plan, act_plan = ctx.pair.variant(side).plan, ctx.pair.act.plan
-    steps = []
-    for i, obs in enumerate(own.observations):
-        if obs != in_act.observations[i]:
-            steps.append(i + 1)
-        elif i < len(act_plan) and plan[i] != act_plan[i] and obs != act.observations[i]:
-            steps.append(i + 1)
-    return step0, steps
+    return [i + 1 for i, (x, y) in enumerate(zip(own.observations, in_act.observations)) if x != y]
 
 
 def check(ctx: PairContext) -> list[Issue]:
@@ -49,30 +42,30 @@ def check(ctx: PairContext) -> list[Issue]:
         One error per perturbed side whose trigger is not observable at its declared step.
     """
     issues: list[Issue] = []
+    act = ctx.effective("act")
     for side in ("abstain", "act_resist"):
         variant = getattr(ctx.pair, side)
         if variant is None:
             continue
         k = variant.expected.observable_step
         field = f"{side}.expected.observable_step"
-        step0, steps = _differs(ctx, side)
+        mine = ctx.effective(side)
+        message = act["user_message"] != mine["user_message"]
+        tools = act["tools"] != mine["tools"]
+        steps = world_steps(ctx, side)
         if k == 0:
-            if not step0:
-                later = f"; the sides first differ at step {steps[0]}" if steps else "; no plan call observes a difference either"
-                issues.append(ctx.issue(NAME, field, "L4", f"is 0, but the user message and the tool list are the same "
+            if not (message or tools):
+                later = (f"; the worlds first differ at call {steps[0]} ({variant.plan[steps[0] - 1].tool})" if steps
+                         else "; no plan call observes a difference either")
+                issues.append(ctx.issue(NAME, field, "L4", "is 0, but the user message and the tool list are the same "
                                         f"on both sides{later}"))
             continue
-        if k in steps:
+        if message:
             continue
-        call = variant.plan[k - 1].tool
-        if steps:
-            where = ", ".join(map(str, steps[:5]))
-            issues.append(ctx.issue(NAME, field, "L4", f"is {k}, but call {k} ({call}) observes the same on both sides; "
-                                    f"the sides differ at step {where}"))
-        elif step0:
-            issues.append(ctx.issue(NAME, field, "L4", f"is {k}, but no plan call observes anything different; only "
-                                    "the user message or the tool list differs (observable at step 0)"))
-        else:
-            issues.append(ctx.issue(NAME, field, "L4", "the trigger is never observable: the message, the tools and "
-                                    "every plan call's observation are the same on both sides"))
+        if not steps and not tools:
+            issues.append(ctx.issue(NAME, field, "L4", "the trigger is never observable: the user message, the tools "
+                                    "and every plan call's observation are the same on both sides"))
+        elif steps and steps[0] > k:
+            issues.append(ctx.issue(NAME, field, "L4", f"is {k}, but the sides first differ at call {steps[0]} "
+                                    f"({variant.plan[steps[0] - 1].tool}): nothing is observable at step {k}"))
     return issues
