@@ -115,6 +115,15 @@ class PairContext:
             return "act_resist"
         return None
 
+    def _state(self, variant: str) -> dict[str, Any]:
+        """The variant's initial state: domain ← pair ← variant (deep merge, as an episode's)."""
+        cache = self.__dict__.setdefault("_states", {})
+        if variant not in cache:
+            state = deep_merge(self.domain.initial_state, self.pair.state)
+            patch = self.pair.variant(variant).state
+            cache[variant] = deep_merge(state, patch) if patch else state
+        return cache[variant]
+
     def effective(self, variant: str) -> dict[str, Any]:
         """A variant's inputs after merging the pair's fields (what an episode gets).
 
@@ -135,7 +144,7 @@ class PairContext:
             budgets = base.over(v.budgets).model_dump() if base is not None else None
         return {
             "user_message": v.user,
-            "state": deep_merge(self.pair.state, v.state) if v.state else self.pair.state,
+            "state": self._state(variant),
             "tools": tuple(sorted(n for n in self.domain.tools if n not in set(v.hidden_tools))),
             "permissions": perms,
             "budgets": budgets,
