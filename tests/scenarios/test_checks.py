@@ -19,7 +19,7 @@ from evalkit.scenarios.schema import Pair
 
 ROOT = Path(__file__).resolve().parents[2]
 TASKS = ROOT / "tests" / "fixtures" / "tasks"
-LABELS = ROOT / "tests" / "fixtures" / "suites" / "labels"
+LABELS = ROOT / "tests" / "fixtures" / "labels"
 
 
 def _issues(name: str, check: str, **options) -> list[str]:
