@@ -176,3 +176,18 @@ def test_builtin_library_checks():
     assert report.counts["scope"]["applicable"] == len(suite.pairs)
     CLEAN = ("contradiction", "scope", "observability", "grounding")
     assert {name: flagged[name] for name in CLEAN} == {name: [] for name in CLEAN}
+
+
+def test_a_control_pair_needs_only_why_act_and_reasons_group_issues_by_pair():
+    control = _pair(trigger="none", abstain=None, perturbation=None, why_act=None, why_abstain=None)
+    wrong = _pair(id="pert-pass-2", perturbation={"kinds": ["faults"], "what": "The lookup fails."})
+    report = check_pairs([(control, "mem.yaml"), (wrong, "mem.yaml")], tasks_dir=TASKS, names=["perturbation"])
+    assert [(i.pair_id, i.field, i.severity) for i in report.issues] == [
+        ("pert-pass", "why_act", "warning"), ("pert-pass-2", "perturbation.kinds", "error"),
+        ("pert-pass-2", "perturbation.kinds", "error")]
+    assert report.reasons() == {"pert-pass-2": [
+        "perturbation [L1] perturbation.kinds: the sides also differ in state (items.apple), which perturbation.kinds "
+        "['faults'] does not declare",
+        "perturbation [L1] perturbation.kinds: declares faults, but it is the same on both sides (the sides differ "
+        "in: state)"]}
+    assert report.counts["perturbation"] == {"applicable": 2, "passed": 1, "clean": 0, "errors": 2, "warnings": 1}

@@ -49,7 +49,7 @@ class Check:
 
 
 CHECKS: dict[str, Check] = {c.name: c for c in (
-    Check(perturbation.NAME, ("L1", "L7"), perturbation.check, lambda p: not p.is_control),
+    Check(perturbation.NAME, ("L1", "L7"), perturbation.check, lambda p: True),
     Check(contradiction.NAME, ("L2",), contradiction.check, lambda p: p.abstain is not None),
     Check(scope.NAME, ("L3",), scope.check, lambda p: True),
     Check(observability.NAME, ("L4",), observability.check, lambda p: not p.is_control),
@@ -88,6 +88,15 @@ class CheckReport:
         for i in self.issues:
             if (severity is None or i.severity == severity) and i.pair_id not in out[i.check]:
                 out[i.check].append(i.pair_id)
+        return out
+
+    def reasons(self, severity: str | None = "error") -> dict[str, list[str]]:
+        """``{pair id: [one line per issue of this severity (any when None)]}``, in pair order:
+        the reasons an importer gives for the pairs it excludes."""
+        out: dict[str, list[str]] = {}
+        for i in self.issues:
+            if severity is None or i.severity == severity:
+                out.setdefault(i.pair_id, []).append(f"{i.check} [{i.criterion}] {i.field}: {i.message}")
         return out
 
     def as_dict(self) -> dict[str, Any]:

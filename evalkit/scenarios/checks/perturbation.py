@@ -28,7 +28,8 @@ Findings: a pair that declares ``perturbation`` must list exactly the kinds that
 (an undeclared change or a declared kind that did not change is an error); a pair without
 it whose sides differ in more than one kind is an error, in exactly one kind is reported
 with the configured severity (:attr:`CheckOptions.undeclared`), and so is a missing
-``why_act`` / ``why_abstain``; two sides identical in every input are an error.
+``why_act`` / ``why_abstain`` (``why_act`` alone on a control pair); two sides identical in
+every input are an error.
 """
 
 from __future__ import annotations
@@ -115,21 +116,22 @@ def check(ctx: PairContext) -> list[Issue]:
     """The perturbation check of one pair (see the module docstring).
 
     Returns:
-        The issues (empty when the pair passes); ``[]`` for a control pair.
+        The issues (empty when the pair passes); on a control pair (no second side) only a
+        missing ``why_act`` is reported.
     """
-    side = ctx.other
-    if side is None:
-        return []
     pair = ctx.pair
-    changed = changes(ctx, side)
-    issues: list[Issue] = []
-    if not changed:
-        return [ctx.issue(NAME, side, "L1", f"the act and {side} sides are identical in every input "
-                          "(message, state, tools, permissions, budgets, faults, approvals, context, answers)")]
+    side = ctx.other
     severity = ctx.options.undeclared_builtin if ctx.builtin else ctx.options.undeclared
-    for name in ("why_act", "why_abstain"):
+    issues: list[Issue] = []
+    for name in ("why_act", "why_abstain") if side is not None else ("why_act",):
         if getattr(pair, name) is None:
             issues.append(ctx.issue(NAME, name, "L7", f"no {name} given (one sentence: the label's reason)", severity))
+    if side is None:
+        return issues
+    changed = changes(ctx, side)
+    if not changed:
+        return [*issues, ctx.issue(NAME, side, "L1", f"the act and {side} sides are identical in every input "
+                                   "(message, state, tools, permissions, budgets, faults, approvals, context, answers)")]
     if pair.perturbation is not None:
         declared = list(dict.fromkeys(pair.perturbation.kinds))
         extra = [k for k in changed if k not in declared]
