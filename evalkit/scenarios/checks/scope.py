@@ -14,6 +14,7 @@ request outside the user's role) when no permission, rule or tool result says so
 
 from __future__ import annotations
 
+from evalkit.runtime.events import EpisodeEnded
 from evalkit.scenarios.checks.base import Issue, PairContext
 
 NAME = "scope"
@@ -23,7 +24,8 @@ def check(ctx: PairContext) -> list[Issue]:
     """The act-side scope check of one pair.
 
     Returns:
-        One error per refused plan call of each acting side.
+        One error per refused plan call of each acting side, and one for calls never run
+        because the episode ended first (the gate's stop limit, the turn or call budget).
     """
     issues: list[Issue] = []
     for side in ("act", "act_resist"):
@@ -36,4 +38,10 @@ def check(ctx: PairContext) -> list[Issue]:
             issues.append(ctx.issue(NAME, f"{side}.plan.{index}", "L3",
                                     f"the runtime refuses {tool} with the gate on and the shipped rules "
                                     f"({code}: {message})"))
+        missing = [i for i, obs in enumerate(run.observations) if obs[0] == "missing"]
+        if missing and not run.error:
+            ended = next((e.reason for e in run.events if type(e) is EpisodeEnded), "unknown")
+            issues.append(ctx.issue(NAME, f"{side}.plan.{missing[0]}", "L3",
+                                    f"the plan's calls from {ctx.pair.variant(side).plan[missing[0]].tool} on never "
+                                    f"run with the gate on: the episode ended first ({ended})"))
     return issues
