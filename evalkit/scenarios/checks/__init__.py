@@ -24,8 +24,13 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Callable, Iterable
 
+from evalkit.harness.episode import RuntimeSetup
+from evalkit.paths import builtin_dir
+from evalkit.rules import load_rule_set
 from evalkit.scenarios.checks import contradiction, grounding, observability, perturbation, scope
 from evalkit.scenarios.checks.base import CRITERIA, CheckOptions, Issue, PairContext
+from evalkit.scenarios.checks.runs import PairRuns
+from evalkit.scenarios.domains import load_domain
 from evalkit.scenarios.schema import Pair
 
 __all__ = ["CHECKS", "CRITERIA", "Check", "CheckOptions", "CheckReport", "Issue", "check_pairs", "check_suite"]
@@ -106,9 +111,7 @@ class CheckReport:
                 "issues": [i.as_dict() for i in self.issues]}
 
 
-def _is_under(file: str, root: Path | None) -> bool:
-    if root is None:
-        return False
+def _is_under(file: str, root: Path) -> bool:
     try:
         Path(file).resolve().relative_to(root)
         return True
@@ -138,22 +141,12 @@ def check_pairs(
     Raises:
         KeyError: for an unknown check name.
     """
-    from evalkit.harness.episode import RuntimeSetup
-    from evalkit.paths import builtin_dir
-    from evalkit.scenarios.checks.runs import PairRuns
-    from evalkit.scenarios.domains import load_domain
-
     options = options or CheckOptions()
     selected = [CHECKS[n] for n in (names or CHECKS)]
     setup = options.setup
     if setup is None:
-        from evalkit.rules import load_rule_set
-
         setup = RuntimeSetup(rules=load_rule_set("default"))
-    try:
-        builtin_root: Path | None = builtin_dir("scenarios").resolve()
-    except Exception:  # noqa: BLE001 - no built-in folder: nothing is built-in
-        builtin_root = None
+    builtin_root = builtin_dir("scenarios").resolve()
     report = CheckReport(counts={c.name: {"applicable": 0, "passed": 0, "clean": 0, "errors": 0, "warnings": 0}
                                  for c in selected})
     for pair, file in items:

@@ -5,6 +5,7 @@ from __future__ import annotations
 from collections import Counter
 from typing import Any
 
+from evalkit.scenarios.checks import CHECKS
 from evalkit.scenarios.schema import PerturbationKind
 
 MAX_WARNINGS_LISTED = 20
@@ -31,8 +32,6 @@ def print_report(console: Any, report: Any, *, all_warnings: bool = False) -> No
     table = Table(title="label checks (criteria: docs/labels.md)")
     for col in ("check", "criteria", "applicable", "passed", "errors", "warnings"):
         table.add_column(col, justify="left" if col in ("check", "criteria") else "right")
-    from evalkit.scenarios.checks import CHECKS
-
     for name, c in report.counts.items():
         table.add_row(name, ", ".join(CHECKS[name].criteria), str(c["applicable"]), str(c["passed"]),
                       str(c["errors"]), str(c["warnings"]))

@@ -22,7 +22,6 @@ from evalkit.runtime.controller import Limits
 from evalkit.runtime.events import (
     ActionDecided,
     ApprovalResolved,
-    GateDecided,
     MetaRequestUpdated,
     ToolExecuted,
 )
@@ -89,7 +88,10 @@ def _canon(value: Any) -> str:
     return json.dumps(value, sort_keys=True, ensure_ascii=False, default=str)
 
 
-def _observations(events: tuple[Any, ...], n_calls: int) -> tuple[tuple[Observation, ...], tuple]:
+def _observations(events: tuple[Any, ...], calls: tuple[PlannedCall, ...],
+                  ) -> tuple[tuple[Observation, ...], tuple[tuple[int, str, str, str], ...]]:
+    """Each plan call's :data:`Observation` and the denials, from an episode's events (the
+    :class:`PlanModel` numbers its calls ``call_1``, ``call_2`` …)."""
     by_call: dict[str, dict[str, Any]] = {}
     for e in events:
         cid = getattr(e, "call_id", None)
@@ -101,11 +103,9 @@ def _observations(events: tuple[Any, ...], n_calls: int) -> tuple[tuple[Observat
             slot["action"] = (e.action, e.reason_code, e.message)
         elif t is ToolExecuted:
             slot["exec"] = (e.ok, _canon(e.result), tuple(e.signals))
-        elif t is GateDecided:
-            slot["gate"] = (e.decision, e.reason, e.rule_id)
     out: list[Observation] = []
     denials: list[tuple[int, str, str, str]] = []
-    for i in range(n_calls):
+    for i in range(len(calls)):
         slot = by_call.get(f"call_{i + 1}")
         if slot is None or "action" not in slot:
             out.append(("missing", None, "", None, None, ()))
@@ -114,7 +114,7 @@ def _observations(events: tuple[Any, ...], n_calls: int) -> tuple[tuple[Observat
         ok, result, signals = slot.get("exec", (None, None, ()))
         out.append((action, code, message, ok, result, signals))
         if action == "deny":
-            denials.append((i, "", code or "", message))
+            denials.append((i, calls[i].tool, code or "", message))
     return tuple(out), tuple(denials)
 
 
@@ -146,7 +146,7 @@ class PairRuns:
         if hit is not None:
             return hit
         calls = tuple(self.pair.variant(plan).plan)
-        self.pair.variant(world)
+        self.pair.variant(world)  # an unknown world is the caller's error, not the episode's
         limits = self.limits
         if limits.max_turns <= len(calls):
             limits = replace(limits, max_turns=len(calls) + 1)
@@ -157,8 +157,7 @@ class PairRuns:
             events, error = tuple(result.log.events), result.error
         except Exception as exc:  # noqa: BLE001 - a crashing tool is reported by the checks, not fatal
             events, error = (), f"{type(exc).__name__}: {exc}"
-        observations, denials = _observations(events, len(calls))
-        denials = tuple((i, calls[i].tool, code, msg) for i, _, code, msg in denials)
+        observations, denials = _observations(events, calls)
         run = self._cache[key] = PlanRun(plan, world, gate, events, observations, denials, error)
         return run
 
