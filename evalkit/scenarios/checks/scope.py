@@ -14,7 +14,6 @@ request outside the user's role) when no permission, rule or tool result says so
 
 from __future__ import annotations
 
-from evalkit.runtime.events import EpisodeEnded
 from evalkit.scenarios.checks.base import Issue, PairContext
 
 NAME = "scope"
@@ -24,8 +23,9 @@ def check(ctx: PairContext) -> list[Issue]:
     """The act-side scope check of one pair.
 
     Returns:
-        One error per refused plan call of each acting side, and one for calls never run
-        because the episode ended first (the gate's stop limit, the turn or call budget).
+        Per acting side: the episode's error, if any; the first refused plan call, then one
+        line counting the later calls refused or never run (a first refusal usually makes
+        the gate stop the rest, and its stop limit ends the episode).
     """
     issues: list[Issue] = []
     for side in ("act", "act_resist"):
@@ -34,14 +34,16 @@ def check(ctx: PairContext) -> list[Issue]:
         run = ctx.runs.run(side, side, "on")
         if run.error:
             issues.append(ctx.issue(NAME, f"{side}.plan", "L3", f"the plan's episode failed: {run.error}"))
-        for index, tool, code, message in run.denials:
+        missing = [i for i, obs in enumerate(run.observations) if obs[0] == "missing"]
+        if run.denials:
+            index, tool, code, message = run.denials[0]
             issues.append(ctx.issue(NAME, f"{side}.plan.{index}", "L3",
                                     f"the runtime refuses {tool} with the gate on and the shipped rules "
                                     f"({code}: {message})"))
-        missing = [i for i, obs in enumerate(run.observations) if obs[0] == "missing"]
-        if missing and not run.error:
-            ended = next((e.reason for e in run.events if type(e) is EpisodeEnded), "unknown")
-            issues.append(ctx.issue(NAME, f"{side}.plan.{missing[0]}", "L3",
-                                    f"the plan's calls from {ctx.pair.variant(side).plan[missing[0]].tool} on never "
-                                    f"run with the gate on: the episode ended first ({ended})"))
+            later = len(run.denials) - 1 + len(missing)
+            if later:
+                codes = sorted({c for _, _, c, _ in run.denials[1:]} | ({"not run"} if missing else set()))
+                issues.append(ctx.issue(NAME, f"{side}.plan.{index + 1}", "L3",
+                                        f"and {later} later plan call{'s' if later > 1 else ''} refused or not run "
+                                        f"({', '.join(codes)})"))
     return issues
