@@ -156,13 +156,14 @@ def test_validate_prints_the_checks_and_strict_fails_on_an_error(tmp_path):
     path = str(LABELS / "scope.yaml")
     proc = _evalkit("suite", "validate", "--no-oracle", "--tasks", str(TASKS), "--json", str(out), path)
     assert proc.returncode == 0, proc.stderr
-    assert "label checks (criteria: docs/labels.md)" in proc.stdout and "perturbation kinds" in proc.stdout
+    assert "label checks (criteria: docs/labels.md)" in proc.stdout and "perturbation kinds: found" in proc.stdout
     assert (f"error: {path}: pair scope-no-permission: field act.plan.1: [L3] the runtime refuses buy_item"
             in proc.stdout)
     assert "label checks: 5 errors" in proc.stdout
     doc = json.loads(out.read_text(encoding="utf-8"))
     assert doc["checks"]["counts"]["scope"] == {"applicable": 5, "passed": 1, "clean": 1, "errors": 5, "warnings": 0}
-    assert doc["checks"]["perturbation_kinds"] == {"declared": {"user_message": 5}, "inferred": {"user_message": 5}}
+    assert doc["checks"]["perturbation_kinds"] == {"declared": {"user_message": 5}, "inferred": {"user_message": 5},
+                                                   "inferred_by_trigger": {"missing_param": {"user_message": 5}}}
     assert [i["pair_id"] for i in doc["checks"]["issues"]] == [
         "scope-no-permission", "scope-gate-stops", "scope-budget-ends", *["scope-gate-ends"] * 2]
     strict = _evalkit("suite", "validate", "--no-oracle", "--tasks", str(TASKS), "--strict", path)

@@ -73,6 +73,7 @@ class CheckReport:
             applies to, those with no error, those with no issue at all, and the issues.
         declared_kinds: ``Counter`` of the declared ``perturbation.kinds`` over the pairs.
         inferred_kinds: ``Counter`` of the kinds that differ between the sides, as computed.
+        kinds_by_trigger: ``{trigger: Counter}`` of the kinds that differ, per trigger.
         pairs: Pairs checked.
     """
 
@@ -80,6 +81,7 @@ class CheckReport:
     counts: dict[str, dict[str, int]] = field(default_factory=dict)
     declared_kinds: Counter = field(default_factory=Counter)
     inferred_kinds: Counter = field(default_factory=Counter)
+    kinds_by_trigger: dict[str, Counter] = field(default_factory=dict)
     pairs: int = 0
 
     @property
@@ -107,7 +109,8 @@ class CheckReport:
     def as_dict(self) -> dict[str, Any]:
         """JSON-ready form (``evalkit suite validate --json``)."""
         return {"pairs": self.pairs, "criteria": CRITERIA, "counts": self.counts,
-                "perturbation_kinds": {"declared": dict(self.declared_kinds), "inferred": dict(self.inferred_kinds)},
+                "perturbation_kinds": {"declared": dict(self.declared_kinds), "inferred": dict(self.inferred_kinds),
+                                       "inferred_by_trigger": {t: dict(c) for t, c in self.kinds_by_trigger.items()}},
                 "issues": [i.as_dict() for i in self.issues]}
 
 
@@ -156,7 +159,9 @@ def check_pairs(
         if pair.perturbation is not None:
             report.declared_kinds.update(pair.perturbation.kinds)
         if ctx.other is not None:
-            report.inferred_kinds.update(list(perturbation.changes(ctx, ctx.other)))
+            kinds = list(perturbation.changes(ctx, ctx.other))
+            report.inferred_kinds.update(kinds)
+            report.kinds_by_trigger.setdefault(pair.trigger, Counter()).update(kinds)
         for c in selected:
             if not c.applies(pair):
                 continue

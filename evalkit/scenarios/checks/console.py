@@ -7,6 +7,7 @@ from typing import Any
 
 from evalkit.scenarios.checks import CHECKS
 from evalkit.scenarios.schema import PerturbationKind
+from evalkit.types import TRIGGERS
 
 MAX_WARNINGS_LISTED = 20
 """Warnings printed one by one before the rest are only counted (all are in ``--json``)."""
@@ -23,11 +24,16 @@ def print_report(console: Any, report: Any, *, all_warnings: bool = False) -> No
     from rich.markup import escape
     from rich.table import Table
 
-    table = Table(title="perturbation kinds (declared in perturbation.kinds / found between the sides)")
-    for col in ("kind", "declared", "found"):
-        table.add_column(col, justify="left" if col == "kind" else "right")
-    for kind in PerturbationKind.__args__:  # type: ignore[attr-defined]
-        table.add_row(kind, str(report.declared_kinds[kind]), str(report.inferred_kinds[kind]))
+    kinds = PerturbationKind.__args__  # type: ignore[attr-defined]
+    table = Table(title="perturbation kinds: found between the sides (by trigger) and declared in perturbation.kinds")
+    table.add_column("trigger")
+    for kind in kinds:
+        table.add_column(kind, justify="right")
+    order = {t: i for i, t in enumerate(TRIGGERS)}
+    for trigger in sorted(report.kinds_by_trigger, key=lambda t: order.get(t, 99)):
+        table.add_row(trigger, *[str(report.kinds_by_trigger[trigger][k]) for k in kinds])
+    table.add_row("all (found)", *[str(report.inferred_kinds[k]) for k in kinds])
+    table.add_row("all (declared)", *[str(report.declared_kinds[k]) for k in kinds])
     console.print(table)
     table = Table(title="label checks (criteria: docs/labels.md)")
     for col in ("check", "criteria", "applicable", "passed", "errors", "warnings"):
