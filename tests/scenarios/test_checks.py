@@ -93,7 +93,14 @@ def test_grounding_check_lists_unsupported_commit_arguments():
     ]
 
 
-@pytest.mark.parametrize("name", ["perturbation", "contradiction", "scope", "observability", "grounding"])
+def test_trigger_check_needs_a_perturbation_the_trigger_can_arise_from():
+    assert _issues("trigger", "trigger") == [
+        "error: " + _where("trigger.yaml", "trigger-failure-without-fault", "trigger")
+        + "[L4] tool_failure arises from a change of faults, but the sides differ only in state",
+    ]
+
+
+@pytest.mark.parametrize("name", ["perturbation", "contradiction", "scope", "trigger", "observability", "grounding"])
 def test_each_fixture_file_has_a_pair_passing_every_check(name):
     suite = load_suite([LABELS / f"{name}.yaml"], tasks_dir=TASKS)
     report = check_suite(suite, tasks_dir=TASKS)
@@ -172,7 +179,8 @@ def test_validate_prints_the_checks_and_strict_fails_on_an_error(tmp_path):
 
 def test_builtin_library_checks():
     """Runs every check over the built-in scenarios and prints the counts. The checks listed
-    in CLEAN must find no error there; perturbation (declarations) is being filled in."""
+    in CLEAN must find no error there; perturbation (declarations) and trigger are not
+    clean yet (the pairs they flag are under re-review)."""
     suite = load_suite([])
     report = check_suite(suite)
     for name, counts in report.counts.items():

@@ -9,6 +9,7 @@ order ``evalkit suite validate`` prints them:
 * ``perturbation`` — what differs between the sides, against ``perturbation.kinds`` (L1, L7);
 * ``contradiction`` — identical input, opposite labels (L2);
 * ``scope`` — the act side passes the runtime's checks and the gate with the shipped rules (L3);
+* ``trigger`` — the sides differ in a kind of perturbation the trigger can arise from (L4);
 * ``observability`` — the trigger is observable at ``expected.observable_step`` (L4);
 * ``grounding`` — every commit argument of the acting plans is supported (L5).
 
@@ -27,7 +28,7 @@ from typing import Any, Callable, Iterable
 from evalkit.harness.episode import RuntimeSetup
 from evalkit.paths import builtin_dir
 from evalkit.rules import load_rule_set
-from evalkit.scenarios.checks import contradiction, grounding, observability, perturbation, scope
+from evalkit.scenarios.checks import contradiction, grounding, observability, perturbation, scope, trigger
 from evalkit.scenarios.checks.base import CRITERIA, CheckOptions, Issue, PairContext
 from evalkit.scenarios.checks.runs import PairRuns
 from evalkit.scenarios.domains import load_domain
@@ -57,6 +58,7 @@ CHECKS: dict[str, Check] = {c.name: c for c in (
     Check(perturbation.NAME, ("L1", "L7"), perturbation.check, lambda p: True),
     Check(contradiction.NAME, ("L2",), contradiction.check, lambda p: p.abstain is not None),
     Check(scope.NAME, ("L3",), scope.check, lambda p: True),
+    Check(trigger.NAME, ("L4",), trigger.check, lambda p: not p.is_control),
     Check(observability.NAME, ("L4",), observability.check, lambda p: not p.is_control),
     Check(grounding.NAME, ("L5",), grounding.check, lambda p: True),
 )}

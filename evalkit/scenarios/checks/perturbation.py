@@ -83,8 +83,16 @@ def changes(ctx: PairContext, side: str) -> dict[str, str]:
 
     Returns:
         ``{kind: what}``, in :data:`~evalkit.scenarios.schema.PerturbationKind` order
-        (``{"state": "invoices.INV-7.due", "tools": "hidden: get_quota"}``).
+        (``{"state": "invoices.INV-7.due", "tools": "hidden: get_quota"}``); computed once
+        per pair context and side.
     """
+    cache = ctx.__dict__.setdefault("_changes", {})
+    if side not in cache:
+        cache[side] = _changes(ctx, side)
+    return cache[side]
+
+
+def _changes(ctx: PairContext, side: str) -> dict[str, str]:
     a, b = ctx.effective("act"), ctx.effective(side)
     a["user_answers"], b["user_answers"] = _answers(a["user_answers"]), _answers(b["user_answers"])
     out: dict[str, str] = {}
