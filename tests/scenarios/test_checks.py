@@ -207,3 +207,15 @@ def test_a_control_pair_needs_only_why_act_and_reasons_group_issues_by_pair():
         "perturbation [L1] perturbation.kinds: declares faults, but it is the same on both sides (the sides differ "
         "in: state)"]}
     assert report.counts["perturbation"] == {"applicable": 2, "passed": 1, "clean": 0, "errors": 2, "warnings": 1}
+
+
+def test_budgets_merge_over_the_pairs_and_only_changed_keys_are_named():
+    same = _pair(budgets={"tool_calls": 5}, perturbation={"kinds": ["state"], "what": "The apples are gone."})
+    assert _check(same) == []
+    spent = _pair(budgets={"tool_calls": 5}, abstain__budgets={"commit_steps": 0}, abstain__state={},
+                  perturbation=None)
+    assert _check(spent) == [("perturbation", "warning",
+                              "no perturbation declared; inferred: budgets (budgets.commit_steps: null vs 0)")]
+    declared = _pair(abstain__budgets={"commit_steps": 0}, abstain__state={},
+                     perturbation={"kinds": ["budgets"], "what": "No commit step is left."})
+    assert _check(declared) == []

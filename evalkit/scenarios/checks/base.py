@@ -10,6 +10,7 @@ from functools import cached_property
 from typing import Any, Literal
 
 from evalkit.harness.episode import RuntimeSetup, domain_permissions
+from evalkit.runtime.policy import Budgets
 from evalkit.runtime.tools import Domain
 from evalkit.scenarios.checks.runs import PairRuns
 from evalkit.scenarios.loader import deep_merge
@@ -140,8 +141,7 @@ class PairContext:
             perms = domain_permissions(self.domain)
         budgets = None
         if self.pair.budgets is not None or v.budgets is not None:
-            base = self.pair.budgets or v.budgets
-            budgets = base.over(v.budgets).model_dump() if base is not None else None
+            budgets = (self.pair.budgets or Budgets()).over(v.budgets).model_dump()
         return {
             "user_message": v.user,
             "state": self._state(variant),

@@ -112,8 +112,16 @@ def _changes(ctx: PairContext, side: str) -> dict[str, str]:
         elif kind == "user_message":
             out[kind] = f"{_short(a['user_message'])!r} vs {_short(b['user_message'])!r}"
         else:
-            out[kind] = "; ".join(f"{f}: {_short(a[f])} vs {_short(b[f])}" for f in differing)
+            out[kind] = "; ".join(_values(f, a[f], b[f]) for f in differing)
     return out
+
+
+def _values(name: str, a: Any, b: Any) -> str:
+    """``name: A vs B``, or for two mappings each differing key's ``name.key: A vs B``."""
+    if isinstance(a, dict) and isinstance(b, dict):
+        keys = [k for k in sorted(set(a) | set(b), key=str) if a.get(k) != b.get(k)]
+        return "; ".join(f"{name}.{k}: {_short(a.get(k))} vs {_short(b.get(k))}" for k in keys[:MAX_PATHS])
+    return f"{name}: {_short(a)} vs {_short(b)}"
 
 
 def _listing(changed: dict[str, str]) -> str:
