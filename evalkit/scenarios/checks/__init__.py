@@ -145,6 +145,8 @@ def check_pairs(
 
     Raises:
         KeyError: for an unknown check name.
+        evalkit.errors.TaskError: for a pair whose domain cannot be loaded.
+        evalkit.errors.ConfigError: when the shipped rule set cannot be read (no ``setup``).
     """
     options = options or CheckOptions()
     selected = [CHECKS[n] for n in (names or CHECKS)]
