@@ -95,7 +95,8 @@ def suite_validate(
             return
     typer.echo(f"ok: {len(suite.pairs)} pairs, suite hash {suite.content_hash[:12]}"
                + (f"; minimums not met: {', '.join(missed)}" if missed else "; every library minimum met")
-               + (f"; label checks: {n_errors} errors" if report is not None else ""))
+               + (f"; label checks: {n_errors} errors, {len(report.issues) - n_errors} warnings"
+                  if report is not None else ""))
     if strict and (missed or excluded or n_errors):
         raise typer.Exit(1)
 
