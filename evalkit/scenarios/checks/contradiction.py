@@ -27,7 +27,12 @@ NAME = "contradiction"
 _ASKABLE = ("context", "user_grants", "grantable", "review")
 
 
+def _named(answers: dict[str, str]) -> dict[str, str]:
+    return {k: v for k, v in answers.items() if k != "default"}
+
+
 def _first_difference(ctx: PairContext) -> str | None:
+    """The first input the model could tell the sides apart by (``None``: none)."""
     a, b = ctx.effective("act"), ctx.effective("abstain")
     if a["user_message"] != b["user_message"]:
         return "user message"
@@ -36,8 +41,7 @@ def _first_difference(ctx: PairContext) -> str | None:
     for name in _ASKABLE:
         if a[name] != b[name]:
             return name
-    named = lambda d: {k: v for k, v in d.items() if k != "default"}  # noqa: E731
-    if named(a["user_answers"]) != named(b["user_answers"]):
+    if _named(a["user_answers"]) != _named(b["user_answers"]):
         return "user_answers"
     for plan in ("act", "abstain"):
         here, there = ctx.runs.run(plan, "act"), ctx.runs.run(plan, "abstain")
