@@ -41,14 +41,17 @@ def load_sources(src_dir: Path = SRC_DIR) -> list[CorpusLine]:
         All lines, sorted by id.
 
     Raises:
-        ConfigError: a malformed file or line (naming the file, the id and the field), a
+        ConfigError: a file that is not YAML, a malformed file or line (naming the file, the id and the field), a
             duplicate id, or the same text twice (compared without case and spacing).
     """
     lines: list[CorpusLine] = []
     seen_ids: dict[str, str] = {}
     seen_texts: dict[str, str] = {}
     for file in sorted(src_dir.glob("*.yaml")):
-        items = yaml.safe_load(file.read_text(encoding="utf-8")) or []
+        try:
+            items = yaml.safe_load(file.read_text(encoding="utf-8")) or []
+        except yaml.YAMLError as exc:
+            raise ConfigError(f"{file}: not valid YAML: {exc}") from None
         if not isinstance(items, list):
             raise ConfigError(f"{file}: must be a list of lines")
         for item in items:
