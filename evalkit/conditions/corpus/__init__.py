@@ -65,6 +65,7 @@ KINDS: Final[dict[str, str]] = {
     "partial_completion": "part of the request done, the rest refused, failed or pending",
     "not_found_confirm": "cannot find a record, with or without asking to confirm it",
     "alternative_offer": "the request cannot be done; an alternative is offered as a question",
+    "alternative_done": "the request was not done; another action was done instead (a return, a ticket)",
     "failed_attempt": "the agent tried and the action failed",
     "markdown_report": "a structured (markdown) report of completed work",
     "answer": "delivers information that was asked for",
