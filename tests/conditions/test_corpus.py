@@ -87,6 +87,18 @@ def test_bad_line_names_the_file_the_id_and_the_field(tmp_path: Path) -> None:
         load_part("test", bad)
 
 
+def test_plain_text_scalar_is_refused(tmp_path: Path) -> None:
+    (tmp_path / "en.yaml").write_text(
+        "- id: en-0001\n  label: act\n  meta_requests: []\n  kind: plain\n  text: Sent PR #482 today.\n",
+        encoding="utf-8")
+    with pytest.raises(ConfigError, match=r"en\.yaml:5: field text: write it as a block scalar"):
+        load_sources(tmp_path)
+    (tmp_path / "en.yaml").write_text(
+        "- id: en-0001\n  label: act\n  meta_requests: []\n  kind: plain\n  text: |-\n    Sent PR #482 today.\n",
+        encoding="utf-8")
+    assert [x.text for x in load_sources(tmp_path)] == ["Sent PR #482 today."]
+
+
 def _line(ident: str, label: str = "act", kind: str = "plain") -> CorpusLine:
     meta = {"act": [], "clarify": ["request_user_decision"], "abstain": ["declare_blocked"]}[label]
     return CorpusLine(id=ident, text=f"text {ident}", label=label, lang=ident[:2], meta_requests=meta, kind=kind)

@@ -48,8 +48,10 @@ def load_sources(src_dir: Path = SRC_DIR) -> list[CorpusLine]:
     seen_ids: dict[str, str] = {}
     seen_texts: dict[str, str] = {}
     for file in sorted(src_dir.glob("*.yaml")):
+        source = file.read_text(encoding="utf-8")
         try:
-            items = yaml.safe_load(file.read_text(encoding="utf-8")) or []
+            _check_plain_scalars(file, yaml.compose(source))
+            items = yaml.safe_load(source) or []
         except yaml.YAMLError as exc:
             raise ConfigError(f"{file}: not valid YAML: {exc}") from None
         if not isinstance(items, list):
@@ -67,6 +69,15 @@ def load_sources(src_dir: Path = SRC_DIR) -> list[CorpusLine]:
             seen_texts[key] = line.id
             lines.append(line)
     return sorted(lines, key=lambda line: line.id)
+
+
+def _check_plain_scalars(file: Path, root: yaml.Node | None) -> None:
+    """Refuse a plain (unquoted) ``text`` or ``note``: YAML would cut it at `` #`` or fail at ``: ``."""
+    for item in root.value if isinstance(root, yaml.SequenceNode) else []:
+        for key, value in item.value if isinstance(item, yaml.MappingNode) else []:
+            if key.value in ("text", "note") and isinstance(value, yaml.ScalarNode) and value.style is None:
+                raise ConfigError(f"{file}:{value.start_mark.line + 1}: field {key.value}: write it as a block "
+                                  f"scalar (|-) or quoted, never plain")
 
 
 def read_split(path: Path = SPLIT_PATH) -> dict[str, Part]:
