@@ -72,6 +72,18 @@ def test_json_wrapped_lines_are_json_and_languages_are_known() -> None:
             assert "```" in line.text, line.id
 
 
+def test_counts_languages_labels_and_kinds() -> None:
+    assert len(ALL) >= 700
+    langs = Counter(x.lang for x in ALL)
+    for lang, minimum in MIN_PER_LANG.items():
+        assert langs[lang] >= minimum, (lang, langs[lang])
+    assert langs["en"] > langs["zh"] > max(langs[x] for x in LANGS if x not in ("en", "zh"))
+    for lang in LANGS:
+        labels = Counter(x.label for x in ALL if x.lang == lang)
+        assert min(labels[label] for label in ("abstain", "clarify", "act")) >= langs[lang] // 5, (lang, labels)
+        assert {x.kind for x in ALL if x.lang == lang} == set(KINDS), lang
+
+
 def test_bad_line_names_the_file_the_id_and_the_field(tmp_path: Path) -> None:
     good = ALL[0].model_dump()
     with pytest.raises(ConfigError, match=r"x\.jsonl:3: line en-0001: field label"):
