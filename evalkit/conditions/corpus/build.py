@@ -1,7 +1,8 @@
 """Build the corpus's tune and test parts from its sources (README "Split").
 
 ``python -m evalkit.conditions.corpus.build`` reads ``src/<lang>.yaml``, validates every line,
-gives each new id a part and writes ``split.tsv``, ``tune.jsonl`` and ``test.jsonl``.
+gives each new id a part and writes ``split.tsv``, ``tune.jsonl``, ``test.jsonl`` and the counts
+table of ``README.md``.
 ``--check`` writes nothing and exits 1 when the shipped files differ from what the sources give.
 
 A part, once given, never changes (``split.tsv`` is frozen), so a line used for tuning never
@@ -24,10 +25,20 @@ from pathlib import Path
 
 import yaml
 
-from evalkit.conditions.corpus import SPLIT_PATH, SRC_DIR, TEST_PATH, TUNE_PATH, CorpusLine, Part, parse_line
+from evalkit.conditions.corpus import (
+    CORPUS_DIR,
+    SPLIT_PATH,
+    SRC_DIR,
+    TEST_PATH,
+    TUNE_PATH,
+    CorpusLine,
+    Part,
+    parse_line,
+)
 from evalkit.errors import ConfigError
 
 _SPACE = re.compile(r"\s+")
+README_PATH = CORPUS_DIR / "README.md"
 
 
 def load_sources(src_dir: Path = SRC_DIR) -> list[CorpusLine]:
@@ -133,14 +144,36 @@ def assign(lines: list[CorpusLine], frozen: dict[str, Part]) -> dict[str, Part]:
 
 
 def render(lines: list[CorpusLine], parts: dict[str, Part]) -> dict[Path, str]:
-    """The text of ``split.tsv``, ``tune.jsonl`` and ``test.jsonl`` (lines sorted by id)."""
+    """The text of ``split.tsv``, ``tune.jsonl``, ``test.jsonl`` (lines sorted by id) and the README."""
     out: dict[Path, list[str]] = {SPLIT_PATH: [], TUNE_PATH: [], TEST_PATH: []}
     for line in lines:
         part = parts[line.id]
         out[SPLIT_PATH].append(f"{line.id}\t{part}")
         record = line.model_dump(exclude_none=True)
         out[TUNE_PATH if part == "tune" else TEST_PATH].append(json.dumps(record, ensure_ascii=False))
-    return {path: "".join(f"{row}\n" for row in rows) for path, rows in out.items()}
+    files = {path: "".join(f"{row}\n" for row in rows) for path, rows in out.items()}
+    files[README_PATH] = _with_counts(README_PATH.read_text(encoding="utf-8"), counts_table(lines, parts))
+    return files
+
+
+_COUNTS = re.compile(r"(<!-- counts:begin -->\n).*?(<!-- counts:end -->)", re.S)
+
+
+def counts_table(lines: list[CorpusLine], parts: dict[str, Part]) -> str:
+    """The README's table of lines per language and label, with the tune/test sizes."""
+    langs = sorted({line.lang for line in lines}, key=lambda lang: (-sum(x.lang == lang for x in lines), lang))
+    rows = ["| lang | abstain | clarify | act | total | tune / test |", "|---|---|---|---|---|---|"]
+    for lang in [*langs, "all"]:
+        mine = [x for x in lines if lang in ("all", x.lang)]
+        labels = Counter(x.label for x in mine)
+        tune = sum(parts[x.id] == "tune" for x in mine)
+        rows.append(f"| {lang} | {labels['abstain']} | {labels['clarify']} | {labels['act']} | {len(mine)} "
+                    f"| {tune} / {len(mine) - tune} |")
+    return "\n".join(rows) + "\n"
+
+
+def _with_counts(readme: str, table: str) -> str:
+    return _COUNTS.sub(lambda m: m.group(1) + table + m.group(2), readme)
 
 
 def _write(path: Path, text: str) -> None:
