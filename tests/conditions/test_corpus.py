@@ -66,8 +66,9 @@ def test_meta_requests_follow_the_label_rules() -> None:
 def test_json_wrapped_lines_are_json_and_languages_are_known() -> None:
     for line in ALL:
         assert line.lang in LANGS and line.kind in KINDS
-        if line.kind == "json_wrapped":
-            assert isinstance(json.loads(line.text), dict), line.id
+        if line.kind == "json_wrapped":  # plain JSON, or JSON in a ```json fence
+            body = re.sub(r"^```(?:json)?\n|\n```$", "", line.text.strip())
+            assert isinstance(json.loads(body), dict), line.id
         if line.kind == "code_fenced":
             assert "```" in line.text, line.id
 
