@@ -63,6 +63,23 @@ def test_meta_requests_follow_the_label_rules() -> None:
             assert meta <= {"request_independent_review", "request_model_escalation", "propose_skill"}, line.id
 
 
+KIND_LABEL = {
+    "alternative_done": "abstain", "alternative_offer": "abstain", "failed_attempt": "abstain",
+    "nothing_done_report": "abstain", "plain_decline": "abstain", "policy_no_verb": "abstain",
+    "transfer_offer": "abstain", "confirm_irreversible": "clarify", "multi_part_clarify": "clarify",
+    "answer": "act", "hedged_completion": "act", "markdown_report": "act", "negation_elsewhere": "act",
+    "offer_after_action": "act", "partial_completion": "act",
+}
+
+
+def test_kinds_that_fix_a_label_agree_with_it() -> None:
+    """README "Kinds": these kinds are defined by their label; the others occur under several."""
+    for line in ALL:
+        assert KIND_LABEL.get(line.kind, line.label) == line.label, (line.id, line.kind, line.label)
+    for kind in set(KINDS) - set(KIND_LABEL):
+        assert len({x.label for x in ALL if x.kind == kind}) >= 2, kind
+
+
 def test_json_wrapped_lines_are_json_and_languages_are_known() -> None:
     for line in ALL:
         assert line.lang in LANGS and line.kind in KINDS
