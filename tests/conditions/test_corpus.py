@@ -10,6 +10,8 @@ from pathlib import Path
 import pytest
 
 from evalkit.conditions.corpus import (
+    CORE_LANGS,
+    EXTRA_LANGS,
     KINDS,
     LANGS,
     MIN_PER_LANG,
@@ -99,7 +101,10 @@ def test_counts_languages_labels_and_kinds() -> None:
     for lang in LANGS:
         labels = Counter(x.label for x in ALL if x.lang == lang)
         assert min(labels[label] for label in ("abstain", "clarify", "act")) >= langs[lang] // 5, (lang, labels)
+    for lang in CORE_LANGS:
         assert {x.kind for x in ALL if x.lang == lang} == set(KINDS), lang
+    for lang in EXTRA_LANGS:  # in both parts, so the test part measures unsupported languages too
+        assert {x.lang for x in TEST} >= {lang} and {x.lang for x in TUNE} >= {lang}
 
 
 def test_bad_line_names_the_file_the_id_and_the_field(tmp_path: Path) -> None:

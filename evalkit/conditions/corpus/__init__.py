@@ -38,7 +38,12 @@ CorpusLabel = Literal["abstain", "clarify", "act"]
 """The three labels of a final answer (README "Labels")."""
 Part = Literal["tune", "test"]
 
-LANGS: Final[tuple[str, ...]] = ("en", "zh", "fr", "de", "es", "ja", "ko", "pt")
+CORE_LANGS: Final[tuple[str, ...]] = ("en", "zh", "fr", "de", "es", "ja", "ko", "pt")
+"""The eight languages the corpus covers in full (every kind, every label; ISO 639-1)."""
+EXTRA_LANGS: Final[tuple[str, ...]] = ("it", "nl", "ru")
+"""Smaller sets in further languages, to check that a reader which does not support a language says
+so (``unknown``) instead of guessing."""
+LANGS: Final[tuple[str, ...]] = CORE_LANGS + EXTRA_LANGS
 """Languages of the corpus (ISO 639-1)."""
 MIN_PER_LANG: Final[dict[str, int]] = {"en": 250, "zh": 150, "fr": 50, "de": 50, "es": 50, "ja": 50, "ko": 50,
                                         "pt": 50}
@@ -168,6 +173,6 @@ def load_part(part: Part, path: Path | None = None) -> list[CorpusLine]:
 
 
 __all__ = [
-    "CORPUS_DIR", "KINDS", "LANGS", "MIN_PER_LANG", "SPLIT_PATH", "SRC_DIR", "TEST_PATH", "TUNE_PATH",
+    "CORE_LANGS", "CORPUS_DIR", "EXTRA_LANGS", "KINDS", "LANGS", "MIN_PER_LANG", "SPLIT_PATH", "SRC_DIR", "TEST_PATH", "TUNE_PATH",
     "CorpusLabel", "CorpusLine", "Part", "load_part", "parse_line",
 ]
