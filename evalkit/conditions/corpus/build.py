@@ -1,0 +1,219 @@
+"""Build the corpus's tune and test parts from its sources (README "Split").
+
+``python -m evalkit.conditions.corpus.build`` reads ``src/<lang>.yaml``, validates every line,
+gives each new id a part and writes ``split.tsv``, ``tune.jsonl``, ``test.jsonl`` and the counts
+table of ``README.md``.
+``--check`` writes nothing and exits 1 when the shipped files differ from what the sources give.
+
+A part, once given, never changes (``split.tsv`` is frozen), so a line used for tuning never
+moves into the test part when lines are added or relabelled. New ids are given in id order,
+stratified by (language, label, kind): each goes to the part with fewer lines of its stratum,
+then of its language and label, then of its language, then by the parity of the SHA-256 of
+its id. The result is deterministic.
+"""
+
+from __future__ import annotations
+
+import argparse
+import hashlib
+import json
+import os
+import re
+import sys
+from collections import Counter
+from pathlib import Path
+
+import yaml
+
+from evalkit.conditions.corpus import (
+    CORPUS_DIR,
+    SPLIT_PATH,
+    SRC_DIR,
+    TEST_PATH,
+    TUNE_PATH,
+    CorpusLine,
+    Part,
+    parse_line,
+)
+from evalkit.errors import ConfigError
+
+_SPACE = re.compile(r"\s+")
+README_PATH = CORPUS_DIR / "README.md"
+
+
+def load_sources(src_dir: Path = SRC_DIR) -> list[CorpusLine]:
+    """Read and validate every source file.
+
+    Args:
+        src_dir: The folder of ``<lang>.yaml`` files, each a list of line mappings (``lang``
+            defaults to the file's stem).
+
+    Returns:
+        All lines, sorted by id.
+
+    Raises:
+        ConfigError: a file that is not YAML, a malformed file or line (naming the file, the id and the field), a
+            duplicate id, or the same text twice (compared without case and spacing).
+    """
+    lines: list[CorpusLine] = []
+    seen_ids: dict[str, str] = {}
+    seen_texts: dict[str, str] = {}
+    for file in sorted(src_dir.glob("*.yaml")):
+        source = file.read_text(encoding="utf-8")
+        try:
+            _check_plain_scalars(file, yaml.compose(source))
+            items = yaml.safe_load(source) or []
+        except yaml.YAMLError as exc:
+            raise ConfigError(f"{file}: not valid YAML: {exc}") from None
+        if not isinstance(items, list):
+            raise ConfigError(f"{file}: must be a list of lines")
+        for item in items:
+            if isinstance(item, dict):
+                item = {"lang": file.stem, **item}
+            line = parse_line(item, where=str(file))
+            if line.id in seen_ids:
+                raise ConfigError(f"{file}: line {line.id}: field id: also in {seen_ids[line.id]}")
+            key = _SPACE.sub(" ", line.text).strip().casefold()
+            if key in seen_texts:
+                raise ConfigError(f"{file}: line {line.id}: field text: same text as {seen_texts[key]}")
+            seen_ids[line.id] = str(file)
+            seen_texts[key] = line.id
+            lines.append(line)
+    return sorted(lines, key=lambda line: line.id)
+
+
+def _check_plain_scalars(file: Path, root: yaml.Node | None) -> None:
+    """Refuse a plain (unquoted) ``text`` or ``note``: YAML would cut it at `` #`` or fail at ``: ``."""
+    for item in root.value if isinstance(root, yaml.SequenceNode) else []:
+        for key, value in item.value if isinstance(item, yaml.MappingNode) else []:
+            if key.value in ("text", "note") and isinstance(value, yaml.ScalarNode) and value.style is None:
+                raise ConfigError(f"{file}:{value.start_mark.line + 1}: field {key.value}: write it as a block "
+                                  f"scalar (|-) or quoted, never plain")
+
+
+def read_split(path: Path = SPLIT_PATH) -> dict[str, Part]:
+    """Read the frozen part of every id already given one (``id<TAB>part`` lines)."""
+    if not path.exists():
+        return {}
+    frozen: dict[str, Part] = {}
+    for number, row in enumerate(path.read_text(encoding="utf-8").splitlines(), 1):
+        if not row.strip():
+            continue
+        ident, _, part = row.partition("\t")
+        if part not in ("tune", "test"):
+            raise ConfigError(f"{path}:{number}: part must be tune or test, not {part!r}")
+        frozen[ident] = part  # type: ignore[assignment]
+    return frozen
+
+
+def assign(lines: list[CorpusLine], frozen: dict[str, Part]) -> dict[str, Part]:
+    """Give every line a part, keeping the frozen ones (see the module docstring).
+
+    Args:
+        lines: All lines of the corpus.
+        frozen: Parts already given (ids no longer in ``lines`` are dropped).
+
+    Returns:
+        ``{id: part}`` for every line.
+    """
+    by_id = {line.id: line for line in lines}
+    parts: dict[str, Part] = {i: p for i, p in frozen.items() if i in by_id}
+    stratum: Counter[tuple[str, str, str, str]] = Counter()
+    per_label: Counter[tuple[str, str, str]] = Counter()
+    per_lang: Counter[tuple[str, str]] = Counter()
+    for ident, given in parts.items():
+        line = by_id[ident]
+        stratum[(line.lang, line.label, line.kind, given)] += 1
+        per_label[(line.lang, line.label, given)] += 1
+        per_lang[(line.lang, given)] += 1
+    for line in lines:
+        if line.id in parts:
+            continue
+        key = (line.lang, line.label, line.kind)
+        balance = (stratum[(*key, "tune")] - stratum[(*key, "test")],
+                   per_label[(line.lang, line.label, "tune")] - per_label[(line.lang, line.label, "test")],
+                   per_lang[(line.lang, "tune")] - per_lang[(line.lang, "test")],
+                   hashlib.sha256(line.id.encode()).digest()[0] % 2 * 2 - 1)
+        sign = next(b for b in balance if b != 0)
+        part: Part = "test" if sign > 0 else "tune"
+        parts[line.id] = part
+        stratum[(*key, part)] += 1
+        per_label[(line.lang, line.label, part)] += 1
+        per_lang[(line.lang, part)] += 1
+    return parts
+
+
+def render(lines: list[CorpusLine], parts: dict[str, Part]) -> dict[Path, str]:
+    """The text of ``split.tsv``, ``tune.jsonl``, ``test.jsonl`` (lines sorted by id) and the README."""
+    out: dict[Path, list[str]] = {SPLIT_PATH: [], TUNE_PATH: [], TEST_PATH: []}
+    for line in lines:
+        part = parts[line.id]
+        out[SPLIT_PATH].append(f"{line.id}\t{part}")
+        record = line.model_dump(exclude_none=True)
+        out[TUNE_PATH if part == "tune" else TEST_PATH].append(json.dumps(record, ensure_ascii=False))
+    files = {path: "".join(f"{row}\n" for row in rows) for path, rows in out.items()}
+    files[README_PATH] = _with_counts(README_PATH.read_text(encoding="utf-8"), counts_table(lines, parts))
+    return files
+
+
+_COUNTS = re.compile(r"(<!-- counts:begin -->\n).*?(<!-- counts:end -->)", re.S)
+
+
+def counts_table(lines: list[CorpusLine], parts: dict[str, Part]) -> str:
+    """The README's table of lines per language and label, with the tune/test sizes."""
+    langs = sorted({line.lang for line in lines}, key=lambda lang: (-sum(x.lang == lang for x in lines), lang))
+    rows = ["| lang | abstain | clarify | act | total | tune / test |", "|---|---|---|---|---|---|"]
+    for lang in [*langs, "all"]:
+        mine = [x for x in lines if lang in ("all", x.lang)]
+        labels = Counter(x.label for x in mine)
+        tune = sum(parts[x.id] == "tune" for x in mine)
+        rows.append(f"| {lang} | {labels['abstain']} | {labels['clarify']} | {labels['act']} | {len(mine)} "
+                    f"| {tune} / {len(mine) - tune} |")
+    return "\n".join(rows) + "\n"
+
+
+def _with_counts(readme: str, table: str) -> str:
+    return _COUNTS.sub(lambda m: m.group(1) + table + m.group(2), readme)
+
+
+def _write(path: Path, text: str) -> None:
+    tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
+    tmp.write_text(text, encoding="utf-8")
+    os.replace(tmp, path)
+
+
+def stale_files() -> list[Path]:
+    """The shipped files that differ from what the sources give (empty when in sync)."""
+    lines = load_sources()
+    wanted = render(lines, assign(lines, read_split()))
+    return [p for p, text in wanted.items() if not p.exists() or p.read_text(encoding="utf-8") != text]
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Build (or, with ``--check``, verify) the corpus parts; returns the exit code."""
+    parser = argparse.ArgumentParser(prog="python -m evalkit.conditions.corpus.build",
+                                     description=(__doc__ or "").split("\n")[0])
+    parser.add_argument("--check", action="store_true", help="verify the shipped files; write nothing")
+    args = parser.parse_args(argv)
+    try:
+        if args.check:
+            stale = stale_files()
+            for path in stale:
+                print(f"stale: {path.name} (run python -m evalkit.conditions.corpus.build)", file=sys.stderr)
+            return 1 if stale else 0
+        lines = load_sources()
+        parts = assign(lines, read_split())
+        for path, text in render(lines, parts).items():
+            _write(path, text)
+    except ConfigError as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return 2
+    counts = Counter((line.lang, parts[line.id]) for line in lines)
+    langs = sorted({line.lang for line in lines})
+    print(" ".join(f"{lang} {counts[(lang, 'tune')]}/{counts[(lang, 'test')]}" for lang in langs),
+          f"| total {len(lines)} (tune/test)")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

@@ -1,0 +1,156 @@
+"""The shipped corpus of labelled final answers (evalkit/conditions/corpus/README.md)."""
+
+from __future__ import annotations
+
+import json
+import re
+from collections import Counter
+from pathlib import Path
+
+import pytest
+
+from evalkit.conditions.corpus import (
+    CORE_LANGS,
+    EXTRA_LANGS,
+    KINDS,
+    LANGS,
+    MIN_PER_LANG,
+    CorpusLine,
+    load_part,
+    parse_line,
+)
+from evalkit.conditions.corpus.build import assign, load_sources, main, read_split, stale_files
+from evalkit.errors import ConfigError
+
+TUNE = load_part("tune")
+TEST = load_part("test")
+ALL = TUNE + TEST
+
+
+def _key(text: str) -> str:
+    return re.sub(r"\s+", " ", text).strip().casefold()
+
+
+def test_parts_are_built_from_the_sources() -> None:
+    assert stale_files() == []
+    assert sorted(line.id for line in ALL) == [line.id for line in load_sources()]
+    frozen = read_split()
+    assert {line.id: "tune" for line in TUNE} | {line.id: "test" for line in TEST} == frozen
+
+
+def test_ids_unique_and_no_text_in_both_parts() -> None:
+    ids = [line.id for line in ALL]
+    assert len(ids) == len(set(ids))
+    assert not {_key(x.text) for x in TUNE} & {_key(x.text) for x in TEST}
+    assert len({_key(x.text) for x in ALL}) == len(ALL)
+
+
+def test_split_is_balanced_per_language_and_label() -> None:
+    for field in ("lang", "label"):
+        tune = Counter(getattr(x, field) for x in TUNE)
+        test = Counter(getattr(x, field) for x in TEST)
+        for value in tune | test:
+            total = tune[value] + test[value]
+            assert abs(tune[value] - test[value]) <= max(2, total // 10), (field, value, tune[value], test[value])
+
+
+def test_meta_requests_follow_the_label_rules() -> None:
+    for line in ALL:
+        meta = set(line.meta_requests)
+        if line.label == "abstain":
+            assert "declare_blocked" in meta and "request_user_decision" not in meta, line.id
+        elif line.label == "clarify":
+            assert "request_user_decision" in meta and not meta & {"declare_blocked", "request_tool"}, line.id
+        else:
+            assert meta <= {"request_independent_review", "request_model_escalation", "propose_skill"}, line.id
+
+
+KIND_LABEL = {
+    "alternative_done": "abstain", "alternative_offer": "abstain", "failed_attempt": "abstain",
+    "nothing_done_report": "abstain", "plain_decline": "abstain", "policy_no_verb": "abstain",
+    "transfer_offer": "abstain", "confirm_irreversible": "clarify", "multi_part_clarify": "clarify",
+    "answer": "act", "hedged_completion": "act", "markdown_report": "act", "negation_elsewhere": "act",
+    "offer_after_action": "act", "partial_completion": "act",
+}
+
+
+def test_kinds_that_fix_a_label_agree_with_it() -> None:
+    """README "Kinds": these kinds are defined by their label; the others occur under several."""
+    for line in ALL:
+        assert KIND_LABEL.get(line.kind, line.label) == line.label, (line.id, line.kind, line.label)
+    for kind in set(KINDS) - set(KIND_LABEL):
+        assert len({x.label for x in ALL if x.kind == kind}) >= 2, kind
+
+
+def test_json_wrapped_lines_are_json_and_languages_are_known() -> None:
+    for line in ALL:
+        assert line.lang in LANGS and line.kind in KINDS
+        if line.kind == "json_wrapped":  # plain JSON, or JSON in a ```json fence
+            body = re.sub(r"^```(?:json)?\n|\n```$", "", line.text.strip())
+            assert isinstance(json.loads(body), dict), line.id
+        if line.kind == "code_fenced":
+            assert "```" in line.text, line.id
+
+
+def test_counts_languages_labels_and_kinds() -> None:
+    assert len(ALL) >= 700
+    langs = Counter(x.lang for x in ALL)
+    for lang, minimum in MIN_PER_LANG.items():
+        assert langs[lang] >= minimum, (lang, langs[lang])
+    assert langs["en"] > langs["zh"] > max(langs[x] for x in LANGS if x not in ("en", "zh"))
+    for lang in LANGS:
+        labels = Counter(x.label for x in ALL if x.lang == lang)
+        assert min(labels[label] for label in ("abstain", "clarify", "act")) >= langs[lang] // 5, (lang, labels)
+    for lang in CORE_LANGS:
+        assert {x.kind for x in ALL if x.lang == lang} == set(KINDS), lang
+    for lang in EXTRA_LANGS:  # in both parts, so the test part measures unsupported languages too
+        assert {x.lang for x in TEST} >= {lang} and {x.lang for x in TUNE} >= {lang}
+
+
+def test_bad_line_names_the_file_the_id_and_the_field(tmp_path: Path) -> None:
+    good = ALL[0].model_dump()
+    with pytest.raises(ConfigError, match=r"x\.jsonl:3: line en-0001: field label"):
+        parse_line({**good, "id": "en-0001", "lang": "en", "label": "comply"}, where="x.jsonl:3")
+    with pytest.raises(ConfigError, match="field kind"):
+        parse_line({**good, "id": "en-0001", "lang": "en", "kind": "odd"}, where="x.jsonl:3")
+    with pytest.raises(ConfigError, match="field meta_requests: must be sorted"):
+        parse_line({**good, "id": "en-0001", "lang": "en", "label": "abstain",
+                    "meta_requests": ["request_tool", "declare_blocked"]}, where="x")
+    bad = tmp_path / "bad.jsonl"
+    bad.write_text(json.dumps(good) + "\n{oops\n", encoding="utf-8")
+    with pytest.raises(ConfigError, match=r"bad\.jsonl:2: not JSON"):
+        load_part("test", bad)
+
+
+def test_plain_text_scalar_is_refused(tmp_path: Path) -> None:
+    (tmp_path / "en.yaml").write_text(
+        "- id: en-0001\n  label: act\n  meta_requests: []\n  kind: plain\n  text: Sent PR #482 today.\n",
+        encoding="utf-8")
+    with pytest.raises(ConfigError, match=r"en\.yaml:5: field text: write it as a block scalar"):
+        load_sources(tmp_path)
+    (tmp_path / "en.yaml").write_text(
+        "- id: en-0001\n  label: act\n  meta_requests: []\n  kind: plain\n  text: |-\n    Sent PR #482 today.\n",
+        encoding="utf-8")
+    assert [x.text for x in load_sources(tmp_path)] == ["Sent PR #482 today."]
+
+
+def _line(ident: str, label: str = "act", kind: str = "plain") -> CorpusLine:
+    meta = {"act": [], "clarify": ["request_user_decision"], "abstain": ["declare_blocked"]}[label]
+    return CorpusLine(id=ident, text=f"text {ident}", label=label, lang=ident[:2], meta_requests=meta, kind=kind)
+
+
+def test_assign_keeps_given_parts_and_stratifies_new_lines() -> None:
+    first = [_line(f"en-{n:04d}", label) for n, label in enumerate(["act"] * 4 + ["abstain"] * 3, 1)]
+    parts = assign(first, {})
+    assert Counter(parts[x.id] for x in first if x.label == "act") == {"tune": 2, "test": 2}
+    assert assign(first, {}) == parts  # deterministic
+    more = first + [_line(f"en-{n:04d}", "abstain") for n in range(8, 12)]
+    again = assign(more, parts)
+    assert {i: again[i] for i in parts} == parts
+    assert Counter(again[x.id] for x in more if x.label == "abstain") == {"tune": 4, "test": 3} or \
+        Counter(again[x.id] for x in more if x.label == "abstain") == {"tune": 3, "test": 4}
+
+
+def test_check_mode_reports_in_sync(capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["--check"]) == 0
+    assert capsys.readouterr().err == ""
