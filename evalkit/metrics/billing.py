@@ -16,7 +16,8 @@ Definitions (the token classes and the cost formula are in :mod:`evalkit.usage`)
   a model that records none (in-process models), the summed usage × the model's price;
   ``None`` when the model has no price or any usage is unknown.
 * **flags** — ``usage_missing``: responses whose usage was not reported (their flag); ``usage_inconsistent``: responses whose ``total_tokens`` exceeded
-  prompt + completion (output taken as total − prompt); ``cost_flags``: sorted pricing
+  prompt + completion (output taken as total − prompt); ``unknown_stop_reason``: responses
+  whose stop reason was not a documented value (read as ``other``); ``cost_flags``: sorted pricing
   flags raised (``cached_price_missing``, ``cache_write_price_missing``).
 """
 
@@ -29,7 +30,7 @@ from evalkit.usage import USAGE_FIELDS, Usage, usage_cost
 
 BILLING_FIELDS = ("input_tokens", "output_tokens", "cached_input_tokens", "cache_write_tokens", "reasoning_tokens",
                   "retry_input_tokens", "retry_output_tokens", "retry_cost_usd", "cost_usd", "usage_missing",
-                  "usage_inconsistent", "cost_flags")
+                  "usage_inconsistent", "unknown_stop_reason", "cost_flags")
 """The result-row fields :func:`episode_billing` returns."""
 
 _PRICE_FLAGS = frozenset({"cached_price_missing", "cache_write_price_missing"})
@@ -99,6 +100,7 @@ def episode_billing(by_type: dict[type, list[Any]], price: Any = None) -> dict[s
         "cost_usd": cost,
         "usage_missing": unknown,
         "usage_inconsistent": sum(1 for r in responses if "usage_inconsistent" in r.flags),
+        "unknown_stop_reason": sum(1 for r in responses if "unknown_stop_reason" in r.flags),
         "cost_flags": sorted(flags),
     })
     return out

@@ -16,6 +16,7 @@ episodes' rows (:func:`evalkit.metrics.scoring.score_episode`):
   ``claimed_action_without_call``;
 * ``usage_missing`` (responses whose usage was not reported: their tokens and money are
   ``null``), ``usage_inconsistent`` (``total_tokens`` above prompt + completion),
+  ``unknown_stop_reason`` (responses whose stop reason is not a documented value),
   ``retry_input_tokens`` / ``retry_output_tokens`` (billed on failed attempts);
 * ``error_codes``: errored episodes by outcome code (``context_length_exceeded`` …).
 """
@@ -27,7 +28,7 @@ from fractions import Fraction
 from typing import Any, Iterable
 
 _SUMS = ("model_calls", "cache_hits", "retries", "parse_failures", "repaired_calls", "usage_missing",
-         "usage_inconsistent", "truncated_calls", "retry_input_tokens", "retry_output_tokens")
+         "usage_inconsistent", "unknown_stop_reason", "truncated_calls", "retry_input_tokens", "retry_output_tokens")
 _FLAGS = ("call_in_content", "content_filter", "refusal", "truncated_output", "claimed_action_without_call")
 
 

@@ -258,7 +258,7 @@ SUMMARY_FIELDS = (
     "claimed_action_without_call", "error_code",
     # usage by class, failed attempts and output faults (evalkit.metrics.billing, evalkit.metrics.scoring)
     "cached_input_tokens", "cache_write_tokens", "reasoning_tokens", "retry_input_tokens", "retry_output_tokens",
-    "retry_cost_usd", "usage_missing", "usage_inconsistent", "refusal", "truncated_calls", "truncated_output",
+    "retry_cost_usd", "usage_missing", "usage_inconsistent", "unknown_stop_reason", "refusal", "truncated_calls", "truncated_output",
 )
 """The result-row fields the summary reads (:func:`build_summary`, :func:`~evalkit.metrics.provider.provider_summary`)."""
 _TEXT_FIELDS = frozenset({"pair_id", "variant", "model", "condition", "gate", "trigger", "phase", "domain", "split",

@@ -57,6 +57,7 @@ OPENAI = {
                                                                 "stop_reason": "refusal"}),
     "unknown_finish": (chat({"content": "x"}, "eos"), {"stop_reason": "other", "raw_stop_reason": "eos",
                                                         "flags": ("unknown_stop_reason",)}),
+    "several_flags": (chat({"content": "x"}, "eos", usage=None), {"flags": ("usage_missing", "unknown_stop_reason")}),
     "no_finish": (chat({"content": "x"}, None), {"stop_reason": "end_turn", "flags": ("stop_reason_missing",)}),
     "cached_and_reasoning": (chat({"content": "x"}, usage=None) | {"usage": {
         "prompt_tokens": 2006, "completion_tokens": 300, "total_tokens": 2306,

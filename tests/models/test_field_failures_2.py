@@ -170,6 +170,8 @@ def test_f06_an_error_finish_reason_is_a_provider_error(api, tmp_path):
         assert row["status"] == "error" and row["error_code"] == "error_body" and not row["correct"]
         assert row["retries"] == 2 and row["decision"] == "none" and row["final_text"] == ""
         assert events(traces[variant], "model_responded") == []  # the fragment is never the model's text
+        # every attempt failed and billed its usage: 3 attempts of 900 prompt tokens
+        assert (row["input_tokens"], row["retry_input_tokens"]) == (2700, 2700)
     group = summary["rows"][0]
     assert group["errors"] == 2 and group["coverage"] == 0.0 and group["abstain_accuracy"] == 0.0
     # never cached: a second identical run sends every request again
