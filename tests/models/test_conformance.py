@@ -192,3 +192,17 @@ def test_reasoning_blocks_are_not_sent_to_another_provider(api):
     live(api, "openai/m").respond(context([*context().messages, turn, {"role": "user", "content": "go"}]), None)
     sent = json.loads(api.log[0][0].get_data(as_text=True))
     assert all("reasoning" not in m and "thinking" not in json.dumps(m) for m in sent["messages"])
+
+
+def test_an_openai_call_cut_at_length_is_denied_not_run(api):
+    from model_helpers import events_of, run_live_episode
+
+    api.expect_ordered_request(path_of("openai/m"), method="POST").respond_with_json(
+        chat({"tool_calls": [call("send_payment", PAY, "c1")]}, "length"))
+    api.expect_ordered_request(path_of("openai/m"), method="POST").respond_with_json(chat({"content": "Sorry."}))
+    result = run_live_episode(live(api, "openai/m"))
+    assert result.state.get("payments") is None and events_of(result.log, "tool_executed") == []
+    [denied] = events_of(result.log, "action_decided")
+    assert (denied.action, denied.reason_code) == ("deny", "truncated_tool_call")
+    sent = json.loads(api.log[1][0].get_data(as_text=True))
+    assert "cut off at the output-token limit" in sent["messages"][-1]["content"]
