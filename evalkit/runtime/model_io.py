@@ -30,8 +30,9 @@ object, HTTP 200 without choices)        persists the episode is ``status: error
                                          ``refusal``); its stated decision is ``none``, so it is incorrect
                                          on both sides — a provider's policy refusal is not the
                                          clarify/abstain the pair asks for, and scoring it as a run error
-                                         (AgentAbstain's choice) would drop a reproducible behaviour from
-                                         the accuracy denominators; the rule is the same for every provider
+                                         (AgentAbstain's choice) would report the model's own,
+                                         reproducible answer as an infrastructure failure (lower coverage,
+                                         out of the behaviour rates); the same rule for every provider
 usage not reported                       tokens and money ``null`` (never 0), flagged ``usage_missing``
                                          and counted (``usage_unknown``); summary totals are then a lower
                                          bound and per-success figures ``null``
