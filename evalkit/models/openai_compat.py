@@ -147,7 +147,8 @@ def openai_usage(body: Any) -> tuple[Usage, tuple[str, ...]]:
     ``cache_write_tokens`` are parts of it); ``completion_tokens`` every output token
     (``completion_tokens_details.reasoning_tokens`` a part). When ``total_tokens`` is larger
     than prompt + completion (servers that leave reasoning out of ``completion_tokens``),
-    output is ``total_tokens - prompt_tokens``, flagged ``usage_inconsistent``. An absent or
+    output is ``total_tokens - prompt_tokens``; without a total, reasoning tokens larger than
+    ``completion_tokens`` are added to it; either is flagged ``usage_inconsistent``. An absent or
     null ``usage`` is unknown (flag ``usage_missing``), never 0.
 
     Raises:
@@ -167,6 +168,9 @@ def openai_usage(body: Any) -> tuple[Usage, tuple[str, ...]]:
         flags.append("usage_missing")
     if prompt is not None and total is not None and total > prompt + (completion or 0):
         completion = total - prompt
+        flags.append("usage_inconsistent")
+    elif completion is not None and reasoning is not None and reasoning > completion:
+        completion += reasoning  # reasoning reported outside completion_tokens, and no total to tell
         flags.append("usage_inconsistent")
     return Usage(prompt, cached, written, completion, reasoning), tuple(flags)
 

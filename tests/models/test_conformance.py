@@ -64,6 +64,13 @@ OPENAI = {
         "prompt_tokens_details": {"cached_tokens": 1920, "audio_tokens": 0},
         "completion_tokens_details": {"reasoning_tokens": 256, "audio_tokens": 0}}},
         {"usage": Usage(2006, 1920, None, 300, 256)}),
+    "reasoning_outside_total": (chat({"content": "x"}, usage=(1150, 12)) | {"usage": {
+        "prompt_tokens": 1150, "completion_tokens": 12, "total_tokens": 1962,
+        "completion_tokens_details": {"reasoning_tokens": 800}}},
+        {"usage": Usage(1150, None, None, 812, 800), "flags": ("usage_inconsistent",)}),
+    "reasoning_outside_no_total": (chat({"content": "x"}, usage=None) | {"usage": {
+        "prompt_tokens": 1150, "completion_tokens": 12, "completion_tokens_details": {"reasoning_tokens": 800}}},
+        {"usage": Usage(1150, None, None, 812, 800), "flags": ("usage_inconsistent",)}),
     "no_usage": (chat({"content": "x"}, usage=None), {"usage": Usage(), "flags": ("usage_missing",)}),
     "null_usage": (chat({"content": "x"}, usage=None) | {"usage": None}, {"usage": Usage(), "flags": ("usage_missing",)}),
 }
