@@ -82,7 +82,6 @@ that way while its results are read once, in plan order
 from __future__ import annotations
 
 import json
-import math
 from array import array
 from collections import defaultdict
 from typing import Any, Iterable, Sequence
