@@ -37,7 +37,7 @@ unknown.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, fields
+from dataclasses import dataclass
 from typing import Any, Mapping
 
 USAGE_FIELDS = ("input_tokens", "cached_input_tokens", "cache_write_tokens", "output_tokens", "reasoning_tokens")
@@ -100,7 +100,9 @@ class Usage:
 
     def to_dict(self) -> dict[str, int | None]:
         """``{field: count or None}`` for every class (the trace's and the row's form)."""
-        return {f.name: getattr(self, f.name) for f in fields(self)}
+        return {"input_tokens": self.input_tokens, "cached_input_tokens": self.cached_input_tokens,
+                "cache_write_tokens": self.cache_write_tokens, "output_tokens": self.output_tokens,
+                "reasoning_tokens": self.reasoning_tokens}
 
     @classmethod
     def from_dict(cls, data: Mapping[str, Any] | None) -> "Usage":
