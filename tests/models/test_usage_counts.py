@@ -28,3 +28,24 @@ def test_good_and_absent_usage():
     assert count({"x": None}, "x") is None
     with pytest.raises(ProviderError):
         translate_openai({**BODY, "usage": "abc"})
+
+
+def test_usage_sums_keep_unknown_totals_unknown():
+    known = Usage(100, 40, None, 20, 5)
+    assert known + Usage(10, None, 2, 3, None) == Usage(110, 40, 2, 23, 5)
+    assert (known + Usage()).input_tokens is None and not (known + Usage()).known
+    assert known.uncached_input_tokens == 60
+
+
+def test_cost_by_class_and_its_flags():
+    from evalkit.usage import usage_cost
+
+    price = {"input_per_mtok": 3.0, "output_per_mtok": 15.0}
+    # 86 uncached, 1920 cached, 64 written: without cache rates every input token is at 3.0, flagged
+    cost, flags = usage_cost(Usage(2070, 1920, 64, 300, None), price)
+    assert cost == (2070 * 3.0 + 300 * 15.0) / 1e6 and flags == ("cached_price_missing", "cache_write_price_missing")
+    cost, flags = usage_cost(Usage(2070, 1920, 64, 300, None),
+                             {**price, "cached_input_per_mtok": 0.3, "cache_write_per_mtok": 3.75})
+    assert cost == round((86 * 3.0 + 1920 * 0.3 + 64 * 3.75 + 300 * 15.0) / 1e6, 10) and flags == ()
+    assert usage_cost(Usage(10, None, None, None, None), price) == (None, ())
+    assert usage_cost(Usage(10, None, None, 5, None), None) == (None, ())
