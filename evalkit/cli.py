@@ -162,16 +162,12 @@ def run(
 
 
 def _print_provider_totals(summary: dict) -> None:
-    """One line per live model: calls, cache hits, retries and output faults (summary.json ``provider``)."""
-    totals: dict[str, dict[str, int]] = {}
-    for row in summary.get("provider", []):
-        if row["model_calls"]:
-            t = totals.setdefault(row["model"], {})
-            for name in ("model_calls", "cache_hits", "retries", "parse_failures", "content_filter"):
-                t[name] = t.get(name, 0) + row[name]
-    for model, t in totals.items():
-        typer.echo(f"{model}: {t['model_calls']} model calls, {t['cache_hits']} cache hits, {t['retries']} retries, "
-                   f"{t['parse_failures']} parse failures, {t['content_filter']} content-filter stops")
+    """One line per live model: calls, cache hits, retries, output faults, tokens and money
+    (summary.json ``provider`` and ``rows``; :func:`evalkit.report.console.provider_lines`)."""
+    from evalkit.report.console import provider_lines
+
+    for line in provider_lines(summary):
+        typer.echo(line)
 
 
 def _run_config(kwargs: dict, model: list[str] | None, condition: list[str] | None):

@@ -75,11 +75,27 @@ ReasonCode = Literal[
     "parse_error",
     "meta_denied",
     "episode_ended",
+    "truncated_tool_call",
 ]
 """Why the controller did not execute a proposed call (DESIGN §2). ``gate_*`` codes come
 from the autonomy gate (DESIGN §4): the call was stopped with that gate decision.
 ``episode_ended``: the call came after the one that ended the episode (a terminal meta
-request or the gate's last stop) in the same response, so it was never considered."""
+request or the gate's last stop) in the same response, so it was never considered.
+``truncated_tool_call``: the response holding the call stopped at the output-token limit
+(stop reason ``max_tokens``), so the call may be cut short even when its arguments parse;
+it is never run (:mod:`evalkit.runtime.model_io`, scoring rules)."""
+
+StopReason = Literal["end_turn", "tool_use", "max_tokens", "content_filter", "refusal", "error", "other"]
+"""Why a model response ended, normalised over providers (:mod:`evalkit.runtime.model_io`).
+
+``end_turn``: the model finished its answer (OpenAI ``stop``, Anthropic ``end_turn`` /
+``stop_sequence``); ``tool_use``: it stopped to have tools run (``tool_calls``,
+``function_call`` / ``tool_use``); ``max_tokens``: the output-token limit cut it (``length``
+/ ``max_tokens``, ``model_context_window_exceeded``); ``content_filter``: the provider
+withheld or cut the answer (``content_filter``); ``refusal``: the model or provider refused
+(OpenAI ``message.refusal``, Anthropic ``refusal``); ``error``: the provider reported an error
+for the generation (never scored, always a provider error); ``other``: any other value (e.g.
+Anthropic ``pause_turn``), kept raw and flagged when it is not a documented one."""
 
 GateDecision = Literal["gather", "act", "clarify", "abstain"]
 """The autonomy gate's four decisions (DESIGN §4, seed 003)."""
@@ -115,5 +131,6 @@ MetaType = Literal[
 """The seven meta-request types (DESIGN §3, seed 000 §3)."""
 
 META_TYPES: tuple[str, ...] = get_args(MetaType)
+STOP_REASONS: tuple[str, ...] = get_args(StopReason)
 TRIGGERS: tuple[str, ...] = get_args(Trigger)
 CONDITIONS: tuple[str, ...] = get_args(Condition)

@@ -60,9 +60,14 @@ episodes as given. Counts and means: ``model_escalations``, ``review_rounds``,
 ``repeated_denied``, ``permission_escalations``, ``budget_overruns``,
 ``unnecessary_requests``, ``denials_by_code`` (controller reason code → count), ``lag_mean``,
 ``lag_hist`` (lag → correct abstentions), ``tool_calls`` (total) and ``tool_calls_mean``,
-``input_tokens``, ``output_tokens``, ``tokens_per_episode``, ``tokens_per_success``,
-``latency_s_mean``, ``latency_s_p95``, ``cost_usd`` (``None`` when any recorded episode has
-no price), ``cost_per_success_usd``. Per-episode definitions are in
+``input_tokens``, ``output_tokens`` (and their parts ``cached_input_tokens``,
+``cache_write_tokens``, ``reasoning_tokens``; the failed attempts' share
+``retry_input_tokens``, ``retry_output_tokens``, ``retry_cost_usd``), ``tokens_per_episode``,
+``tokens_per_success``, ``latency_s_mean``, ``latency_s_p95``, ``cost_usd`` (``None`` when
+any recorded episode has no price), ``cost_per_success_usd``. Episodes whose usage the
+provider did not report (``usage_unknown`` counts them) are left out of the token and money
+sums, which are then lower bounds (``tokens_lower_bound``, ``cost_lower_bound``; ``None``
+when no episode's usage is known), and the per-episode and per-success figures are ``None``. Per-episode definitions are in
 :mod:`evalkit.metrics.scoring`, :mod:`evalkit.metrics.behaviour` and
 :mod:`evalkit.metrics.grounding`. An empty denominator gives ``None`` (JSON ``null``),
 never NaN (field case C21). Sums of floats (latency, cost) are exact and rounded once, so a
@@ -77,12 +82,13 @@ that way while its results are read once, in plan order
 from __future__ import annotations
 
 import json
-import math
 from array import array
 from collections import defaultdict
 from typing import Any, Iterable, Sequence
 
-from evalkit.metrics.stats import percentile, proportion, wilson
+from evalkit.metrics.billing import TOKENS as _TOKENS
+from evalkit.metrics.billing import group_cost
+from evalkit.metrics.stats import proportion, wilson
 
 GROUP_KEYS = ("model", "condition", "gate")
 BREAKDOWNS = ("trigger", "phase", "domain", "split", "language")
@@ -254,6 +260,7 @@ class GroupStats:
         self.codes: dict[str, int] = defaultdict(int)
         self.latencies = array("d")
         self.costs = array("d")  # of recorded episodes with a known cost, summed exactly at the end
+        self.retry_costs = array("d")  # their failed attempts' share
         self.cost_known = True
         self._pair: str | None = None
         self._series: dict[tuple, bool] = {}  # (model, condition, gate) → every epoch's unit right, this pair
@@ -363,11 +370,19 @@ class GroupStats:
         for code, n in _json(r.get("denials"), {}).items():
             self.codes[code] += n
         self.latencies.append(float(r.get("latency_s") or 0.0))
+        unknown = any(col in r and r[col] is None for col in ("input_tokens", "output_tokens"))  # null: not reported
+        if unknown:
+            c["usage_unknown"] += 1  # its tokens and money are left out: the totals become lower bounds
+        else:
+            for col in _TOKENS:
+                c[col] += r.get(col) or 0
         cost = r.get("cost_usd")
         if cost is None:
-            self.cost_known = False
+            if not unknown:
+                self.cost_known = False  # no price: the group's money is unknown
         elif self.cost_known:
             self.costs.append(cost)
+            self.retry_costs.append(r.get("retry_cost_usd") or 0.0)
 
     def _close_pair(self) -> None:
         if self._series:
@@ -396,6 +411,7 @@ class GroupStats:
             self.codes[code] += n
         self.latencies.extend(other.latencies)
         self.costs.extend(other.costs)
+        self.retry_costs.extend(other.retry_costs)
         self.cost_known = self.cost_known and other.cost_known
 
     def metrics(self) -> dict[str, Any]:
@@ -463,24 +479,11 @@ class GroupStats:
         return out
 
     def _cost(self) -> dict[str, Any]:
-        c = self.c
-        n, correct = c["completed"], c["correct"]
-        calls, tin, tout = c["tool_calls"], c["input_tokens"], c["output_tokens"]
-        money = math.fsum(self.costs) if n and self.cost_known else None
-        return {
-            "tool_calls": calls,
-            "tool_calls_mean": calls / n if n else None,
-            "input_tokens": tin,
-            "output_tokens": tout,
-            "tokens_per_episode": (tin + tout) / n if n else None,
-            "tokens_per_success": (tin + tout) / correct if correct else None,
-            "latency_s_mean": math.fsum(self.latencies) / n if n else None,
-            "latency_s_p95": percentile(self.latencies, 95),
-            "cost_usd": money,
-            "cost_per_success_usd": money / correct if money is not None and correct else None,
-        }
+        return group_cost(self.c, costs=self.costs, retry_costs=self.retry_costs, cost_known=self.cost_known,
+                          latencies=self.latencies)
 
 
 _EPISODE_RATES = frozenset({"permission_escalations", "budget_overruns", "incorrect_tool_use"})
 _SUMMED = ("repeated_denied", "meta_fulfilled", "meta_typed_n", "permission_escalations", "budget_overruns",
-           "incorrect_tool_use", "model_escalations", "review_rounds", "tool_calls", "input_tokens", "output_tokens")
+           "incorrect_tool_use", "model_escalations", "review_rounds", "tool_calls")
+

@@ -10,8 +10,14 @@ episodes' rows (:func:`evalkit.metrics.scoring.score_episode`):
 * ``retries`` and ``retry_wait_s`` (seconds waited between attempts, not in latency);
 * ``parse_failures``, ``repaired_calls``, ``call_in_content`` (episodes whose final output
   was a tool call written as text), ``content_filter`` (episodes stopped by the provider's
-  content filter; they count as incorrect, never as abstentions),
+  content filter or a refusal; they count as incorrect, never as abstentions), ``refusal``
+  (those with a refusal text), ``truncated_output`` (episodes with a response cut at the
+  token limit) and ``truncated_calls`` (tool calls denied for it),
   ``claimed_action_without_call``;
+* ``usage_missing`` (responses whose usage was not reported: their tokens and money are
+  ``null``), ``usage_inconsistent`` (``total_tokens`` above prompt + completion),
+  ``unknown_stop_reason`` (responses whose stop reason is not a documented value),
+  ``retry_input_tokens`` / ``retry_output_tokens`` (billed on failed attempts);
 * ``error_codes``: errored episodes by outcome code (``context_length_exceeded`` …).
 """
 
@@ -21,8 +27,9 @@ from collections import Counter
 from fractions import Fraction
 from typing import Any, Iterable
 
-_SUMS = ("model_calls", "cache_hits", "retries", "parse_failures", "repaired_calls")
-_FLAGS = ("call_in_content", "content_filter", "claimed_action_without_call")
+_SUMS = ("model_calls", "cache_hits", "retries", "parse_failures", "repaired_calls", "usage_missing",
+         "usage_inconsistent", "unknown_stop_reason", "truncated_calls", "retry_input_tokens", "retry_output_tokens")
+_FLAGS = ("call_in_content", "content_filter", "refusal", "truncated_output", "claimed_action_without_call")
 
 
 def provider_summary(rows: Iterable[dict[str, Any]]) -> list[dict[str, Any]]:

@@ -18,6 +18,9 @@ __all__ = [
     "resolve_settings",
     "parse_message",
     "ProviderError",
+    "ProviderReply",
+    "translate_openai",
+    "translate_anthropic",
 ]
 
 _WHERE = {
@@ -30,6 +33,9 @@ _WHERE = {
     "resolve_settings": "config",
     "parse_message": "parsing",
     "ProviderError": "retry",
+    "ProviderReply": "reply",
+    "translate_openai": "openai_compat",
+    "translate_anthropic": "anthropic_messages",
 }
 
 

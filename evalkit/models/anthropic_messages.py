@@ -5,15 +5,16 @@ translates them to the Messages API and the answer back, so the agent loop never
 which provider it talks to:
 
 * system messages become the ``system`` field;
-* an assistant message becomes ``text`` and ``tool_use`` blocks (recorded arguments that
-  did not parse are replayed as ``{}``, field case C19);
+* an assistant message becomes its ``thinking`` / ``redacted_thinking`` blocks exactly as
+  received (signatures included: the API rejects a tool turn replayed without them when
+  thinking is on), then ``text`` and ``tool_use`` blocks (recorded arguments that did not
+  parse are replayed as ``{}``, field case C19);
 * ``tool`` messages become ``tool_result`` blocks inside one user message; consecutive
   messages of the same role are merged, as the API requires alternating roles;
 * tools become ``{name, description, input_schema}``; ``tool_choice`` ``auto`` /
   ``required`` / ``none`` / a name become ``auto`` / ``any`` / ``none`` / ``tool``;
-* the answer's ``stop_reason`` maps to a finish reason: ``end_turn`` and
-  ``stop_sequence`` → ``stop``, ``tool_use`` → ``tool_calls``, ``max_tokens`` →
-  ``length``, ``refusal`` → ``content_filter``.
+* the answer is read by :func:`translate_anthropic` (stop reasons :data:`STOP_REASONS`,
+  usage by class, thinking blocks kept, a refusal typed).
 
 ``temperature`` and ``top_p`` are sent as body fields (recent SDK versions no longer take
 them as arguments); ``seed`` is not part of the Messages API and is not sent. The SDK's own retries are off;
@@ -27,17 +28,24 @@ from typing import Any
 
 from evalkit.models.config import ModelSettings
 from evalkit.models.parsing import replay_arguments
+from evalkit.models.reply import ProviderReply, count, stop_reason, usage_object
 from evalkit.models.retry import (ProviderError, connection_failure, error_for_status, error_in_body, error_message,
-                                  parse_body, token_count)
+                                  parse_body)
+from evalkit.runtime.model_io import ReasoningBlock
+from evalkit.usage import UNKNOWN, Usage
 
 STOP_REASONS = {
-    "end_turn": "stop",
-    "stop_sequence": "stop",
-    "pause_turn": "stop",
-    "tool_use": "tool_calls",
-    "max_tokens": "length",
-    "refusal": "content_filter",
+    "end_turn": "end_turn",
+    "stop_sequence": "end_turn",
+    "tool_use": "tool_use",
+    "max_tokens": "max_tokens",
+    "model_context_window_exceeded": "max_tokens",
+    "refusal": "refusal",
+    "pause_turn": "other",
 }
+"""Messages API ``stop_reason`` values (the ``anthropic`` SDK's ``StopReason`` literal) →
+:data:`evalkit.types.StopReason`. ``pause_turn`` (a server tool paused a long turn) is
+``other``: evalkit offers no server tools."""
 
 
 def to_messages_api(messages: list[dict[str, Any]]) -> tuple[str, list[dict[str, Any]]]:
@@ -59,7 +67,10 @@ def to_messages_api(messages: list[dict[str, Any]]) -> tuple[str, list[dict[str,
         if role == "system":
             system.append(content)
         elif role == "assistant":
-            blocks: list[dict[str, Any]] = [{"type": "text", "text": content}] if content.strip() else []
+            blocks: list[dict[str, Any]] = [dict(r["data"]) for r in m.get("reasoning") or ()
+                                            if r.get("provider") == "anthropic" and isinstance(r.get("data"), dict)]
+            if content.strip():
+                blocks.append({"type": "text", "text": content})
             for c in m.get("tool_calls") or []:
                 fn = c.get("function") or {}
                 blocks.append({"type": "tool_use", "id": c.get("id"), "name": fn.get("name") or "empty_tool_name",
@@ -93,28 +104,65 @@ def tool_choice_param(choice: str) -> dict[str, Any]:
     return {"type": "tool", "name": choice}
 
 
-def normalize_anthropic(data: Any) -> dict[str, Any]:
-    """The provider-neutral response (as :func:`evalkit.models.openai_compat.normalize_openai`)
-    from a Messages API body; ``tool_use`` blocks become OpenAI-format ``tool_calls``.
+def anthropic_usage(body: Any) -> tuple[Usage, tuple[str, ...]]:
+    """The :class:`~evalkit.usage.Usage` a Messages API body reports, and its flags.
+
+    The API's ``input_tokens`` excludes cached tokens: total input is ``input_tokens +
+    cache_read_input_tokens + cache_creation_input_tokens``, the last two kept as the cached
+    and cache-write parts. ``output_tokens`` is every output token, thinking included
+    (``output_tokens_details.thinking_tokens`` is the reasoning part). An absent or null
+    ``usage`` is unknown (flag ``usage_missing``), never 0.
 
     Raises:
-        ProviderError: ``invalid_response`` for a body without ``content`` (or whose
-            ``content`` is not an array, or whose ``stop_reason`` is not a string), or
-            :func:`~evalkit.models.retry.error_in_body`'s error (``error_body``) for an
-            error object answered with HTTP 200.
+        ProviderError: ``invalid_response`` for a count of the wrong type.
+    """
+    usage, flags = usage_object(body)
+    if usage is None:
+        return UNKNOWN, tuple(flags)
+    uncached, output = count(usage, "input_tokens"), count(usage, "output_tokens")
+    cached, written = count(usage, "cache_read_input_tokens"), count(usage, "cache_creation_input_tokens")
+    reasoning = count(usage.get("output_tokens_details"), "thinking_tokens", "usage.output_tokens_details")
+    if uncached is None or output is None:
+        flags.append("usage_missing")
+    total = None if uncached is None else uncached + (cached or 0) + (written or 0)
+    return Usage(total, cached, written, output, reasoning), tuple(flags)
+
+
+def translate_anthropic(data: Any) -> ProviderReply:
+    """The :class:`~evalkit.models.reply.ProviderReply` of a Messages API body.
+
+    ``text`` blocks become the text (``None`` when the stop reason is ``refusal``: the text is
+    then the refusal, verbatim); ``tool_use`` blocks OpenAI-form tool calls; ``thinking`` and
+    ``redacted_thinking`` blocks :class:`~evalkit.runtime.model_io.ReasoningBlock` objects
+    holding the block exactly as received (signature included), to be sent back before the
+    turn's ``tool_use`` blocks (:func:`to_messages_api`). ``stop_reason`` is normalised by
+    :data:`STOP_REASONS`; usage by :func:`anthropic_usage`.
+
+    Raises:
+        ProviderError: ``error_body`` for an error object answered with HTTP 200 (with the
+            usage it reports); ``invalid_response`` for a body without ``content`` (or whose
+            ``content`` is not an array, or whose ``stop_reason`` is not a string).
     """
     if not isinstance(data, dict) or not isinstance(data.get("content"), list):
         if isinstance(data, dict) and (data.get("type") == "error" or data.get("error")):
-            raise error_in_body(data)
+            error = error_in_body(data)
+            try:
+                error.usage = anthropic_usage(data)[0]
+            except ProviderError:
+                pass
+            raise error
         raise ProviderError("the response holds no content blocks", code="invalid_response", retryable=True)
+    usage, usage_flags = anthropic_usage(data)
     texts: list[str] = []
     calls: list[dict[str, Any]] = []
+    reasoning: list[ReasoningBlock] = []
     for block in data["content"]:
         if not isinstance(block, dict):
             continue
-        if block.get("type") == "text":
+        kind = block.get("type")
+        if kind == "text":
             texts.append(str(block.get("text", "")))
-        elif block.get("type") == "tool_use":
+        elif kind == "tool_use":
             raw_input = block.get("input")
             calls.append({
                 "id": block.get("id"),
@@ -123,21 +171,22 @@ def normalize_anthropic(data: Any) -> dict[str, Any]:
                              "arguments": raw_input if not isinstance(raw_input, dict)
                              else json.dumps(raw_input, ensure_ascii=False)},
             })
-    usage = data.get("usage")
-    input_tokens = sum(token_count(usage, k) for k in
-                       ("input_tokens", "cache_creation_input_tokens", "cache_read_input_tokens"))
-    stop = data.get("stop_reason") or "end_turn"
-    if not isinstance(stop, str):
-        raise ProviderError(f"the response's stop_reason is {type(stop).__name__}, not a string",
+        elif kind in ("thinking", "redacted_thinking"):
+            text = block.get("thinking") if kind == "thinking" else None
+            reasoning.append(ReasoningBlock("anthropic", text if isinstance(text, str) else None, dict(block)))
+    raw_stop = data.get("stop_reason")
+    if raw_stop is not None and not isinstance(raw_stop, str):
+        raise ProviderError(f"the response's stop_reason is {type(raw_stop).__name__}, not a string",
                             code="invalid_response", retryable=True)
-    return {
-        "message": {"role": "assistant", "content": "".join(texts) if texts else None,
-                    "tool_calls": calls or None},
-        "finish_reason": STOP_REASONS.get(stop, stop),
-        "usage": {"input_tokens": input_tokens, "output_tokens": token_count(usage, "output_tokens")},
-        "model": data.get("model") or "",
-        "id": data.get("id") or "",
-    }
+    flags = list(usage_flags)
+    stop = stop_reason(raw_stop, STOP_REASONS, bool(calls), flags)
+    text = "".join(texts) if texts else None
+    refusal = None
+    if stop == "refusal":
+        refusal, text = text, None
+    return ProviderReply(message={"role": "assistant", "content": text, "tool_calls": calls or None},
+                         stop_reason=stop, raw_stop_reason=raw_stop, refusal=refusal, reasoning=tuple(reasoning),
+                         usage=usage, flags=tuple(flags))
 
 
 class AnthropicProvider:
@@ -180,8 +229,11 @@ class AnthropicProvider:
             kwargs["extra_body"] = extra
         return kwargs
 
-    def complete(self, messages: list[dict[str, Any]], tools: list[dict[str, Any]]) -> dict[str, Any]:
-        """Make one call (no retry); raises :class:`ProviderError` with its outcome code."""
+    translate = staticmethod(translate_anthropic)
+
+    def complete(self, messages: list[dict[str, Any]], tools: list[dict[str, Any]]) -> Any:
+        """Make one call (no retry), checked by :func:`translate_anthropic`; returns the body
+        as received. Raises :class:`ProviderError` with its outcome code."""
         import anthropic
 
         try:
@@ -194,7 +246,9 @@ class AnthropicProvider:
             text = exc.response.text if exc.response is not None else ""
             raise error_for_status(exc.status_code, error_message(exc.body, text or str(exc)),
                                    dict(exc.response.headers)) from None
-        return normalize_anthropic(parse_body(raw.http_response.text))
+        body = parse_body(raw.http_response.text)
+        translate_anthropic(body)  # an error the body reports is raised here, inside the retry policy
+        return body
 
     def close(self) -> None:
         self.client.close()

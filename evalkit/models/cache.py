@@ -5,11 +5,15 @@ answer: the cache format version, provider, model, endpoint, messages, tool defi
 ``tool_choice`` and every sampling parameter (temperature, top_p, max_tokens, seed, stop,
 extra request fields). Rules:
 
-* only successful responses are stored; errors are never cached;
+* only successful responses are stored, as ``{"body", "latency_s"}`` with the body exactly
+  as received (thinking blocks and their signatures included); errors, and 200 answers
+  that report an error, are never cached;
 * a sampled call (temperature above 0, or not set) without a seed is keyed by the
   episode's epoch as well, so repeated epochs never collapse into one cached answer;
-* a hit replays the stored response exactly, including its usage and latency, and is
-  marked ``cached`` in the trace and counted in the summary.
+* a hit is read by the provider's translator again, so it gives the same typed output,
+  usage and latency as the first call, and is marked ``cached`` in the trace and counted in
+  the summary;
+* the messages in the key include the reasoning blocks replayed to the provider.
 
 The file is ``<cache dir>/model_calls.sqlite``; the cache dir is ``$EVALKIT_CACHE_DIR``,
 else ``$XDG_CACHE_HOME/evalkit``, else ``~/.cache/evalkit`` (:func:`cache_dir`). One
@@ -27,7 +31,7 @@ import time
 from pathlib import Path
 from typing import Any
 
-CACHE_FORMAT_VERSION = 1
+CACHE_FORMAT_VERSION = 2
 """Bump when the key or the stored response format changes: old entries stop matching."""
 
 

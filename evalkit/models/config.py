@@ -126,10 +126,25 @@ class ParseSettings(_Strict):
 
 
 class Price(_Strict):
-    """Price of a model in US dollars per million tokens."""
+    """Price of a model in US dollars per million tokens, by token class
+    (:func:`evalkit.usage.usage_cost` has the formula).
+
+    Attributes:
+        input_per_mtok: Uncached input tokens.
+        output_per_mtok: Output tokens.
+        cached_input_per_mtok: Input tokens read from the prompt cache (``None``: the input
+            price, and a row with cached tokens is flagged ``cached_price_missing``).
+        cache_write_per_mtok: Input tokens written to the prompt cache (``None``: the input
+            price, flagged ``cache_write_price_missing``).
+        reasoning_per_mtok: Reasoning / thinking tokens (``None``: the output price, as
+            OpenAI and Anthropic bill them).
+    """
 
     input_per_mtok: float = Field(ge=0)
     output_per_mtok: float = Field(ge=0)
+    cached_input_per_mtok: float | None = Field(default=None, ge=0)
+    cache_write_per_mtok: float | None = Field(default=None, ge=0)
+    reasoning_per_mtok: float | None = Field(default=None, ge=0)
 
 
 class LocalServerSettings(_Strict):

@@ -8,15 +8,23 @@ Layers, outermost first, for each call ``D_t ~ model(M_t)``:
    returned for the trace and its wait is not charged to latency;
 3. **provider**: :class:`~evalkit.models.openai_compat.OpenAIProvider` (``openai/`` and
    ``local/``) or :class:`~evalkit.models.anthropic_messages.AnthropicProvider`
-   (``anthropic/``) makes one HTTP call and returns a provider-neutral response;
-4. **parsing** (:mod:`evalkit.models.parsing`): the response becomes text and tool calls,
+   (``anthropic/``) makes one HTTP call and returns the body as received, after its
+   translator has checked it (an error the body reports is raised inside the retry policy,
+   so it is retried and never cached);
+4. **translator** (:func:`~evalkit.models.openai_compat.translate_openai`,
+   :func:`~evalkit.models.anthropic_messages.translate_anthropic`): the body (fresh or from
+   the cache) becomes a typed :class:`~evalkit.models.reply.ProviderReply`: stop reason,
+   refusal, reasoning blocks, usage by class;
+5. **parsing** (:mod:`evalkit.models.parsing`): its message becomes text and tool calls,
    strictly unless repairs are opted into.
 
 The result is a :class:`~evalkit.runtime.model_io.ModelOutput` whose ``extra`` carries what
 the agent loop records as events: ``retries`` (:class:`ProviderRetry`), ``tagged``
 (:class:`ToolCallTagged`) and ``call`` (:class:`ModelCall`: provider, cache hit, attempts,
-retry wait, cost, output flags). Latency is the wall-clock time of the provider calls,
-retry waits excluded; a cache hit reports the stored call's usage and latency.
+retry wait, output flags, tokens and cost with the failed attempts' share apart). Money is
+:func:`evalkit.usage.usage_cost` of each attempt's reported usage. Latency is the
+wall-clock time of the provider calls, retry waits excluded; a cache hit reports the stored
+call's usage and latency.
 """
 
 from __future__ import annotations
@@ -31,10 +39,28 @@ from evalkit.errors import ConfigError, ModelError
 from evalkit.models.cache import CallCache, cache_key, shared_cache
 from evalkit.models.config import ModelOptions, ModelSettings, resolve_settings
 from evalkit.models.parsing import parse_message
-from evalkit.models.pricing import call_cost
-from evalkit.models.retry import call_with_retries
+from evalkit.models.retry import ProviderError, call_with_retries
 from evalkit.runtime.context import ModelContext
 from evalkit.runtime.model_io import ModelOutput
+from evalkit.usage import Usage, usage_cost
+
+
+def _translator(provider: str) -> Callable[[Any], Any]:
+    """The translator of ``provider``'s wire format (``anthropic``: Messages API, else chat
+    completions)."""
+    if provider == "anthropic":
+        from evalkit.models.anthropic_messages import translate_anthropic
+
+        return translate_anthropic
+    from evalkit.models.openai_compat import translate_openai
+
+    return translate_openai
+
+
+def _retry_cost(retry: dict[str, Any], price: Any) -> float | None:
+    """The price of a failed attempt's reported usage (``None`` without usage or price)."""
+    usage = retry.get("usage")
+    return None if usage is None else usage_cost(Usage.from_dict(usage), price)[0]
 
 
 class LocalProvider:
@@ -179,7 +205,7 @@ class LiveModel:
         """
         s = self.settings
         key = None
-        response = None
+        stored = None
         if self.cache is not None:
             key = cache_key(provider=s.provider, model=s.model, endpoint=self.endpoint,
                             messages=context.messages, tools=context.tools,
@@ -187,12 +213,13 @@ class LiveModel:
                                       "max_string_length": s.max_string_length,
                                       "drop_schema_keywords": s.drop_schema_keywords},
                             epoch=getattr(episode, "epoch", None))
-            response = self.cache.get(key)
-        cached = response is not None
+            stored = self.cache.get(key)
+        cached = stored is not None
         retries: list[dict[str, Any]] = []
         waited = 0.0
-        if response is None:
-            provider = self.provider
+        provider = None if cached else self.provider
+        translate = _translator(s.provider)
+        if stored is None:
             slept = [0.0]
 
             def sleep(seconds: float) -> None:  # measured, so that waits are never latency
@@ -201,32 +228,61 @@ class LiveModel:
                 slept[0] += time.perf_counter() - before
 
             start = time.perf_counter()
-            response, retries, waited = call_with_retries(
-                lambda: provider.complete(context.messages, context.tools), s.retry, sleep=sleep
-            )
-            response = {**response, "latency_s": round(max(time.perf_counter() - start - slept[0], 0.0), 6)}
+            try:
+                body, retries, waited = call_with_retries(
+                    lambda: provider.complete(context.messages, context.tools), s.retry, sleep=sleep
+                )
+            except ProviderError as exc:
+                for retry in exc.retries:
+                    retry["cost_usd"] = _retry_cost(retry, s.price)
+                exc.cost_usd = None if exc.usage is None else usage_cost(exc.usage, s.price)[0]
+                raise
+            stored = {"body": body, "latency_s": round(max(time.perf_counter() - start - slept[0], 0.0), 6)}
             if self.cache is not None and key is not None:
-                self.cache.put(key, response, provider=s.provider, model=s.model)
+                self.cache.put(key, stored, provider=s.provider, model=s.model)
+        body = stored.get("body")
+        reply = translate(body)  # pure: a cache hit reads the stored body again
+        return self._output(context, reply, body, float(stored.get("latency_s") or 0.0), cached, retries, waited)
+
+    def _output(self, context: ModelContext, reply: Any, body: Any, latency: float, cached: bool,
+                retries: list[dict[str, Any]], waited: float) -> ModelOutput:
+        """The :class:`ModelOutput` of a translated reply, with the call's bookkeeping."""
+        s = self.settings
         schemas = {t["function"]["name"]: t["function"].get("parameters") or {} for t in context.tools}
         taken = {c.get("id") for m in context.messages for c in (m.get("tool_calls") or [])}
         parsed = parse_message(
-            response.get("message") or {}, schemas=schemas, repairs=s.parse.repair,
+            reply.message, schemas=schemas, repairs=s.parse.repair,
             extract=s.parse.extract_from_content, id_prefix=f"evalkit_call_{context.turn + 1}_",
             taken_ids={t for t in taken if t},
         )
-        finish = str(response.get("finish_reason") or "stop")
         flags = list(parsed.flags)
-        if finish == "content_filter":
-            flags.append("content_filter")
-        usage = response.get("usage") or {}
-        n_in, n_out = int(usage.get("input_tokens") or 0), int(usage.get("output_tokens") or 0)
+        if reply.stop_reason in ("content_filter", "refusal"):
+            flags.append(reply.stop_reason)
+        cost, price_flags = usage_cost(reply.usage, s.price)
+        total = reply.usage
+        retry_in = retry_out = 0
+        retry_cost: float | None = 0.0
+        for retry in retries:
+            retry["cost_usd"] = _retry_cost(retry, s.price)
+            if retry.get("usage") is not None:
+                failed = Usage.from_dict(retry["usage"])
+                total = total + failed if failed.known else total
+                retry_in += failed.input_tokens or 0
+                retry_out += failed.output_tokens or 0
+                retry_cost = None if retry_cost is None or retry["cost_usd"] is None else retry_cost + retry["cost_usd"]
+        if cost is not None and retry_cost is not None:
+            cost = round(cost + retry_cost, 10)
         return ModelOutput(
             text=parsed.text,
             tool_calls=parsed.calls,
-            finish_reason=finish,
-            input_tokens=n_in,
-            output_tokens=n_out,
-            latency_s=float(response.get("latency_s") or 0.0),
+            stop_reason=reply.stop_reason,
+            raw_stop_reason=reply.raw_stop_reason,
+            refusal=reply.refusal,
+            reasoning=reply.reasoning,
+            usage=reply.usage,
+            latency_s=latency,
+            flags=tuple(reply.flags),
+            raw=body,
             extra={
                 "retries": retries,
                 "tagged": list(parsed.tagged),
@@ -236,8 +292,13 @@ class LiveModel:
                     "cached": cached,
                     "attempts": 0 if cached else len(retries) + 1,
                     "wait_s": waited,
-                    "cost_usd": call_cost(s.price, n_in, n_out),
-                    "flags": tuple(flags),
+                    "cost_usd": cost,
+                    "flags": tuple(dict.fromkeys([*flags, *reply.flags, *price_flags])),
+                    "input_tokens": total.input_tokens,
+                    "output_tokens": total.output_tokens,
+                    "retry_input_tokens": retry_in,
+                    "retry_output_tokens": retry_out,
+                    "retry_cost_usd": None if retry_cost is None else round(retry_cost, 10),
                 },
             },
         )

@@ -23,8 +23,8 @@ output (arguments as an object, missing ids, ``content: null``) reaches
 the SDK client's ``post`` (its auth, headers and error types), not its typed ``create``,
 which walks every message and tool against its type hints on each call: at
 ``--max-connections 64`` that walk cost more CPU than the rest of the call. A 200 answer
-whose body is an error object is the provider error ``error_body``
-(:func:`evalkit.models.retry.error_in_body`).
+whose body or choice reports an error is the provider error ``error_body``
+(:func:`translate_openai`).
 """
 
 from __future__ import annotations
@@ -35,8 +35,10 @@ from typing import Any, Collection
 
 from evalkit.models.config import ModelSettings
 from evalkit.models.parsing import replay_arguments
+from evalkit.models.reply import ProviderReply, count, stop_reason, usage_object
 from evalkit.models.retry import (ProviderError, connection_failure, error_for_status, error_in_body, error_message,
-                                  parse_body, token_count)
+                                  parse_body)
+from evalkit.usage import UNKNOWN, Usage
 
 
 def wire_messages(messages: list[dict[str, Any]], *, tool_results_as: str = "tool") -> list[dict[str, Any]]:
@@ -120,54 +122,122 @@ def _kind(value: Any) -> str:
     return "null" if value is None else names.get(type(value), type(value).__name__)
 
 
-def _invalid(message: str) -> ProviderError:
-    return ProviderError(message, code="invalid_response", retryable=True)
+def _invalid(message: str, usage: Usage | None = None, *, retryable: bool = True) -> ProviderError:
+    error = ProviderError(message, code="invalid_response", retryable=retryable)
+    error.usage = usage
+    return error
 
 
-def normalize_openai(data: Any) -> dict[str, Any]:
-    """The provider-neutral response (what the cache stores) from a chat-completion body.
+FINISH_REASONS = {
+    "stop": "end_turn",
+    "tool_calls": "tool_use",
+    "function_call": "tool_use",
+    "length": "max_tokens",
+    "content_filter": "content_filter",
+    "error": "error",
+}
+"""Chat-completions ``finish_reason`` values (the ``openai`` SDK's ``Choice.finish_reason``
+literal, plus ``error`` sent by gateways such as OpenRouter) → :data:`evalkit.types.StopReason`."""
 
-    Returns:
-        ``{"message": {...}, "finish_reason": str, "usage": {"input_tokens",
-        "output_tokens"}, "model": str, "id": str}``; ``message`` is the first choice's
-        message exactly as received.
+
+def openai_usage(body: Any) -> tuple[Usage, tuple[str, ...]]:
+    """The :class:`~evalkit.usage.Usage` a chat-completion body reports, and its flags.
+
+    ``prompt_tokens`` is every input token (``prompt_tokens_details.cached_tokens`` and
+    ``cache_write_tokens`` are parts of it); ``completion_tokens`` every output token
+    (``completion_tokens_details.reasoning_tokens`` a part). When ``total_tokens`` is larger
+    than prompt + completion (servers that leave reasoning out of ``completion_tokens``),
+    output is ``total_tokens - prompt_tokens``; without a total, reasoning tokens larger than
+    ``completion_tokens`` are added to it; either is flagged ``usage_inconsistent``. An absent or
+    null ``usage`` is unknown (flag ``usage_missing``), never 0.
 
     Raises:
-        ProviderError: ``invalid_response`` (retryable) for a body that is not an object, has
-            no choices, ``choices`` that is not a list of objects, a ``message`` that is not
-            an object or a ``finish_reason`` that is not a string; or
-            :func:`~evalkit.models.retry.error_in_body`'s error (``error_body``) when the 200
-            answer carries an ``error`` object instead.
+        ProviderError: ``invalid_response`` for a count of the wrong type.
     """
-    if isinstance(data, dict) and data.get("error") and not data.get("choices"):
-        raise error_in_body(data)
+    usage, flags = usage_object(body)
+    if usage is None:
+        return UNKNOWN, tuple(flags)
+    prompt, completion = count(usage, "prompt_tokens"), count(usage, "completion_tokens")
+    total = count(usage, "total_tokens")
+    prompt_details = usage.get("prompt_tokens_details")
+    completion_details = usage.get("completion_tokens_details")
+    cached = count(prompt_details, "cached_tokens", "usage.prompt_tokens_details")
+    written = count(prompt_details, "cache_write_tokens", "usage.prompt_tokens_details")
+    reasoning = count(completion_details, "reasoning_tokens", "usage.completion_tokens_details")
+    if prompt is None or completion is None:
+        flags.append("usage_missing")
+    if prompt is not None and total is not None and total > prompt + (completion or 0):
+        completion = total - prompt
+        flags.append("usage_inconsistent")
+    elif completion is not None and reasoning is not None and reasoning > completion:
+        completion += reasoning  # reasoning reported outside completion_tokens, and no total to tell
+        flags.append("usage_inconsistent")
+    return Usage(prompt, cached, written, completion, reasoning), tuple(flags)
+
+
+def translate_openai(data: Any) -> ProviderReply:
+    """The :class:`~evalkit.models.reply.ProviderReply` of a chat-completion body.
+
+    Rules (the scoring table in :mod:`evalkit.runtime.model_io`): ``finish_reason`` is
+    normalised by :data:`FINISH_REASONS`; ``message.refusal`` is the refusal (stop reason
+    ``refusal`` unless the provider's filter stopped it, ``content_filter``); usage by
+    :func:`openai_usage`.
+
+    Raises:
+        ProviderError: with the failed attempt's usage in ``usage`` (billed tokens are
+            counted even when the answer is unusable):
+
+            * ``error_body`` (:func:`~evalkit.models.retry.error_in_body`) for an ``error``
+              object in the body or in the choice, or ``finish_reason: "error"``;
+            * ``invalid_response`` (retryable) for a body that is not an object, has no
+              choices, ``choices`` that is not a list of objects, a ``message`` that is not
+              an object or a ``finish_reason`` that is not a string; not retryable for more
+              than one choice (evalkit asks for one and never drops one silently).
+    """
     if not isinstance(data, dict):
         raise _invalid(f"the response is a JSON {_kind(data)}, not an object")
+    try:
+        usage, usage_flags = openai_usage(data)
+    except ProviderError:
+        if data.get("error") and not data.get("choices"):
+            usage, usage_flags = UNKNOWN, ()
+        else:
+            raise
+    if data.get("error") and not data.get("choices"):
+        error = error_in_body(data)
+        error.usage = usage
+        raise error
     choices = data.get("choices")
     if not choices:
-        raise _invalid("the response holds no choices")
+        raise _invalid("the response holds no choices", usage)
     if not isinstance(choices, list):
-        raise _invalid(f"the response's choices is a JSON {_kind(choices)}, not an array")
+        raise _invalid(f"the response's choices is a JSON {_kind(choices)}, not an array", usage)
+    if len(choices) > 1:
+        raise _invalid(f"the response holds {len(choices)} choices; evalkit asks for one and reads exactly one",
+                       usage, retryable=False)
     choice = choices[0]
     if not isinstance(choice, dict):
-        raise _invalid(f"the response's choices[0] is a JSON {_kind(choice)}, not an object")
-    message = choice.get("message")
-    if message is not None and not isinstance(message, dict):
-        raise _invalid(f"the response's choices[0].message is a JSON {_kind(message)}, not an object")
+        raise _invalid(f"the response's choices[0] is a JSON {_kind(choice)}, not an object", usage)
     finish = choice.get("finish_reason")
     if finish is not None and not isinstance(finish, str):
-        raise _invalid(f"the response's choices[0].finish_reason is a JSON {_kind(finish)}, not a string")
-    usage = data.get("usage")
-    return {
-        "message": message or {},
-        "finish_reason": finish or "stop",
-        "usage": {
-            "input_tokens": token_count(usage, "prompt_tokens"),
-            "output_tokens": token_count(usage, "completion_tokens"),
-        },
-        "model": data.get("model") or "",
-        "id": data.get("id") or "",
-    }
+        raise _invalid(f"the response's choices[0].finish_reason is a JSON {_kind(finish)}, not a string", usage)
+    if finish == "error" or choice.get("error"):
+        error = error_in_body({"error": choice.get("error") or {"message": "finish_reason is error"}})
+        error.usage = usage
+        raise error
+    message = choice.get("message")
+    if message is not None and not isinstance(message, dict):
+        raise _invalid(f"the response's choices[0].message is a JSON {_kind(message)}, not an object", usage)
+    message = message or {}
+    flags = list(usage_flags)
+    stop = stop_reason(finish, FINISH_REASONS, bool(message.get("tool_calls") or message.get("function_call")),
+                       flags)
+    refusal = message.get("refusal")
+    refusal = refusal if isinstance(refusal, str) and refusal.strip() else None
+    if refusal is not None and stop == "end_turn":
+        stop = "refusal"
+    return ProviderReply(message=message, stop_reason=stop, raw_stop_reason=finish, refusal=refusal, reasoning=(),
+                         usage=usage, flags=tuple(flags))
 
 
 SHARD_CONNECTIONS = 8
@@ -233,11 +303,13 @@ class OpenAIProvider:
         kwargs.update(s.extra_body or {})
         return kwargs
 
-    def complete(self, messages: list[dict[str, Any]], tools: list[dict[str, Any]]) -> dict[str, Any]:
-        """Make one call (no retry).
+    translate = staticmethod(translate_openai)
+
+    def complete(self, messages: list[dict[str, Any]], tools: list[dict[str, Any]]) -> Any:
+        """Make one call (no retry) and check it with :func:`translate_openai`.
 
         Returns:
-            The normalized response (:func:`normalize_openai`).
+            The response body as received (the cache stores it; :meth:`translate` reads it).
 
         Raises:
             ProviderError: for any failure, with its outcome code.
@@ -256,7 +328,9 @@ class OpenAIProvider:
             text = exc.response.text if exc.response is not None else ""
             message = error_message(exc.body, text or str(exc))
             raise error_for_status(exc.status_code, message, dict(exc.response.headers)) from None
-        return normalize_openai(parse_body(raw.text))
+        body = parse_body(raw.text)
+        translate_openai(body)  # an error the body reports is raised here, inside the retry policy
+        return body
 
     def close(self) -> None:
         for client in self._clients:

@@ -7,10 +7,12 @@ million tokens::
       openai/gpt-4o-mini: {input_per_mtok: 0.15, output_per_mtok: 0.60}
       local/*: {input_per_mtok: 0, output_per_mtok: 0}     # every local model
 
-The built-in table (``evalkit/models/prices.yaml``) prices only the local and scripted
-models (at zero); hosted models are priced in a model config file. Cost of one call =
-``input_tokens × input_per_mtok / 10⁶ + output_tokens × output_per_mtok / 10⁶``, using
-the provider's reported usage.
+Optional keys price the other token classes: ``cached_input_per_mtok`` (prompt-cache
+reads), ``cache_write_per_mtok`` (prompt-cache writes) and ``reasoning_per_mtok`` (default:
+the output price). The built-in table (``evalkit/models/prices.yaml``) prices only the
+local and scripted models (at zero); hosted models are priced in a model config file. Cost
+of one call = Σ tokens of each class × that class's price / 10⁶, using the provider's
+reported usage (:func:`evalkit.usage.usage_cost`); unknown usage costs ``None``.
 """
 
 from __future__ import annotations
@@ -20,6 +22,9 @@ from pathlib import Path
 from typing import Any
 
 from evalkit.errors import ConfigError
+from evalkit.usage import PRICE_FIELDS, Usage, usage_cost
+
+_REQUIRED = ("input_per_mtok", "output_per_mtok")
 
 BUILTIN_PRICES = Path(__file__).resolve().parent / "prices.yaml"
 
@@ -28,7 +33,8 @@ def load_price_table(path: str | Path) -> dict[str, dict[str, float]]:
     """Read a price table file.
 
     Returns:
-        ``{spec: {"input_per_mtok": float, "output_per_mtok": float}}``.
+        ``{spec: {price key: float}}`` with ``input_per_mtok`` and ``output_per_mtok`` and
+        any of the optional keys given (:data:`evalkit.usage.PRICE_FIELDS`).
 
     Raises:
         ConfigError: naming the file and the model when it is unreadable or malformed.
@@ -51,11 +57,16 @@ def load_price_table(path: str | Path) -> dict[str, dict[str, float]]:
         raise ConfigError(f"{p}: a price table needs a `models` mapping")
     out: dict[str, dict[str, float]] = {}
     for spec, price in models.items():
+        unknown = sorted(set(price) - set(PRICE_FIELDS)) if isinstance(price, dict) else []
+        if unknown:
+            raise ConfigError(f"{p}: model {spec}: unknown price key {unknown[0]!r}; "
+                              f"known: {', '.join(PRICE_FIELDS)}")
         try:
-            out[str(spec)] = {k: float(price[k]) for k in ("input_per_mtok", "output_per_mtok")}
-        except (TypeError, KeyError, ValueError):
+            out[str(spec)] = {k: float(price[k]) for k in PRICE_FIELDS if k in _REQUIRED or price.get(k) is not None}
+        except (TypeError, KeyError, ValueError, AttributeError):
             raise ConfigError(
-                f"{p}: model {spec}: give input_per_mtok and output_per_mtok as numbers"
+                f"{p}: model {spec}: give input_per_mtok and output_per_mtok (and any of "
+                f"cached_input_per_mtok, cache_write_per_mtok, reasoning_per_mtok) as numbers"
             ) from None
         if min(out[str(spec)].values()) < 0:
             raise ConfigError(f"{p}: model {spec}: prices must not be negative")
@@ -79,15 +90,14 @@ def find_price(spec: str, table: dict[str, dict[str, float]] | None = None) -> d
     return None
 
 
-def call_cost(price: Any, input_tokens: int, output_tokens: int) -> float | None:
-    """Dollars for one call, or ``None`` when ``price`` is ``None``.
+def call_cost(price: Any, input_tokens: int | None, output_tokens: int | None) -> float | None:
+    """Dollars for a call billed only plain input and output tokens, or ``None`` when
+    ``price`` or a count is ``None`` (:func:`evalkit.usage.usage_cost` for every class).
 
     Args:
-        price: An object with ``input_per_mtok`` and ``output_per_mtok`` (dollars per
-            million tokens), or ``None``.
+        price: An object or mapping with ``input_per_mtok`` and ``output_per_mtok`` (dollars
+            per million tokens), or ``None``.
         input_tokens: Prompt tokens billed.
         output_tokens: Completion tokens billed.
     """
-    if price is None:
-        return None
-    return round((input_tokens * price.input_per_mtok + output_tokens * price.output_per_mtok) / 1e6, 10)
+    return usage_cost(Usage(input_tokens=input_tokens, output_tokens=output_tokens), price)[0]

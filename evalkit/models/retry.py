@@ -68,7 +68,10 @@ class ProviderError(ModelError):
     Attributes:
         retries: Records of the retries made before giving up (set by
             :func:`call_with_retries`), each ``{"attempt", "code", "status", "message",
-            "wait_s"}``.
+            "wait_s", "usage"}``.
+        usage: The :class:`~evalkit.usage.Usage` the failed answer reported billing (an
+            error body or an unusable 200 answer), or ``None`` when it reported none.
+        cost_usd: That usage's price (set by :class:`~evalkit.models.live.LiveModel`).
     """
 
     def __init__(self, message: str, *, code: str, status: int | None = None, retryable: bool = False,
@@ -78,6 +81,8 @@ class ProviderError(ModelError):
         self.status = status
         self.retry_after = retry_after
         self.retries: list[dict[str, Any]] = []
+        self.usage: Any = None
+        self.cost_usd: float | None = None
 
     @property
     def signature(self) -> tuple[Any, ...]:
@@ -302,6 +307,7 @@ def call_with_retries(
             "status": getattr(exc, "status", None),
             "message": str(exc)[:500],
             "wait_s": round(float(state.next_action.sleep), 6),
+            "usage": exc.usage.to_dict() if getattr(exc, "usage", None) is not None else None,
         })
 
     retrying = Retrying(
@@ -324,22 +330,3 @@ def call_with_retries(
         exc.retries = retries
         raise exc from None
     return result, retries, round(sum(r["wait_s"] for r in retries), 6)
-
-
-def token_count(usage: Any, name: str) -> int:
-    """A usage field as a token count: a non-negative int (``None`` or absent is 0).
-
-    Raises:
-        ProviderError: ``invalid_response`` (not retryable) when the field is a bool, a
-            float, a string or negative — a count is never guessed from a wrong type.
-    """
-    if not isinstance(usage, dict):
-        if usage is None:
-            return 0
-        raise ProviderError(f"usage is a {type(usage).__name__}, not an object", code="invalid_response")
-    value = usage.get(name)
-    if value is None:
-        return 0
-    if type(value) is not int or value < 0:
-        raise ProviderError(f"usage.{name} is {value!r}, not a token count", code="invalid_response")
-    return value

@@ -183,12 +183,12 @@ class ScriptedModel:
         steps = self._script_for(episode)
         turn = context.turn
         if turn >= len(steps):
-            return ModelOutput(text="", finish_reason="stop")
+            return ModelOutput(text="")
         step = steps[turn]
         call_id = f"call_{turn + 1}"
         if isinstance(step, _Call):
             return ModelOutput(
-                tool_calls=(ToolCall(call_id, step.tool, step.args),), finish_reason="tool_calls"
+                tool_calls=(ToolCall(call_id, step.tool, step.args),), stop_reason="tool_use"
             )
         if isinstance(step, _Say):
             return ModelOutput(text=step.text)
@@ -208,12 +208,12 @@ class ScriptedModel:
             args: dict[str, Any] = {"type": step.type, "reason": step.reason}
             if step.target:
                 args[typed_key] = step.target
-            return ModelOutput(tool_calls=(ToolCall(call_id, "meta_request", args),), finish_reason="tool_calls")
+            return ModelOutput(tool_calls=(ToolCall(call_id, "meta_request", args),), stop_reason="tool_use")
         if step.type in offered:
             args = {"reason": step.reason}
             if step.target:
                 args[plain_key] = step.target
-            return ModelOutput(tool_calls=(ToolCall(call_id, step.type, args),), finish_reason="tool_calls")
+            return ModelOutput(tool_calls=(ToolCall(call_id, step.type, args),), stop_reason="tool_use")
         return None
 
     @staticmethod
@@ -232,10 +232,10 @@ class ScriptedModel:
         if "meta_request" in offered:
             return ModelOutput(
                 tool_calls=(ToolCall(call_id, "meta_request", {"type": mtype, **args}),),
-                finish_reason="tool_calls",
+                stop_reason="tool_use",
             )
         if mtype in offered:
-            return ModelOutput(tool_calls=(ToolCall(call_id, mtype, args),), finish_reason="tool_calls")
+            return ModelOutput(tool_calls=(ToolCall(call_id, mtype, args),), stop_reason="tool_use")
         asked = " ".join(ASK_TEXT[a.type].format(target=a.target or "it") for a in step.asks)
         if asked:  # nl: the requests made before the stop are written into its text
             text = f"{text} {asked}" if step.decision == "abstain" else f"{asked} {text}"

@@ -116,3 +116,45 @@ def print_summary(summary: dict[str, Any]) -> None:
         console = Console(width=320)
     for table in summary_tables(summary, compact=console.width < 220):
         console.print(table)
+
+
+def _tokens(value: int | None, bound: bool) -> str:
+    return "n/a" if value is None else f"{'≥ ' if bound else ''}{value:,}"
+
+
+def provider_lines(summary: dict[str, Any]) -> list[str]:
+    """One line per live model (a model that made provider calls): calls, cache hits,
+    retries, output faults, then tokens and money over its groups. Unknown usage is shown as
+    such, never as 0: ``n/a`` when no episode's usage is known, ``≥`` before a total that
+    leaves out episodes whose usage was not reported, with their count.
+
+    Args:
+        summary: The dict written to ``summary.json`` (``provider`` and ``rows``).
+    """
+    totals: dict[str, dict[str, int]] = {}
+    for row in summary.get("provider", []):
+        if row["model_calls"]:
+            t = totals.setdefault(row["model"], {})
+            for name in ("model_calls", "cache_hits", "retries", "parse_failures", "content_filter", "refusal",
+                         "truncated_calls", "usage_missing"):
+                t[name] = t.get(name, 0) + int(row.get(name) or 0)
+    lines = []
+    for model, t in totals.items():
+        groups = [r for r in summary.get("rows", []) if r.get("model") == model]
+        episodes = sum(int(r.get("completed") or 0) for r in groups)
+        unknown = sum(int(r.get("usage_unknown") or 0) for r in groups)
+        known = [r for r in groups if r.get("input_tokens") is not None]
+        tin = sum(r["input_tokens"] for r in known) if known else None
+        tout = sum(r.get("output_tokens") or 0 for r in known) if known else None
+        costs = [r.get("cost_usd") for r in groups]
+        money = None if not known or any(c is None for c in costs) else sum(costs)
+        bound = bool(unknown) and bool(known)
+        line = (f"{model}: {t['model_calls']} model calls, {t['cache_hits']} cache hits, {t['retries']} retries, "
+                f"{t['parse_failures']} parse failures, {t['content_filter']} content-filter stops "
+                f"({t['refusal']} refusals), {t['truncated_calls']} truncated tool calls; "
+                f"tokens {_tokens(tin, bound)} in / {_tokens(tout, bound)} out, "
+                f"money {'n/a' if money is None else ('≥ ' if bound else '') + f'${money:,.6f}'}")
+        if unknown:
+            line += f" (usage not reported in {unknown} of {episodes} episodes)"
+        lines.append(line)
+    return lines

@@ -101,6 +101,7 @@ def report_context(root: Path) -> dict[str, Any]:
         "config": config,
         "run": config.get("config", {}),
         "rows": srows,
+        "provider": [p for p in summary.get("provider", []) if p.get("model_calls")],  # live models only
         "leaderboard": view.leaderboard(srows),
         "gates": gates,
         "gate_levels": list(dict.fromkeys(r["gate"] for r in srows)),

@@ -54,8 +54,11 @@ def _item(event: dict[str, Any], max_chars: int) -> dict[str, Any] | None:
     if kind == "model_responded":
         calls = [{"name": truncate(str(c.get("name", "")), 200), "args": _dump(c.get("arguments"), max_chars),
                   "error": truncate(c.get("parse_error"), 300)} for c in event.get("tool_calls") or ()]
+        thinking = "\n".join(str(b.get("text") or "[redacted]") for b in event.get("reasoning") or ()
+                              if isinstance(b, dict))
         return {"k": "model", "text": truncate(event.get("text"), max_chars), "calls": calls,
-                "finish": event.get("finish_reason"),
+                "finish": event.get("finish_reason"), "stop": event.get("stop_reason"),
+                "refusal": truncate(event.get("refusal"), max_chars), "thinking": truncate(thinking, max_chars),
                 "tokens": [event.get("input_tokens", 0), event.get("output_tokens", 0)]}
     if kind == "action_decided":
         return {"k": "action", "tool": truncate(event.get("tool"), 200), "action": event.get("action"),

@@ -62,7 +62,8 @@ class ModelContext:
 
     Attributes:
         messages: Chat messages in OpenAI format (``system``, ``user``, ``assistant``
-            with ``tool_calls``, ``tool`` with ``tool_call_id``).
+            with ``tool_calls`` and, when the model returned any, ``reasoning`` blocks
+            ``{"provider", "text", "data"}``; ``tool`` with ``tool_call_id``).
         tools: Tool definitions in OpenAI ``tools`` format.
         tokens: Estimated tokens of messages plus tools.
         budget: The budget ``B`` it was built under.
@@ -145,6 +146,8 @@ def _observations(events: Sequence[Event]) -> dict[str, tuple[int, str]]:
 
 def _assistant_message(e: ModelResponded) -> dict[str, Any]:
     msg: dict[str, Any] = {"role": "assistant", "content": e.text or ""}
+    if e.reasoning:  # opaque blocks, replayed verbatim by the provider that made them
+        msg["reasoning"] = list(e.reasoning)
     if e.tool_calls:
         msg["tool_calls"] = [
             {

@@ -18,10 +18,12 @@ from __future__ import annotations
 import json
 from dataclasses import dataclass, field, fields
 from pathlib import Path
-from typing import Any, Callable, ClassVar, Iterable, Iterator
+from typing import Any, ClassVar, Iterable, Iterator
 
 from evalkit.errors import RunError
+from evalkit.runtime.jsonsafe import json_default as _json_default
 from evalkit.runtime.jsonsafe import json_problem, sanitize
+from evalkit.runtime.jsonsafe import line_encoder as _line_encoder
 
 EVENT_TYPES: dict[str, type["Event"]] = {}
 
@@ -122,15 +124,24 @@ class ModelResponded(Event):
 
     ``tool_calls`` holds dicts ``{"id", "name", "arguments", "parse_error"}`` where
     ``arguments`` is the parsed object (or the raw string when parsing failed).
+    The other fields are those of :class:`~evalkit.runtime.model_io.ModelOutput`
+    (``finish_reason`` its ``raw_stop_reason``, else its ``stop_reason``; ``usage`` as a dict;
+    ``input_tokens`` / ``output_tokens`` the usage's totals, ``None`` when not reported).
     """
 
     type: ClassVar[str] = "model_responded"
     text: str | None = None
     tool_calls: tuple[dict[str, Any], ...] = ()
     finish_reason: str = "stop"
-    input_tokens: int = 0
-    output_tokens: int = 0
+    input_tokens: int | None = 0
+    output_tokens: int | None = 0
     latency_s: float = 0.0
+    stop_reason: str = "end_turn"
+    refusal: str | None = None
+    reasoning: tuple[dict[str, Any], ...] = ()
+    usage: dict[str, Any] = field(default_factory=dict)
+    flags: tuple[str, ...] = ()
+    raw: Any = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -257,6 +268,9 @@ class ErrorRaised(Event):
     code: str | None = None
     """Machine-readable outcome of a provider error (``context_length_exceeded``,
     ``rate_limited``, ``provider_rejects_history`` …; see :mod:`evalkit.models.retry`)."""
+    usage: dict[str, Any] | None = None
+    """Tokens the failed provider answer reported billing (``None``: none reported)."""
+    cost_usd: float | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -283,7 +297,9 @@ class ProviderRetry(Event):
     """A provider call failed transiently and is retried (recorded before the response).
 
     ``attempt`` is the 1-based attempt that failed; ``wait_s`` the seconds slept before the
-    next one. Waits are not charged to the episode's latency (DESIGN §7 cost).
+    next one. Waits are not charged to the episode's latency (DESIGN §7 cost). ``usage``
+    is what the failed attempt's answer reported it billed (``None``: nothing reported, as
+    with an HTTP error status, taken as not billed) and ``cost_usd`` its price.
     """
 
     type: ClassVar[str] = "provider_retry"
@@ -292,6 +308,8 @@ class ProviderRetry(Event):
     status: int | None = None
     message: str = ""
     wait_s: float = 0.0
+    usage: dict[str, Any] | None = None
+    cost_usd: float | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -300,7 +318,8 @@ class ModelCall(Event):
 
     ``flags`` name output faults kept apart from the model's decision, e.g.
     ``call_in_content`` (a tool call written as text, field case C04) or ``content_filter``
-    (field case C17). ``cost_usd`` is ``None`` when the model has no price.
+    (field case C17), ``usage_missing``. Tokens and cost are the call's totals, failed
+    attempts included (their share also in the ``retry_`` fields); ``None`` when unknown.
     """
 
     type: ClassVar[str] = "model_call"
@@ -311,6 +330,11 @@ class ModelCall(Event):
     wait_s: float = 0.0
     cost_usd: float | None = None
     flags: tuple[str, ...] = ()
+    input_tokens: int | None = None
+    output_tokens: int | None = None
+    retry_input_tokens: int = 0
+    retry_output_tokens: int = 0
+    retry_cost_usd: float | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -462,34 +486,9 @@ class EventLog:
         return cls.from_jsonl(p.read_text(encoding="utf-8"), source=str(p))
 
 
-try:  # the C encoder json.dumps itself uses, built once per log instead of once per event
-    from json.encoder import c_make_encoder as _c_make_encoder
-    from json.encoder import encode_basestring as _encode_str
-except ImportError:  # pragma: no cover - a Python without the C accelerator
-    _c_make_encoder = None
-
-
-def _line_encoder() -> Callable[[dict[str, Any]], str]:
-    """``encode(obj)``: ``json.dumps(obj, ensure_ascii=False, allow_nan=False,
-    default=_json_default) + "\\n"``, the same text, with one encoder object for a whole log.
-
-    A new encoder per log (never shared between threads: its circular-reference marks are
-    per call in progress)."""
-    if _c_make_encoder is None:  # pragma: no cover
-        return lambda obj: json.dumps(obj, ensure_ascii=False, allow_nan=False, default=_json_default) + "\n"
-    encoder = _c_make_encoder({}, _json_default, _encode_str, None, ": ", ", ", False, False, False)
-    return lambda obj: "".join(encoder(obj, 0)) + "\n"
-
-
 def _safe_line(event: Event) -> str:
     """One event as a JSON line, sanitised when it is not strict JSON in UTF-8."""
     data = event.to_dict()
     if json_problem(data) is not None:
         data = sanitize(data)
     return json.dumps(data, ensure_ascii=False, allow_nan=False, default=_json_default) + "\n"
-
-
-def _json_default(obj: Any) -> Any:
-    if isinstance(obj, (set, frozenset, tuple)):
-        return list(obj)
-    raise TypeError(f"not JSON serialisable: {type(obj).__name__}")

@@ -22,7 +22,7 @@ from __future__ import annotations
 import json
 import math
 import re
-from typing import Any
+from typing import Any, Callable
 
 SURROGATE = "a lone surrogate in a string"
 """What :func:`json_problem` returns when the only problem may be lone surrogates (the value
@@ -125,3 +125,28 @@ def sanitize(value: Any, _depth: int = 0, _seen: frozenset[int] = frozenset()) -
         return {_key(k): sanitize(v, _depth + 1, seen) for k, v in value.items()}
     items = [sanitize(v, _depth + 1, seen) for v in value]
     return tuple(items) if isinstance(value, tuple) else items
+
+
+try:  # the C encoder json.dumps itself uses, built once per log instead of once per event
+    from json.encoder import c_make_encoder as _c_make_encoder
+    from json.encoder import encode_basestring as _encode_str
+except ImportError:  # pragma: no cover - a Python without the C accelerator
+    _c_make_encoder = None
+
+
+def line_encoder() -> Callable[[dict[str, Any]], str]:
+    """``encode(obj)``: ``json.dumps(obj, ensure_ascii=False, allow_nan=False,
+    default=json_default) + "\\n"``, the same text, with one encoder object for a whole log.
+
+    A new encoder per log (never shared between threads: its circular-reference marks are
+    per call in progress)."""
+    if _c_make_encoder is None:  # pragma: no cover
+        return lambda obj: json.dumps(obj, ensure_ascii=False, allow_nan=False, default=json_default) + "\n"
+    encoder = _c_make_encoder({}, json_default, _encode_str, None, ": ", ", ", False, False, False)
+    return lambda obj: "".join(encoder(obj, 0)) + "\n"
+
+
+def json_default(obj: Any) -> Any:
+    if isinstance(obj, (set, frozenset, tuple)):
+        return list(obj)
+    raise TypeError(f"not JSON serialisable: {type(obj).__name__}")

@@ -34,7 +34,11 @@ be written. A live model's bookkeeping
 (``ModelOutput.extra``) becomes events: each provider retry a ``ProviderRetry`` (also when
 the call finally fails), the call's cache hit, attempts, wait and cost a ``ModelCall``, and
 each tool call read non-verbatim a ``ToolCallTagged``. An answer withheld by the provider's
-content filter ends the episode with reason ``content_filter``.
+content filter, or refused (stop reason ``content_filter`` / ``refusal``), ends the episode
+with reason ``content_filter`` and the refusal text as its final text. A tool call in a
+response cut at the output-token limit (stop reason ``max_tokens``) is never run, even when
+its arguments parse: it is denied with ``truncated_tool_call`` and the model is told its
+output was cut off (the scoring table is in :mod:`evalkit.runtime.model_io`).
 """
 
 from __future__ import annotations
@@ -106,6 +110,11 @@ class MetaHandler(Protocol):
 
 
 _GATE_STOPS = frozenset({"gate_abstain", "gate_clarify"})
+WITHHELD = frozenset({"content_filter", "refusal"})
+"""Stop reasons that end the episode with reason ``content_filter``: the answer was withheld."""
+TRUNCATED = ("not run: your output was cut off at the output-token limit (max_tokens) while this response "
+             "was being written, so this call may be incomplete; write it again, shorter, if you still mean it")
+"""What the model is told for a call denied with ``truncated_tool_call``."""
 
 _TOOL_TOKENS: dict[tuple[int, ...], tuple[tuple[ToolSpec, ...], int]] = {}
 _TOOL_TOKENS_MAX = 256
@@ -255,8 +264,10 @@ def run_episode(
             for retry in getattr(exc, "retries", ()):
                 rec.emit(ProviderRetry, turn, **sanitize(retry))
             message = clean_text(str(exc))
+            usage = getattr(exc, "usage", None)
             rec.emit(ErrorRaised, turn, source="model", message=message, retryable=exc.retryable,
-                     code=getattr(exc, "code", None))
+                     code=getattr(exc, "code", None), usage=None if usage is None else usage.to_dict(),
+                     cost_usd=getattr(exc, "cost_usd", None))
             rec.emit(EpisodeEnded, turn, reason="error", final_text=last_text)
             return EpisodeRun(rec.log, state, f"model error: {message}")
         except Exception as exc:  # noqa: BLE001 - an adapter bug must not lose the run
@@ -273,23 +284,34 @@ def run_episode(
             turn,
             text=out.text,
             tool_calls=call_dicts,
-            finish_reason=out.finish_reason,
-            input_tokens=out.input_tokens,
-            output_tokens=out.output_tokens,
+            finish_reason=out.raw_stop_reason or out.stop_reason,
+            input_tokens=out.usage.input_tokens,
+            output_tokens=out.usage.output_tokens,
             latency_s=out.latency_s,
+            stop_reason=out.stop_reason,
+            refusal=out.refusal,
+            reasoning=tuple(b.to_dict() for b in out.reasoning),
+            usage=out.usage.to_dict(),
+            flags=out.flags,
+            raw=out.raw,
         )
         if "call" in out.extra:
             rec.emit(ModelCall, turn, **out.extra["call"])
         for tagged in out.extra.get("tagged", ()):
             rec.emit(ToolCallTagged, turn, **tagged)
-        last_text = out.text
-        if not out.tool_calls:
-            # a provider's content filter is not the model's decision (field case C17)
-            reason = "content_filter" if out.finish_reason == "content_filter" else "final_text"
-            rec.emit(EpisodeEnded, turn, reason=reason, final_text=out.text)
+        withheld = out.stop_reason in WITHHELD
+        last_text = out.refusal if withheld and out.refusal is not None else out.text
+        if not out.tool_calls or withheld:
+            # a refusal or a provider's content filter is not the model's decision (C17, F05)
+            for call in out.tool_calls:
+                rec.emit(ActionDecided, turn, call_id=call.id, tool=call.name, action="deny",
+                         reason_code="episode_ended", message=f"not run: the response stopped with {out.stop_reason}")
+            rec.emit(EpisodeEnded, turn, reason="content_filter" if withheld else "final_text", final_text=last_text)
             return EpisodeRun(rec.log, state)
+        truncated = out.stop_reason == "max_tokens"
         for index, call in enumerate(out.tool_calls):
-            action = controller.decide(call, rec.view)
+            action = Action("deny", call, None, "truncated_tool_call", TRUNCATED) if truncated \
+                else controller.decide(call, rec.view)
             if action.kind == "execute" and (gate is not None or action.needs_approval):
                 action = _gate_and_approve(action, call, turn, rec, gate, approvals)
             rec.emit(

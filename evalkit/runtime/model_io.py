@@ -3,7 +3,45 @@
 The model is a black box ``D_t ~ model(M_t)`` (DESIGN §2): it receives a
 :class:`~evalkit.runtime.context.ModelContext` and returns a :class:`ModelOutput`. Every
 adapter (scripted, OpenAI-compatible, Anthropic, …) implements :class:`Model`; the agent
-loop never knows which provider it talks to.
+loop never knows which provider it talks to. Each provider's translator
+(:func:`evalkit.models.openai_compat.translate_openai`,
+:func:`evalkit.models.anthropic_messages.translate_anthropic`) is the only place that reads
+its wire format into these types; retries, the call cache and timing wrap every provider
+once (:mod:`evalkit.models.live`).
+
+Scoring rules for what a provider says, applied in one place (the agent loop,
+:mod:`evalkit.runtime.loop`, and the scorer, :mod:`evalkit.metrics.scoring`):
+
+=======================================  ==================================================================
+the response                             rule
+=======================================  ==================================================================
+stop ``max_tokens`` with tool calls      no call is run, even when its arguments parse: each is denied with
+                                         ``truncated_tool_call`` and the model is told its output was cut
+                                         off; the episode is an output fault (``truncated_calls``,
+                                         ``truncated_output``), not incorrect tool use
+stop ``max_tokens`` without calls        the text is read as usual; the episode is flagged
+                                         ``truncated_output``
+an error in the body or a choice         a provider error (``error_body``): retried by the policy, never
+(``finish_reason: error``, ``error``     read as the model's text or decision, never cached; when it
+object, HTTP 200 without choices)        persists the episode is ``status: error``
+``refusal`` / ``content_filter``         the refusal text is kept verbatim (``refusal``, the episode's
+                                         ``final_text``); the episode ends with ``end_reason``
+                                         ``content_filter`` and is counted (``content_filter``,
+                                         ``refusal``); its stated decision is ``none``, so it is incorrect
+                                         on both sides — a provider's policy refusal is not the
+                                         clarify/abstain the pair asks for, and scoring it as a run error
+                                         (AgentAbstain's choice) would report the model's own,
+                                         reproducible answer as an infrastructure failure (lower coverage,
+                                         out of the behaviour rates); the same rule for every provider
+usage not reported                       tokens and money ``null`` (never 0), flagged ``usage_missing``
+                                         and counted (``usage_unknown``); summary totals are then a lower
+                                         bound and per-success figures ``null``
+``total_tokens`` > prompt + completion   output = total − prompt, flagged ``usage_inconsistent``
+more than one choice                     an invalid response (``invalid_response``): evalkit asks for one
+unknown stop reason                      ``other``, raw value kept, flagged ``unknown_stop_reason``
+usage billed on a failed attempt         counted in the call's totals and apart (``retry_input_tokens``,
+                                         ``retry_output_tokens``, ``retry_cost_usd``)
+=======================================  ==================================================================
 """
 
 from __future__ import annotations
@@ -14,6 +52,8 @@ from typing import Any, Protocol, runtime_checkable
 
 from evalkit.runtime.context import ModelContext
 from evalkit.runtime.jsonsafe import SURROGATE, clean_text, json_problem, sanitize
+from evalkit.types import STOP_REASONS
+from evalkit.usage import USAGE_FIELDS, ZERO, Usage
 
 MAX_TOKENS = 100_000_000
 """Largest token count one response may report (input or output); larger, negative or
@@ -22,7 +62,8 @@ non-integer counts make the output invalid (:func:`checked_output`)."""
 
 @dataclass(frozen=True, slots=True)
 class ToolCall:
-    """One tool call proposed by the model.
+    """One tool call proposed by the model: the one call type of every provider, from the
+    translator through the controller, the trace and the replayed history.
 
     Attributes:
         id: Provider call id (or a generated one).
@@ -49,25 +90,62 @@ class ToolCall:
 
 
 @dataclass(frozen=True, slots=True)
-class ModelOutput:
-    """``D_t``: one model response.
+class ReasoningBlock:
+    """Reasoning or thinking content of a response, kept opaque.
+
+    The block is stored exactly as the provider sent it and sent back unchanged where the
+    API requires it (Anthropic ``thinking`` / ``redacted_thinking`` blocks carry a signature
+    the API checks on the next request of a tool loop). Its text is recorded in the trace but
+    is never part of the final text and never read by the decision classifier.
 
     Attributes:
-        text: Assistant text (``None`` when absent).
+        provider: The provider whose API produced it (``anthropic``); it is replayed only
+            to that provider.
+        text: The readable reasoning text, or ``None`` (redacted).
+        data: The block as received (a JSON object), sent back verbatim.
+    """
+
+    provider: str
+    text: str | None
+    data: dict[str, Any]
+
+    def to_dict(self) -> dict[str, Any]:
+        """``{"provider", "text", "data"}``: the form in the trace and in replayed messages."""
+        return {"provider": self.provider, "text": self.text, "data": self.data}
+
+
+@dataclass(frozen=True, slots=True)
+class ModelOutput:
+    """``D_t``: one model response, as each provider's translator reads it.
+
+    Attributes:
+        text: Assistant text (``None`` when absent); never holds reasoning or a refusal.
         tool_calls: Proposed calls, in order.
-        finish_reason: Provider finish reason (``stop``, ``tool_calls``, ``length``,
-            ``content_filter`` …).
-        input_tokens: Prompt tokens billed (0 when unknown).
-        output_tokens: Completion tokens billed.
+        stop_reason: Why the response ended, one of :data:`evalkit.types.StopReason`.
+        raw_stop_reason: The provider's own value (``stop``, ``length``, ``end_turn`` …),
+            ``None`` for in-process models.
+        refusal: The refusal text, verbatim, when the model or provider refused (OpenAI
+            ``message.refusal``, an Anthropic ``refusal`` stop), else ``None``.
+        reasoning: Opaque reasoning / thinking blocks (:class:`ReasoningBlock`).
+        usage: Tokens billed by class (:class:`evalkit.usage.Usage`); a class the provider
+            did not report is ``None``. In-process models bill nothing (the default).
         latency_s: Wall-clock seconds of the call, excluding retry waits.
+        flags: Facts about the response kept apart from the model's decision
+            (``usage_missing``, ``usage_inconsistent``, ``unknown_stop_reason`` …).
+        raw: The response body as received (for the trace), or ``None``.
+        extra: Bookkeeping of a live adapter (``call``, ``retries``, ``tagged``).
     """
 
     text: str | None = None
     tool_calls: tuple[ToolCall, ...] = ()
-    finish_reason: str = "stop"
-    input_tokens: int = 0
-    output_tokens: int = 0
+    stop_reason: str = "end_turn"
+    raw_stop_reason: str | None = None
+    refusal: str | None = None
+    reasoning: tuple[ReasoningBlock, ...] = ()
+    usage: Usage = ZERO
     latency_s: float = 0.0
+    flags: tuple[str, ...] = ()
+    raw: Any = None
     extra: dict[str, Any] = field(default_factory=dict)
 
 
@@ -129,6 +207,7 @@ def _check_extra(extra: Any) -> None:
         if not isinstance(call, dict):
             raise InvalidOutput(f"extra.call is a {type(call).__name__}, not a dict")
         _seconds(call.get("cost_usd"), "extra.call.cost_usd (is the model's price finite?)", optional=True)
+        _seconds(call.get("retry_cost_usd"), "extra.call.retry_cost_usd", optional=True)
         _seconds(call.get("wait_s", 0.0), "extra.call.wait_s")
     for key in ("retries", "tagged"):
         items = extra.get(key, ())
@@ -151,22 +230,34 @@ def _safe_call(call: ToolCall) -> ToolCall:
     return ToolCall(clean_text(call.id), clean_text(call.name), arguments, raw, error)
 
 
+def _plain_usage(usage: Any) -> bool:
+    if type(usage) is not Usage:
+        return False
+    for name in USAGE_FIELDS:
+        value = getattr(usage, name)
+        if value is not None and not (type(value) is int and 0 <= value <= MAX_TOKENS):
+            return False
+    return True
+
+
 def _plain(out: Any) -> bool:
     """Whether ``out`` is a well-typed output of exact built-in types (the fast path)."""
     if type(out) is not ModelOutput:
         return False
-    text, tokens_in, tokens_out, latency = out.text, out.input_tokens, out.output_tokens, out.latency_s
-    if not ((text is None or type(text) is str) and type(out.finish_reason) is str
-            and type(tokens_in) is int and 0 <= tokens_in <= MAX_TOKENS
-            and type(tokens_out) is int and 0 <= tokens_out <= MAX_TOKENS
-            and type(latency) in (float, int) and 0 <= latency < math.inf and type(out.tool_calls) is tuple):
+    text, latency = out.text, out.latency_s
+    if not ((text is None or type(text) is str) and type(out.stop_reason) is str and out.stop_reason in STOP_REASONS
+            and (out.raw_stop_reason is None or type(out.raw_stop_reason) is str)
+            and (out.refusal is None or type(out.refusal) is str) and _plain_usage(out.usage)
+            and type(latency) in (float, int) and 0 <= latency < math.inf and type(out.tool_calls) is tuple
+            and type(out.reasoning) is tuple and type(out.flags) is tuple):
         return False
     for c in out.tool_calls:
         if not (type(c) is ToolCall and type(c.id) is str and type(c.name) is str and type(c.raw_arguments) is str
                 and (c.parse_error is None or type(c.parse_error) is str)
                 and (c.arguments is None or type(c.arguments) is dict)):
             return False
-    return True
+    return all(type(b) is ReasoningBlock and type(b.data) is dict for b in out.reasoning) and all(
+        type(f) is str for f in out.flags)
 
 
 def _check_types(out: Any) -> None:
@@ -174,10 +265,23 @@ def _check_types(out: Any) -> None:
     if not isinstance(out, ModelOutput):
         raise InvalidOutput(f"respond() returned a {type(out).__name__}, not a ModelOutput")
     _string(out.text, "text", optional=True)
-    _string(out.finish_reason, "finish_reason")
-    _count(out.input_tokens, "input_tokens")
-    _count(out.output_tokens, "output_tokens")
+    _string(out.stop_reason, "stop_reason")
+    if out.stop_reason not in STOP_REASONS:
+        raise InvalidOutput(f"stop_reason is {out.stop_reason!r}, not one of {', '.join(STOP_REASONS)}")
+    _string(out.raw_stop_reason, "raw_stop_reason", optional=True)
+    _string(out.refusal, "refusal", optional=True)
+    if not isinstance(out.usage, Usage):
+        raise InvalidOutput(f"usage is a {type(out.usage).__name__}, not a Usage")
+    for name in USAGE_FIELDS:
+        value = getattr(out.usage, name)
+        if value is not None:
+            _count(value, name)
     _seconds(out.latency_s, "latency_s")
+    if not isinstance(out.flags, (tuple, list)) or not all(isinstance(f, str) for f in out.flags):
+        raise InvalidOutput("flags is not a tuple of strings")
+    if not isinstance(out.reasoning, (tuple, list)) or not all(
+            isinstance(b, ReasoningBlock) and isinstance(b.data, dict) for b in out.reasoning):
+        raise InvalidOutput("reasoning is not a tuple of ReasoningBlock")
     calls = out.tool_calls
     if not isinstance(calls, (tuple, list)):
         raise InvalidOutput(f"tool_calls is a {type(calls).__name__}, not a tuple of ToolCall")
@@ -195,9 +299,10 @@ def _check_types(out: Any) -> None:
 def checked_output(out: Any) -> tuple[ModelOutput, tuple[dict[str, Any], ...]]:
     """Validate a model's output at the agent loop's boundary and make it JSON-safe.
 
-    Types are checked field by field (``text`` a string or ``None``, each call a
-    :class:`ToolCall` of strings and a dict or ``None``, token counts integers in
-    ``[0, MAX_TOKENS]``, ``latency_s`` and the costs in ``extra`` finite and ``>= 0``). Then one
+    Types are checked field by field (``text`` a string or ``None``, ``stop_reason`` one of
+    :data:`evalkit.types.StopReason`, each call a :class:`ToolCall` of strings and a dict or
+    ``None``, each reported token count an integer in ``[0, MAX_TOKENS]``, ``latency_s`` and
+    the costs in ``extra`` finite and ``>= 0``). Then one
     ``json.dumps`` checks what the log will hold; only when it fails are lone surrogates
     replaced (:mod:`evalkit.runtime.jsonsafe`), bookkeeping in ``extra`` sanitised, and a
     call whose arguments hold NaN, Infinity or a value of another type turned into a parse
@@ -220,15 +325,23 @@ def checked_output(out: Any) -> tuple[ModelOutput, tuple[dict[str, Any], ...]]:
     if extra:
         _check_extra(extra)
     dicts = tuple(c.to_dict() for c in calls)
-    if json_problem((out.text, out.finish_reason, dicts, extra or None)) is None:
-        if type(calls) is not tuple:
-            out = replace(out, tool_calls=tuple(calls))
+    reasoning = tuple(out.reasoning)
+    texts = (out.text, out.raw_stop_reason, out.refusal, dicts, extra or None, out.flags,
+             tuple(b.to_dict() for b in reasoning) or None, out.raw)
+    if json_problem(texts) is None:
+        if type(calls) is not tuple or type(reasoning) is not type(out.reasoning) or type(out.flags) is not tuple:
+            out = replace(out, tool_calls=tuple(calls), reasoning=reasoning, flags=tuple(out.flags))
         return out, dicts
     safe_calls = tuple(_safe_call(c) for c in calls)
     out = replace(
         out,
         text=None if out.text is None else clean_text(out.text),
-        finish_reason=clean_text(out.finish_reason),
+        raw_stop_reason=None if out.raw_stop_reason is None else clean_text(out.raw_stop_reason),
+        refusal=None if out.refusal is None else clean_text(out.refusal),
+        reasoning=tuple(ReasoningBlock(clean_text(b.provider), None if b.text is None else clean_text(b.text),
+                                       sanitize(b.data)) for b in reasoning),
+        flags=tuple(clean_text(f) for f in out.flags),
+        raw=None if out.raw is None else sanitize(out.raw),
         tool_calls=safe_calls,
         extra=sanitize({k: extra[k] for k in ("call", "retries", "tagged") if k in extra}) if extra else {},
     )

@@ -340,7 +340,9 @@ def apply(view: View, event: Event) -> View:
             return _replace(view, tool_calls=view.tool_calls + 1, denials=view.denials + 1)
         return _replace(view, tool_calls=view.tool_calls + 1)
     if et is ModelResponded:
-        return _replace(view, turns=view.turns + 1, tokens=view.tokens + event.input_tokens + event.output_tokens)
+        # tokens a provider did not report count 0 here (the row and summary keep them null)
+        used = (event.input_tokens or 0) + (event.output_tokens or 0)
+        return _replace(view, turns=view.turns + 1, tokens=view.tokens + used)
     if et is ModelCall:
         return _replace(view, money=view.money + event.cost_usd) if event.cost_usd else view
     if et is GateDecided:

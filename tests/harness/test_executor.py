@@ -14,6 +14,7 @@ from evalkit.runtime.controller import Limits
 from evalkit.runtime.model_io import ModelOutput
 from evalkit.scenarios.domains import load_domain
 from evalkit.scenarios.loader import load_suite
+from evalkit.usage import Usage
 
 
 class Gauge:
@@ -37,7 +38,7 @@ class Gauge:
         time.sleep(0.005)
         with self.lock:
             self.active -= 1
-        return ModelOutput(text="I can't do that.", input_tokens=3, output_tokens=2)
+        return ModelOutput(text="I can't do that.", usage=Usage(input_tokens=3, output_tokens=2))
 
 
 @pytest.fixture

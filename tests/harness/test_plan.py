@@ -25,6 +25,7 @@ from evalkit.runtime.controller import Limits
 from evalkit.runtime.model_io import ModelOutput
 from evalkit.scenarios.domains import load_domain
 from evalkit.scenarios.loader import load_suite
+from evalkit.usage import Usage
 
 FACTORS = dict(epochs=2, models=["scripted/oracle", "scripted/always_act"], conditions=["nl", "tool"],
                gates=["off", "on"])
@@ -234,7 +235,7 @@ class _Blocking:
     def respond(self, context, episode):
         self.gate.wait(10)
         self.calls += 1
-        return ModelOutput(text="I can't do that.", input_tokens=1, output_tokens=1)
+        return ModelOutput(text="I can't do that.", usage=Usage(input_tokens=1, output_tokens=1))
 
 
 def test_the_executor_keeps_a_bounded_number_of_episodes_in_flight(mini_suite, mini_tasks, monkeypatch):

@@ -17,6 +17,7 @@ from evalkit.harness.run import RunConfig, run
 from evalkit.models.registry import register_provider
 from evalkit.runtime.events import ErrorRaised, EventLog
 from evalkit.runtime.model_io import ModelOutput, ToolCall
+from evalkit.usage import Usage
 
 
 class Hostile:
@@ -37,7 +38,7 @@ class Hostile:
 
     def respond(self, context, episode):
         if self.kind == "tokens":
-            return ModelOutput(text="I can't do that.", input_tokens=10**20, output_tokens=1e30)
+            return ModelOutput(text="I can't do that.", usage=Usage(input_tokens=10**20, output_tokens=1e30))
         if self.kind == "none":
             return None
         if context.turn == 0:

@@ -101,10 +101,10 @@ def test_adapter_is_deterministic_and_sends_what_the_server_needs(gemma_server):
     first = model.respond(context, None)
     again = model.respond(context, None)
     def seen(out):  # call ids are random on this server; everything else is deterministic
-        return out.text, [(c.name, c.raw_arguments, c.parse_error) for c in out.tool_calls], out.finish_reason
+        return out.text, [(c.name, c.raw_arguments, c.parse_error) for c in out.tool_calls], out.stop_reason
 
     assert seen(first) == seen(again)
-    assert first.input_tokens > 0 and first.extra["call"]["attempts"] == 1
+    assert first.usage.input_tokens > 0 and first.extra["call"]["attempts"] == 1
     for call in first.tool_calls:  # real tool-call objects, read strictly
         assert call.name == "get_customer" and (call.arguments is not None or call.parse_error)
     model.close()

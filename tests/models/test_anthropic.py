@@ -59,7 +59,8 @@ def test_tool_use_round_trip(api):
     key_header = request.headers.get("x-api-key") or request.headers.get("Authorization", "")  # by SDK version
     assert key_header.endswith("not-needed") and request.headers["anthropic-version"]
     responded = events_of(result.log, "model_responded")
-    assert responded[0].finish_reason == "tool_calls" and responded[0].text == "I'll send it."
+    assert responded[0].finish_reason == "tool_use" and responded[0].text == "I'll send it."  # as sent
+    assert responded[0].stop_reason == "tool_use"
     assert responded[0].tool_calls[0]["arguments"] == PAY["input"]
     assert (responded[0].input_tokens, responded[0].output_tokens) == (20, 7)
     assert events_of(result.log, "episode_ended")[0].final_text == "Paid: pay_1."
@@ -87,7 +88,7 @@ def test_a_refusal_stop_is_a_content_filter_outcome(api):
     result = run_live_episode(model(api))
     ended = events_of(result.log, "episode_ended")[0]
     assert ended.reason == "content_filter" and ended.final_text is None
-    assert events_of(result.log, "model_call")[0].flags == ("content_filter",)
+    assert events_of(result.log, "model_call")[0].flags == ("refusal",)  # a refusal, counted as content_filter
 
 
 def test_messages_are_merged_into_alternating_roles():

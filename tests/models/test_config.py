@@ -119,3 +119,19 @@ def test_a_bad_model_config_file_is_refused_before_any_work_even_for_scripted_mo
     with pytest.raises(ConfigError, match="models.yaml: field bogus: Extra inputs are not permitted"):
         run(RunConfig(models=["scripted/oracle"], model_config_file=str(bad), limit=1, out=str(tmp_path / "run")))
     assert not (tmp_path / "run").exists()
+
+
+def test_price_tables_take_the_token_class_prices(tmp_path):
+    from evalkit.usage import Usage, usage_cost
+
+    table = tmp_path / "prices.yaml"
+    table.write_text("models:\n  openai/m: {input_per_mtok: 1.0, cached_input_per_mtok: 0.5, output_per_mtok: 2.0,"
+                     " reasoning_per_mtok: 4.0}\n")
+    price = load_price_table(table)["openai/m"]
+    assert price == {"input_per_mtok": 1.0, "cached_input_per_mtok": 0.5, "output_per_mtok": 2.0,
+                     "reasoning_per_mtok": 4.0}
+    # 86 uncached + 1920 cached input, 300 output of which 100 reasoning
+    assert usage_cost(Usage(2006, 1920, None, 300, 100), price) == ((86 + 960 + 400 + 400) / 1e6, ())
+    table.write_text("models:\n  openai/m: {input_per_mtok: 1.0, output_per_mtok: 2.0, cache_per_mtok: 0.5}\n")
+    with pytest.raises(ConfigError, match="unknown price key 'cache_per_mtok'"):
+        load_price_table(table)

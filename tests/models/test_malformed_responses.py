@@ -9,9 +9,9 @@ import pytest
 from model_helpers import completion, events_of, openai_model, raw_server, run_live_episode, settings
 from werkzeug import Response
 
-from evalkit.models.anthropic_messages import normalize_anthropic
+from evalkit.models.anthropic_messages import translate_anthropic
 from evalkit.models.config import RetrySettings
-from evalkit.models.openai_compat import normalize_openai
+from evalkit.models.openai_compat import translate_openai
 from evalkit.models.retry import ProviderError, parse_retry_after
 
 CHAT = "/v1/chat/completions"
@@ -28,14 +28,14 @@ CHAT = "/v1/chat/completions"
 ])
 def test_wrong_shapes_are_invalid_response(body, needle):
     with pytest.raises(ProviderError) as caught:
-        normalize_openai(body)
+        translate_openai(body)
     assert caught.value.code == "invalid_response" and caught.value.retryable
     assert needle in str(caught.value)
 
 
 def test_anthropic_wrong_stop_reason_is_invalid_response():
     with pytest.raises(ProviderError) as caught:
-        normalize_anthropic({"content": [{"type": "text", "text": "hi"}], "stop_reason": ["end_turn"]})
+        translate_anthropic({"content": [{"type": "text", "text": "hi"}], "stop_reason": ["end_turn"]})
     assert caught.value.code == "invalid_response" and "stop_reason" in str(caught.value)
 
 

@@ -44,10 +44,10 @@ class PayloadModel:
         turn = context.turn
         if turn == 0:
             return ModelOutput(tool_calls=(ToolCall("c1", "find_item", {"name": "apple", "note": ARG_PAYLOAD}),),
-                               finish_reason="tool_calls")
+                               stop_reason="tool_use")
         if turn == 1:
             return ModelOutput(tool_calls=(ToolCall("c2", "buy_item", {"name": "apple", "qty": 7}),),
-                               finish_reason="tool_calls")
+                               stop_reason="tool_use")
         return ModelOutput(text=FINAL_TEXT + " " + "x" * 5000)
 
 

@@ -21,6 +21,7 @@ from evalkit.runtime.events import (
 from evalkit.runtime.model_io import ModelOutput
 from evalkit.runtime.policy import Budgets, load_policy
 from evalkit.runtime.view import fold
+from evalkit.usage import Usage
 
 BIG = {"item": "apple", "qty": 4}
 SMALL = {"item": "apple", "qty": 1}
@@ -87,7 +88,7 @@ def test_an_approval_expires_when_the_state_changes():
 
 
 def _spend(tokens=0, cost=None):
-    out = {"input_tokens": tokens}
+    out = {"usage": Usage(input_tokens=tokens, output_tokens=0)}
     if cost is not None:
         out["extra"] = {"call": {"provider": "t", "model": "t", "cost_usd": cost}}
     return out
@@ -95,7 +96,7 @@ def _spend(tokens=0, cost=None):
 
 @pytest.mark.parametrize(("limits", "outputs", "used"), [
     (Limits(max_tool_calls=2), None, "tool_calls"),
-    (Limits(max_tokens=100), [{"input_tokens": 60}, {"input_tokens": 60}], "tokens"),
+    (Limits(max_tokens=100), [{"usage": Usage(60, output_tokens=0)}, {"usage": Usage(60, output_tokens=0)}], "tokens"),
     (Limits(max_money=0.5), [_spend(cost=0.3), _spend(cost=0.3)], "money"),
     (Limits(max_commit_steps=2), None, "commit_steps"),
 ])

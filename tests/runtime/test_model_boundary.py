@@ -26,6 +26,7 @@ from evalkit.runtime.events import (
     ToolExecuted,
 )
 from evalkit.runtime.model_io import MAX_TOKENS, ModelOutput, ToolCall
+from evalkit.usage import Usage
 
 from rt_helpers import call, meta, of, policy_handler, run, say, turn
 
@@ -50,12 +51,14 @@ BAD_OUTPUTS = {
     "name_none": (ModelOutput(tool_calls=(ToolCall("c", None, {}),)), "tool_calls[0].name is a NoneType"),
     "args_list": (ModelOutput(tool_calls=(ToolCall("c", "find", ["apple"]),)),
                   "tool_calls[0].arguments is a list, not a dict or None"),
-    "finish_int": (ModelOutput(text="x", finish_reason=3), "finish_reason is a int"),
-    "negative_tokens": (ModelOutput(text="x", input_tokens=-5), "input_tokens is -5; token counts are integers"),
-    "huge_tokens": (ModelOutput(text="x", output_tokens=10**20), f"output_tokens is {10**20}"),
-    "float_tokens": (ModelOutput(text="x", input_tokens=1e30), "input_tokens is a float, not an integer"),
-    "str_tokens": (ModelOutput(text="x", output_tokens="abc"), "output_tokens is a str, not an integer"),
-    "bool_tokens": (ModelOutput(text="x", output_tokens=True), "output_tokens is a bool"),
+    "finish_int": (ModelOutput(text="x", raw_stop_reason=3), "raw_stop_reason is a int"),
+    "stop_unknown": (ModelOutput(text="x", stop_reason="stop"), "stop_reason is 'stop', not one of end_turn"),
+    "usage_dict": (ModelOutput(text="x", usage={"input_tokens": 3}), "usage is a dict, not a Usage"),
+    "negative_tokens": (ModelOutput(text="x", usage=Usage(input_tokens=-5, output_tokens=0)), "input_tokens is -5; token counts are integers"),
+    "huge_tokens": (ModelOutput(text="x", usage=Usage(input_tokens=0, output_tokens=10**20)), f"output_tokens is {10**20}"),
+    "float_tokens": (ModelOutput(text="x", usage=Usage(input_tokens=1e30, output_tokens=0)), "input_tokens is a float, not an integer"),
+    "str_tokens": (ModelOutput(text="x", usage=Usage(input_tokens=0, output_tokens="abc")), "output_tokens is a str, not an integer"),
+    "bool_tokens": (ModelOutput(text="x", usage=Usage(input_tokens=0, output_tokens=True)), "output_tokens is a bool"),
     "nan_latency": (ModelOutput(text="x", latency_s=math.nan), "latency_s is nan"),
     "inf_latency": (ModelOutput(text="x", latency_s=math.inf), "latency_s is inf"),
     "inf_cost": (ModelOutput(text="x", extra={"call": {"provider": "p", "model": "m", "cost_usd": math.inf}}),
@@ -80,15 +83,15 @@ def test_a_wrong_typed_output_is_an_error_outcome_with_one_line(name):
 
 
 def test_token_counts_at_the_cap_are_accepted_and_the_budget_sees_them():
-    _, result = run([ModelOutput(tool_calls=(ToolCall("c1", "find", {"item": "apple"}),), input_tokens=MAX_TOKENS),
+    _, result = run([ModelOutput(tool_calls=(ToolCall("c1", "find", {"item": "apple"}),), usage=Usage(MAX_TOKENS, output_tokens=0)),
                      turn(call("find", {"item": "pear"}, "c2")), say("done")], limits=Limits(max_tokens=1000))
     assert result.error is None
     assert [e.reason_code for e in of(result, ActionDecided)] == ["budget_exceeded", "budget_exceeded"]
 
 
 def test_negative_tokens_cannot_buy_back_the_token_budget():
-    outputs = [ModelOutput(tool_calls=(ToolCall("c1", "find", {"item": "apple"}),), input_tokens=900),
-               ModelOutput(tool_calls=(ToolCall("c2", "find", {"item": "pear"}),), input_tokens=-10**6)]
+    outputs = [ModelOutput(tool_calls=(ToolCall("c1", "find", {"item": "apple"}),), usage=Usage(900, output_tokens=0)),
+               ModelOutput(tool_calls=(ToolCall("c2", "find", {"item": "pear"}),), usage=Usage(-10**6, output_tokens=0))]
     _, result = run(outputs, limits=Limits(max_tokens=1000))
     assert result.error == "model error: invalid model output: input_tokens is -1000000; token counts are " \
                            f"integers from 0 to {MAX_TOKENS:,}"
@@ -100,7 +103,7 @@ def test_lone_surrogates_are_replaced_everywhere_a_model_string_enters_the_log()
         ModelOutput(tool_calls=(ToolCall("c\ud800", "fi\udfffnd", {"item": "x"}),
                                 ToolCall("c2", "find", {"it\ud801em": "ap\udc00ple"}, raw_arguments="{\ud802}"),
                                 ToolCall("c3", "find", {"item": "apple"})),
-                    finish_reason="tool_calls\ud803"),
+                    stop_reason="tool_use", raw_stop_reason="tool_calls\ud803"),
         say("Done \ud800 — 完成"),
     ]
     _, result = run(outputs)

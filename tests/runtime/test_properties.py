@@ -33,6 +33,7 @@ from evalkit.runtime.executor import Fault
 from evalkit.runtime.meta import TRANSITIONS, ContextDoc, MetaPolicy
 from evalkit.runtime.model_io import ModelOutput, ToolCall
 from evalkit.runtime.view import View, apply, fold
+from evalkit.usage import Usage
 
 SETTINGS = settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 
@@ -66,7 +67,7 @@ TURN = st.lists(st.one_of(TASK_CALL, TASK_CALL, META_CALL), min_size=1, max_size
 def episodes(draw):
     turns = draw(st.lists(TURN, min_size=1, max_size=7))
     outputs = [ModelOutput(tool_calls=tuple(ToolCall(f"c{t}_{i}", name, args) for i, (name, args) in enumerate(calls)),
-                           input_tokens=draw(st.integers(0, 50)))
+                           usage=Usage(draw(st.integers(0, 50)), output_tokens=0))
                for t, calls in enumerate(turns)]
     outputs.append(ModelOutput(text="done"))
     faults = draw(st.sampled_from([{}, {"check": Fault("transient")}, {"buy": Fault("timeout", applied=True)},

@@ -27,8 +27,11 @@
     var d;
     switch (it.k) {
       case "model":
-        d = line("model", "model", it.calls.length ? it.calls.length + " tool call(s)" : "");
+        d = line("model", "model", (it.calls.length ? it.calls.length + " tool call(s)" : "") +
+                 (it.stop && it.stop !== "end_turn" && it.stop !== "tool_use" ? "  [stop: " + it.stop + "]" : ""));
+        if (it.thinking) { d.appendChild(block("thinking: " + it.thinking)); }
         if (it.text !== null && it.text !== undefined && it.text !== "") { d.appendChild(block(it.text)); }
+        if (it.refusal) { d.appendChild(block("refusal: " + it.refusal)); }
         it.calls.forEach(function (c) {
           d.appendChild(block(c.name + "(" + c.args + ")" + (c.error ? "  parse error: " + c.error : "")));
         });

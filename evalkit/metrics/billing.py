@@ -1,0 +1,153 @@
+"""An episode's tokens and money, from its event log (DESIGN §7 cost).
+
+Definitions (the token classes and the cost formula are in :mod:`evalkit.usage`):
+
+* **tokens** — ``input_tokens`` / ``output_tokens``: the sum over the episode's model
+  responses (``model_responded``) and over the failed attempts whose answer reported usage
+  (``provider_retry``, and the ``error`` of a call that failed for good); ``None`` (JSON
+  ``null``) when any response did not report its usage — never 0. The parts
+  ``cached_input_tokens``, ``cache_write_tokens`` and ``reasoning_tokens`` are summed where
+  reported (``None`` when no response reported them).
+* **failed attempts** — ``retry_input_tokens``, ``retry_output_tokens`` and
+  ``retry_cost_usd``: the share of the totals billed on attempts that failed (field case
+  F08); an attempt whose answer reported no usage (an HTTP error status) counts as not billed.
+* **money** — ``cost_usd``: the sum of the per-call costs the adapter recorded
+  (``model_call`` events, failed attempts included) and of calls that failed for good; for
+  a model that records none (in-process models), the summed usage × the model's price;
+  ``None`` when the model has no price or any usage is unknown.
+* **flags** — ``usage_missing``: responses whose usage was not reported (their flag); ``usage_inconsistent``: responses whose ``total_tokens`` exceeded
+  prompt + completion (output taken as total − prompt); ``unknown_stop_reason``: responses
+  whose stop reason was not a documented value (read as ``other``); ``cost_flags``: sorted pricing
+  flags raised (``cached_price_missing``, ``cache_write_price_missing``).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from evalkit.runtime.events import ErrorRaised, ModelCall, ModelResponded, ProviderRetry
+from evalkit.usage import USAGE_FIELDS, Usage, usage_cost
+
+BILLING_FIELDS = ("input_tokens", "output_tokens", "cached_input_tokens", "cache_write_tokens", "reasoning_tokens",
+                  "retry_input_tokens", "retry_output_tokens", "retry_cost_usd", "cost_usd", "usage_missing",
+                  "usage_inconsistent", "unknown_stop_reason", "cost_flags")
+"""The result-row fields :func:`episode_billing` returns."""
+
+_PRICE_FLAGS = frozenset({"cached_price_missing", "cache_write_price_missing"})
+
+
+def _usage(event: Any) -> Usage:
+    """The usage a ``model_responded`` event records (older traces: its two totals)."""
+    if event.usage:
+        return Usage.from_dict(event.usage)
+    return Usage(input_tokens=event.input_tokens, output_tokens=event.output_tokens)
+
+
+def _fsum(values: list[float]) -> float:
+    import math
+
+    return round(math.fsum(values), 10)
+
+
+def episode_billing(by_type: dict[type, list[Any]], price: Any = None) -> dict[str, Any]:
+    """The billing fields of one episode's result row (module docstring).
+
+    Args:
+        by_type: The episode's events grouped by event class, each list in log order.
+        price: The model's price (:data:`evalkit.usage.PRICE_FIELDS`, USD per million
+            tokens), used when the trace has no per-call costs; ``None`` when unknown.
+
+    Returns:
+        ``{field: value}`` for :data:`BILLING_FIELDS`.
+    """
+    responses = by_type.get(ModelResponded, [])
+    calls = by_type.get(ModelCall, [])
+    retries = by_type.get(ProviderRetry, [])
+    failures = [e for e in by_type.get(ErrorRaised, []) if e.usage is not None]
+    usages = [_usage(r) for r in responses]
+    unknown = sum(1 for u in usages if not u.known)
+    failed = [Usage.from_dict(e.usage) for e in (*retries, *failures) if e.usage is not None]
+    failed = [u for u in failed if u.known]
+    total = Usage(0, None, None, 0, None)
+    for u in (*usages, *failed):
+        total = total + u
+    retry_in = sum(u.input_tokens or 0 for u in failed)
+    retry_out = sum(u.output_tokens or 0 for u in failed)
+    flags: set[str] = set()
+    for c in calls:
+        flags.update(f for f in c.flags if f in _PRICE_FLAGS)
+    retry_costs = [e.cost_usd for e in (*retries, *failures) if e.usage is not None]
+    retry_cost = None if any(c is None for c in retry_costs) else _fsum(retry_costs)
+    if calls:
+        call_turns = {c.turn for c in calls}
+        costs = [c.cost_usd for c in calls]
+        costs += [e.cost_usd for e in retries if e.turn not in call_turns and e.usage is not None]
+        costs += [e.cost_usd for e in failures]
+        cost = None if unknown or any(c is None for c in costs) else _fsum(costs)
+    else:
+        cost, price_flags = usage_cost(total, price) if not unknown else (None, ())
+        flags.update(price_flags)
+    priced = price is not None or bool(calls) and all(c.cost_usd is not None for c in calls)
+    if not failed:
+        retry_cost = 0.0 if priced else None
+    out: dict[str, Any] = {name: getattr(total, name) for name in USAGE_FIELDS}
+    if unknown:
+        out["input_tokens"] = out["output_tokens"] = None
+    out.update({
+        "retry_input_tokens": retry_in,
+        "retry_output_tokens": retry_out,
+        "retry_cost_usd": retry_cost,
+        "cost_usd": cost,
+        "usage_missing": unknown,
+        "usage_inconsistent": sum(1 for r in responses if "usage_inconsistent" in r.flags),
+        "unknown_stop_reason": sum(1 for r in responses if "unknown_stop_reason" in r.flags),
+        "cost_flags": sorted(flags),
+    })
+    return out
+
+
+TOKENS = ("input_tokens", "output_tokens", "cached_input_tokens", "cache_write_tokens", "reasoning_tokens",
+          "retry_input_tokens", "retry_output_tokens")
+"""Token counts a group sums over its recorded episodes whose usage is known."""
+
+
+def group_cost(c: dict[str, int], *, costs: Any, retry_costs: Any, cost_known: bool, latencies: Any) -> dict[str, Any]:
+    """The cost metrics of a group (:mod:`evalkit.metrics.aggregate`) from its running counts.
+
+    Args:
+        c: The group's counts (``completed``, ``correct``, ``tool_calls``, ``usage_unknown``
+            and the :data:`TOKENS` sums).
+        costs: The known episode costs (USD); ``retry_costs`` their failed attempts' share.
+        cost_known: False when a recorded episode had no price.
+        latencies: Every recorded episode's latency (s).
+
+    Returns:
+        ``tool_calls``, ``tool_calls_mean``, the :data:`TOKENS` totals, ``usage_unknown``,
+        ``tokens_lower_bound``, ``tokens_per_episode``, ``tokens_per_success``,
+        ``latency_s_mean``, ``latency_s_p95``, ``cost_usd``, ``cost_lower_bound``,
+        ``retry_cost_usd``, ``cost_per_success_usd``.
+    """
+    import math
+
+    from evalkit.metrics.stats import percentile
+
+    n, correct, unknown = c["completed"], c["correct"], c["usage_unknown"]
+    calls, tin, tout = c["tool_calls"], c["input_tokens"], c["output_tokens"]
+    some = n > unknown  # some recorded episode has known usage
+    money = round(math.fsum(costs), 10) if n and cost_known and some else None
+    exact = not unknown  # else the totals are lower bounds and per-episode figures unknown
+    return {
+        "tool_calls": calls,
+        "tool_calls_mean": calls / n if n else None,
+        **{col: c[col] if some else None for col in TOKENS},
+        "usage_unknown": unknown,
+        "tokens_lower_bound": bool(unknown) and some,
+        "tokens_per_episode": (tin + tout) / n if n and exact else None,
+        "tokens_per_success": (tin + tout) / correct if correct and exact else None,
+        "latency_s_mean": math.fsum(latencies) / n if n else None,
+        "latency_s_p95": percentile(latencies, 95),
+        "cost_usd": money,
+        "cost_lower_bound": bool(unknown) and money is not None,
+        "retry_cost_usd": round(math.fsum(retry_costs), 10) if money is not None else None,
+        "cost_per_success_usd": money / correct if money is not None and correct and exact else None,
+    }

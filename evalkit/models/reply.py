@@ -1,0 +1,96 @@
+"""The typed record each provider's translator makes of one response body.
+
+:func:`evalkit.models.openai_compat.translate_openai` and
+:func:`evalkit.models.anthropic_messages.translate_anthropic` read a response body into a
+:class:`ProviderReply` (or raise :class:`~evalkit.models.retry.ProviderError` for an error
+the body reports). They are pure functions of the body: the call cache stores the body as
+received and a cache hit is translated again, so thinking blocks, refusals and usage come
+back exactly as on the first call. :class:`~evalkit.models.live.LiveModel` then reads the
+tool calls (:func:`evalkit.models.parsing.parse_message`) and builds the
+:class:`~evalkit.runtime.model_io.ModelOutput`.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+from evalkit.runtime.model_io import ReasoningBlock
+from evalkit.usage import Usage
+
+
+@dataclass(frozen=True, slots=True)
+class ProviderReply:
+    """One response, read by its provider's translator.
+
+    Attributes:
+        message: The assistant message in OpenAI form, tool calls as sent (``{"content",
+            "tool_calls"}``), for :func:`~evalkit.models.parsing.parse_message`.
+        stop_reason: The normalised :data:`evalkit.types.StopReason`.
+        raw_stop_reason: The provider's own value, or ``None`` when it sent none.
+        refusal: The refusal text, verbatim, or ``None``.
+        reasoning: Reasoning blocks, verbatim.
+        usage: Tokens billed by class; unreported classes are ``None``.
+        flags: ``usage_missing``, ``usage_inconsistent``, ``unknown_stop_reason``,
+            ``stop_reason_missing``.
+    """
+
+    message: dict[str, Any]
+    stop_reason: str
+    raw_stop_reason: str | None
+    refusal: str | None
+    reasoning: tuple[ReasoningBlock, ...]
+    usage: Usage
+    flags: tuple[str, ...] = ()
+
+
+def stop_reason(raw: Any, table: dict[str, str], has_calls: bool, flags: list[str]) -> str:
+    """The normalised stop reason for the provider value ``raw`` (a string or ``None``).
+
+    A value missing from ``table`` is ``other`` and flagged ``unknown_stop_reason``; a
+    missing value is ``tool_use`` when the response holds tool calls, else ``end_turn``, and
+    flagged ``stop_reason_missing``.
+    """
+    if raw is None or raw == "":
+        flags.append("stop_reason_missing")
+        return "tool_use" if has_calls else "end_turn"
+    normal = table.get(raw)
+    if normal is None:
+        flags.append("unknown_stop_reason")
+        return "other"
+    return normal
+
+
+def count(usage: dict[str, Any], name: str, where: str = "usage") -> int | None:
+    """A reported token count: a non-negative int, or ``None`` when absent or null.
+
+    Raises:
+        ProviderError: ``invalid_response`` (not retryable) for a bool, float, string or
+            negative value: a count is never guessed from a wrong type.
+    """
+    from evalkit.models.retry import ProviderError
+
+    if not isinstance(usage, dict):
+        return None
+    value = usage.get(name)
+    if value is None:
+        return None
+    if type(value) is not int or value < 0:
+        raise ProviderError(f"{where}.{name} is {value!r}, not a token count", code="invalid_response")
+    return value
+
+
+def usage_object(body: Any) -> tuple[dict[str, Any] | None, list[str]]:
+    """``(usage, flags)``: the body's ``usage`` object, or ``None`` flagged ``usage_missing``.
+
+    Raises:
+        ProviderError: ``invalid_response`` when ``usage`` is present but not an object.
+    """
+    from evalkit.models.retry import ProviderError
+
+    usage = body.get("usage") if isinstance(body, dict) else None
+    if usage is None:
+        return None, ["usage_missing"]
+    if not isinstance(usage, dict):
+        raise ProviderError(f"usage is a {type(usage).__name__}, not an object", code="invalid_response")
+    return usage, []
