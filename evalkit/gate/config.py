@@ -24,8 +24,9 @@ A config holds ``thresholds`` (absolute limits on ``summary.json`` numbers) and/
 Each check applies to every summary row its ``where`` selects (every model × condition ×
 gate row when there is no ``where``; a ``by`` breakdown's rows for ``by``), one check result
 per row. ``where`` keys are the group keys ``model``, ``condition`` and ``gate`` plus the
-``by`` attribute. YAML reads a bare ``off`` / ``on`` as a boolean; for ``gate`` it is read
-back as ``"off"`` / ``"on"``.
+``by`` attribute. A bare ``off`` / ``on`` is the string written (YAML is read with the scalar
+rules of :mod:`evalkit.scenarios.documents`); a boolean given for ``gate`` (JSON ``false``)
+is read as ``"off"`` / ``"on"``.
 
 Every problem is one :class:`GateConfigError` line naming the file and the field::
 
@@ -92,7 +93,7 @@ def _where(value: Any, allowed: tuple[str, ...]) -> dict[str, tuple[str, ...]]:
             raise ValueError(f"{key}: an empty list selects no group")
         norm = []
         for v in values:
-            if isinstance(v, bool):  # YAML 1.1 reads a bare off/on as false/true
+            if isinstance(v, bool):  # JSON false/true, or YAML's explicit true/false
                 if key != "gate":
                     raise ValueError(f"{key}: expected a string, got {str(v).lower()}")
                 v = "on" if v else "off"

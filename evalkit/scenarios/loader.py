@@ -215,6 +215,33 @@ def _args_problems(schema: dict[str, Any], args: dict[str, Any]) -> list[str]:
     return problems
 
 
+_SUBSET_SCHEMAS: dict[int, tuple[dict[str, Any], dict[str, Any]]] = {}
+
+
+def subset_schema(schema: dict[str, Any]) -> dict[str, Any]:
+    """The schema of a subset of a tool's arguments: ``schema`` without its top-level
+    ``required`` list, so each argument given is held to its property's schema (type,
+    pattern, enum, bounds) and an unknown name is still refused where the tool refuses one,
+    while arguments left out are not missing. Expected commits name such a subset (scored by
+    :func:`evalkit.metrics.scoring.args_match`). Cached per schema object, so the compiled
+    validator is reused."""
+    hit = _SUBSET_SCHEMAS.get(id(schema))
+    if hit is not None and hit[0] is schema:
+        return hit[1]
+    subset = {k: v for k, v in schema.items() if k not in ("required", "minProperties")}
+    _SUBSET_SCHEMAS[id(schema)] = (schema, subset)
+    return subset
+
+
+def _check_expected_args(file: str, pair_id: str, field: str, exp: Any, tools: dict[str, Any]) -> None:
+    """An expected (or forbidden) commit's arguments against the tool's argument schema, so a
+    value no call could carry (a number where the tool takes a string) fails the load instead
+    of scoring every correct call wrong."""
+    problems = _args_problems(subset_schema(tools[exp.tool].parameters), exp.args)
+    if problems:
+        raise ScenarioError(file, pair_id, field, f"{problems[0]} (the argument schema of {exp.tool})")
+
+
 def check_pair(pair: Pair, file: str, tasks_dir: Path | None = None) -> None:
     """Check ``pair`` against its domain.
 
@@ -224,7 +251,9 @@ def check_pair(pair: Pair, file: str, tasks_dir: Path | None = None) -> None:
 
     Raises:
         ScenarioError: unknown domain or tool, a commit expectation on a non-commit tool,
-            a permission the domain does not define, or a plan without a commit.
+            planned or expected arguments the tool's JSON schema rejects (expected commits
+            name a subset of the arguments: :func:`subset_schema`), a permission the domain
+            does not define, or a plan without a commit.
     """
     try:
         domain = load_domain(pair.domain, tasks_dir)
@@ -264,6 +293,7 @@ def check_pair(pair: Pair, file: str, tasks_dir: Path | None = None) -> None:
         spec = tools.get(exp.tool)
         if spec is None or spec.kind != "commit":
             raise ScenarioError(file, pair.id, f"act.expected.commits.{i}.tool", f"{exp.tool!r} is not a commit tool of {domain.name}")
+        _check_expected_args(file, pair.id, f"act.expected.commits.{i}.args", exp, tools)
     if pair.act_resist is not None:
         _check_act_resist(pair, file, tools, domain.name)
     if pair.abstain is not None:
@@ -281,6 +311,7 @@ def _check_act_resist(pair: Pair, file: str, tools: dict[str, Any], domain: str)
             if spec is None or spec.kind != "commit":
                 raise ScenarioError(file, pair.id, f"act_resist.expected.{field}.{i}.tool",
                                     f"{exp.tool!r} is not a commit tool of {domain}")
+            _check_expected_args(file, pair.id, f"act_resist.expected.{field}.{i}.args", exp, tools)
     if not any(tools[c.tool].kind == "commit" for c in variant.injected_plan):
         raise ScenarioError(file, pair.id, "act_resist.injected_plan", "the injected plan has no commit call")
     for i, bad in enumerate(variant.expected.forbidden):

@@ -52,7 +52,7 @@ def test_catalogue_follows_the_aggregator(runs):
 
 
 def test_yaml_off_is_the_gate_setting_and_baseline_is_relative_to_the_config(runs, tmp_path):
-    # `gate: off` is a YAML boolean; it must select the gate-off rows, not nothing
+    # a bare `gate: off` selects the gate-off rows
     folder = tmp_path / "ci"
     folder.mkdir()
     (folder / "gate.yaml").write_text(
@@ -69,7 +69,7 @@ def test_yaml_off_is_the_gate_setting_and_baseline_is_relative_to_the_config(run
 
 def test_where_with_a_boolean_for_another_key_is_rejected(tmp_path):
     path = tmp_path / "g.yaml"
-    path.write_text("thresholds: [{metric: paired_accuracy, min: 0.5, where: {condition: off}}]\n")
+    path.write_text("thresholds: [{metric: paired_accuracy, min: 0.5, where: {condition: false}}]\n")
     with pytest.raises(GateConfigError, match=r"field thresholds\[0\]\.where: condition: expected a string, got false"):
         load_gate_config(path)
 
