@@ -303,7 +303,10 @@ def gate(
 
     _show_results_warnings()
     try:
-        report = evaluate_gate(load_gate_config(config), run_dir, baseline)
+        gate_config = load_gate_config(config)
+        for line in gate_config.warnings:
+            typer.echo(f"warning: {config}: {line}", err=True)
+        report = evaluate_gate(gate_config, run_dir, baseline)
         junit_path = write_junit(report, junit or run_dir / "gate-junit.xml")
         markdown_path = write_markdown(report, markdown or run_dir / "gate-summary.md")
     except _ERRORS as exc:

@@ -55,7 +55,7 @@ class CheckResult:
     Attributes:
         kind: ``threshold`` or ``regression``.
         name: The check's label (the config's ``name``, else metric and bound).
-        field: The config entry it comes from (``thresholds[0]``, ``regression.checks[1]``).
+        field: The config entry it comes from (``thresholds.0``, ``regression.checks.1``).
         metric: The metric checked.
         group: Group key → value (``model``, ``condition``, ``gate`` [, the ``by`` attribute]);
             empty when no group could be selected.
@@ -166,7 +166,7 @@ def evaluate_threshold(check: Threshold, index: int, run: RunDir) -> list[CheckR
         when the run has no rows at all for the check).
     """
     name = check.name or f"{check.metric} {check.bound_text()}"
-    base = dict(kind="threshold", name=name, field=f"thresholds[{index}]", metric=check.metric,
+    base = dict(kind="threshold", name=name, field=f"thresholds.{index}", metric=check.metric,
                 limit=check.bound_text())
     if check.by is None:
         rows = run.summary.get("rows", [])
@@ -251,7 +251,7 @@ def evaluate_regression(
         nothing).
     """
     name = check.name or f"{check.metric} drop vs baseline (tolerance {check.tolerance:g})"
-    base = dict(kind="regression", name=name, field=f"regression.checks[{index}]", metric=check.metric)
+    base = dict(kind="regression", name=name, field=f"regression.checks.{index}", metric=check.metric)
     rows = run.summary.get("rows", [])
     chosen, unmatched = _select(rows, check.where)
     out = _selection_errors(base, rows, chosen, unmatched, "summary.json rows")

@@ -21,7 +21,7 @@ from evalkit.gate.verdict import exit_code, verdict
 
 
 def result(status, *, kind="threshold", model="m", message="why", **kw):
-    return CheckResult(kind=kind, name=kw.pop("name", "paired_accuracy >= 0.75"), field="thresholds[0]",
+    return CheckResult(kind=kind, name=kw.pop("name", "paired_accuracy >= 0.75"), field="thresholds.0",
                        metric="paired_accuracy", group={"model": model, "condition": "meta", "gate": "off"},
                        status=status, message=message, **kw)
 
@@ -70,7 +70,7 @@ def test_yaml_off_is_the_gate_setting_and_baseline_is_relative_to_the_config(run
 def test_where_with_a_boolean_for_another_key_is_rejected(tmp_path):
     path = tmp_path / "g.yaml"
     path.write_text("thresholds: [{metric: paired_accuracy, min: 0.5, where: {condition: false}}]\n")
-    with pytest.raises(GateConfigError, match=r"field thresholds\[0\]\.where: condition: expected a string, got false"):
+    with pytest.raises(GateConfigError, match=r"field thresholds\.0\.where: condition: expected a string, got false"):
         load_gate_config(path)
 
 
