@@ -83,7 +83,8 @@ def run(
     suites: Annotated[Optional[list[str]], typer.Argument(metavar="[SUITE]...", help="Suite files or folders (default: built-in scenarios/).")] = None,
     model: Annotated[Optional[list[str]], typer.Option("--model", "-m", metavar="SPEC", help="Model spec, repeatable (default: the scripted models).")] = None,
     condition: Annotated[Optional[list[str]], typer.Option("--condition", "-c", metavar="NAME", help="nl | tool | meta, repeatable (default: all).")] = None,
-    limit: Annotated[Optional[int], typer.Option(metavar="N", help="Only the first N pairs.")] = None,
+    limit: Annotated[Optional[int], typer.Option(metavar="N", help="Only the first N pairs in file order (files sorted by path); for a spread over triggers and domains use --sample.")] = None,
+    sample: Annotated[Optional[int], typer.Option(metavar="N", help="Only a sample of N pairs stratified by trigger x domain x split, drawn with --seed (default 0); recorded in config.json.")] = None,
     pair: Annotated[Optional[list[str]], typer.Option("--pair", metavar="ID", help="Only this pair id, repeatable.")] = None,
     out: Annotated[str, typer.Option(metavar="DIR", help="Run directory: a new or empty folder, or an earlier run's (replaced).")] = "reports/latest",
     tasks: Annotated[Optional[str], typer.Option("--tasks", metavar="DIR", help="Folder of task domains (default: built-in tasks/).")] = None,
@@ -101,7 +102,7 @@ def run(
     temperature: Annotated[Optional[float], typer.Option(metavar="T", help="Sampling temperature of live models (0 to 2).", rich_help_panel="Live models")] = None,
     top_p: Annotated[Optional[float], typer.Option("--top-p", metavar="P", help="Nucleus sampling of live models (above 0, at most 1).", rich_help_panel="Live models")] = None,
     max_tokens: Annotated[Optional[int], typer.Option("--max-tokens", metavar="N", help="Output token cap per call of live models.", rich_help_panel="Live models")] = None,
-    seed: Annotated[Optional[int], typer.Option(metavar="N", help="Sampling seed sent to live models.", rich_help_panel="Live models")] = None,
+    seed: Annotated[Optional[int], typer.Option(metavar="N", help="Seed of the run: draws --sample and is sent to live models as their sampling seed.")] = None,
     tool_choice: Annotated[Optional[str], typer.Option("--tool-choice", metavar="CHOICE", help="auto | required | none | a tool name.", rich_help_panel="Live models")] = None,
     model_config: Annotated[Optional[str], typer.Option("--model-config", metavar="FILE", help="Model config file (YAML/JSON): per-model settings, retries, parsing, prices.", rich_help_panel="Live models")] = None,
     cache: Annotated[Optional[bool], typer.Option("--cache/--no-cache", help="Cache live model calls in SQLite (default: on; $EVALKIT_CACHE_DIR).", rich_help_panel="Live models")] = None,
@@ -139,7 +140,7 @@ def run(
                    + (f" and {Path(resume) / 'report.html'}" if report else ""))
         return
     try:
-        kwargs = dict(suites=suites or [], pair_ids=pair or [], limit=limit, out=out, epochs=epochs, tasks_dir=tasks,
+        kwargs = dict(suites=suites or [], pair_ids=pair or [], limit=limit, sample=sample, out=out, epochs=epochs, tasks_dir=tasks,
                       max_turns=max_turns, max_tool_calls=max_tool_calls, report=report,
                       base_url=base_url, temperature=temperature, top_p=top_p, max_tokens=max_tokens, seed=seed,
                       tool_choice=tool_choice, model_config_file=model_config, cache=cache,

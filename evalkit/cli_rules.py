@@ -48,14 +48,15 @@ def rules_eval(
     against: Annotated[str, typer.Option("--against", metavar="OLD", help="The rule set in use (file or shipped name).")] = ...,
     model: Annotated[Optional[list[str]], typer.Option("--model", "-m", metavar="SPEC", help="Model spec, repeatable (default: the scripted models).")] = None,
     condition: Annotated[Optional[list[str]], typer.Option("--condition", "-c", metavar="NAME", help="nl | tool | meta, repeatable (default: all).")] = None,
-    limit: Annotated[Optional[int], typer.Option(metavar="N", help="Only the first N pairs.", min=1)] = None,
+    limit: Annotated[Optional[int], typer.Option(metavar="N", help="Only the first N pairs in file order.", min=1)] = None,
+    sample: Annotated[Optional[int], typer.Option(metavar="N", help="Only a sample of N pairs stratified by trigger x domain x split, drawn with --seed.", min=1)] = None,
     pair: Annotated[Optional[list[str]], typer.Option("--pair", metavar="ID", help="Only this pair id, repeatable.")] = None,
     out: Annotated[str, typer.Option(metavar="DIR", help="Output: DIR/old, DIR/new (run directories), DIR/rules-eval.json and .html.")] = "reports/rules-eval",
     tasks: Annotated[Optional[str], typer.Option("--tasks", metavar="DIR", help="Folder of task domains (default: built-in tasks/).")] = None,
     epochs: Annotated[int, typer.Option(metavar="N", help="Repetitions of every episode.", min=1)] = 1,
     rules_in_context: Annotated[bool, typer.Option("--rules-in-context", help="Also show each rule set to the model in its system prompt.")] = False,
     policy: Annotated[Optional[str], typer.Option("--policy", metavar="FILE", help="Runtime policy file (both runs).")] = None,
-    seed: Annotated[Optional[int], typer.Option(metavar="N", help="Sampling seed sent to live models (both runs).")] = None,
+    seed: Annotated[Optional[int], typer.Option(metavar="N", help="Seed of both runs: draws --sample and is sent to live models.")] = None,
     model_config: Annotated[Optional[str], typer.Option("--model-config", metavar="FILE", help="Model config file for live models.")] = None,
     selfcheck: Annotated[bool, typer.Option("--selfcheck/--no-selfcheck", help="Leave out of both runs the pairs the oracle cannot pass under OLD.")] = True,
     report: Annotated[bool, typer.Option("--report/--no-report", help="Also render each run's report.html.")] = False,
@@ -68,7 +69,7 @@ def rules_eval(
 
     _show_results_warnings()
     try:
-        kwargs = dict(suites=suites or [], pair_ids=pair or [], limit=limit, out=out, epochs=epochs, tasks_dir=tasks,
+        kwargs = dict(suites=suites or [], pair_ids=pair or [], limit=limit, sample=sample, out=out, epochs=epochs, tasks_dir=tasks,
                       report=report, rules_in_context=rules_in_context, policy=policy, seed=seed,
                       model_config_file=model_config, selfcheck=selfcheck, gates=["on"])
         config = _cli._run_config(kwargs, model, condition)

@@ -52,11 +52,14 @@ class Suite:
     sources: dict[str, str]
     content_hash: str
 
-    def select(self, *, pair_ids: Iterable[str] = (), limit: int | None = None) -> "Suite":
-        """Pairs with the given ids (all when empty), then the first ``limit`` of them.
+    def select(self, *, pair_ids: Iterable[str] = (), limit: int | None = None, sample: int | None = None,
+               seed: int = 0) -> "Suite":
+        """Pairs with the given ids (all when empty), then the first ``limit`` of them in file
+        order, or a sample of ``sample`` of them stratified by trigger × domain × split
+        (:func:`evalkit.scenarios.sample.stratified_sample`, drawn with ``seed``).
 
         Raises:
-            ScenarioError: when a requested id is not in the suite.
+            ConfigError: when a requested id is not in the suite.
         """
         wanted = list(pair_ids)
         pairs = list(self.pairs)
@@ -69,6 +72,10 @@ class Suite:
             pairs = [by_id[i] for i in dict.fromkeys(wanted)]
         if limit is not None:
             pairs = pairs[:limit]
+        if sample is not None:
+            from evalkit.scenarios.sample import stratified_sample
+
+            pairs = stratified_sample(pairs, sample, seed)
         return Suite(tuple(pairs), {p.id: self.sources[p.id] for p in pairs}, self.content_hash)
 
     def without(self, pair_ids: Iterable[str]) -> "Suite":
