@@ -253,13 +253,21 @@ def _sigterm_as_interrupt() -> None:
 
 
 def _run_with_progress(run_suite, config):
+    """Run with progress on stderr: the rich bar on a terminal, else a line every few seconds
+    (:mod:`evalkit.harness.progress`; ``$EVALKIT_PROGRESS_INTERVAL`` seconds, 0: none)."""
     _sigterm_as_interrupt()
-    if not sys.stderr.isatty():
-        return run_suite(config)
-    from evalkit.harness.executor import ProgressBar
+    if sys.stderr.isatty():
+        from evalkit.harness.executor import ProgressBar
 
-    with ProgressBar() as bar:  # episodes done, errors, tokens, cache hits
-        return run_suite(config, progress=bar)
+        with ProgressBar() as bar:  # episodes done, errors, tokens, cache hits
+            return run_suite(config, progress=bar)
+    from evalkit.harness.progress import ProgressLines, progress_interval
+
+    interval = progress_interval()
+    if interval is None:
+        return run_suite(config)
+    with ProgressLines(interval) as lines:  # episodes done / planned, errors, rate, ETA
+        return run_suite(config, progress=lines)
 
 
 @app.command("serve-local")
