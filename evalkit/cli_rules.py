@@ -101,6 +101,8 @@ def rules_replay(
     from evalkit.rules.loader import load_rule_set
     from evalkit.rules.replay import load_traces, replay
 
+    for path in traces:
+        _warn_unfinished(path, "the replay covers the traces recorded so far")
     try:
         rule_set = load_rule_set(rules)
         report = replay(load_traces(traces), rule_set)
@@ -125,6 +127,7 @@ def rules_distill(
     from evalkit.rules.console import print_draft
     from evalkit.rules.distill import DRAFT_NAME, distill, write_draft
 
+    _warn_unfinished(run_dir, "the draft is distilled from the episodes recorded so far")
     try:
         draft = distill(run_dir)
         path = write_draft(draft, out or run_dir / DRAFT_NAME) if draft.rules or draft.rejected else None
@@ -132,3 +135,13 @@ def rules_distill(
         _fail(exc)
         return
     print_draft(draft, path)
+
+
+def _warn_unfinished(path: str | Path, consequence: str) -> None:
+    """One ``evalkit: warning:`` line when ``path`` is a run directory whose run did not finish
+    (:func:`evalkit.harness.run_dir.unfinished`): what that means here and the resume command."""
+    from evalkit.harness.run_dir import unfinished
+
+    why = unfinished(path)
+    if why is not None:
+        typer.echo(f"evalkit: warning: {why}; {consequence}", err=True)
