@@ -28,11 +28,13 @@ from evalkit.cli_errors import option_error as _option_error
 from evalkit.cli_errors import fail as _fail
 from evalkit.cli_errors import resume_hint as _resume_hint
 from evalkit.cli_errors import show_results_warnings as _show_results_warnings
+from evalkit.cli_help import Command, Group
 from evalkit.cli_rules import rules_app
 from evalkit.cli_suite import suite_app
 from evalkit.errors import ConfigError, EvalkitError
 
 app = typer.Typer(
+    cls=Group,
     name="evalkit",
     help="Evaluate whether tool-using LLM agents know when not to act.",
     no_args_is_help=True,
@@ -77,10 +79,10 @@ def print_summary(summary: dict) -> None:
 
 
 
-@app.command()
+@app.command(cls=Command)
 def run(
     ctx: typer.Context,
-    suites: Annotated[Optional[list[str]], typer.Argument(metavar="[SUITE]...", help="Suite files or folders (default: built-in scenarios/).")] = None,
+    suites: Annotated[Optional[list[str]], typer.Argument(metavar="SUITE", help="Suite files or folders (default: built-in scenarios/).")] = None,
     model: Annotated[Optional[list[str]], typer.Option("--model", "-m", metavar="SPEC", help="Model spec, repeatable (default: the scripted models).")] = None,
     condition: Annotated[Optional[list[str]], typer.Option("--condition", "-c", metavar="NAME", help="nl | tool | meta, repeatable (default: all).")] = None,
     limit: Annotated[Optional[int], typer.Option(metavar="N", help="Only the first N pairs in file order (files sorted by path); for a spread over triggers and domains use --sample.")] = None,
@@ -270,7 +272,7 @@ def _run_with_progress(run_suite, config):
         return run_suite(config, progress=lines)
 
 
-@app.command("serve-local")
+@app.command("serve-local", cls=Command)
 def serve_local(
     name: Annotated[str, typer.Argument(metavar="NAME", help="Local model to serve.")] = "gemma-3-270m",
     port: Annotated[Optional[int], typer.Option(metavar="PORT", help="TCP port on 127.0.0.1 (default: a free one).", min=1, max=65535)] = None,
@@ -286,7 +288,7 @@ def serve_local(
         _fail(exc)
 
 
-@app.command()
+@app.command(cls=Command)
 def report(run_dir: Annotated[Path, typer.Argument(metavar="DIR", help="A run directory written by `evalkit run`.")]) -> None:
     """Re-render RUN_DIR/report.html from the run's files."""
     from evalkit.report.html import render_report
@@ -299,7 +301,7 @@ def report(run_dir: Annotated[Path, typer.Argument(metavar="DIR", help="A run di
     typer.echo(f"wrote {path}")
 
 
-@app.command()
+@app.command(cls=Command)
 def gate(
     run_dir: Annotated[Path, typer.Argument(metavar="RUN", help="The run directory to check (written by `evalkit run`).")],
     config: Annotated[Path, typer.Option("--config", metavar="FILE", help="Gate config: thresholds and regression checks (YAML).")] = Path("gate.yaml"),

@@ -11,14 +11,15 @@ from evalkit.cli_errors import ERRORS as _ERRORS
 from evalkit.cli_errors import describe as _describe
 from evalkit.cli_errors import fail as _fail
 from evalkit.cli_errors import show_results_warnings as _show_results_warnings
+from evalkit.cli_help import Command, Group
 
-rules_app = typer.Typer(help="Stopping-rule sets: validate, compare two versions, replay traces, distill drafts.",
+rules_app = typer.Typer(cls=Group, help="Stopping-rule sets: validate, compare two versions, replay traces, distill drafts.",
                         no_args_is_help=True)
 
 
-@rules_app.command("validate")
+@rules_app.command("validate", cls=Command)
 def rules_validate(
-    files: Annotated[list[str], typer.Argument(metavar="FILE...", help="Rule-set files (or shipped names such as default); drafts are checked as drafts.")],
+    files: Annotated[list[str], typer.Argument(metavar="FILE", help="Rule-set files (or shipped names such as default); drafts are checked as drafts.")],
 ) -> None:
     """Check rule sets against the schema; print id, version and rule count (exit 2 on any error)."""
     from evalkit.rules.draft import DraftRuleSet
@@ -41,19 +42,19 @@ def rules_validate(
         raise typer.Exit(2)
 
 
-@rules_app.command("eval")
+@rules_app.command("eval", cls=Command)
 def rules_eval(
-    suites: Annotated[Optional[list[str]], typer.Argument(metavar="[SUITE]...", help="Suite files or folders (default: built-in scenarios/).")] = None,
+    suites: Annotated[Optional[list[str]], typer.Argument(metavar="SUITE", help="Suite files or folders (default: built-in scenarios/).")] = None,
     rules: Annotated[str, typer.Option("--rules", metavar="NEW", help="The candidate rule set (file or shipped name).")] = ...,
     against: Annotated[str, typer.Option("--against", metavar="OLD", help="The rule set in use (file or shipped name).")] = ...,
     model: Annotated[Optional[list[str]], typer.Option("--model", "-m", metavar="SPEC", help="Model spec, repeatable (default: the scripted models).")] = None,
     condition: Annotated[Optional[list[str]], typer.Option("--condition", "-c", metavar="NAME", help="nl | tool | meta, repeatable (default: all).")] = None,
-    limit: Annotated[Optional[int], typer.Option(metavar="N", help="Only the first N pairs in file order.", min=1)] = None,
-    sample: Annotated[Optional[int], typer.Option(metavar="N", help="Only a sample of N pairs stratified by trigger x domain x split, drawn with --seed.", min=1)] = None,
+    limit: Annotated[Optional[int], typer.Option(metavar="N", help="Only the first N pairs in file order.")] = None,
+    sample: Annotated[Optional[int], typer.Option(metavar="N", help="Only a sample of N pairs stratified by trigger x domain x split, drawn with --seed.")] = None,
     pair: Annotated[Optional[list[str]], typer.Option("--pair", metavar="ID", help="Only this pair id, repeatable.")] = None,
     out: Annotated[str, typer.Option(metavar="DIR", help="Output: DIR/old, DIR/new (run directories), DIR/rules-eval.json and .html.")] = "reports/rules-eval",
     tasks: Annotated[Optional[str], typer.Option("--tasks", metavar="DIR", help="Folder of task domains (default: built-in tasks/).")] = None,
-    epochs: Annotated[int, typer.Option(metavar="N", help="Repetitions of every episode.", min=1)] = 1,
+    epochs: Annotated[int, typer.Option(metavar="N", help="Repetitions of every episode.")] = 1,
     rules_in_context: Annotated[bool, typer.Option("--rules-in-context", help="Also show each rule set to the model in its system prompt.")] = False,
     policy: Annotated[Optional[str], typer.Option("--policy", metavar="FILE", help="Runtime policy file (both runs).")] = None,
     seed: Annotated[Optional[int], typer.Option(metavar="N", help="Seed of both runs: draws --sample and is sent to live models.")] = None,
@@ -90,9 +91,9 @@ def rules_eval(
     typer.echo(f"wrote {result['files']['json']} and {result['files']['html']}")
 
 
-@rules_app.command("replay")
+@rules_app.command("replay", cls=Command)
 def rules_replay(
-    traces: Annotated[list[str], typer.Argument(metavar="TRACES...", help="evalkit trace files, run directories or folders, or import-format .jsonl files.")],
+    traces: Annotated[list[str], typer.Argument(metavar="TRACES", help="evalkit trace files, run directories or folders, or import-format .jsonl files.")],
     rules: Annotated[str, typer.Option("--rules", metavar="FILE", help="The rule set to replay against (file or shipped name).")] = ...,
     json_out: Annotated[Optional[Path], typer.Option("--json", metavar="FILE", help="Also write the full replay report as JSON.")] = None,
 ) -> None:
@@ -118,7 +119,7 @@ def rules_replay(
         raise typer.Exit(1)
 
 
-@rules_app.command("distill")
+@rules_app.command("distill", cls=Command)
 def rules_distill(
     run_dir: Annotated[Path, typer.Argument(metavar="RUN", help="A run directory written by `evalkit run`.")],
     out: Annotated[Optional[Path], typer.Option("--out", metavar="DRAFT.yaml", help="Where to write the draft (default: RUN/rules-draft.yaml).")] = None,
