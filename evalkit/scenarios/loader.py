@@ -225,17 +225,39 @@ def _args_problems(schema: dict[str, Any], args: dict[str, Any]) -> list[str]:
 _SUBSET_SCHEMAS: dict[int, tuple[dict[str, Any], dict[str, Any]]] = {}
 
 
+_PRESENCE = ("required", "dependentRequired", "minProperties")
+"""Keywords about which arguments are present, not about their values."""
+
+
+def _without_presence(schema: Any) -> Any:
+    if not isinstance(schema, dict):
+        return schema
+    out = {k: v for k, v in schema.items() if k not in _PRESENCE}
+    if "oneOf" in out and "anyOf" not in out:  # branches told apart by presence alone would all match
+        out["anyOf"] = out.pop("oneOf")
+    for key in ("allOf", "anyOf", "oneOf"):
+        if isinstance(out.get(key), list):
+            out[key] = [_without_presence(branch) for branch in out[key]]
+    for key in ("then", "else"):
+        if key in out:
+            out[key] = _without_presence(out[key])
+    return out
+
+
 def subset_schema(schema: dict[str, Any]) -> dict[str, Any]:
-    """The schema of a subset of a tool's arguments: ``schema`` without its top-level
-    ``required`` list, so each argument given is held to its property's schema (type,
-    pattern, enum, bounds) and an unknown name is still refused where the tool refuses one,
-    while arguments left out are not missing. Expected commits name such a subset (scored by
+    """The schema of a subset of a tool's arguments: ``schema`` without the keywords about
+    which arguments are present (``required``, ``dependentRequired``, ``minProperties``, at
+    the top and in its top-level ``allOf`` / ``anyOf`` / ``oneOf`` / ``then`` / ``else``
+    branches; a ``oneOf`` becomes ``anyOf``, since a subset may extend to a call of either
+    branch), so each argument given is held to its property's schema (type, pattern, enum,
+    bounds) and an unknown name is still refused where the tool refuses one, while arguments
+    left out are not missing. Expected commits name such a subset (scored by
     :func:`evalkit.metrics.scoring.args_match`). Cached per schema object, so the compiled
     validator is reused."""
     hit = _SUBSET_SCHEMAS.get(id(schema))
     if hit is not None and hit[0] is schema:
         return hit[1]
-    subset = {k: v for k, v in schema.items() if k not in ("required", "minProperties")}
+    subset = _without_presence(schema)
     _SUBSET_SCHEMAS[id(schema)] = (schema, subset)
     return subset
 

@@ -178,3 +178,18 @@ def test_act_resist_expected_arguments_are_checked(tmp_path, field):
         load_suite([path])
     assert info.value.field == f"act_resist.expected.{field}.0.args"
     assert info.value.message.startswith("$.event_id: 104 is not of type 'string'")
+
+
+def test_subset_schema_drops_presence_keywords_only():
+    from evalkit.runtime.controller import schema_errors
+    from evalkit.scenarios.loader import subset_schema
+
+    schema = {"type": "object", "additionalProperties": False, "required": ["id", "when"], "minProperties": 2,
+              "properties": {"id": {"type": "string"}, "when": {"type": "string"}, "at": {"type": "string"}},
+              "oneOf": [{"required": ["when"]}, {"required": ["at"]}], "dependentRequired": {"at": ["id"]}}
+    subset = subset_schema(schema)
+    assert subset_schema(schema) is subset and "required" in schema  # cached; the tool's schema untouched
+    assert schema_errors(subset, {"when": "2024-07-01"}) == []
+    assert schema_errors(subset, {"at": "12:30"}) == []
+    assert schema_errors(subset, {"when": 20240701}) == ["$.when: 20240701 is not of type 'string'"]
+    assert schema_errors(subset, {"whence": "x"})[0].startswith("$: Additional properties are not allowed")
