@@ -118,3 +118,12 @@ def test_limit_help_says_file_order():
 
     text = " ".join(CliRunner().invoke(app, ["run", "--help"], env={"COLUMNS": "200"}).output.split())
     assert "Only the first N pairs in file order" in text and "--sample" in text
+
+
+def test_a_manifest_written_before_sample_existed_still_resumes_its_config():
+    from evalkit.harness.config import load_config
+
+    manifest = json.loads((ROOT / "reports" / "baseline" / "config.json").read_text())
+    assert "sample" not in manifest["config"]  # written before --sample
+    config = load_config(ROOT / "reports" / "baseline")  # its config_sha256 still matches
+    assert config.sample is None and config.pair_ids
