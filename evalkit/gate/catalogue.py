@@ -125,14 +125,16 @@ episode finished ok) the number is missing data, never a pass."""
 
 MEAN_UNITS: tuple[tuple[str, str], ...] = (
     ("lag_mean", "tool calls"),
-    ("tool_calls_mean", "tool calls"),
-    ("tokens_", "tokens"),
-    ("latency_s_", "seconds"),
-    ("cost_", "USD"),
+    ("tool_calls", "tool calls"),
+    ("tokens", "tokens"),
+    ("latency_s", "seconds"),
+    ("usd", "USD"),
+    ("cost", "USD"),
 )
-"""``(name or name prefix, unit)`` of the **mean** metrics: each is a mean, percentile or
-total of a non-negative per-episode quantity (:mod:`evalkit.metrics.aggregate`), so its range
-is ``[0, ∞)``. A mean metric matching no entry has no known range (its bounds are not checked)."""
+"""``(part of the name, unit)`` of the **mean** metrics, first match wins: each is a mean,
+percentile or total of a non-negative per-episode quantity (lag, tool calls, tokens, seconds,
+money: :mod:`evalkit.metrics.aggregate`), so its range is ``[0, ∞)``. A mean metric matching
+no entry has no known range (its bounds are not checked)."""
 
 
 @dataclass(frozen=True)
@@ -169,8 +171,8 @@ def metric_range(metric: str, kind: MetricKind) -> MetricRange:
         return MetricRange(0.0, 1.0, "a rate (a share, 0 to 1)")
     if kind == "count":
         return MetricRange(0.0, None, "a count")
-    for name, unit in MEAN_UNITS:
-        if metric == name or (name.endswith("_") and metric.startswith(name)):
+    for part, unit in MEAN_UNITS:
+        if part in metric:
             return MetricRange(0.0, None, f"a mean in {unit}" if metric.endswith("_mean") else f"a value in {unit}")
     return MetricRange(None, None, "a mean of unknown range")
 
