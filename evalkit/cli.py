@@ -142,8 +142,8 @@ def run(
                    + (f" and {Path(resume) / 'report.html'}" if report else ""))
         return
     try:
-        kwargs = dict(suites=suites or [], pair_ids=pair or [], limit=limit, sample=sample, out=out, epochs=epochs, tasks_dir=tasks,
-                      max_turns=max_turns, max_tool_calls=max_tool_calls, report=report,
+        kwargs = dict(suites=suites or [], pair_ids=pair or [], limit=limit, sample=sample, out=out, epochs=epochs,
+                      tasks_dir=tasks, max_turns=max_turns, max_tool_calls=max_tool_calls, report=report,
                       base_url=base_url, temperature=temperature, top_p=top_p, max_tokens=max_tokens, seed=seed,
                       tool_choice=tool_choice, model_config_file=model_config, cache=cache,
                       max_connections=max_connections, rules=rules, rules_in_context=rules_in_context,

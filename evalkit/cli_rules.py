@@ -70,8 +70,8 @@ def rules_eval(
 
     _show_results_warnings()
     try:
-        kwargs = dict(suites=suites or [], pair_ids=pair or [], limit=limit, sample=sample, out=out, epochs=epochs, tasks_dir=tasks,
-                      report=report, rules_in_context=rules_in_context, policy=policy, seed=seed,
+        kwargs = dict(suites=suites or [], pair_ids=pair or [], limit=limit, sample=sample, out=out, epochs=epochs,
+                      tasks_dir=tasks, report=report, rules_in_context=rules_in_context, policy=policy, seed=seed,
                       model_config_file=model_config, selfcheck=selfcheck, gates=["on"])
         config = _cli._run_config(kwargs, model, condition)
         from evalkit.rules.evaluate import evaluate_rules
