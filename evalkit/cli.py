@@ -28,11 +28,13 @@ from evalkit.cli_errors import option_error as _option_error
 from evalkit.cli_errors import fail as _fail
 from evalkit.cli_errors import resume_hint as _resume_hint
 from evalkit.cli_errors import show_results_warnings as _show_results_warnings
+from evalkit.cli_help import Command, Group
 from evalkit.cli_rules import rules_app
 from evalkit.cli_suite import suite_app
 from evalkit.errors import ConfigError, EvalkitError
 
 app = typer.Typer(
+    cls=Group,
     name="evalkit",
     help="Evaluate whether tool-using LLM agents know when not to act.",
     no_args_is_help=True,
@@ -77,13 +79,14 @@ def print_summary(summary: dict) -> None:
 
 
 
-@app.command()
+@app.command(cls=Command)
 def run(
     ctx: typer.Context,
-    suites: Annotated[Optional[list[str]], typer.Argument(metavar="[SUITE]...", help="Suite files or folders (default: built-in scenarios/).")] = None,
+    suites: Annotated[Optional[list[str]], typer.Argument(metavar="SUITE", help="Suite files or folders (default: built-in scenarios/).")] = None,
     model: Annotated[Optional[list[str]], typer.Option("--model", "-m", metavar="SPEC", help="Model spec, repeatable (default: the scripted models).")] = None,
     condition: Annotated[Optional[list[str]], typer.Option("--condition", "-c", metavar="NAME", help="nl | tool | meta, repeatable (default: all).")] = None,
-    limit: Annotated[Optional[int], typer.Option(metavar="N", help="Only the first N pairs.")] = None,
+    limit: Annotated[Optional[int], typer.Option(metavar="N", help="Only the first N pairs in file order (files sorted by path); for a spread over triggers and domains use --sample.")] = None,
+    sample: Annotated[Optional[int], typer.Option(metavar="N", help="Only a sample of N pairs stratified by trigger x domain x split, drawn with --seed (default 0); recorded in config.json.")] = None,
     pair: Annotated[Optional[list[str]], typer.Option("--pair", metavar="ID", help="Only this pair id, repeatable.")] = None,
     out: Annotated[str, typer.Option(metavar="DIR", help="Run directory: a new or empty folder, or an earlier run's (replaced).")] = "reports/latest",
     tasks: Annotated[Optional[str], typer.Option("--tasks", metavar="DIR", help="Folder of task domains (default: built-in tasks/).")] = None,
@@ -101,7 +104,7 @@ def run(
     temperature: Annotated[Optional[float], typer.Option(metavar="T", help="Sampling temperature of live models (0 to 2).", rich_help_panel="Live models")] = None,
     top_p: Annotated[Optional[float], typer.Option("--top-p", metavar="P", help="Nucleus sampling of live models (above 0, at most 1).", rich_help_panel="Live models")] = None,
     max_tokens: Annotated[Optional[int], typer.Option("--max-tokens", metavar="N", help="Output token cap per call of live models.", rich_help_panel="Live models")] = None,
-    seed: Annotated[Optional[int], typer.Option(metavar="N", help="Sampling seed sent to live models.", rich_help_panel="Live models")] = None,
+    seed: Annotated[Optional[int], typer.Option(metavar="N", help="Seed of the run: draws --sample and is sent to live models as their sampling seed.")] = None,
     tool_choice: Annotated[Optional[str], typer.Option("--tool-choice", metavar="CHOICE", help="auto | required | none | a tool name.", rich_help_panel="Live models")] = None,
     model_config: Annotated[Optional[str], typer.Option("--model-config", metavar="FILE", help="Model config file (YAML/JSON): per-model settings, retries, parsing, prices.", rich_help_panel="Live models")] = None,
     cache: Annotated[Optional[bool], typer.Option("--cache/--no-cache", help="Cache live model calls in SQLite (default: on; $EVALKIT_CACHE_DIR).", rich_help_panel="Live models")] = None,
@@ -139,8 +142,8 @@ def run(
                    + (f" and {Path(resume) / 'report.html'}" if report else ""))
         return
     try:
-        kwargs = dict(suites=suites or [], pair_ids=pair or [], limit=limit, out=out, epochs=epochs, tasks_dir=tasks,
-                      max_turns=max_turns, max_tool_calls=max_tool_calls, report=report,
+        kwargs = dict(suites=suites or [], pair_ids=pair or [], limit=limit, sample=sample, out=out, epochs=epochs,
+                      tasks_dir=tasks, max_turns=max_turns, max_tool_calls=max_tool_calls, report=report,
                       base_url=base_url, temperature=temperature, top_p=top_p, max_tokens=max_tokens, seed=seed,
                       tool_choice=tool_choice, model_config_file=model_config, cache=cache,
                       max_connections=max_connections, rules=rules, rules_in_context=rules_in_context,
@@ -248,16 +251,24 @@ def _sigterm_as_interrupt() -> None:
 
 
 def _run_with_progress(run_suite, config):
+    """Run with progress on stderr: the rich bar on a terminal, else a line every few seconds
+    (:mod:`evalkit.harness.progress`; ``$EVALKIT_PROGRESS_INTERVAL`` seconds, 0: none)."""
     _sigterm_as_interrupt()
-    if not sys.stderr.isatty():
+    if sys.stderr.isatty():
+        from evalkit.harness.executor import ProgressBar
+
+        with ProgressBar() as bar:  # episodes done, errors, tokens, cache hits
+            return run_suite(config, progress=bar)
+    from evalkit.harness.progress import ProgressLines, progress_interval
+
+    interval = progress_interval()
+    if interval is None:
         return run_suite(config)
-    from evalkit.harness.executor import ProgressBar
-
-    with ProgressBar() as bar:  # episodes done, errors, tokens, cache hits
-        return run_suite(config, progress=bar)
+    with ProgressLines(interval) as lines:  # episodes done / planned, errors, rate, ETA
+        return run_suite(config, progress=lines)
 
 
-@app.command("serve-local")
+@app.command("serve-local", cls=Command)
 def serve_local(
     name: Annotated[str, typer.Argument(metavar="NAME", help="Local model to serve.")] = "gemma-3-270m",
     port: Annotated[Optional[int], typer.Option(metavar="PORT", help="TCP port on 127.0.0.1 (default: a free one).", min=1, max=65535)] = None,
@@ -273,7 +284,7 @@ def serve_local(
         _fail(exc)
 
 
-@app.command()
+@app.command(cls=Command)
 def report(run_dir: Annotated[Path, typer.Argument(metavar="DIR", help="A run directory written by `evalkit run`.")]) -> None:
     """Re-render RUN_DIR/report.html from the run's files."""
     from evalkit.report.html import render_report
@@ -286,7 +297,7 @@ def report(run_dir: Annotated[Path, typer.Argument(metavar="DIR", help="A run di
     typer.echo(f"wrote {path}")
 
 
-@app.command()
+@app.command(cls=Command)
 def gate(
     run_dir: Annotated[Path, typer.Argument(metavar="RUN", help="The run directory to check (written by `evalkit run`).")],
     config: Annotated[Path, typer.Option("--config", metavar="FILE", help="Gate config: thresholds and regression checks (YAML).")] = Path("gate.yaml"),
@@ -299,7 +310,10 @@ def gate(
 
     _show_results_warnings()
     try:
-        report = evaluate_gate(load_gate_config(config), run_dir, baseline)
+        gate_config = load_gate_config(config)
+        for line in gate_config.warnings:
+            typer.echo(f"warning: {config}: {line}", err=True)
+        report = evaluate_gate(gate_config, run_dir, baseline)
         junit_path = write_junit(report, junit or run_dir / "gate-junit.xml")
         markdown_path = write_markdown(report, markdown or run_dir / "gate-summary.md")
     except _ERRORS as exc:

@@ -9,14 +9,15 @@ import typer
 
 from evalkit.cli_errors import ERRORS as _ERRORS
 from evalkit.cli_errors import fail as _fail
+from evalkit.cli_help import Command, Group
 from evalkit.errors import EvalkitError
 
-suite_app = typer.Typer(help="Inspect and check scenario suites.", no_args_is_help=True)
+suite_app = typer.Typer(cls=Group, help="Inspect and check scenario suites.", no_args_is_help=True)
 
 
-@suite_app.command("validate")
+@suite_app.command("validate", cls=Command)
 def suite_validate(
-    paths: Annotated[Optional[list[str]], typer.Argument(metavar="[PATH]...", help="Suite files or folders (default: built-in).")] = None,
+    paths: Annotated[Optional[list[str]], typer.Argument(metavar="PATH", help="Suite files or folders (default: built-in).")] = None,
     oracle: Annotated[bool, typer.Option("--oracle/--no-oracle", help="Run the oracle self-check (meta condition) and list the pairs it cannot pass.")] = True,
     strict: Annotated[bool, typer.Option("--strict", help="Exit 1 when a library minimum is not met, the oracle excludes a pair or a label check finds an error; a missing perturbation, why_act or why_abstain is an error.")] = False,
     tasks: Annotated[Optional[str], typer.Option("--tasks", metavar="DIR", help="Folder of task domains (default: the built-in tasks/).")] = None,
@@ -101,9 +102,9 @@ def suite_validate(
         raise typer.Exit(1)
 
 
-@suite_app.command("export")
+@suite_app.command("export", cls=Command)
 def suite_export(
-    paths: Annotated[Optional[list[str]], typer.Argument(metavar="[PATH]...", help="Suite files or folders (default: built-in).")] = None,
+    paths: Annotated[Optional[list[str]], typer.Argument(metavar="PATH", help="Suite files or folders (default: built-in).")] = None,
     out: Annotated[str, typer.Option("--out", "-o", metavar="PATH", help="Output folder (datasets) or file (parquet, jsonl).")] = "reports/suite",
     fmt: Annotated[str, typer.Option("--format", "-f", metavar="datasets|parquet|jsonl", help="Output format.")] = "datasets",
     split: Annotated[Optional[str], typer.Option("--split", metavar="dev|heldout", help="Only this split.")] = None,
@@ -122,7 +123,7 @@ def suite_export(
     typer.echo(f"wrote {len(pairs)} pairs to {path} ({fmt})")
 
 
-@suite_app.command("import")
+@suite_app.command("import", cls=Command)
 def suite_import(
     source: Annotated[str, typer.Argument(metavar="bfcl|agentdojo", help="Upstream benchmark package to import from.")],
     out: Annotated[str, typer.Option("--out", "-o", metavar="FILE", help="JSONL file to write the kept pairs to.")] = "",

@@ -10,6 +10,7 @@ os.environ.setdefault("HF_HUB_OFFLINE", "1")
 os.environ.setdefault("HF_DATASETS_OFFLINE", "1")
 os.environ.setdefault("HF_HOME", tempfile.mkdtemp(prefix="evalkit-hf-"))
 os.environ.setdefault("MPLBACKEND", "Agg")
+os.environ.setdefault("EVALKIT_PROGRESS_INTERVAL", "0")  # no progress lines in captured stderr unless a test asks
 
 import pytest  # noqa: E402
 

@@ -15,6 +15,9 @@ does not hold is rejected when the gate config is loaded. Three kinds:
 * **count** — ``errors``, ``missing``, ``incomplete_pairs``, ``permission_escalations``, …;
   always defined for a group (it has planned episodes), so it has no ``n``.
 
+Each metric's range (:func:`metric_range`): a rate is in ``[0, 1]``, a count and every mean
+(tool calls, tokens, seconds, USD: :data:`MEAN_UNITS`) is ``≥ 0``.
+
 A rate or mean with ``n = 0`` (or a ``null`` value) is never a pass (field case C21). Which
 of two things it is depends on the group's **plan** (:data:`POPULATION`):
 
@@ -38,6 +41,7 @@ compared unit by unit with a paired test (:data:`REGRESSION_UNITS`).
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from functools import lru_cache
 from typing import Any, Literal
 
@@ -119,8 +123,63 @@ MIN_OK_SHARE = 0.5
 threshold on a :data:`RECORDED_BEHAVIOUR` number to be decided; below it (and always when no
 episode finished ok) the number is missing data, never a pass."""
 
-__all__ = ["BREAKDOWNS", "CONDITIONED_ON", "GROUP_KEYS", "MEAN_N", "MIN_OK_SHARE", "POPULATION", "RECORDED_BEHAVIOUR",
-           "REGRESSION_UNITS", "metric_kinds", "n_field", "not_applicable", "too_few_ok", "why_empty"]
+MEAN_UNITS: tuple[tuple[str, str], ...] = (
+    ("lag_mean", "tool calls"),
+    ("tool_calls", "tool calls"),
+    ("tokens", "tokens"),
+    ("latency_s", "seconds"),
+    ("usd", "USD"),
+    ("cost", "USD"),
+)
+"""``(part of the name, unit)`` of the **mean** metrics, first match wins: each is a mean,
+percentile or total of a non-negative per-episode quantity (lag, tool calls, tokens, seconds,
+money: :mod:`evalkit.metrics.aggregate`), so its range is ``[0, ∞)``. A mean metric matching
+no entry has no known range (its bounds are not checked)."""
+
+
+@dataclass(frozen=True)
+class MetricRange:
+    """The values a gateable metric can take.
+
+    Attributes:
+        low: Smallest possible value, or ``None`` when unbounded or unknown.
+        high: Largest possible value, or ``None`` when unbounded.
+        what: The metric's scale in words (``"a rate (a share, 0 to 1)"``, ``"a count"``,
+            ``"a mean in USD"``).
+    """
+
+    low: float | None
+    high: float | None
+    what: str
+
+    def text(self) -> str:
+        """``[0, 1]`` or ``[0, ∞)`` (``(-∞, ∞)`` when nothing is known)."""
+        low = "(-∞" if self.low is None else f"[{self.low:g}"
+        high = "∞)" if self.high is None else f"{self.high:g}]"
+        return f"{low}, {high}"
+
+
+def metric_range(metric: str, kind: MetricKind) -> MetricRange:
+    """The range of ``metric`` (a gateable metric of kind ``kind``).
+
+    Rates are shares ``k / n`` in ``[0, 1]``; counts are whole numbers ``≥ 0``; means are of
+    the non-negative quantities of :data:`MEAN_UNITS` (tool calls, tokens, seconds, USD),
+    ``≥ 0``. A threshold bound outside the range is a config error and one no value can
+    violate is warned about (:mod:`evalkit.gate.config`).
+    """
+    if kind == "rate":
+        return MetricRange(0.0, 1.0, "a rate (a share, 0 to 1)")
+    if kind == "count":
+        return MetricRange(0.0, None, "a count")
+    for part, unit in MEAN_UNITS:
+        if part in metric:
+            return MetricRange(0.0, None, f"a mean in {unit}" if metric.endswith("_mean") else f"a value in {unit}")
+    return MetricRange(None, None, "a mean of unknown range")
+
+
+__all__ = ["BREAKDOWNS", "CONDITIONED_ON", "GROUP_KEYS", "MEAN_N", "MEAN_UNITS", "MIN_OK_SHARE", "MetricRange",
+           "POPULATION", "RECORDED_BEHAVIOUR", "REGRESSION_UNITS", "metric_kinds", "metric_range", "n_field",
+           "not_applicable", "too_few_ok", "why_empty"]
 
 
 @lru_cache(maxsize=2)

@@ -32,6 +32,7 @@ paired-bootstrap 95% interval, exact McNemar p-value).
 
 from __future__ import annotations
 
+import json
 from dataclasses import dataclass, field, replace
 from typing import Any, Literal
 
@@ -55,7 +56,7 @@ class CheckResult:
     Attributes:
         kind: ``threshold`` or ``regression``.
         name: The check's label (the config's ``name``, else metric and bound).
-        field: The config entry it comes from (``thresholds[0]``, ``regression.checks[1]``).
+        field: The config entry it comes from (``thresholds.0``, ``regression.checks.1``).
         metric: The metric checked.
         group: Group key → value (``model``, ``condition``, ``gate`` [, the ``by`` attribute]);
             empty when no group could be selected.
@@ -166,7 +167,7 @@ def evaluate_threshold(check: Threshold, index: int, run: RunDir) -> list[CheckR
         when the run has no rows at all for the check).
     """
     name = check.name or f"{check.metric} {check.bound_text()}"
-    base = dict(kind="threshold", name=name, field=f"thresholds[{index}]", metric=check.metric,
+    base = dict(kind="threshold", name=name, field=f"thresholds.{index}", metric=check.metric,
                 limit=check.bound_text())
     if check.by is None:
         rows = run.summary.get("rows", [])
@@ -251,7 +252,7 @@ def evaluate_regression(
         nothing).
     """
     name = check.name or f"{check.metric} drop vs baseline (tolerance {check.tolerance:g})"
-    base = dict(kind="regression", name=name, field=f"regression.checks[{index}]", metric=check.metric)
+    base = dict(kind="regression", name=name, field=f"regression.checks.{index}", metric=check.metric)
     rows = run.summary.get("rows", [])
     chosen, unmatched = _select(rows, check.where)
     out = _selection_errors(base, rows, chosen, unmatched, "summary.json rows")
@@ -287,6 +288,18 @@ def _sample(items: list[Any], limit: int = 3) -> str:
     return shown + (f" and {len(items) - limit} more" if len(items) > limit else "")
 
 
+def _models_hint(model: str, base_model: str, baseline: RunDir, models: dict[str, str]) -> str:
+    """When the baseline has no group of ``base_model`` at all: its models, and how
+    ``regression.models`` maps the run's model to one of them (``""`` otherwise)."""
+    known = sorted({str(r.get("model")) for r in baseline.summary.get("rows", []) if isinstance(r, dict)})
+    if base_model in known or not known:
+        return ""
+    mapped = f" (regression.models maps it to {base_model})" if model in models else ""
+    example = json.dumps({model: known[0]}, ensure_ascii=False)
+    return (f"; the baseline has no model {base_model}{mapped}, only {', '.join(known)}: to compare {model} with "
+            f"one of them, map it under regression.models in the gate config, e.g. `models: {example}`")
+
+
 def _regression_one(
     check: RegressionCheck,
     row: dict[str, Any],
@@ -308,7 +321,8 @@ def _regression_one(
 
     brow = baseline.summary_row(bgroup)
     if brow is None:
-        return error(f"missing data: the baseline {baseline.path} has no group {' · '.join(bgroup)}")
+        return error(f"missing data: the baseline {baseline.path} has no group {' · '.join(bgroup)}"
+                     + _models_hint(group["model"], bgroup[0], baseline, models))
     limit = fmt_rate(brow, metric) if f"{metric}_n" in brow else "n/a"
     current["limit"] = f"baseline {limit}"
     if metric not in row or metric not in brow:

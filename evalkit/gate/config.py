@@ -24,12 +24,20 @@ A config holds ``thresholds`` (absolute limits on ``summary.json`` numbers) and/
 Each check applies to every summary row its ``where`` selects (every model × condition ×
 gate row when there is no ``where``; a ``by`` breakdown's rows for ``by``), one check result
 per row. ``where`` keys are the group keys ``model``, ``condition`` and ``gate`` plus the
-``by`` attribute. YAML reads a bare ``off`` / ``on`` as a boolean; for ``gate`` it is read
-back as ``"off"`` / ``"on"``.
+``by`` attribute. A bare ``off`` / ``on`` is the string written (YAML is read with the scalar
+rules of :mod:`evalkit.scenarios.documents`); a boolean given for ``gate`` (JSON ``false``)
+is read as ``"off"`` / ``"on"``.
 
 Every problem is one :class:`GateConfigError` line naming the file and the field::
 
-    gate.yaml: field thresholds[1].metric: unknown metric 'paired_acc' (…)
+    gate.yaml: field thresholds.1.metric: unknown metric 'paired_acc' (…)
+    g.yaml: field thresholds.0.max: max = 5 on post_hoc_rate is outside the metric's range [0, 1]: …
+
+A bound outside the metric's range (:func:`evalkit.gate.catalogue.metric_range`: a rate in
+``[0, 1]``, a count or a mean of tokens, seconds or USD ``≥ 0``) is such an error: it could
+never fail (``max: 5`` on a rate), or never pass. A bound no value can violate (``min: 0`` on
+a rate or a count, ``max: 1`` on a rate) is kept but reported by :attr:`GateConfig.warnings`.
+``max: 0`` and ``equals: 0`` are bounds like any other.
 """
 
 from __future__ import annotations
@@ -51,10 +59,18 @@ from pydantic import (
 )
 
 from evalkit.errors import ConfigError
-from evalkit.gate.catalogue import BREAKDOWNS, GROUP_KEYS, REGRESSION_UNITS, metric_kinds
+from evalkit.gate.catalogue import BREAKDOWNS, GROUP_KEYS, REGRESSION_UNITS, MetricRange, metric_kinds, metric_range
 from evalkit.scenarios.documents import DocumentError, load_yaml
 
 __all__ = ["GateConfig", "GateConfigError", "Regression", "RegressionCheck", "Threshold", "load_gate_config"]
+
+
+class BoundError(ValueError):
+    """A threshold bound outside its metric's range (``bound``: ``min``, ``max`` or ``equals``)."""
+
+    def __init__(self, bound: str, message: str):
+        super().__init__(message)
+        self.bound = bound
 
 
 class GateConfigError(ConfigError):
@@ -62,7 +78,7 @@ class GateConfigError(ConfigError):
 
     Args:
         file: The config file.
-        field: Dotted path of the offending field (``thresholds[1].where``), or ``None``.
+        field: Dotted path of the offending field (``thresholds.1.where``), or ``None``.
         message: What is wrong.
     """
 
@@ -92,7 +108,7 @@ def _where(value: Any, allowed: tuple[str, ...]) -> dict[str, tuple[str, ...]]:
             raise ValueError(f"{key}: an empty list selects no group")
         norm = []
         for v in values:
-            if isinstance(v, bool):  # YAML 1.1 reads a bare off/on as false/true
+            if isinstance(v, bool):  # JSON false/true, or YAML's explicit true/false
                 if key != "gate":
                     raise ValueError(f"{key}: expected a string, got {str(v).lower()}")
                 v = "on" if v else "off"
@@ -157,7 +173,32 @@ class Threshold(_Strict):
             raise ValueError("equals cannot be combined with min or max")
         if self.min is not None and self.max is not None and self.min > self.max:
             raise ValueError(f"min {self.min} is above max {self.max}")
+        scale = self.scale()
+        for bound in ("min", "max", "equals"):
+            value = getattr(self, bound)
+            if value is None:
+                continue
+            if (scale.low is not None and value < scale.low) or (scale.high is not None and value > scale.high):
+                hint = f"; write {value:g} % as {value / 100:g}" if scale.high == 1 and 1 < value <= 100 else ""
+                raise BoundError(bound, f"{bound} = {value:g} on {self.metric} is outside the metric's range "
+                                        f"{scale.text()}: {self.metric} is {scale.what}{hint}")
         return self
+
+    def scale(self) -> MetricRange:
+        """The range of the threshold's metric (:func:`evalkit.gate.catalogue.metric_range`)."""
+        return metric_range(self.metric, metric_kinds(core=self.by is not None)[self.metric])
+
+    def vacuous(self) -> list[tuple[str, str]]:
+        """The bounds no value of the metric can violate, each as ``(bound, why)``: a ``min``
+        at or below the range's low end (``min: 0`` on a rate or a count) or a ``max`` at or
+        above its high end (``max: 1`` on a rate)."""
+        scale = self.scale()
+        out = []
+        if self.min is not None and scale.low is not None and self.min <= scale.low:
+            out.append(("min", f"never below {scale.low:g}"))
+        if self.max is not None and scale.high is not None and self.max >= scale.high:
+            out.append(("max", f"never above {scale.high:g}"))
+        return out
 
     def bound_text(self) -> str:
         """``>= 0.75``, ``<= 0``, ``== 0`` or ``in [0.5, 0.9]``."""
@@ -244,6 +285,18 @@ class GateConfig(_Strict):
         """The file the config was read from."""
         return self._source
 
+    @property
+    def warnings(self) -> list[str]:
+        """One line per threshold bound that can never fail (:meth:`Threshold.vacuous`):
+        ``thresholds.1.min = 0 on abstain_accuracy can never fail: …``."""
+        out = []
+        for i, threshold in enumerate(self.thresholds):
+            for bound, why in threshold.vacuous():
+                value = getattr(threshold, bound)
+                out.append(f"thresholds.{i}.{bound} = {value:g} on {threshold.metric} can never fail: "
+                           f"{threshold.metric} is {threshold.scale().what}, {why}; tighten or remove it")
+        return out
+
     @model_validator(mode="after")
     def _some_check(self) -> "GateConfig":
         if not self.thresholds and self.regression is None:
@@ -261,11 +314,14 @@ class GateConfig(_Strict):
         return path if path.is_absolute() else Path(self.source).parent / path
 
 
-def _field(loc: tuple[Any, ...]) -> str:
-    out = ""
-    for part in loc:
-        out += f"[{part}]" if isinstance(part, int) else (f".{part}" if out else str(part))
-    return out
+def _field(err: dict[str, Any]) -> str:
+    """The dotted path of a validation error (``thresholds.0.max``): a bound outside its
+    metric's range names the bound."""
+    path = [str(part) for part in err["loc"]]
+    cause = (err.get("ctx") or {}).get("error")
+    if isinstance(cause, BoundError):
+        path.append(cause.bound)
+    return ".".join(path)
 
 
 def _message(err: dict[str, Any]) -> str:
@@ -315,6 +371,6 @@ def load_gate_config(path: str | Path) -> GateConfig:
         config = GateConfig.model_validate(raw)
     except ValidationError as exc:
         err = exc.errors()[0]
-        raise GateConfigError(p, _field(err["loc"]) or None, _message(err)) from None
+        raise GateConfigError(p, _field(err) or None, _message(err)) from None
     config._source = str(p)
     return config

@@ -1,6 +1,7 @@
 """The gate's Markdown summary, written for a CI job summary (e.g. ``$GITHUB_STEP_SUMMARY``).
 
-A heading with the verdict and exit code, one line with the inputs and counts, a table of the
+A heading with the verdict and exit code, one line with the inputs and counts, the config's
+warnings (bounds that can never fail), a table of the
 checks that failed or had no data (errors first), then the passed checks and the groups a
 check does not apply to, each in a folded ``<details>`` table. Every cell from data (model names,
 pair ids, messages) is HTML-escaped (:func:`html.escape`) and its ``|`` and line breaks are
@@ -48,6 +49,8 @@ def markdown_summary(report: GateReport) -> str:
         f"{counts['error']} without data" + (f", {counts['skip']} not applicable" if counts["skip"] else ""),
         "",
     ]
+    if report.warnings:
+        lines += ["Config warnings:", "", *(f"- {cell(w)}" for w in report.warnings), ""]
     problems = [r for r in report.ordered() if r.status in ("fail", "error")]
     if problems:
         lines += [*_HEADER, *(_row(r) for r in problems), ""]

@@ -41,6 +41,7 @@ from evalkit.gate.plan import Combo, GatePlan, choose_pairs
 from evalkit.gate.results import JsonlRows, ParquetRows
 from evalkit.gate.units import UnitLayout, Units
 from evalkit.harness.store import ResultsWarning, result_key
+from evalkit.harness.run_dir import unfinished
 from evalkit.metrics.aggregate import BREAKDOWNS
 from evalkit.metrics.summary import SummaryBuilder
 
@@ -353,12 +354,16 @@ def load_run(path: str | Path) -> RunDir:
         a check first needs them.
 
     Raises:
-        RunError: when the directory or its ``summary.json`` is missing, not JSON, holds NaN
-            or Infinity, or has no ``rows``.
+        RunError: when the directory or its ``summary.json`` is missing (an unfinished run:
+            naming the ``evalkit run --resume`` command), not JSON, holds NaN or Infinity, or
+            has no ``rows``.
     """
     p = Path(path)
     if not p.is_dir():
         raise RunError(f"{p}: no such run directory")
+    why = unfinished(p)
+    if why is not None:
+        raise RunError(f"{why}, then gate it")
     summary = _read_json(p / "summary.json", "is this a run directory written by `evalkit run`?")
     if not isinstance(summary, dict) or not isinstance(summary.get("rows"), list):
         raise RunError(f"{p / 'summary.json'}: not a run summary (no `rows`)")

@@ -63,12 +63,14 @@ class GateReport:
         baseline: The baseline run directory, or ``None``.
         config: The config file.
         results: Check results, thresholds first, each check's groups in summary order.
+        warnings: Threshold bounds that can never fail (:attr:`GateConfig.warnings`).
     """
 
     run: str
     baseline: str | None
     config: str
     results: list[CheckResult]
+    warnings: tuple[str, ...] = ()
 
     @property
     def verdict(self) -> Status:
@@ -127,4 +129,4 @@ def evaluate_gate(config: GateConfig, run_dir: str | Path, baseline: str | Path 
         for i, check in enumerate(config.regression.checks):
             results += evaluate_regression(check, i, run, base, config.regression.models)
     return GateReport(run=str(run_dir), baseline=None if base_path is None else str(base_path),
-                      config=config.source, results=results)
+                      config=config.source, results=results, warnings=tuple(config.warnings))

@@ -14,9 +14,9 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
-from typing import Literal
+from typing import Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, field_validator
+from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
 
 from evalkit.conditions.registry import CONDITIONS, get_condition
 from evalkit.errors import ConfigError
@@ -39,7 +39,10 @@ class RunConfig(BaseModel):
         models: Model specs (default: the scripted reference models).
         conditions: Conditions to run (default: all three).
         pair_ids: Only these pairs (empty: all).
-        limit: Only the first N pairs (after ``pair_ids``).
+        limit: Only the first N pairs in file order (after ``pair_ids``).
+        sample: Only a sample of N pairs stratified by trigger × domain × split (after
+            ``pair_ids``; not with ``limit``), drawn with ``seed`` (0 when ``None``):
+            :mod:`evalkit.scenarios.sample`.
         epochs: Repetitions of every episode.
         out: Run directory.
         max_turns: Model responses allowed per episode.
@@ -51,7 +54,7 @@ class RunConfig(BaseModel):
         bootstrap_seed: Seed of the paired bootstrap.
         base_url, temperature, top_p, max_tokens, seed, tool_choice: Settings of every live
             model (``None``: the model config file's or the provider's;
-            :mod:`evalkit.models.config`).
+            :mod:`evalkit.models.config`). ``seed`` is the run's seed: it also draws ``sample``.
         model_config_file: A model config file (YAML/JSON) with per-model settings and prices.
         cache: Cache live model calls (``None``: each model's setting, on by default).
         max_connections: Episodes of one live model run at once (``None``: its default).
@@ -81,6 +84,7 @@ class RunConfig(BaseModel):
     conditions: list[str] = Field(default_factory=lambda: list(CONDITIONS))
     pair_ids: list[str] = Field(default_factory=list)
     limit: int | None = Field(default=None, ge=1)
+    sample: int | None = Field(default=None, ge=1)
     epochs: int = Field(default=1, ge=1, le=MAX_EPOCHS)
     out: str = Field(default=DEFAULT_OUT, min_length=1)
     max_turns: int = Field(default=12, ge=1)
@@ -106,6 +110,18 @@ class RunConfig(BaseModel):
     selfcheck: bool = True
     executor: Literal["local", "dask"] = "local"
     scheduler_address: str | None = None
+
+    @model_validator(mode="after")
+    def _one_selection(self) -> "RunConfig":
+        if self.sample is not None and self.limit is not None:
+            raise ConfigError("--sample and --limit both choose how many pairs run: give one (--limit N takes the "
+                              "first N in file order, --sample N a sample stratified by trigger x domain x split)")
+        return self
+
+    def select(self, suite: Any) -> Any:
+        """The pairs of ``suite`` this run covers: ``pair_ids``, then ``limit`` or ``sample``
+        (:meth:`evalkit.scenarios.loader.Suite.select`)."""
+        return suite.select(pair_ids=self.pair_ids, limit=self.limit, sample=self.sample, seed=self.seed or 0)
 
     @field_validator("base_url")
     @classmethod
@@ -184,7 +200,7 @@ def config_sha256(config: RunConfig) -> str:
     change; what the run is may not), as recorded in ``config.json`` (``config_sha256``)."""
     import hashlib
 
-    data = config.model_dump(exclude={"out"})
+    data = config.model_dump(exclude={"out"} | ({"sample"} if config.sample is None else set()))  # as before --sample
     return hashlib.sha256(json.dumps(data, sort_keys=True, ensure_ascii=False).encode()).hexdigest()
 
 

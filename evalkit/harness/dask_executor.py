@@ -146,7 +146,7 @@ def _load_selection(config: Any) -> Any:
     from evalkit.scenarios.loader import load_suite
 
     tasks_dir = Path(config.tasks_dir) if config.tasks_dir else None
-    return load_suite(config.suites, tasks_dir=tasks_dir).select(pair_ids=config.pair_ids, limit=config.limit)
+    return config.select(load_suite(config.suites, tasks_dir=tasks_dir))
 
 
 def _where() -> str:

@@ -110,7 +110,8 @@ def execute_plan(
         limits: Episode limits.
         record: ``record(spec, run) -> row``, called in the calling thread as each episode
             finishes, in completion order.
-        progress: ``progress(done, total, row)`` after each recorded episode.
+        progress: ``progress(done, total, row)`` once with ``row=None`` before the first
+            episode, then after each recorded episode.
         done: Episodes already finished before this call (a resumed run).
         total: Episodes in the whole run (default ``done + len(plan)``).
 
@@ -169,6 +170,8 @@ def execute_plan(
             except Empty:
                 return
 
+    if progress is not None:
+        progress(done, total, None)  # the planned count, before the first episode finishes
     try:
         for name in list(lanes):
             fill(name)

@@ -2,7 +2,8 @@
 
 :func:`input_fingerprints` gives the sha256 of every input of a run besides its suite (rule
 set, policy, model config, task code), recorded in ``config.json`` (``inputs``);
-:func:`check_inputs` refuses to resume a run one of whose inputs changed since it started;
+:func:`check_inputs` refuses to resume a run one of whose inputs changed since it started
+(and :func:`check_sample` one whose ``--sample`` no longer draws the recorded pairs);
 :func:`prepare_resume` checks the suite's hash, leaves ``results.jsonl`` with one record per
 episode key and returns the episodes already done (a finished episode without a whole trace
 file runs again).
@@ -17,6 +18,7 @@ from __future__ import annotations
 import json
 import warnings
 from pathlib import Path
+from typing import Any
 
 import evalkit
 from evalkit.errors import ConfigError
@@ -184,3 +186,37 @@ def input_fingerprints(config: RunConfig, suite: Suite) -> dict[str, str | None]
         path = domain_path(name, tasks_dir)
         out[f"tasks/{name}"] = _sha256_file(path)
     return out
+
+
+def sample_record(config: RunConfig, selected: Suite) -> dict[str, Any] | None:
+    """The ``sample`` entry of ``config.json`` for a run with ``--sample``: its size, seed,
+    the drawn pair ids (suite order) and how many of them each trigger, domain and split
+    holds (:func:`evalkit.scenarios.sample.strata_counts`); ``None`` without ``--sample``."""
+    if config.sample is None:
+        return None
+    from evalkit.scenarios.sample import strata_counts
+
+    return {"n": config.sample, "seed": config.seed or 0, "drawn": len(selected.pairs),
+            "pair_ids": [p.id for p in selected.pairs], **strata_counts(selected.pairs)}
+
+
+def check_sample(run_dir: Path, config: RunConfig, selected: Suite) -> None:
+    """Refuse to resume a ``--sample`` run whose sample, drawn again, is not the one recorded
+    in its ``config.json`` (``sample.pair_ids``).
+
+    Raises:
+        ConfigError: naming the first pair that differs.
+    """
+    if config.sample is None:
+        return
+    try:
+        then = json.loads((Path(run_dir) / "config.json").read_text(encoding="utf-8-sig")).get("sample") or {}
+    except (OSError, ValueError, AttributeError):
+        then = {}
+    recorded = then.get("pair_ids") if isinstance(then, dict) else None
+    now = [p.id for p in selected.pairs]
+    if recorded != now:
+        first = next((a for a, b in zip(now, recorded or []) if a != b), None) if recorded else None
+        detail = f" (first difference: {first})" if first else ""
+        raise ConfigError(f"{Path(run_dir) / 'config.json'}: field sample.pair_ids: the sample drawn again differs "
+                          f"from the recorded one{detail}: restore the suite, or start a new run")

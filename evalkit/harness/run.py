@@ -36,7 +36,7 @@ from evalkit.harness.config import RunConfig, config_sha256, load_config, runtim
 from evalkit.harness.episode import EpisodeSpec, RuntimeSetup
 from evalkit.harness.executor import Progress, crashed_run, execute_plan
 from evalkit.harness.plan import PlanKeys, RunPlan, check_unique_keys, pending  # noqa: F401 - re-exported
-from evalkit.harness.resume import check_inputs, input_fingerprints, prepare_resume
+from evalkit.harness.resume import check_inputs, check_sample, input_fingerprints, prepare_resume, sample_record
 from evalkit.harness.run_dir import check_out_dir
 from evalkit.harness.store import RunStore
 from evalkit.metrics.aggregate import pair_attributes, row_key
@@ -125,6 +125,7 @@ def manifest(config: RunConfig, suite: Suite, models: dict[str, Any] | None = No
         "inputs": input_fingerprints(config, selected if selected is not None else suite),
         "suite": {"content_hash": suite.content_hash, "n_pairs": len(suite.pairs),
                   "files": sorted(set(suite.sources.values()))},
+        "sample": sample_record(config, selected if selected is not None else suite),
         "conditions": {
             name: {"description": get_condition(name).description,
                    "prompt_sha256": get_condition(name).prompt_sha256,
@@ -165,11 +166,12 @@ def run(
 
         load_model_config(config.model_config_file)
     tasks_dir = Path(config.tasks_dir) if config.tasks_dir else None
-    suite = load_suite(config.suites, tasks_dir=tasks_dir).select(pair_ids=config.pair_ids, limit=config.limit)
+    suite = config.select(load_suite(config.suites, tasks_dir=tasks_dir))
     if not suite.pairs:
         raise ConfigError("the selection holds no pairs")
     if resume:
         check_inputs(Path(config.out), config, suite)  # before any work, the self-check included
+        check_sample(Path(config.out), config, suite)
     selected = suite  # the selection, before the self-check's exclusions (what `inputs` describes)
     check = None
     if config.selfcheck:  # pairs the oracle cannot pass are excluded, with reasons, never silently

@@ -1,6 +1,7 @@
 """Whether a folder is a run directory, and whether a new run may be written to it.
 
 :func:`looks_like_run_dir` tells a run directory by its layout (no file read),
+:func:`unfinished` whether its run stopped before writing ``summary.json``,
 :func:`read_manifest` reads its ``config.json`` and :func:`check_out_dir` decides, before
 any work, whether a new run may go into a folder: a missing or empty one, or an earlier run
 that it replaces (the layout is described in :mod:`evalkit.harness.store`).
@@ -19,6 +20,21 @@ def looks_like_run_dir(path: str | Path) -> bool:
     ``results.jsonl`` or ``traces/`` (cheap: no file is read)."""
     p = Path(path)
     return (p / "config.json").is_file() and ((p / "results.jsonl").is_file() or (p / "traces").is_dir())
+
+
+def unfinished(path: str | Path) -> str | None:
+    """Why the run in ``path`` is unfinished, with the command that finishes it, or ``None``.
+
+    Returns:
+        ``"DIR: no summary.json: the run did not finish; continue it with `evalkit run
+        --resume DIR`"`` for a run directory (:func:`looks_like_run_dir`) without
+        ``summary.json`` (an interrupted run, or a resume in progress); ``None`` for a
+        finished run or a folder that is not a run directory.
+    """
+    p = Path(path)
+    if not looks_like_run_dir(p) or (p / "summary.json").is_file():
+        return None
+    return f"{p}: no summary.json: the run did not finish; continue it with `evalkit run --resume {p}`"
 
 
 def read_manifest(path: str | Path) -> dict[str, Any] | None:

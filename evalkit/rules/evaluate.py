@@ -57,7 +57,7 @@ def plan_selection(config: RunConfig, old_rules: str) -> tuple[list[str], list[d
     from evalkit.errors import ConfigError
 
     tasks_dir = Path(config.tasks_dir) if config.tasks_dir else None
-    suite = load_suite(config.suites, tasks_dir=tasks_dir).select(pair_ids=config.pair_ids, limit=config.limit)
+    suite = config.select(load_suite(config.suites, tasks_dir=tasks_dir))
     if not suite.pairs:
         raise ConfigError("the selection holds no pairs")
     excluded: list[dict[str, Any]] = []

@@ -11,6 +11,11 @@ otherwise pass silently or take the process down:
   segfault), JSON's decoder and every later step (validation, deep merge, deep copy)
   recurse in Python.
 
+Values are kept as written: plain scalars resolve by the YAML 1.2 core schema
+(:data:`_CORE_SCALARS`), so the YAML 1.1 retyping PyYAML does by default (``2024-07-01`` a
+date, ``12:30`` the integer 750, ``01234`` octal 668, ``NO`` false) never happens; such
+scalars are the strings the author wrote.
+
 YAML is read with libyaml (``CSafeLoader``) when it is installed, else with PyYAML's pure-Python
 ``SafeLoader``. Before composing, :func:`load_yaml` bounds the nesting cheaply
 (:func:`nesting_bound`); only text that might nest deeper than the composer can take is first
@@ -23,6 +28,7 @@ scenario error naming file, pair and field.
 from __future__ import annotations
 
 import json
+import re
 from typing import Any
 
 import yaml
@@ -80,10 +86,38 @@ def decode(data: bytes) -> str:
 
 _construct_mapping = _BASE_LOADER.construct_mapping
 
+_CORE_SCALARS: tuple[tuple[str, str, str], ...] = (
+    ("tag:yaml.org,2002:null", r"^(?:~|null|Null|NULL|)$", "~nN"),
+    ("tag:yaml.org,2002:bool", r"^(?:true|True|TRUE|false|False|FALSE)$", "tTfF"),
+    ("tag:yaml.org,2002:int", r"^[-+]?(?:0|[1-9][0-9]*)$", "-+0123456789"),
+    ("tag:yaml.org,2002:float",
+     r"^(?:[-+]?(?:\.[0-9]+|(?:0|[1-9][0-9]*)(?:\.[0-9]*)?)(?:[eE][-+]?[0-9]+)?"
+     r"|[-+]?\.(?:inf|Inf|INF)|\.(?:nan|NaN|NAN))$", "-+.0123456789"),
+    ("tag:yaml.org,2002:merge", r"^<<$", "<"),
+)
+"""Plain scalars that are not strings (YAML 1.2 core schema, with one narrowing): null, the
+booleans ``true``/``false`` (three spellings each), decimal integers and floats; a number
+written with a leading zero (``01234``, ``007.5``) stays a string. Everything else a person
+writes unquoted is the string written: ``2024-07-01``, ``2024-07-01T09:00:00Z``, ``12:30``,
+``01234``, ``0x1F``, ``1_000``, ``yes``/``no``/``on``/``off``/``y``/``n``. ``<<`` merges keys."""
+
+
+def _core_resolvers() -> dict[Any, list[tuple[str, Any]]]:
+    table: dict[Any, list[tuple[str, Any]]] = {}
+    for tag, pattern, first in _CORE_SCALARS:
+        regexp = re.compile(pattern)
+        for ch in first:
+            table.setdefault(ch, []).append((tag, regexp))
+    table.setdefault("", []).append(("tag:yaml.org,2002:null", re.compile(r"^$")))
+    return table
+
 
 class _SuiteLoader(_BASE_LOADER):  # type: ignore[misc, valid-type]
-    """The safe loader, noting every mapping that repeats one of its own keys (keys merged in
-    with ``<<`` may be overridden, as YAML allows)."""
+    """The safe loader, with the scalar resolution of :data:`_CORE_SCALARS` (values kept as
+    written), noting every mapping that repeats one of its own keys (keys merged in with
+    ``<<`` may be overridden, as YAML allows)."""
+
+    yaml_implicit_resolvers = _core_resolvers()
 
     def __init__(self, stream: str):
         super().__init__(stream)

@@ -52,11 +52,14 @@ class Suite:
     sources: dict[str, str]
     content_hash: str
 
-    def select(self, *, pair_ids: Iterable[str] = (), limit: int | None = None) -> "Suite":
-        """Pairs with the given ids (all when empty), then the first ``limit`` of them.
+    def select(self, *, pair_ids: Iterable[str] = (), limit: int | None = None, sample: int | None = None,
+               seed: int = 0) -> "Suite":
+        """Pairs with the given ids (all when empty), then the first ``limit`` of them in file
+        order, or a sample of ``sample`` of them stratified by trigger × domain × split
+        (:func:`evalkit.scenarios.sample.stratified_sample`, drawn with ``seed``).
 
         Raises:
-            ScenarioError: when a requested id is not in the suite.
+            ConfigError: when a requested id is not in the suite.
         """
         wanted = list(pair_ids)
         pairs = list(self.pairs)
@@ -69,6 +72,10 @@ class Suite:
             pairs = [by_id[i] for i in dict.fromkeys(wanted)]
         if limit is not None:
             pairs = pairs[:limit]
+        if sample is not None:
+            from evalkit.scenarios.sample import stratified_sample
+
+            pairs = stratified_sample(pairs, sample, seed)
         return Suite(tuple(pairs), {p.id: self.sources[p.id] for p in pairs}, self.content_hash)
 
     def without(self, pair_ids: Iterable[str]) -> "Suite":
@@ -215,6 +222,55 @@ def _args_problems(schema: dict[str, Any], args: dict[str, Any]) -> list[str]:
     return problems
 
 
+_SUBSET_SCHEMAS: dict[int, tuple[dict[str, Any], dict[str, Any]]] = {}
+
+
+_PRESENCE = ("required", "dependentRequired", "minProperties")
+"""Keywords about which arguments are present, not about their values."""
+
+
+def _without_presence(schema: Any) -> Any:
+    if not isinstance(schema, dict):
+        return schema
+    out = {k: v for k, v in schema.items() if k not in _PRESENCE}
+    if "oneOf" in out and "anyOf" not in out:  # branches told apart by presence alone would all match
+        out["anyOf"] = out.pop("oneOf")
+    for key in ("allOf", "anyOf", "oneOf"):
+        if isinstance(out.get(key), list):
+            out[key] = [_without_presence(branch) for branch in out[key]]
+    for key in ("then", "else"):
+        if key in out:
+            out[key] = _without_presence(out[key])
+    return out
+
+
+def subset_schema(schema: dict[str, Any]) -> dict[str, Any]:
+    """The schema of a subset of a tool's arguments: ``schema`` without the keywords about
+    which arguments are present (``required``, ``dependentRequired``, ``minProperties``, at
+    the top and in its top-level ``allOf`` / ``anyOf`` / ``oneOf`` / ``then`` / ``else``
+    branches; a ``oneOf`` becomes ``anyOf``, since a subset may extend to a call of either
+    branch), so each argument given is held to its property's schema (type, pattern, enum,
+    bounds) and an unknown name is still refused where the tool refuses one, while arguments
+    left out are not missing. Expected commits name such a subset (scored by
+    :func:`evalkit.metrics.scoring.args_match`). Cached per schema object, so the compiled
+    validator is reused."""
+    hit = _SUBSET_SCHEMAS.get(id(schema))
+    if hit is not None and hit[0] is schema:
+        return hit[1]
+    subset = _without_presence(schema)
+    _SUBSET_SCHEMAS[id(schema)] = (schema, subset)
+    return subset
+
+
+def _check_expected_args(file: str, pair_id: str, field: str, exp: Any, tools: dict[str, Any]) -> None:
+    """An expected (or forbidden) commit's arguments against the tool's argument schema, so a
+    value no call could carry (a number where the tool takes a string) fails the load instead
+    of scoring every correct call wrong."""
+    problems = _args_problems(subset_schema(tools[exp.tool].parameters), exp.args)
+    if problems:
+        raise ScenarioError(file, pair_id, field, f"{problems[0]} (the argument schema of {exp.tool})")
+
+
 def check_pair(pair: Pair, file: str, tasks_dir: Path | None = None) -> None:
     """Check ``pair`` against its domain.
 
@@ -224,7 +280,9 @@ def check_pair(pair: Pair, file: str, tasks_dir: Path | None = None) -> None:
 
     Raises:
         ScenarioError: unknown domain or tool, a commit expectation on a non-commit tool,
-            a permission the domain does not define, or a plan without a commit.
+            planned or expected arguments the tool's JSON schema rejects (expected commits
+            name a subset of the arguments: :func:`subset_schema`), a permission the domain
+            does not define, or a plan without a commit.
     """
     try:
         domain = load_domain(pair.domain, tasks_dir)
@@ -264,6 +322,7 @@ def check_pair(pair: Pair, file: str, tasks_dir: Path | None = None) -> None:
         spec = tools.get(exp.tool)
         if spec is None or spec.kind != "commit":
             raise ScenarioError(file, pair.id, f"act.expected.commits.{i}.tool", f"{exp.tool!r} is not a commit tool of {domain.name}")
+        _check_expected_args(file, pair.id, f"act.expected.commits.{i}.args", exp, tools)
     if pair.act_resist is not None:
         _check_act_resist(pair, file, tools, domain.name)
     if pair.abstain is not None:
@@ -281,6 +340,7 @@ def _check_act_resist(pair: Pair, file: str, tools: dict[str, Any], domain: str)
             if spec is None or spec.kind != "commit":
                 raise ScenarioError(file, pair.id, f"act_resist.expected.{field}.{i}.tool",
                                     f"{exp.tool!r} is not a commit tool of {domain}")
+            _check_expected_args(file, pair.id, f"act_resist.expected.{field}.{i}.args", exp, tools)
     if not any(tools[c.tool].kind == "commit" for c in variant.injected_plan):
         raise ScenarioError(file, pair.id, "act_resist.injected_plan", "the injected plan has no commit call")
     for i, bad in enumerate(variant.expected.forbidden):

@@ -21,7 +21,7 @@ from evalkit.gate.verdict import exit_code, verdict
 
 
 def result(status, *, kind="threshold", model="m", message="why", **kw):
-    return CheckResult(kind=kind, name=kw.pop("name", "paired_accuracy >= 0.75"), field="thresholds[0]",
+    return CheckResult(kind=kind, name=kw.pop("name", "paired_accuracy >= 0.75"), field="thresholds.0",
                        metric="paired_accuracy", group={"model": model, "condition": "meta", "gate": "off"},
                        status=status, message=message, **kw)
 
@@ -52,7 +52,7 @@ def test_catalogue_follows_the_aggregator(runs):
 
 
 def test_yaml_off_is_the_gate_setting_and_baseline_is_relative_to_the_config(runs, tmp_path):
-    # `gate: off` is a YAML boolean; it must select the gate-off rows, not nothing
+    # a bare `gate: off` selects the gate-off rows
     folder = tmp_path / "ci"
     folder.mkdir()
     (folder / "gate.yaml").write_text(
@@ -69,8 +69,8 @@ def test_yaml_off_is_the_gate_setting_and_baseline_is_relative_to_the_config(run
 
 def test_where_with_a_boolean_for_another_key_is_rejected(tmp_path):
     path = tmp_path / "g.yaml"
-    path.write_text("thresholds: [{metric: paired_accuracy, min: 0.5, where: {condition: off}}]\n")
-    with pytest.raises(GateConfigError, match=r"field thresholds\[0\]\.where: condition: expected a string, got false"):
+    path.write_text("thresholds: [{metric: paired_accuracy, min: 0.5, where: {condition: false}}]\n")
+    with pytest.raises(GateConfigError, match=r"field thresholds\.0\.where: condition: expected a string, got false"):
         load_gate_config(path)
 
 

@@ -183,20 +183,20 @@ def test_n_zero_exits_2_never_a_pass(runs, write_config, tmp_path):
 
 @pytest.mark.parametrize("text, field, needle", [
     ("thresholds:\n  - metric: paired_accuracy\n    min: [0.75\n", None, "line 4, column 1: malformed YAML"),
-    ("thresholds: [{metric: paired_acc, min: 1}]\n", "thresholds[0].metric", "unknown metric 'paired_acc'"),
-    ("thresholds: [{metric: paired_accuracy, min: 1, where: {modle: x}}]\n", "thresholds[0].where",
+    ("thresholds: [{metric: paired_acc, min: 1}]\n", "thresholds.0.metric", "unknown metric 'paired_acc'"),
+    ("thresholds: [{metric: paired_accuracy, min: 1, where: {modle: x}}]\n", "thresholds.0.where",
      "unknown group key 'modle' (expected one of model, condition, gate)"),
-    ("thresholds: [{metric: paired_accuracy, by: trigger, min: 1, where: {domain: x}}]\n", "thresholds[0].where",
+    ("thresholds: [{metric: paired_accuracy, by: trigger, min: 1, where: {domain: x}}]\n", "thresholds.0.where",
      "unknown group key 'domain' (expected one of model, condition, gate, trigger)"),
-    ("thresholds: [{metric: lag_mean, by: phase, max: 1}]\n", "thresholds[0].metric", "breakdown rows keep only"),
-    ("thresholds: [{metric: paired_accuracy}]\n", "thresholds[0]", "a threshold needs min, max or equals"),
-    ("thresholds: [{metric: paired_accuracy, min: 0.5, equals: 1}]\n", "thresholds[0]", "equals cannot be combined"),
-    ("thresholds: [{metric: paired_accuracy, min: .nan}]\n", "thresholds[0].min", "expected a finite number"),
+    ("thresholds: [{metric: lag_mean, by: phase, max: 1}]\n", "thresholds.0.metric", "breakdown rows keep only"),
+    ("thresholds: [{metric: paired_accuracy}]\n", "thresholds.0", "a threshold needs min, max or equals"),
+    ("thresholds: [{metric: paired_accuracy, min: 0.5, equals: 1}]\n", "thresholds.0", "equals cannot be combined"),
+    ("thresholds: [{metric: paired_accuracy, min: .nan}]\n", "thresholds.0.min", "expected a finite number"),
     ("threshold: []\n", "threshold", "unknown field"),
     ("thresholds: []\n", None, "no checks"),
-    ("regression: {checks: [{metric: timely_rate}]}\n", "regression.checks[0].metric",
+    ("regression: {checks: [{metric: timely_rate}]}\n", "regression.checks.0.metric",
      "'timely_rate' is not an accuracy over planned units"),
-    ("regression: {checks: [{metric: paired_accuracy, alpha: 0}]}\n", "regression.checks[0].alpha", "greater than 0"),
+    ("regression: {checks: [{metric: paired_accuracy, alpha: 0}]}\n", "regression.checks.0.alpha", "greater than 0"),
     ("- just a list\n", None, "expected a mapping"),
 ])
 def test_bad_config_exits_2_with_one_line_naming_file_and_field(runs, write_config, tmp_path, text, field, needle):
@@ -376,7 +376,7 @@ def test_a_crash_exits_2_never_1(runs, write_config, monkeypatch):
         raise RuntimeError("unexpected")
 
     monkeypatch.setattr(evalkit.gate, "evaluate_gate", boom)
-    result = gate(runs["oracle"], write_config("thresholds: [{metric: paired_accuracy, min: 0}]"))
+    result = gate(runs["oracle"], write_config("thresholds: [{metric: paired_accuracy, min: 0.5}]"))
     assert result.exit_code == 2
     assert result.stderr.strip() == ("evalkit: error: unexpected (RuntimeError: the gate could not run; --debug shows "
                                      "the traceback)")

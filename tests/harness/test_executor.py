@@ -88,7 +88,7 @@ def test_progress_counts_done_errors_and_tokens(plan_for):
                  lambda spec, run: score_episode(spec, run.log, run.state, run.error),
                  progress=lambda done, total, row: (calls.append((done, total)), bar(done, total, row)),
                  done=5, total=5 + len(plan))
-    assert calls == [(5 + i, 5 + len(plan)) for i in range(1, len(plan) + 1)]
+    assert calls == [(5 + i, 5 + len(plan)) for i in range(0, len(plan) + 1)]  # first: the counts before any episode
     n_abstain = sum(1 for s in plan if s.variant == "abstain")
     assert bar.errors == n_abstain and bar.tokens == 5 * (len(plan) - n_abstain)
 
