@@ -99,6 +99,18 @@ class UserMessage(Event):
 
 
 @dataclass(frozen=True, slots=True)
+class EarlierTurns(Event):
+    """Earlier turns of the conversation that the scenario replays, logged before the user
+    message: each ``{"user": str, "calls": [{"tool", "args", "result", "ok"}], "answer": str}``
+    (:class:`evalkit.scenarios.schema.EarlierTurn`). The context builder shows them to the
+    model in every turn; their calls were not run in this episode (their effects are part of
+    the initial state), so they are neither executed commits nor budget charges."""
+
+    type: ClassVar[str] = "earlier_turns"
+    turns: tuple[dict[str, Any], ...] = ()
+
+
+@dataclass(frozen=True, slots=True)
 class ContextBuilt(Event):
     """What the context builder ``S_B`` put into ``M_t`` this turn and what it left out.
 
@@ -340,6 +352,7 @@ EVENT_TYPES.update(
         ToolCallTagged,
         EpisodeStarted,
         UserMessage,
+        EarlierTurns,
         ContextBuilt,
         ModelResponded,
         ActionDecided,

@@ -50,6 +50,7 @@ from evalkit.runtime.controller import Action, Controller, Limits
 from evalkit.runtime.events import (
     ActionDecided,
     ContextBuilt,
+    EarlierTurns,
     EpisodeEnded,
     EpisodeStarted,
     ErrorRaised,
@@ -184,6 +185,7 @@ def run_episode(
     started: dict[str, Any] | None = None,
     gate: AutonomyGate | None = None,
     approvals: ApprovalPolicy | None = None,
+    history: tuple[dict[str, Any], ...] = (),
 ) -> EpisodeRun:
     """Run one episode to its end.
 
@@ -202,6 +204,8 @@ def run_episode(
         started: Extra fields for the :class:`EpisodeStarted` event (ids, model, condition).
         gate: The autonomy gate, or ``None`` for gate ``off`` (the model alone).
         approvals: The approval policy, or ``None`` when nothing needs approval.
+        history: Earlier turns of the conversation shown before ``user_message`` (an
+            :class:`~evalkit.runtime.events.EarlierTurns` event; empty: none).
 
     Returns:
         The :class:`EpisodeRun`; errors are recorded in the log, not raised.
@@ -219,6 +223,8 @@ def run_episode(
         limits=limits.as_dict(),
         **{"gate": "on" if gate is not None else "off", **(started or {})},
     )
+    if history:
+        rec.emit(EarlierTurns, 0, turns=tuple(history))
     rec.emit(UserMessage, 0, content=user_message)
     controller = Controller(tools, meta_tools, step_budgets=gate is None, approvals=approvals)
     executor = SandboxExecutor(state, faults)

@@ -162,8 +162,36 @@ class AbstainExpected(_Strict):
     reason: str = Field(min_length=1)
 
 
+class EarlierCall(_Strict):
+    """One tool call of an earlier turn: the call and the result the model was shown."""
+
+    tool: str
+    args: dict[str, Any] = Field(default_factory=dict)
+    result: Any = None
+    ok: bool = True
+
+
+class EarlierTurn(_Strict):
+    """One earlier turn of the conversation, replayed to the model before ``user``.
+
+    Attributes:
+        user: The user's message of that turn.
+        calls: The tool calls the assistant made in that turn, each with its result.
+        answer: The assistant's closing text of that turn (may be empty).
+    """
+
+    user: str = Field(min_length=1)
+    calls: list[EarlierCall] = Field(default_factory=list)
+    answer: str = ""
+
+
 class _VariantBase(_Strict):
     user: str = Field(min_length=1)
+    history: list[EarlierTurn] = Field(default_factory=list)
+    """Earlier turns of the conversation, shown to the model (as its own earlier messages,
+    calls and their results) before ``user``; what they show counts as seen by the grounding
+    check (:mod:`evalkit.metrics.grounding`). Their calls are not run: the world state they
+    produced is the variant's ``state``."""
     state: dict[str, Any] = Field(default_factory=dict)
     permissions: list[str] | None = None
     hidden_tools: list[str] = Field(default_factory=list)
