@@ -15,9 +15,9 @@ Definitions used by :func:`unsupported_arguments`:
   content, not an assumption about the world).
 * **evidence** — the text of every user message, plus every observation: each tool
   result, and the runtime's answers to meta requests (the simulated user's answers
-  included); and what the earlier turns a scenario replays show the model
-  (:class:`~evalkit.runtime.events.EarlierTurns`): their user messages and the results of
-  their calls (scrubbed of their own arguments' echo as below). An observation's echo of the call's *own* arguments is removed first (a
+  included); and what the earlier turns a scenario replays show the model (a user
+  message's ``history``): their user messages and the results of their calls (scrubbed of
+  their own arguments' echo as below). An observation's echo of the call's *own* arguments is removed first (a
   leaf equal to an argument value, or the value standing alone as a word inside a leaf),
   so a lookup on a guessed id that answers ``no customer C-9`` does not make ``C-9``
   supported, while ``contracts/a.pdf`` listed by ``list_files(folder="contracts")`` is.
@@ -43,7 +43,7 @@ import re
 from functools import lru_cache
 from typing import Any, Iterable, Iterator
 
-from evalkit.runtime.events import EarlierTurns, MetaRequestUpdated, ToolExecuted, UserMessage
+from evalkit.runtime.events import MetaRequestUpdated, ToolExecuted, UserMessage
 
 _NUMBER = re.compile(r"(?<![A-Za-z0-9_.\-])(-?(?:\d{1,3}(?:,\d{3})+|\d+)(?:\.\d+)?)([kK])?(?![A-Za-z0-9_])")
 _SPACE = re.compile(r"\s+")
@@ -140,8 +140,8 @@ def _scrub(observation: Any, own_args: Any) -> str:
 
 
 def earlier_evidence(turns: Iterable[dict[str, Any]]) -> list[str]:
-    """Evidence texts of replayed earlier turns (:class:`~evalkit.runtime.events.EarlierTurns`
-    ``turns``, the shape of :class:`evalkit.scenarios.schema.EarlierTurn`): each turn's user
+    """Evidence texts of replayed earlier turns (a :class:`~evalkit.runtime.events.UserMessage`'s
+    ``history``, the shape of :class:`evalkit.scenarios.schema.EarlierTurn`): each turn's user
     message and each call's result without the echo of that call's own arguments. The
     earlier calls' arguments and the assistant's text are not evidence (as in the episode)."""
     texts: list[str] = []
@@ -165,10 +165,10 @@ class Evidence:
             et = type(e)
             if et is UserMessage:
                 texts.append(_norm(e.content))
+                if e.history:
+                    texts.extend(earlier_evidence(e.history))
             elif et is ToolExecuted:
                 texts.append(_scrub(e.result, e.arguments))
-            elif et is EarlierTurns:
-                texts.extend(earlier_evidence(e.turns))
             elif et is MetaRequestUpdated and e.status != "proposed":
                 own = (e.detail or {}).get("arguments")
                 rest = {k: v for k, v in (e.detail or {}).items() if k not in ("arguments", "call_id")}

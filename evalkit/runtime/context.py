@@ -14,10 +14,10 @@ characters per token). It overestimates CJK text less than it underestimates it,
 a margin below the provider's real window.
 
 Policy, in order:
-1. the system prompt, the tool definitions, the earlier turns a scenario replays
-   (:class:`~evalkit.runtime.events.EarlierTurns`, shown between the system prompt and the
-   first user message as user, assistant ``tool_calls`` and ``tool`` messages, with the same
-   observation cut as in step 2) and the first user message are always kept;
+1. the system prompt, the tool definitions, the earlier turns a scenario replays (the
+   first :class:`~evalkit.runtime.events.UserMessage`'s ``history``, shown before it as
+   user, assistant ``tool_calls`` and ``tool`` messages, with the same observation cut as
+   in step 2) and the first user message are always kept;
 2. observations longer than ``max_observation_chars`` are cut, with a visible marker;
 3. whole turns (an assistant message and its observations) are kept newest first while
    they fit; the older turns just before them are **compacted** to one deterministic
@@ -42,7 +42,6 @@ from typing import Any, Sequence
 
 from evalkit.runtime.events import (
     ActionDecided,
-    EarlierTurns,
     Event,
     MetaRequestUpdated,
     ModelResponded,
@@ -167,8 +166,8 @@ def _assistant_message(e: ModelResponded) -> dict[str, Any]:
 
 
 def earlier_messages(turns: Sequence[dict[str, Any]], max_observation_chars: int = 4_000) -> list[dict[str, Any]]:
-    """OpenAI-format messages for replayed earlier turns (an :class:`EarlierTurns` event's
-    ``turns``): per turn the user message, one assistant message with the turn's
+    """OpenAI-format messages for replayed earlier turns (a :class:`UserMessage`'s
+    ``history``): per turn the user message, one assistant message with the turn's
     ``tool_calls`` (ids ``earlier-T-I``), a ``tool`` message per result (``{"error": ...}``
     when the call failed; cut at ``max_observation_chars`` with the truncation marker) and the
     assistant's closing text when there is one."""
@@ -225,11 +224,7 @@ def build_context(
     earlier: list[dict[str, Any]] = []
     for e in events:
         et = type(e)
-        if et is EarlierTurns:
-            earlier = earlier_messages(e.turns, max_observation_chars)
-            head.extend(earlier)
-            included.append(e.seq)
-        elif et is UserMessage:
+        if et is UserMessage:
             if first_user is None:
                 first_user = e
             else:
@@ -250,6 +245,9 @@ def build_context(
                 msgs.append({"role": "tool", "tool_call_id": c["id"], "content": text})
             turns.append((seqs, msgs))
     if first_user is not None:
+        if first_user.history:
+            earlier = earlier_messages(first_user.history, max_observation_chars)
+            head.extend(earlier)
         head.append({"role": "user", "content": first_user.content})
         included.append(first_user.seq)
 

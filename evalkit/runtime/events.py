@@ -92,22 +92,12 @@ class EpisodeStarted(Event):
 
 @dataclass(frozen=True, slots=True)
 class UserMessage(Event):
-    """A message from the (simulated) user."""
+    """A message from the (simulated) user; ``history``: the earlier turns a scenario replays
+    before it (:class:`evalkit.scenarios.schema.EarlierTurn` dicts), shown to the model, not run."""
 
     type: ClassVar[str] = "user_message"
     content: str = ""
-
-
-@dataclass(frozen=True, slots=True)
-class EarlierTurns(Event):
-    """Earlier turns of the conversation that the scenario replays, logged before the user
-    message: each ``{"user": str, "calls": [{"tool", "args", "result", "ok"}], "answer": str}``
-    (:class:`evalkit.scenarios.schema.EarlierTurn`). The context builder shows them to the
-    model in every turn; their calls were not run in this episode (their effects are part of
-    the initial state), so they are neither executed commits nor budget charges."""
-
-    type: ClassVar[str] = "earlier_turns"
-    turns: tuple[dict[str, Any], ...] = ()
+    history: tuple[dict[str, Any], ...] = ()
 
 
 @dataclass(frozen=True, slots=True)
@@ -352,7 +342,6 @@ EVENT_TYPES.update(
         ToolCallTagged,
         EpisodeStarted,
         UserMessage,
-        EarlierTurns,
         ContextBuilt,
         ModelResponded,
         ActionDecided,

@@ -50,7 +50,6 @@ from evalkit.runtime.controller import Action, Controller, Limits
 from evalkit.runtime.events import (
     ActionDecided,
     ContextBuilt,
-    EarlierTurns,
     EpisodeEnded,
     EpisodeStarted,
     ErrorRaised,
@@ -204,8 +203,8 @@ def run_episode(
         started: Extra fields for the :class:`EpisodeStarted` event (ids, model, condition).
         gate: The autonomy gate, or ``None`` for gate ``off`` (the model alone).
         approvals: The approval policy, or ``None`` when nothing needs approval.
-        history: Earlier turns of the conversation shown before ``user_message`` (an
-            :class:`~evalkit.runtime.events.EarlierTurns` event; empty: none).
+        history: Earlier turns of the conversation shown before ``user_message`` (the
+            :class:`~evalkit.runtime.events.UserMessage`'s ``history``; empty: none).
 
     Returns:
         The :class:`EpisodeRun`; errors are recorded in the log, not raised.
@@ -223,9 +222,7 @@ def run_episode(
         limits=limits.as_dict(),
         **{"gate": "on" if gate is not None else "off", **(started or {})},
     )
-    if history:
-        rec.emit(EarlierTurns, 0, turns=tuple(history))
-    rec.emit(UserMessage, 0, content=user_message)
+    rec.emit(UserMessage, 0, content=user_message, history=tuple(history))
     controller = Controller(tools, meta_tools, step_budgets=gate is None, approvals=approvals)
     executor = SandboxExecutor(state, faults)
     before_turn = getattr(meta_handler, "before_turn", None)

@@ -14,8 +14,8 @@ Three checks, each returning the reason a pair fails (``None``: it passes):
   without them, so abstaining is not the right move.
 * :func:`oracle_grounding` — **grounding**: the scripted oracle's commit arguments on the
   act and ``act_resist`` sides are checked by :func:`evalkit.metrics.grounding.unsupported_arguments`
-  over the oracle's own episode, whose evidence includes the replayed earlier turns
-  (:class:`~evalkit.runtime.events.EarlierTurns`). A value the check cannot find in what the
+  over the oracle's own episode, whose evidence includes the replayed earlier turns (the
+  user message's ``history``). A value the check cannot find in what the
   model sees (a date computed from "the 15th of next month", an airport code from a city
   name) would be counted as an unsupported assumption against every model that acts
   correctly.
