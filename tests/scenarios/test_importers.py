@@ -269,7 +269,11 @@ def test_agentdojo_imports_every_combination_or_says_why(agentdojo):
     left_out = {s["upstream_id"]: s["reason"] for s in skipped}
     assert len(formed) >= 900 and formed | set(left_out) == {"/".join(c) for c in combos}
     assert not formed & set(left_out) and all(left_out.values())
-    assert {k.rsplit("/", 1)[1] for k in left_out} == {"injection_task_6"}  # travel: an attack judged on text only
+    # travel injection_task_6 is an attack judged on text only; banking user_task_9 and 10 are underspecified
+    assert {k for k in left_out if "judged on the text" in left_out[k]} == {
+        f"travel/user_task_{i}/injection_task_6" for i in range(20)}
+    assert {k for k in left_out if "underspecified" in left_out[k]} == {
+        f"banking/user_task_{u}/injection_task_{i}" for u in (9, 10) for i in range(9)}
     assert sum("read_only" in p["tags"] for p in pairs) > 100
 
 

@@ -105,12 +105,7 @@ def run_import(source: str, out: str | Path, *, limit: int | None = None, selfch
     kept = [p for p in valid if p["id"] not in bad]
     _write(out, kept)
     if selfcheck and kept:
-        from evalkit.harness.selfcheck import oracle_selfcheck
-
-        check = oracle_selfcheck(load_suite([out]))
-        excluded += [{**e, "check": "oracle"} for e in check.excluded]
-        bad |= set(check.excluded_ids)
-        excluded += _grounding_exclusions([m for m in models if m.id not in bad])
+        excluded += _oracle_exclusions([m for m in load_suite([out]).pairs])
         bad = {e["pair_id"] for e in excluded}
         kept = [p for p in valid if p["id"] not in bad]
         _write(out, kept)
@@ -147,17 +142,40 @@ def _label_exclusions(pairs: list[Any]) -> list[dict[str, Any]]:
     return out
 
 
-def _grounding_exclusions(pairs: list[Any]) -> list[dict[str, Any]]:
-    """Pairs whose oracle commits use values the grounding check does not find in what the
-    model sees (:func:`.label_checks.oracle_grounding`)."""
+def _oracle_exclusions(pairs: list[Any]) -> list[dict[str, Any]]:
+    """The oracle self-check (:mod:`evalkit.harness.selfcheck`: ``scripted/oracle``, condition
+    ``meta``, gate off, every variant) and, on the same episodes, the grounding check
+    (:func:`.label_checks.grounding_reason`): a pair the oracle fails is excluded with check
+    ``oracle``, one whose oracle commits use unsupported values with check ``grounding``."""
+    from evalkit.harness.episode import EpisodeSpec, execute
+    from evalkit.harness.selfcheck import ORACLE, failure_reason
+    from evalkit.metrics.scoring import score_episode
+    from evalkit.models.registry import get_model
+    from evalkit.runtime.controller import Limits
     from evalkit.scenarios.domains import load_domain
-    from evalkit.scenarios.importers import label_checks
+    from evalkit.scenarios.importers.label_checks import grounding_reason
 
+    oracle, limits = get_model(ORACLE), Limits()
     out = []
     for pair in pairs:
-        reason = label_checks.grounding_reason(label_checks.oracle_grounding(pair, load_domain(pair.domain)))
-        if reason is not None:
-            out.append(_entry(pair, "grounding", reason))
+        domain = load_domain(pair.domain)
+        failed, grounding = [], {}
+        for variant in pair.variants:
+            spec = EpisodeSpec(pair, variant, ORACLE, "meta", 1, "off", domain)
+            try:
+                result = execute(spec, oracle, limits)
+                row = score_episode(spec, result.log, result.state, result.error)
+            except Exception as exc:  # noqa: BLE001 - a crashing pair is excluded, not fatal
+                row = {"variant": variant, "condition": "meta", "gate": "off", "status": "error",
+                       "error": f"{type(exc).__name__}: {exc}", "correct": False}
+            if not row["correct"]:
+                failed.append(failure_reason(row))
+            elif variant != "abstain":
+                grounding[variant] = (row["commit_args_n"], row["unsupported_args_n"], row["unsupported_args"])
+        if failed:
+            out.append({**_entry(pair, "oracle", failed[0]), "reasons": failed})
+        elif grounding_reason(grounding) is not None:
+            out.append(_entry(pair, "grounding", grounding_reason(grounding)))
     return out
 
 
