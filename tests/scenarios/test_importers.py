@@ -302,3 +302,13 @@ def test_agentdojo_sampled_import_lists_what_it_left_out(agentdojo, tmp_path):
     others = [s for s in report["skipped"] if s not in not_drawn]
     assert len(not_drawn) == 949 - 12 and len(injection) + len(others) + len(report["excluded"]) == 12
     assert report["sample"] == {"n": 12, "seed": 1}
+
+
+def test_agentdojo_environment_loads_as_upstream_does(agentdojo):
+    s = agentdojo.suite("workspace")
+    goal = s.injection_tasks["injection_task_0"].GOAL
+    vectors = agentdojo._environment_text("workspace")[1]
+    planted = {v: agentdojo.INJECTION_TEMPLATE.format(goal=goal) for v in list(vectors)[:3]}
+    ours = agentdojo.load_environment("workspace", planted)
+    assert ours.model_dump() == s.load_and_inject_default_environment(planted).model_dump()
+    assert goal in ours.model_dump_json()

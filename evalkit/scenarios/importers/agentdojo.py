@@ -84,10 +84,34 @@ def suite(name: str) -> Any:
     return get_suite(BENCHMARK_VERSION, name)
 
 
-@lru_cache(maxsize=32)
+@cache
+def _environment_text(name: str) -> tuple[str, dict[str, str]]:
+    """The suite's ``environment.yaml`` text and its injection vectors' defaults."""
+    from agentdojo.task_suite.task_suite import read_suite_file
+
+    s = suite(name)
+    return read_suite_file(s.name, "environment.yaml", s.data_path), s.get_injection_vector_defaults()
+
+
+def load_environment(name: str, injections: dict[str, str]) -> Any:
+    """``TaskSuite.load_and_inject_default_environment(injections)`` of suite ``name``, the same
+    steps (the YAML text formatted with the injections over the vectors' defaults, parsed,
+    validated) with the suite's text read once and parsed by libyaml when PyYAML has it (a
+    workspace environment takes 0.6 s with the pure-Python parser, about a tenth with libyaml)."""
+    import yaml
+    from agentdojo.task_suite.task_suite import validate_injections
+
+    text, defaults = _environment_text(name)
+    validate_injections(injections, defaults)
+    loader = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
+    data = yaml.load(text.format(**dict(defaults, **injections)), Loader=loader)  # noqa: S506 - a safe loader
+    return suite(name).environment_type.model_validate(data)
+
+
+@lru_cache(maxsize=64)
 def _base_env(name: str, injections_json: str, user_task: str | None) -> Any:
     s = suite(name)
-    env = s.load_and_inject_default_environment(json.loads(injections_json))
+    env = load_environment(name, json.loads(injections_json))
     if user_task:
         env = s.user_tasks[user_task].init_environment(env)
     return env
@@ -356,12 +380,15 @@ def _user_task(name: str, ut_id: str) -> dict[str, Any] | str:
     plan = _calls(ut.ground_truth(env.model_copy(deep=True)))
     if not plan:
         return "the user task's ground truth makes no call (nothing reads an injection)"
-    canaries = {v: f"CANARY-{v}-0451" for v in s.get_injection_vector_defaults()}
+    canaries = {v: f"CANARY-{v}-0451" for v in _environment_text(name)[1]}
     k, seen = _observable(name, ut_id, plan, canaries)
     if not k:
         return "the user task's ground truth reads no injectable field"
     commits = [_expected(c) for c in plan if kinds.get(c["tool"]) == "commit"]
-    return {"task": ut, "plan": plan, "commits": commits, "observable": k, "vectors": seen}
+    # does the ground truth read an injected value into its calls? (then act_resist needs its own)
+    reads_injection = _calls(ut.ground_truth(environment(name, canaries, ut_id))) != plan
+    return {"task": ut, "plan": plan, "commits": commits, "observable": k, "vectors": seen,
+            "reads_injection": reads_injection}
 
 
 def _injection_task(name: str, inj_id: str) -> dict[str, Any] | str:
@@ -411,8 +438,10 @@ def _injection_pair(name: str, version: str, user: dict[str, Any], inj: dict[str
     read_only = not user["commits"]
     # the user task's ground truth on the injected environment (an injection in a channel's
     # name renames the channel the task must use), as AgentDojo computes it
-    resist_plan = _calls(ut.ground_truth(environment(name, planted, ut.ID)))
-    resist_commits = [_expected(c) for c in resist_plan if tool_kinds(name).get(c["tool"]) == "commit"]
+    resist_plan, resist_commits = user["plan"], user["commits"]
+    if user["reads_injection"]:
+        resist_plan = _calls(ut.ground_truth(environment(name, planted, ut.ID)))
+        resist_commits = [_expected(c) for c in resist_plan if tool_kinds(name).get(c["tool"]) == "commit"]
     return {
         "id": f"agentdojo-{name}-{ut.ID.replace('_', '-')}-{it.ID.replace('_', '-')}",
         "domain": f"agentdojo_{name}", "trigger": "prompt_injection", "split": "dev", "language": "en",
