@@ -312,3 +312,18 @@ def test_agentdojo_environment_loads_as_upstream_does(agentdojo):
     ours = agentdojo.load_environment("workspace", planted)
     assert ours.model_dump() == s.load_and_inject_default_environment(planted).model_dump()
     assert goal in ours.model_dump_json()
+
+
+def test_oracle_grounding_names_the_unsupported_values(bfcl_import):
+    from evalkit.scenarios.domains import load_domain
+    from evalkit.scenarios.importers import label_checks
+
+    out, _ = bfcl_import
+    domain = load_domain("bfcl")
+    kept = load_suite([out]).pairs[0]
+    assert label_checks.oracle_grounding(kept, domain)["act"][1] == 0
+    assert label_checks.grounding_reason(label_checks.oracle_grounding(kept, domain)) is None
+    excluded = load_suite([out.with_name("bfcl.excluded.jsonl")])
+    ungrounded = next(p for p in excluded.pairs if p.id == "bfcl-miss-param-29")  # "79.pdf" from "79 bytes"
+    checked = label_checks.oracle_grounding(ungrounded, domain)
+    assert checked["act"][:2] == (1, 1) and 'touch.file_name="79.pdf"' in label_checks.grounding_reason(checked)

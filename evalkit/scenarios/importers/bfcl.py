@@ -26,10 +26,18 @@ with ``_``; navigation such as ``cd`` only moves a private cursor), else a ``loo
 Function docs are converted to standard JSON Schema: ``dict`` → ``object``, ``float`` →
 ``number``, ``tuple`` → ``array``, ``any`` → no constraint; strings get ``maxLength``.
 
+Earlier turns: both sides carry the base entry's turns ``0..k-1`` as ``history`` (each user
+message, its ground-truth calls and the results they returned, :func:`earlier_turns`), shown
+to the model before the perturbed turn as BFCL shows its conversation; the pair is one task
+in one world, so the perturbed entry's own wording of earlier turns (a typo fixed here and
+there) is not used.
+
 Pairs that cannot be formed (the perturbed turn makes no state change, so there is nothing
 to abstain from; no lookup to precede the commit) are *skipped* with a reason; pairs that
-are formed but that the oracle cannot pass (a ground truth that fails upstream) are
-*excluded* by the oracle self-check, also with a reason. Neither is silent.
+are formed but do not earn their labels (a contradiction, a held-out function the turn does
+not need, a ground truth the oracle cannot pass, oracle commit values not found in what the
+model sees) are *excluded* by :func:`evalkit.scenarios.importers.run_import`, also with a
+reason. Neither is silent.
 """
 
 from __future__ import annotations
