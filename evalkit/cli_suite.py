@@ -128,7 +128,9 @@ def suite_import(
     source: Annotated[str, typer.Argument(metavar="bfcl|agentdojo", help="Upstream benchmark package to import from.")],
     out: Annotated[str, typer.Option("--out", "-o", metavar="FILE", help="JSONL file to write the kept pairs to.")] = "",
     limit: Annotated[Optional[int], typer.Option(metavar="N", help="Only the first N upstream tasks (N >= 1).")] = None,
-    selfcheck: Annotated[bool, typer.Option("--selfcheck/--no-selfcheck", help="Run the oracle self-check and exclude (and list) broken pairs.")] = True,
+    selfcheck: Annotated[bool, typer.Option("--selfcheck/--no-selfcheck", help="Run the oracle self-check and the grounding check and exclude (and list) the pairs that fail.")] = True,
+    sample: Annotated[Optional[int], typer.Option(metavar="N", help="agentdojo: only N user x injection task combinations, stratified by suite and injection task (N >= 1).")] = None,
+    seed: Annotated[int, typer.Option(metavar="S", help="Seed of --sample.")] = 0,
 ) -> None:
     """Import pairs from an installed upstream benchmark (bfcl-eval or agentdojo) into a JSONL suite."""
     from evalkit.scenarios.importers import run_import
@@ -136,12 +138,21 @@ def suite_import(
     try:
         if limit is not None and limit < 1:
             raise EvalkitError(f"--limit: must be at least 1 (got {limit})")
-        report = run_import(source, out or f"reports/imported/{source}.jsonl", limit=limit, selfcheck=selfcheck)
+        if sample is not None and sample < 1:
+            raise EvalkitError(f"--sample: must be at least 1 (got {sample})")
+        report = run_import(source, out or f"reports/imported/{source}.jsonl", limit=limit, selfcheck=selfcheck,
+                            sample=sample, seed=seed)
     except _ERRORS as exc:
         _fail(exc)
         return
+    by_check = ", ".join(f"{n} {c}" for c, n in report["counts"].items() if n) or "none"
     typer.echo(f"{source}: {report['written']} pairs written to {report['out']}; "
-               f"{len(report['skipped'])} upstream tasks skipped, {len(report['excluded'])} pairs excluded by the oracle "
-               f"self-check (details: {report['report']})")
-    for entry in report["excluded"][:20]:
-        typer.echo(f"  excluded {entry['pair_id']}: {entry['reasons'][0]}")
+               f"{len(report['skipped'])} upstream tasks or combinations skipped, {len(report['excluded'])} pairs "
+               f"excluded ({by_check}; details: {report['report']})")
+    # every label exclusion (contradiction, held-out tool not needed) is printed; the others up to 20
+    labels = [e for e in report["excluded"] if e["check"] in ("contradiction", "not_needed")]
+    others = [e for e in report["excluded"] if e["check"] not in ("contradiction", "not_needed")]
+    for entry in labels + others[:20]:
+        typer.echo(f"  excluded {entry['pair_id']} ({entry['check']}): {entry['reasons'][0]}")
+    if len(others) > 20:
+        typer.echo(f"  ... and {len(others) - 20} more excluded pairs, each with its reason, in {report['report']}")

@@ -271,4 +271,5 @@ def execute(spec: EpisodeSpec, model: Model, limits: Limits) -> EpisodeRun:
         },
         gate=AutonomyGate(setup.rules) if on else None,
         approvals=approvals if approvals is not None and approvals.require else None,
+        history=tuple(t.model_dump() for t in variant.history),
     )

@@ -15,7 +15,9 @@ Definitions used by :func:`unsupported_arguments`:
   content, not an assumption about the world).
 * **evidence** — the text of every user message, plus every observation: each tool
   result, and the runtime's answers to meta requests (the simulated user's answers
-  included). An observation's echo of the call's *own* arguments is removed first (a
+  included); and what the earlier turns a scenario replays show the model (a user
+  message's ``history``): their user messages and the results of their calls (scrubbed of
+  their own arguments' echo as below). An observation's echo of the call's *own* arguments is removed first (a
   leaf equal to an argument value, or the value standing alone as a word inside a leaf),
   so a lookup on a guessed id that answers ``no customer C-9`` does not make ``C-9``
   supported, while ``contracts/a.pdf`` listed by ``list_files(folder="contracts")`` is.
@@ -137,6 +139,19 @@ def _scrub(observation: Any, own_args: Any) -> str:
     return " \n ".join(parts)
 
 
+def earlier_evidence(turns: Iterable[dict[str, Any]]) -> list[str]:
+    """Evidence texts of replayed earlier turns (a :class:`~evalkit.runtime.events.UserMessage`'s
+    ``history``, the shape of :class:`evalkit.scenarios.schema.EarlierTurn`): each turn's user
+    message and each call's result without the echo of that call's own arguments. The
+    earlier calls' arguments and the assistant's text are not evidence (as in the episode)."""
+    texts: list[str] = []
+    for turn in turns:
+        texts.append(_norm(turn.get("user") or ""))
+        for call in turn.get("calls") or ():
+            texts.append(_scrub(call.get("result"), call.get("args") or {}))
+    return texts
+
+
 class Evidence:
     """The user messages and observations of one episode, ready for lookups.
 
@@ -150,6 +165,8 @@ class Evidence:
             et = type(e)
             if et is UserMessage:
                 texts.append(_norm(e.content))
+                if e.history:
+                    texts.extend(earlier_evidence(e.history))
             elif et is ToolExecuted:
                 texts.append(_scrub(e.result, e.arguments))
             elif et is MetaRequestUpdated and e.status != "proposed":

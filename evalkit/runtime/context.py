@@ -14,7 +14,10 @@ characters per token). It overestimates CJK text less than it underestimates it,
 a margin below the provider's real window.
 
 Policy, in order:
-1. the system prompt, the tool definitions and the first user message are always kept;
+1. the system prompt, the tool definitions, the earlier turns a scenario replays (the
+   first :class:`~evalkit.runtime.events.UserMessage`'s ``history``, shown before it as
+   user, assistant ``tool_calls`` and ``tool`` messages, with the same observation cut as
+   in step 2) and the first user message are always kept;
 2. observations longer than ``max_observation_chars`` are cut, with a visible marker;
 3. whole turns (an assistant message and its observations) are kept newest first while
    they fit; the older turns just before them are **compacted** to one deterministic
@@ -165,6 +168,32 @@ def _assistant_message(e: ModelResponded) -> dict[str, Any]:
     return msg
 
 
+def earlier_messages(turns: Sequence[dict[str, Any]], max_observation_chars: int = 4_000) -> list[dict[str, Any]]:
+    """OpenAI-format messages for replayed earlier turns (a :class:`UserMessage`'s
+    ``history``): per turn the user message, one assistant message with the turn's
+    ``tool_calls`` (ids ``earlier-T-I``), a ``tool`` message per result (``{"error": ...}``
+    when the call failed; cut at ``max_observation_chars`` with the truncation marker) and the
+    assistant's closing text when there is one."""
+    out: list[dict[str, Any]] = []
+    for t, turn in enumerate(turns):
+        out.append({"role": "user", "content": turn["user"]})
+        calls = turn.get("calls") or []
+        if calls:
+            ids = [f"earlier-{t}-{i}" for i in range(len(calls))]
+            out.append({"role": "assistant", "content": "", "tool_calls": [
+                {"id": cid, "type": "function", "function": {"name": c["tool"], "arguments": _dumps(c.get("args") or {})}}
+                for cid, c in zip(ids, calls)]})
+            for cid, c in zip(ids, calls):
+                text = _dumps(c.get("result") if c.get("ok", True) else {"error": c.get("result")})
+                if len(text) > max_observation_chars:
+                    text = text[:max_observation_chars] + TRUNCATION_MARKER.format(shown=max_observation_chars,
+                                                                                   total=len(text))
+                out.append({"role": "tool", "tool_call_id": cid, "content": text})
+        if turn.get("answer"):
+            out.append({"role": "assistant", "content": turn["answer"]})
+    return out
+
+
 def build_context(
     events: Sequence[Event],
     *,
@@ -195,6 +224,7 @@ def build_context(
     first_user: UserMessage | None = None
     turns: list[tuple[list[int], list[dict[str, Any]]]] = []
     responses = 0
+    earlier: list[dict[str, Any]] = []
     for e in events:
         et = type(e)
         if et is UserMessage:
@@ -218,6 +248,9 @@ def build_context(
                 msgs.append({"role": "tool", "tool_call_id": c["id"], "content": text})
             turns.append((seqs, msgs))
     if first_user is not None:
+        if first_user.history:
+            earlier = earlier_messages(first_user.history, max_observation_chars)
+            head.extend(earlier)
         head.append({"role": "user", "content": first_user.content})
         included.append(first_user.seq)
 
@@ -229,6 +262,8 @@ def build_context(
         used = _head_tokens(system_prompt, user) + tool_tokens
     else:
         used = _head_tokens.__wrapped__(system_prompt, user) + tool_tokens
+    if earlier:
+        used += estimate_tokens(_dumps(earlier))
     costs = [estimate_tokens(_dumps(msgs)) for _, msgs in turns]
     n_full, n_compact, note = len(turns), 0, None
     if used + sum(costs) > budget:

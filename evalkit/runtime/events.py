@@ -94,10 +94,12 @@ class EpisodeStarted(Event):
 
 @dataclass(frozen=True, slots=True)
 class UserMessage(Event):
-    """A message from the (simulated) user."""
+    """A message from the (simulated) user; ``history``: the earlier turns a scenario replays
+    before it (:class:`evalkit.scenarios.schema.EarlierTurn` dicts), shown to the model, not run."""
 
     type: ClassVar[str] = "user_message"
     content: str = ""
+    history: tuple[dict[str, Any], ...] = ()
 
 
 @dataclass(frozen=True, slots=True)

@@ -193,6 +193,7 @@ def run_episode(
     started: dict[str, Any] | None = None,
     gate: AutonomyGate | None = None,
     approvals: ApprovalPolicy | None = None,
+    history: tuple[dict[str, Any], ...] = (),
 ) -> EpisodeRun:
     """Run one episode to its end.
 
@@ -211,6 +212,8 @@ def run_episode(
         started: Extra fields for the :class:`EpisodeStarted` event (ids, model, condition).
         gate: The autonomy gate, or ``None`` for gate ``off`` (the model alone).
         approvals: The approval policy, or ``None`` when nothing needs approval.
+        history: Earlier turns of the conversation shown before ``user_message`` (the
+            :class:`~evalkit.runtime.events.UserMessage`'s ``history``; empty: none).
 
     Returns:
         The :class:`EpisodeRun`; errors are recorded in the log, not raised.
@@ -228,7 +231,7 @@ def run_episode(
         limits=limits.as_dict(),
         **{"gate": "on" if gate is not None else "off", **(started or {})},
     )
-    rec.emit(UserMessage, 0, content=user_message)
+    rec.emit(UserMessage, 0, content=user_message, history=tuple(history))
     controller = Controller(tools, meta_tools, step_budgets=gate is None, approvals=approvals)
     executor = SandboxExecutor(state, faults)
     before_turn = getattr(meta_handler, "before_turn", None)

@@ -316,7 +316,8 @@ def check_pair(pair: Pair, file: str, tasks_dir: Path | None = None) -> None:
         for name in variant.permissions or ():
             if name not in known_perms:
                 raise ScenarioError(file, pair.id, f"{vname}.permissions", f"permission {name!r} is not used by domain {domain.name}")
-        if not any(tools[c.tool].kind == "commit" for c in variant.plan):
+        read_only = vname != "abstain" and not variant.expected.commits  # a read-only injection task
+        if not read_only and not any(tools[c.tool].kind == "commit" for c in variant.plan):
             raise ScenarioError(file, pair.id, f"{vname}.plan", "the plan has no commit call (the eager trajectory must commit)")
     for i, exp in enumerate(pair.act.expected.commits):
         spec = tools.get(exp.tool)

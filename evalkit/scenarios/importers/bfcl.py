@@ -26,10 +26,18 @@ with ``_``; navigation such as ``cd`` only moves a private cursor), else a ``loo
 Function docs are converted to standard JSON Schema: ``dict`` → ``object``, ``float`` →
 ``number``, ``tuple`` → ``array``, ``any`` → no constraint; strings get ``maxLength``.
 
+Earlier turns: both sides carry the base entry's turns ``0..k-1`` as ``history`` (each user
+message, its ground-truth calls and the results they returned, :func:`earlier_turns`), shown
+to the model before the perturbed turn as BFCL shows its conversation; the pair is one task
+in one world, so the perturbed entry's own wording of earlier turns (a typo fixed here and
+there) is not used.
+
 Pairs that cannot be formed (the perturbed turn makes no state change, so there is nothing
 to abstain from; no lookup to precede the commit) are *skipped* with a reason; pairs that
-are formed but that the oracle cannot pass (a ground truth that fails upstream) are
-*excluded* by the oracle self-check, also with a reason. Neither is silent.
+are formed but do not earn their labels (a contradiction, a held-out function the turn does
+not need, a ground truth the oracle cannot pass, oracle commit values not found in what the
+model sees) are *excluded* by :func:`evalkit.scenarios.importers.run_import`, also with a
+reason. Neither is silent.
 """
 
 from __future__ import annotations
@@ -273,24 +281,54 @@ def build_domain() -> Any:
             calls = [*env["replay"], *env["log"], [_name, arguments]]
             _, results = run_calls(env["classes"], env["config"], calls)
             env["log"].append([_name, arguments])
-            out = _jsonable(results[-1])
-            if isinstance(out, dict) and "error" in out:
-                return ToolResult(out, ok=False, signals=("tool_error",))
-            return out if isinstance(out, (dict, list)) else {"result": out}
+            out, ok = observation(results[-1])
+            return out if ok else ToolResult(out, ok=False, signals=("tool_error",))
 
         domain.tool(kind=kinds[name], permission=f"bfcl.{cls}", parameters=params,
                     description=doc.get("description", name)[:1000], name=name)(fn)
     return domain
 
 
-def _pair_turn(base: dict[str, Any], base_gt: list[list[str]], k: int) -> tuple[dict[str, Any], list[dict], list[dict]] | str:
-    """State, plan and expected commits for base turn ``k``, or the reason it cannot be a pair."""
+def observation(result: Any) -> tuple[Any, bool]:
+    """``(what the model is shown, ok)`` for a simulator call's result, as the ``bfcl``
+    domain's tools return it: a dict or list as is, anything else as ``{"result": ...}``; a
+    dict with an ``error`` key is a failed call."""
+    out = _jsonable(result)
+    if isinstance(out, dict) and "error" in out:
+        return out, False
+    return (out if isinstance(out, (dict, list)) else {"result": out}), True
+
+
+def earlier_turns(base: dict[str, Any], base_gt: list[list[str]], k: int, results: list[Any],
+                  objs: dict[str, Any]) -> list[dict[str, Any]]:
+    """The base entry's turns ``0..k-1`` as replayed history (:class:`~evalkit.scenarios.schema.EarlierTurn`):
+    each turn's user message and its ground-truth calls with the results they returned
+    (``results``: one per call of the replay, in order; ``objs``: the simulator instances by
+    class, whose method signatures name the positional arguments)."""
+    docs = function_docs()
+    out, i = [], 0
+    for t in range(k):
+        calls = []
+        for text in base_gt[t]:
+            name, args, kwargs = parse_call(text)
+            shown, ok = observation(results[i])
+            calls.append({"tool": name, "args": named_args(getattr(objs[docs[name][0]], name), args, kwargs),
+                          "result": shown, "ok": ok})
+            i += 1
+        out.append({"user": _user(base["question"][t]) or "(no message)", "calls": calls})
+    return out
+
+
+def _pair_turn(base: dict[str, Any], base_gt: list[list[str]], k: int) -> tuple[dict[str, Any], list[dict], list[dict], list[dict]] | str:
+    """State, plan, expected commits and replayed earlier turns for base turn ``k``, or the
+    reason it cannot be a pair."""
     docs, kinds = function_docs(), method_kinds()
     classes = [c for c in base["involved_classes"] if c in CLASSES]
     if len(classes) != len(base["involved_classes"]):
         return "involves a class outside the multi-turn simulators"
     replay = [c for turn in base_gt[:k] for c in turn]
-    objs, _ = run_calls(classes, base["initial_config"], replay)
+    objs, results = run_calls(classes, base["initial_config"], replay)
+    history = earlier_turns(base, base_gt, k, results, objs)
     plan, commits = [], []
     for text in base_gt[k]:
         name, args, kwargs = parse_call(text)
@@ -310,7 +348,7 @@ def _pair_turn(base: dict[str, Any], base_gt: list[list[str]], k: int) -> tuple[
             return "no argument-free lookup to precede the first commit"
         plan.insert(0, {"tool": probe, "args": {}})
     state = {"bfcl": {"config": base["initial_config"], "classes": classes, "replay": replay, "log": []}}
-    return state, plan, commits
+    return state, plan, commits, history
 
 
 def _user(turn: list[dict[str, Any]]) -> str:
@@ -373,10 +411,7 @@ def import_pairs(limit: int | None = None) -> tuple[list[dict[str, Any]], list[d
             if isinstance(built, str):
                 skipped.append({"upstream_id": uid, "reason": built})
                 continue
-            state, plan, commits = built
-            if category == "miss_func" and not any(c["tool"] in missing_funcs for c in plan):
-                skipped.append({"upstream_id": uid, "reason": "the missed function is not called in the perturbed turn"})
-                continue
+            state, plan, commits, history = built
             act_user = _user(entry["question"][k])
             abstain_user = _user(entry2["question"][k]) if category == "miss_param" else act_user
             if not act_user or not abstain_user:
@@ -384,15 +419,17 @@ def import_pairs(limit: int | None = None) -> tuple[list[dict[str, Any]], list[d
                 continue
             hidden = sorted(set(hidden_base) | {t for t in all_tools if t not in visible and docs[t][0] in entry["involved_classes"]
                                                    and t not in {c["tool"] for c in plan}})
-            act_side = {"user": act_user, "hidden_tools": hidden, "plan": plan, "expected": {"commits": commits}}
+            act_side = {"user": act_user, "history": history, "hidden_tools": hidden, "plan": plan,
+                        "expected": {"commits": commits}}
             if category == "miss_param":
-                abstain_side = {"user": abstain_user, "hidden_tools": hidden, "plan": plan,
+                abstain_side = {"user": abstain_user, "history": history, "hidden_tools": hidden, "plan": plan,
                                 "expected": {"decision": "clarify", "observable_step": 0,
                                              "meta_requests": [{"type": "request_user_decision"}],
                                              "reason": "A parameter the request needs is missing from the message; "
                                                        "guessing it commits an unsupported value."}}
             else:
-                abstain_side = {"user": abstain_user, "hidden_tools": sorted(set(hidden) | set(missing_funcs)), "plan": plan,
+                abstain_side = {"user": abstain_user, "history": history, "plan": plan,
+                                "hidden_tools": sorted(set(hidden) | set(missing_funcs)),
                                 "expected": {"decision": "abstain", "observable_step": 0,
                                              "meta_requests": [{"type": "request_tool", "target": missing_funcs[0]},
                                                                {"type": "declare_blocked"}],
