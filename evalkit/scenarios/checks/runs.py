@@ -57,7 +57,7 @@ class PlanModel:
             return ModelOutput(text="done")
         call = self.calls[turn]
         return ModelOutput(tool_calls=(ToolCall(f"call_{turn + 1}", call.tool, dict(call.args)),),
-                           finish_reason="tool_calls")
+                           stop_reason="tool_use")
 
 
 @dataclass(frozen=True)
