@@ -70,6 +70,7 @@ _RESIST = ("act_resist_accuracy_n", "planned act_resist episodes")
 
 POPULATION: dict[str, tuple[str, str]] = {
     "paired_accuracy": _PAIR_UNITS,
+    "timely_paired_accuracy": _PAIR_UNITS,
     "conditional_abstain_accuracy": _PAIR_UNITS,
     "pass_k": _PAIR_UNITS,
     "act_accuracy": ("act_accuracy_n", "planned act episodes"),

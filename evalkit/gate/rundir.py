@@ -366,8 +366,8 @@ def load_run(path: str | Path) -> RunDir:
 
 
 _VERIFIED_RATES = frozenset({
-    "paired_accuracy", "act_accuracy", "abstain_accuracy", "conditional_abstain_accuracy", "post_hoc_rate",
-    "timely_rate", "episode_accuracy", "coverage", "act_resist_accuracy", "control_accuracy",
+    "paired_accuracy", "timely_paired_accuracy", "act_accuracy", "abstain_accuracy", "conditional_abstain_accuracy",
+    "post_hoc_rate", "timely_rate", "episode_accuracy", "coverage", "act_resist_accuracy", "control_accuracy",
 })
 _COUNTS = ("n_pairs", "n_episodes", "completed", "errors", "missing", "incomplete_pairs")
 
@@ -410,7 +410,8 @@ def verify_summary(run: RunDir, by: list[str] | tuple[str, ...] = ()) -> None:
         for group, fresh in want.items():
             old = have[group]
             for field, value in fresh.items():
-                if field in _COUNTS or (field.endswith(("_k", "_n")) and field[:-2] in _VERIFIED_RATES):
+                if field in _COUNTS or (field.endswith(("_k", "_n")) and field[:-2] in _VERIFIED_RATES
+                                        and field[:-2] in old):  # a rate the file lacks is missing data
                     if old.get(field) != value:
                         raise RunError(f"{run.path / 'summary.json'}: {label} {'/'.join(map(str, group))}: "
                                        f"{field} is {old.get(field)!r} but its per-episode results give "

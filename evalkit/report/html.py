@@ -111,6 +111,7 @@ def report_context(root: Path) -> dict[str, Any]:
         "heatmap": view.heatmap(summary, columns),
         "breakdowns": summary.get("breakdowns", {}),
         "comparisons": view.comparison_groups(summary),
+        "verdicts": fmt.verdict_lines(summary),
         "chart": paired_accuracy_chart(srows) if srows else None,
         "phase_chart": phase_chart(summary.get("breakdowns", {}).get("phase", [])),
         "lags": lags,

@@ -52,9 +52,30 @@ def group_label(row: dict[str, Any], gates: bool) -> str:
 
 
 def leaderboard(rows: list[dict[str, Any]]) -> list[dict[str, Any]]:
-    """Summary rows ranked by paired accuracy (empty groups last), ties in run order."""
-    order = sorted(range(len(rows)), key=lambda i: (rows[i]["paired_accuracy"] is None,
-                                                     -(rows[i]["paired_accuracy"] or 0.0), i))
+    """Summary rows ranked by timely paired accuracy, ties broken by paired accuracy, then
+    run order; groups without pair units (empty) last.
+
+    Timely paired accuracy leads because a pair whose abstention came after more than
+    ``max_lag`` extra tool calls has already paid for them (seed 003: "KPI must include
+    timely"; DESIGN §7: a late abstainer never ties with a timely one), so ``scripted/late:3``
+    ranks below ``scripted/oracle`` although both have paired accuracy 1.0. A summary written
+    before the metric existed is ranked by paired accuracy alone.
+
+    Args:
+        rows: ``summary.json`` rows (one per model × condition × gate).
+
+    Returns:
+        Copies of the rows in rank order, each with ``rank`` (1-based).
+    """
+    def value(row: dict[str, Any], name: str) -> float:
+        v = row.get(name)
+        return -1.0 if v is None else float(v)
+
+    def key(i: int) -> tuple:
+        r = rows[i]
+        return (r.get("paired_accuracy") is None, -value(r, "timely_paired_accuracy"), -value(r, "paired_accuracy"), i)
+
+    order = sorted(range(len(rows)), key=key)
     return [{"rank": n + 1, **rows[i]} for n, i in enumerate(order)]
 
 
