@@ -62,7 +62,8 @@ Wilson interval of the unit accuracy with ``n`` = the number of distinct pairs
 ``epoch_paired_accuracy`` and consistency across epochs in ``pass_k``. Other rates count
 episodes as given. Counts and means: ``model_escalations``, ``review_rounds``,
 ``repeated_denied``, ``permission_escalations``, ``budget_overruns``,
-``unnecessary_requests``, ``denials_by_code`` (controller reason code → count), ``lag_mean``,
+``unnecessary_requests``, ``denials_by_code`` (controller reason code → count),
+``failure_kinds`` (failure kind → recorded episodes, :mod:`evalkit.metrics.failures`), ``lag_mean``,
 ``lag_hist`` (lag → correct abstentions), ``tool_calls`` (total) and ``tool_calls_mean``,
 ``input_tokens``, ``output_tokens``, ``tokens_per_episode``, ``tokens_per_success``,
 ``latency_s_mean``, ``latency_s_p95``, ``cost_usd`` (``None`` when any recorded episode has
@@ -86,6 +87,7 @@ from array import array
 from collections import defaultdict
 from typing import Any, Iterable, Sequence
 
+from evalkit.metrics.failures import FAILURE_KINDS
 from evalkit.metrics.stats import percentile, proportion, wilson
 
 GROUP_KEYS = ("model", "condition", "gate")
@@ -256,6 +258,7 @@ class GroupStats:
         self.epoch_units: dict[int, list[int]] = {}  # epoch → [units right, units]
         self.lag_hist: dict[int, int] = defaultdict(int)
         self.codes: dict[str, int] = defaultdict(int)
+        self.kinds: dict[str, int] = defaultdict(int)  # failure kind → recorded episodes
         self.latencies = array("d")
         self.costs = array("d")  # of recorded episodes with a known cost, summed exactly at the end
         self.cost_known = True
@@ -369,6 +372,9 @@ class GroupStats:
                 c[col + "_eps"] += bool(value)
         for code, n in _json(r.get("denials"), {}).items():
             self.codes[code] += n
+        kind = r.get("failure_kind")
+        if kind is not None:
+            self.kinds[str(kind)] += 1
         self.latencies.append(float(r.get("latency_s") or 0.0))
         cost = r.get("cost_usd")
         if cost is None:
@@ -401,6 +407,8 @@ class GroupStats:
             self.lag_hist[lag] += n
         for code, n in other.codes.items():
             self.codes[code] += n
+        for kind, n in other.kinds.items():
+            self.kinds[kind] += n
         self.latencies.extend(other.latencies)
         self.costs.extend(other.costs)
         self.cost_known = self.cost_known and other.cost_known
@@ -469,6 +477,9 @@ class GroupStats:
         out["model_escalations"] = c["model_escalations"]
         out["review_rounds"] = c["review_rounds"]
         out["denials_by_code"] = dict(sorted(self.codes.items()))
+        known = list(FAILURE_KINDS)
+        out["failure_kinds"] = {k: self.kinds[k] for k in sorted(self.kinds, key=lambda k: (
+            known.index(k) if k in known else len(known), k))}
         out.update(rate("error_rate", errors, recorded))
         out.update(self._cost())
         return out

@@ -255,11 +255,11 @@ SUMMARY_FIELDS = (
     # cost (evalkit.metrics.aggregate) and provider totals (evalkit.metrics.provider)
     "tool_calls", "input_tokens", "output_tokens", "latency_s", "cost_usd", "model_calls", "cache_hits", "retries",
     "retry_wait_s", "parse_failures", "repaired_calls", "call_in_content", "content_filter",
-    "claimed_action_without_call", "error_code",
+    "claimed_action_without_call", "error_code", "failure_kind",
 )
 """The result-row fields the summary reads (:func:`build_summary`, :func:`~evalkit.metrics.provider.provider_summary`)."""
 _TEXT_FIELDS = frozenset({"pair_id", "variant", "model", "condition", "gate", "trigger", "phase", "domain", "split",
-                          "language", "status", "denials", "error_code"})
+                          "language", "status", "denials", "error_code", "failure_kind"})
 _FLAG_FIELDS = frozenset({"correct", "decision_match", "post_hoc", "timely", "first_pass", "call_in_content",
                           "content_filter", "claimed_action_without_call"})
 _MEASURES = frozenset({"latency_s", "cost_usd", "retry_wait_s"})

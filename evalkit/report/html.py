@@ -35,6 +35,8 @@ ROW_COLUMNS = (
     "episode_id", "pair_id", "variant", "model", "condition", "gate", "epoch", "trigger", "phase", "domain", "split",
     "status", "error", "correct", "decision", "stated", "text_label", "expected_decision", "post_hoc", "lag",
     "timely", "critical_commits", "reason_codes", "unsupported_args_n", "unsupported_args", "final_text",
+    "failure_kind", "commits", "injected_commits", "content_filter", "call_in_content", "parse_failures",
+    "decided_by",
 )
 
 
@@ -73,8 +75,8 @@ def report_context(root: Path) -> dict[str, Any]:
     Raises:
         RunError: when an input is missing, unreadable or malformed (:mod:`evalkit.report.inputs`).
     """
-    from evalkit.report.charts import paired_accuracy_chart, phase_chart
-    from evalkit.report.traces import condense, load_trace, truncate
+    from evalkit.report.charts import failure_chart, paired_accuracy_chart, phase_chart
+    from evalkit.report.traces import condense, executed_commits, load_trace, truncate
 
     summary = inputs.load_summary(root)
     config = inputs.load_manifest(root)
@@ -91,8 +93,9 @@ def report_context(root: Path) -> dict[str, Any]:
         traces[r["episode_id"]] = condense(load_trace(path) if path is not None else [], r)
     for section in sections:
         for card in section["cards"]:
-            user = traces.get(card["row"]["episode_id"], {}).get("user") or [""]
-            card["user"] = truncate(user[0], 240)
+            trace = traces.get(card["row"]["episode_id"], {})
+            card["user"] = truncate((trace.get("user") or [""])[0], 240)
+            card["commits"] = executed_commits(trace) if card["row"].get("commits") else []
     grid = view.pair_grid(rows, columns, set(traces))
     lags = sorted({int(k) for r in srows for k in (r.get("lag_hist") or {})})
     return {
@@ -114,6 +117,7 @@ def report_context(root: Path) -> dict[str, Any]:
         "verdicts": fmt.verdict_lines(summary),
         "chart": paired_accuracy_chart(srows) if srows else None,
         "phase_chart": phase_chart(summary.get("breakdowns", {}).get("phase", [])),
+        "failure_chart": failure_chart(srows),
         "lags": lags,
         "gallery": sections,
         "traces": traces,
