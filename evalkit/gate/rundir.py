@@ -245,15 +245,30 @@ class RunDir:
         plan, sides = self.plan, self._scan.sides
         builder = SummaryBuilder(self.pair_attributes)
         good = bytearray(len(plan))
-        refs = (-1 if (r := sides[key[:2]].refs[slot]) < 0 else r >> 1 for key, slot in plan.walk())
-        for position, (key, row) in enumerate(zip(plan, self._rows.fetch(refs))):
-            if row is not None and result_key(row) != key:
-                raise RunError(f"{self._rows.path}: changed while the gate read it; run the gate again")
+        for position, (key, row) in enumerate(self.planned_rows()):
             builder.add(key, row)
             good[position] = row is not None and row["status"] == "ok" and bool(row["correct"])
         for side in sides.values():
             side.refs = None  # the rows are read: their places are no longer needed
         return builder.result(), good
+
+    def planned_rows(self) -> Iterator[tuple[tuple, dict[str, Any] | None]]:
+        """Every planned episode in plan order (pair by pair, epoch by epoch): ``(key, its
+        last result row or None)``, read one at a time (the second pass of the module
+        docstring; :class:`~evalkit.metrics.summary.SummaryBuilder` takes them in this order).
+
+        Raises:
+            RunError: when the results file changed since the first pass, or was read already
+                (the places of the rows are dropped once the gate has read them).
+        """
+        plan, sides = self.plan, self._scan.sides
+        if any(sides[(pair_id, v)].refs is None for pair_id, variants in plan.pairs for v in variants):
+            raise RunError(f"{self.path}: the results were read already; open the run again")
+        refs = (-1 if (r := sides[key[:2]].refs[slot]) < 0 else r >> 1 for key, slot in plan.walk())
+        for key, row in zip(plan, self._rows.fetch(refs)):
+            if row is not None and result_key(row) != key:
+                raise RunError(f"{self._rows.path}: changed while the gate read it; run the gate again")
+            yield key, row
 
     @property
     def recomputed(self) -> dict[str, Any]:

@@ -36,7 +36,7 @@ ROW_COLUMNS = (
     "status", "error", "correct", "decision", "stated", "text_label", "expected_decision", "post_hoc", "lag",
     "timely", "critical_commits", "reason_codes", "unsupported_args_n", "unsupported_args", "final_text",
     "failure_kind", "commits", "injected_commits", "content_filter", "call_in_content", "parse_failures",
-    "decided_by",
+    "decided_by", "source_run", "source_episode",
 )
 
 
@@ -69,6 +69,15 @@ def _static(name: str) -> Any:
     return Markup((_TEMPLATES / name).read_text(encoding="utf-8"))
 
 
+def trace_file(root: Path, row: dict[str, Any]) -> Path | None:
+    """The trace file of a result row: ``root/traces/EPISODE_ID.jsonl``, or for a row of an
+    ``evalkit compare`` output, its ``source_episode``'s in its ``source_run``."""
+    source = row.get("source_run")
+    if isinstance(source, str) and source:
+        return inputs.trace_path(Path(source), row.get("source_episode"))
+    return inputs.trace_path(root, row.get("episode_id"))
+
+
 def report_context(root: Path) -> dict[str, Any]:
     """Everything the template needs (numbers from ``summary.json``, examples from the rows).
 
@@ -89,7 +98,7 @@ def report_context(root: Path) -> dict[str, Any]:
     chosen = view.trace_choice(rows, sections)
     traces = {}
     for r in chosen:
-        path = inputs.trace_path(root, r["episode_id"])
+        path = trace_file(root, r)
         traces[r["episode_id"]] = condense(load_trace(path) if path is not None else [], r)
     for section in sections:
         for card in section["cards"]:
@@ -115,6 +124,7 @@ def report_context(root: Path) -> dict[str, Any]:
         "breakdowns": summary.get("breakdowns", {}),
         "comparisons": view.comparison_groups(summary),
         "verdicts": fmt.verdict_lines(summary),
+        "compare": summary.get("compare"),
         "chart": paired_accuracy_chart(srows) if srows else None,
         "phase_chart": phase_chart(summary.get("breakdowns", {}).get("phase", [])),
         "failure_chart": failure_chart(srows),
