@@ -41,6 +41,33 @@ def compare(
     typer.echo(f"wrote {out / 'summary.json'}" + (f" and {out / 'report.html'}" if report else ""))
 
 
+def view(
+    runs: Annotated[list[Path], typer.Argument(metavar="RUN...", help="Run directories (or `evalkit compare` outputs) to browse.")],
+    port: Annotated[int, typer.Option("--port", min=0, max=65535, help="Port on 127.0.0.1; 0 picks a free one.")] = 0,
+) -> None:
+    """Browse every episode's trace and each pair's two sides in a local web viewer (127.0.0.1 only; Ctrl-C stops it)."""
+    from evalkit.report.viewer import Viewer, make_server
+
+    _show_results_warnings()
+    try:
+        viewer = Viewer(runs)
+        server = make_server(viewer, port)
+    except _ERRORS as exc:
+        _fail(exc)
+        return
+    host, bound = server.server_address[:2]
+    typer.echo(f"evalkit view: serving {len(viewer.runs)} run(s) at http://{host}:{bound}/ (Ctrl-C stops)")
+    for label in viewer.runs:
+        typer.echo(f"  http://{host}:{bound}/run/{label}/view/  ·  report: http://{host}:{bound}/run/{label}/report.html")
+    try:
+        server.serve_forever()
+    except KeyboardInterrupt:
+        typer.echo("evalkit view: stopped", err=True)
+    finally:
+        server.server_close()
+
+
 def register(app: typer.Typer) -> None:
-    """Add ``compare`` (and ``view``) to the ``evalkit`` command line."""
+    """Add ``compare`` and ``view`` to the ``evalkit`` command line."""
     app.command("compare")(compare)
+    app.command("view")(view)

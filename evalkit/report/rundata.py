@@ -69,11 +69,15 @@ class RunData:
     def rows(self) -> list[dict[str, Any]]:
         """Every result row (one per episode key, the last written), in file order, each with
         ``failure_kind`` (computed by :func:`evalkit.metrics.failures.failure_kind` for a run
-        written before the field).
+        written before the field). Read once; the same list is returned again (do not change it).
 
         Raises:
             RunError: when the run has no results file, or it cannot be read.
         """
+        return self._rows
+
+    @cached_property
+    def _rows(self) -> list[dict[str, Any]]:
         from evalkit.harness.store import RunStore
         from evalkit.metrics.failures import failure_kind
 
