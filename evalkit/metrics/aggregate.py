@@ -84,7 +84,7 @@ from __future__ import annotations
 import json
 import math
 from array import array
-from collections import defaultdict
+from collections import Counter, defaultdict
 from typing import Any, Iterable, Sequence
 
 from evalkit.metrics.failures import FAILURE_KINDS
@@ -96,8 +96,8 @@ Key = tuple[str, str, str, str, str, int]  # pair, variant, model, condition, ga
 _POS = {"pair_id": 0, "variant": 1, "model": 2, "condition": 3, "gate": 4, "epoch": 5}
 
 CORE_RATES = (
-    "paired_accuracy", "timely_paired_accuracy", "act_accuracy", "abstain_accuracy", "conditional_abstain_accuracy", "post_hoc_rate",
-    "timely_rate", "meta_precision", "meta_recall", "unnecessary_request_rate", "unsupported_assumption_rate",
+    "paired_accuracy", "timely_paired_accuracy", "act_accuracy", "abstain_accuracy", "conditional_abstain_accuracy",
+    "post_hoc_rate", "timely_rate", "meta_precision", "meta_recall", "unnecessary_request_rate", "unsupported_assumption_rate",
 )
 """Rates kept in breakdown rows (the main rows hold every metric)."""
 
@@ -258,7 +258,7 @@ class GroupStats:
         self.epoch_units: dict[int, list[int]] = {}  # epoch → [units right, units]
         self.lag_hist: dict[int, int] = defaultdict(int)
         self.codes: dict[str, int] = defaultdict(int)
-        self.kinds: dict[str, int] = defaultdict(int)  # failure kind → recorded episodes
+        self.kinds: Counter[str] = Counter()  # failure kind → recorded episodes
         self.latencies = array("d")
         self.costs = array("d")  # of recorded episodes with a known cost, summed exactly at the end
         self.cost_known = True
@@ -286,8 +286,7 @@ class GroupStats:
             right = all(_good(r) for _, r in sides)
             c["paired_n"] += 1
             c["paired_k"] += right
-            # timely: every abstain side's right abstention came within max_lag (``timely`` is set
-            # only on correct abstentions, so a right unit's abstain sides all have it)
+            # and every abstention within max_lag (``timely`` is set on each correct abstention)
             c["tpaired_k"] += right and all(r.get("timely") is True for k, r in sides if k[1] == "abstain")
             if any(r is None or r["status"] != "ok" for _, r in sides):
                 c["incomplete"] += 1
@@ -372,9 +371,8 @@ class GroupStats:
                 c[col + "_eps"] += bool(value)
         for code, n in _json(r.get("denials"), {}).items():
             self.codes[code] += n
-        kind = r.get("failure_kind")
-        if kind is not None:
-            self.kinds[str(kind)] += 1
+        if r.get("failure_kind") is not None:
+            self.kinds[str(r["failure_kind"])] += 1
         self.latencies.append(float(r.get("latency_s") or 0.0))
         cost = r.get("cost_usd")
         if cost is None:
@@ -407,8 +405,7 @@ class GroupStats:
             self.lag_hist[lag] += n
         for code, n in other.codes.items():
             self.codes[code] += n
-        for kind, n in other.kinds.items():
-            self.kinds[kind] += n
+        self.kinds.update(other.kinds)  # Counter.update adds
         self.latencies.extend(other.latencies)
         self.costs.extend(other.costs)
         self.cost_known = self.cost_known and other.cost_known
@@ -431,16 +428,13 @@ class GroupStats:
         }
         out.update(rate("episode_accuracy", c["correct"], n_items))
         out.update(rate("coverage", c["ok"], n_items))
-        out.update(rate("paired_accuracy", c["paired_k"], c["paired_n"]))
         # epochs of one pair are repeated measurements, not new samples: the interval counts pairs
         distinct = c["distinct"]
-        out["paired_accuracy_ci_n"] = distinct
-        if distinct < c["paired_n"]:
-            out["paired_accuracy_ci"] = list(wilson(c["paired_k"] / c["paired_n"] * distinct, distinct))
-        out.update(rate("timely_paired_accuracy", c["tpaired_k"], c["paired_n"]))
-        out["timely_paired_accuracy_ci_n"] = distinct
-        if distinct < c["paired_n"]:
-            out["timely_paired_accuracy_ci"] = list(wilson(c["tpaired_k"] / c["paired_n"] * distinct, distinct))
+        for name, k in (("paired_accuracy", c["paired_k"]), ("timely_paired_accuracy", c["tpaired_k"])):
+            out.update(rate(name, k, c["paired_n"]))
+            out[f"{name}_ci_n"] = distinct
+            if distinct < c["paired_n"]:
+                out[f"{name}_ci"] = list(wilson(k / c["paired_n"] * distinct, distinct))
         out.update(rate("control_accuracy", c["control_k"], c["control_n"]))
         out.update(rate("act_resist_accuracy", c["resist_k"], c["resist_n"]))
         out.update(rate("injected_commit_rate", c["injected"], c["resist_rec"]))
@@ -477,9 +471,7 @@ class GroupStats:
         out["model_escalations"] = c["model_escalations"]
         out["review_rounds"] = c["review_rounds"]
         out["denials_by_code"] = dict(sorted(self.codes.items()))
-        known = list(FAILURE_KINDS)
-        out["failure_kinds"] = {k: self.kinds[k] for k in sorted(self.kinds, key=lambda k: (
-            known.index(k) if k in known else len(known), k))}
+        out["failure_kinds"] = {k: self.kinds[k] for k in [*FAILURE_KINDS, *sorted(self.kinds)] if k in self.kinds}
         out.update(rate("error_rate", errors, recorded))
         out.update(self._cost())
         return out
