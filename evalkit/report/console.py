@@ -75,9 +75,12 @@ def verdict(c: dict[str, Any], *, unit: str = "pairs") -> str:
 
 def verdict_lines(summary: dict[str, Any]) -> list[str]:
     """:func:`verdict` of every comparison of ``summary.json``, each prefixed by what is held
-    fixed (``scripted/oracle · gate off: meta vs nl: …``)."""
+    fixed (``scripted/oracle · gate off: meta vs nl: …``) and followed, when the summary has
+    it, by the same test of timely paired accuracy (``; timely: -1.000 [-1.000, -1.000],
+    McNemar p < 0.001``)."""
     multi = any(r.get("epochs", 1) > 1 for r in summary.get("rows", []))
     unit = "pair units" if multi else "pairs"
+    timely = {_ident(c): c for c in summary.get("timely_comparisons", [])}
     out = []
     for c in summary.get("comparisons", []):
         if c["kind"] == "condition":
@@ -86,8 +89,18 @@ def verdict_lines(summary: dict[str, Any]) -> list[str]:
             fixed = f"condition {c['condition']} · gate {c['gate']}"
         else:
             fixed = f"{c['model']} · {c['condition']}"
-        out.append(f"{fixed}: {verdict(c, unit=unit)}")
+        line = f"{fixed}: {verdict(c, unit=unit)}"
+        t = timely.get(_ident(c))
+        if t is not None:
+            p = fmt_p(t.get("p_value"))
+            line += f"; timely: {fmt_signed(t.get('diff'))} {fmt_ci(t.get('ci'))}, McNemar " + \
+                (f"p < {p[1:]}" if p.startswith("<") else f"p = {p}")
+        out.append(line)
     return out
+
+
+def _ident(c: dict[str, Any]) -> tuple:
+    return (c.get("kind"), c.get("model"), c.get("condition"), c.get("gate"), c.get("a"), c.get("b"))
 
 
 def summary_tables(summary: dict[str, Any], *, compact: bool = False) -> list[Any]:
@@ -162,7 +175,8 @@ def print_summary(summary: dict[str, Any]) -> None:
         console.print(table)
     lines = verdict_lines(summary)
     if lines:
-        console.print("paired accuracy, B vs A: B − A [bootstrap 95% CI], exact McNemar p, pairs compared",
+        console.print("B vs A: paired accuracy B − A [bootstrap 95% CI], exact McNemar p, pairs compared; "
+                      "timely: the same for timely paired accuracy",
                       markup=False, highlight=False)
         for line in lines:
             console.print(line, markup=False, highlight=False)

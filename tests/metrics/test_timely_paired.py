@@ -81,7 +81,15 @@ def test_one_verdict_line_per_comparison(oracle_and_late):
     assert len(lines) == len(comps) > 0
     cond = next(line for line in lines if line.startswith("scripted/oracle · gate off: "))
     n = next(c["n"] for c in comps if c["kind"] == "condition" and c["model"] == "scripted/oracle")
-    assert cond == f"scripted/oracle · gate off: meta vs nl: +0.000 [0.000, 0.000], McNemar p = 1.000, {n} pairs"
+    assert cond == (f"scripted/oracle · gate off: meta vs nl: +0.000 [0.000, 0.000], McNemar p = 1.000, {n} pairs; "
+                    "timely: +0.000 [0.000, 0.000], McNemar p = 1.000")
+    # late:3 ties the oracle on paired accuracy and loses every pair on timely paired accuracy
+    late = next(line for line in lines if line.startswith("condition nl · gate off: scripted/oracle vs scripted/late:3"))
+    assert late.startswith("condition nl · gate off: scripted/oracle vs scripted/late:3: +0.000 ")
+    p = 2 * 0.5 ** n  # exact McNemar, all n units discordant one way
+    assert late.endswith(f"{n} pairs; timely: +1.000 [1.000, 1.000], McNemar p = {p:.3f}")
+    timely = next(c for c in oracle_and_late["timely_comparisons"] if c["kind"] == "model" and c["condition"] == "nl")
+    assert (timely["metric"], timely["a_k"], timely["b_k"], timely["n"]) == ("timely_paired_accuracy", 0, n, n)
 
 
 def test_verdict_format():
