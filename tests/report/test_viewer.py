@@ -86,3 +86,24 @@ def test_the_report_links_into_the_viewer(served):
     status, body = get(f"{base}/run/kinds/report.html")
     assert status == 200
     assert 'href="view/pairs?model=scripted%2Falways_act&amp;condition=tool&amp;gate=off&amp;right=wrong"' in body
+
+
+def test_the_command_prints_its_address_and_serves(kinds_run):
+    import os
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    root = Path(__file__).resolve().parents[2]
+    proc = subprocess.Popen([sys.executable, "-m", "evalkit", "view", str(kinds_run)], cwd=root, text=True,
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                            env={**os.environ, "PYTHONPATH": str(root)})
+    try:
+        first = proc.stdout.readline()
+        assert first.startswith("evalkit view: serving 1 run(s) at http://127.0.0.1:"), first
+        base = first.split(" at ", 1)[1].split("/ ", 1)[0]
+        status, body = get(f"{base}/run/kinds/view/")
+        assert status == 200 and "scripted/always_act" in body
+    finally:
+        proc.terminate()
+        proc.wait(timeout=10)
