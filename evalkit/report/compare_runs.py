@@ -100,7 +100,9 @@ def compare_runs(paths: Sequence[str | Path], out: str | Path) -> dict[str, Any]
             shared.append(pair_id)
     not_shared = len(every) - len(shared) - len(differs) - len(unverified)
     if not shared:
-        why = f"; {len(differs)} pair(s) share an id but differ in content" if differs else ""
+        why = "".join([f"; {len(differs)} pair(s) share an id but differ in content" if differs else "",
+                       f"; {len(unverified)} shared id(s) have no content hash (runs of an older evalkit)"
+                       if unverified else ""])
         raise RunError(f"{', '.join(map(str, roots))}: the runs share no pair (same id and content){why}; "
                        "nothing to compare")
 
@@ -123,7 +125,7 @@ def compare_runs(paths: Sequence[str | Path], out: str | Path) -> dict[str, Any]
             if row is not None:
                 row = {k: v for k, v in row.items() if k in fields}
                 row["model"] = model
-                row["source_run"] = str(r.path)
+                row["source_run"] = str(r.path.resolve())  # found from any working folder
                 row["source_episode"] = row.get("episode_id")
                 row["episode_id"] = _slug(label) + "~" + str(row.get("episode_id"))
             blocks.setdefault((key[0], key[5]), []).append((new_key, row))
