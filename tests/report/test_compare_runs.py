@@ -4,6 +4,7 @@ pair's content changed in between) on one leaderboard, compared on the pairs the
 from __future__ import annotations
 
 import json
+import re
 
 import pytest
 from typer.testing import CliRunner
@@ -51,7 +52,10 @@ def test_the_model_comparison_uses_the_shared_pairs_and_says_how_many(two_runs):
     assert ", 2 pairs" in result.output
     html = (out / "report.html").read_text()
     assert 'data-metric="shared_pairs">2<' in html and "monday" in html and "friday" in html
-    # a gallery card's trace is found in the run it came from
+    # every embedded trace was read from the run it came from
+    traces = json.loads(re.search(r'<script type="application/json" id="ek-traces">(.*?)</script>', html, re.S).group(1))
+    assert traces and all(t["turns"] and t["user"] for t in traces.values())
+    assert {t["id"].split("~")[0] for t in traces.values()} == {"monday", "friday"}
     section = html[html.index('id="fail-acted_when_should_not"'):]
     assert '"source_run"' not in section[:200]
     assert 'href="#trace/' in section[:section.index("<h3", 10)]
