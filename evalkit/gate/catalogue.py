@@ -54,6 +54,8 @@ MEAN_N = {
 
 REGRESSION_UNITS: dict[str, str] = {
     "paired_accuracy": "pair units (pair × epoch) with two or more sides",
+    "timely_paired_accuracy": "pair units (pair × epoch) with two or more sides, right only with every "
+                              "abstention within max_lag",
     "episode_accuracy": "planned episodes",
     "act_accuracy": "planned act episodes",
     "abstain_accuracy": "planned abstain episodes",

@@ -115,6 +115,7 @@ class RunDir:
     path: Path
     summary: dict[str, Any]
     _outcomes: dict[str, dict[Group, Units]] = field(default_factory=dict, repr=False)
+    _timely: bytearray = field(default_factory=bytearray, repr=False)  # per planned episode, set by _replay
 
     @cached_property
     def manifest(self) -> dict[str, Any]:
@@ -244,12 +245,14 @@ class RunDir:
         """
         plan, sides = self.plan, self._scan.sides
         builder = SummaryBuilder(self.pair_attributes)
-        good = bytearray(len(plan))
+        good, timely = bytearray(len(plan)), bytearray(len(plan))
         for position, (key, row) in enumerate(self.planned_rows()):
             builder.add(key, row)
             good[position] = row is not None and row["status"] == "ok" and bool(row["correct"])
+            timely[position] = good[position] and (key[1] != "abstain" or row.get("timely") is True)
         for side in sides.values():
             side.refs = None  # the rows are read: their places are no longer needed
+        self._timely = timely
         return builder.result(), good
 
     def planned_rows(self) -> Iterator[tuple[tuple, dict[str, Any] | None]]:
@@ -290,12 +293,14 @@ class RunDir:
 
     def _compute(self, metric: str) -> dict[Group, Units]:
         plan, good = self.plan, self._replay[1]
+        if metric == "timely_paired_accuracy":  # right, and every abstention within max_lag
+            good = self._timely
         groups, epochs = plan.groups, plan.epochs
         slots: list[tuple[str, str | None]] = []
         mine: list[list[tuple[int, int | None]]] = []  # per pair: (slot, variant index; None: all sides)
         for pair_id, variants in plan.pairs:
             taken: list[tuple[int, int | None]] = []
-            if metric == "paired_accuracy":
+            if metric in ("paired_accuracy", "timely_paired_accuracy"):
                 chosen = [(None, None)] if len(variants) >= 2 else []
             elif metric == "control_accuracy":
                 chosen = [(0, "act")] if variants == ("act",) else []
