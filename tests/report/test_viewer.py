@@ -107,3 +107,33 @@ def test_the_command_prints_its_address_and_serves(kinds_run):
     finally:
         proc.terminate()
         proc.wait(timeout=10)
+
+
+def test_the_pair_view_shows_the_rationale_and_perturbation(tmp_path, mini_suite, mini_tasks):
+    import threading
+
+    from evalkit.harness.run import RunConfig, run
+    from evalkit.report.viewer import Viewer, make_server
+
+    suite = tmp_path / "mini.yaml"
+    suite.write_text(mini_suite.read_text().replace(
+        "  - id: mini-missing-target\n",
+        "  - id: mini-missing-target\n"
+        "    why_act: Apples are in the store, so buying 2 is what the user asked.\n"
+        "    why_abstain: No kiwi exists, so no purchase can do what the user asked.\n"
+        "    perturbation: {kinds: [user_message], what: The item asked for is one the store does not sell.}\n", 1))
+    out = tmp_path / "why"
+    run(RunConfig(suites=[str(suite)], tasks_dir=str(mini_tasks), conditions=["tool"], models=["scripted/oracle"],
+                  pair_ids=["mini-missing-target"], out=str(out), report=False))
+    server = make_server(Viewer([out]), 0)
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    try:
+        q = urlencode({"pair": "mini-missing-target", "model": "scripted/oracle", "condition": "tool", "gate": "off"})
+        status, body = get(f"http://127.0.0.1:{server.server_port}/run/why/view/pair?{q}")
+    finally:
+        server.shutdown()
+        server.server_close()
+    assert status == 200
+    assert "Apples are in the store, so buying 2 is what the user asked." in body
+    assert "No kiwi exists, so no purchase can do what the user asked." in body
+    assert "The item asked for is one the store does not sell." in body and "(user_message)" in body
