@@ -74,10 +74,18 @@ def compare_runs(paths: Sequence[str | Path], out: str | Path) -> dict[str, Any]
     roots = [Path(p) for p in paths]
     if len(roots) < 2:
         raise RunError("evalkit compare needs two or more run directories")
+    seen: dict[Path, Path] = {}
+    for root in roots:
+        if root.resolve() in seen:
+            raise RunError(f"{root}: given twice (as {seen[root.resolve()]}); compare different runs")
+        seen[root.resolve()] = root
     out = Path(out)
     _check_out(out, roots)
     runs = [load_run(p) for p in roots]
     labels = _labels(roots)
+    prefixes = [_slug(label) for label in labels]
+    if len(set(prefixes)) < len(prefixes):
+        prefixes = [f"r{i}" for i in range(1, len(labels) + 1)]
     lags = {r.manifest.get("config", {}).get("max_lag", 1) for r in runs}
     if len(lags) > 1:
         raise RunError(f"the runs score timeliness with different max_lag ({', '.join(map(str, sorted(lags)))}); "
@@ -116,7 +124,7 @@ def compare_runs(paths: Sequence[str | Path], out: str | Path) -> dict[str, Any]
                                     "decided_by", "critical_commits", "commits", "unsupported_args_n", "lag",
                                     "timely"}
     blocks: dict[tuple[str, int], list[tuple[tuple, dict[str, Any] | None]]] = {}
-    for r, label in zip(runs, labels):
+    for r, label, prefix in zip(runs, labels, prefixes):
         for key, row in r.planned_rows():
             if key[0] not in keep:
                 continue
@@ -127,7 +135,7 @@ def compare_runs(paths: Sequence[str | Path], out: str | Path) -> dict[str, Any]
                 row["model"] = model
                 row["source_run"] = str(r.path.resolve())  # found from any working folder
                 row["source_episode"] = row.get("episode_id")
-                row["episode_id"] = _slug(label) + "~" + str(row.get("episode_id"))
+                row["episode_id"] = prefix + "~" + str(row.get("episode_id"))
             blocks.setdefault((key[0], key[5]), []).append((new_key, row))
 
     attrs = {}

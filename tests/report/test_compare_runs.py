@@ -82,3 +82,9 @@ def test_a_folder_with_other_files_is_refused(two_runs, tmp_path):
     result = CliRunner().invoke(app, ["compare", str(first), str(second), "--out", str(tmp_path)])
     assert result.exit_code == 2 and "not an `evalkit compare` output" in result.output
     assert (tmp_path / "notes.txt").read_text() == "mine"
+
+
+def test_a_run_given_twice_is_refused(two_runs, tmp_path):
+    _, first, _ = two_runs
+    result = CliRunner().invoke(app, ["compare", str(first), str(first) + "/", "--out", str(tmp_path / "x")])
+    assert result.exit_code == 2 and "given twice" in result.output
