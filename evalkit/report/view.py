@@ -69,8 +69,8 @@ def leaderboard(rows: list[dict[str, Any]]) -> list[dict[str, Any]]:
     run order; groups without pair units (empty) last.
 
     Timely paired accuracy leads because a pair whose abstention came after more than
-    ``max_lag`` extra tool calls has already paid for them (seed 003: "KPI must include
-    timely"; DESIGN §7: a late abstainer never ties with a timely one), so ``scripted/late:3``
+    ``max_lag`` extra tool calls has already paid for them (seed 003: the KPI must include
+    timeliness; DESIGN §7: a late abstainer never ties with a timely one), so ``scripted/late:3``
     ranks below ``scripted/oracle`` although both have paired accuracy 1.0. A summary written
     before the metric existed is ranked by paired accuracy alone.
 
