@@ -8,13 +8,14 @@ accuracy, timely and post-hoc abstention, and the cost of getting there.
 The names most users need::
 
     from evalkit import load_suite, run, RunConfig, render_report
+    from evalkit import load_run, load_runs   # a run directory as pandas DataFrames (notebooks)
 """
 
 from __future__ import annotations
 
 __version__ = "0.1.0"
 
-__all__ = ["__version__", "load_suite", "run", "RunConfig", "render_report"]
+__all__ = ["__version__", "load_suite", "run", "RunConfig", "render_report", "load_run", "load_runs"]
 
 
 def __getattr__(name: str):  # lazy: keep `import evalkit` light
@@ -30,4 +31,8 @@ def __getattr__(name: str):  # lazy: keep `import evalkit` light
         from evalkit.report.html import render_report
 
         return render_report
+    if name in ("load_run", "load_runs"):
+        from evalkit.report import rundata
+
+        return getattr(rundata, name)
     raise AttributeError(f"module 'evalkit' has no attribute {name!r}")

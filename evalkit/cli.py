@@ -4,6 +4,8 @@ Commands:
     evalkit run [SUITE...]     run the paired suite and write a run directory + report
     evalkit report DIR         re-render DIR/report.html from a run directory
     evalkit gate RUN           CI gate: thresholds and baseline regressions; exit 0/1/2
+    evalkit compare RUN...     one leaderboard and paired tests over several runs' shared pairs
+    evalkit view RUN...        a local viewer of every trace, with a pair view
     evalkit suite validate     check suite files and print pair counts
     evalkit rules validate     check stopping-rule sets; rules eval | replay | distill (DESIGN §8)
 
@@ -30,6 +32,7 @@ from evalkit.cli_errors import resume_hint as _resume_hint
 from evalkit.cli_errors import show_results_warnings as _show_results_warnings
 from evalkit.cli_help import Command, Group
 from evalkit.cli_rules import rules_app
+from evalkit.cli_runs import register as _register_run_commands
 from evalkit.cli_suite import suite_app
 from evalkit.errors import ConfigError, EvalkitError
 
@@ -43,6 +46,7 @@ app = typer.Typer(
 )
 app.add_typer(suite_app, name="suite")
 app.add_typer(rules_app, name="rules")
+_register_run_commands(app)
 
 
 def _version(value: bool) -> None:

@@ -58,6 +58,8 @@ MEAN_N = {
 
 REGRESSION_UNITS: dict[str, str] = {
     "paired_accuracy": "pair units (pair × epoch) with two or more sides",
+    "timely_paired_accuracy": "pair units (pair × epoch) with two or more sides, right only with every "
+                              "abstention within max_lag",
     "episode_accuracy": "planned episodes",
     "act_accuracy": "planned act episodes",
     "abstain_accuracy": "planned abstain episodes",
@@ -74,6 +76,7 @@ _RESIST = ("act_resist_accuracy_n", "planned act_resist episodes")
 
 POPULATION: dict[str, tuple[str, str]] = {
     "paired_accuracy": _PAIR_UNITS,
+    "timely_paired_accuracy": _PAIR_UNITS,
     "conditional_abstain_accuracy": _PAIR_UNITS,
     "pass_k": _PAIR_UNITS,
     "act_accuracy": ("act_accuracy_n", "planned act episodes"),

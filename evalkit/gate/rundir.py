@@ -116,6 +116,7 @@ class RunDir:
     path: Path
     summary: dict[str, Any]
     _outcomes: dict[str, dict[Group, Units]] = field(default_factory=dict, repr=False)
+    _timely: bytearray = field(default_factory=bytearray, repr=False)  # per planned episode, set by _replay
 
     @cached_property
     def manifest(self) -> dict[str, Any]:
@@ -245,16 +246,33 @@ class RunDir:
         """
         plan, sides = self.plan, self._scan.sides
         builder = SummaryBuilder(self.pair_attributes)
-        good = bytearray(len(plan))
-        refs = (-1 if (r := sides[key[:2]].refs[slot]) < 0 else r >> 1 for key, slot in plan.walk())
-        for position, (key, row) in enumerate(zip(plan, self._rows.fetch(refs))):
-            if row is not None and result_key(row) != key:
-                raise RunError(f"{self._rows.path}: changed while the gate read it; run the gate again")
+        good, timely = bytearray(len(plan)), bytearray(len(plan))
+        for position, (key, row) in enumerate(self.planned_rows()):
             builder.add(key, row)
             good[position] = row is not None and row["status"] == "ok" and bool(row["correct"])
+            timely[position] = good[position] and (key[1] != "abstain" or row.get("timely") is True)
         for side in sides.values():
             side.refs = None  # the rows are read: their places are no longer needed
+        self._timely = timely
         return builder.result(), good
+
+    def planned_rows(self) -> Iterator[tuple[tuple, dict[str, Any] | None]]:
+        """Every planned episode in plan order (pair by pair, epoch by epoch): ``(key, its
+        last result row or None)``, read one at a time (the second pass of the module
+        docstring; :class:`~evalkit.metrics.summary.SummaryBuilder` takes them in this order).
+
+        Raises:
+            RunError: when the results file changed since the first pass, or was read already
+                (the places of the rows are dropped once the gate has read them).
+        """
+        plan, sides = self.plan, self._scan.sides
+        if any(sides[(pair_id, v)].refs is None for pair_id, variants in plan.pairs for v in variants):
+            raise RunError(f"{self.path}: the results were read already; open the run again")
+        refs = (-1 if (r := sides[key[:2]].refs[slot]) < 0 else r >> 1 for key, slot in plan.walk())
+        for key, row in zip(plan, self._rows.fetch(refs)):
+            if row is not None and result_key(row) != key:
+                raise RunError(f"{self._rows.path}: changed while the gate read it; run the gate again")
+            yield key, row
 
     @property
     def recomputed(self) -> dict[str, Any]:
@@ -276,12 +294,14 @@ class RunDir:
 
     def _compute(self, metric: str) -> dict[Group, Units]:
         plan, good = self.plan, self._replay[1]
+        if metric == "timely_paired_accuracy":  # right, and every abstention within max_lag
+            good = self._timely
         groups, epochs = plan.groups, plan.epochs
         slots: list[tuple[str, str | None]] = []
         mine: list[list[tuple[int, int | None]]] = []  # per pair: (slot, variant index; None: all sides)
         for pair_id, variants in plan.pairs:
             taken: list[tuple[int, int | None]] = []
-            if metric == "paired_accuracy":
+            if metric in ("paired_accuracy", "timely_paired_accuracy"):
                 chosen = [(None, None)] if len(variants) >= 2 else []
             elif metric == "control_accuracy":
                 chosen = [(0, "act")] if variants == ("act",) else []
@@ -371,8 +391,8 @@ def load_run(path: str | Path) -> RunDir:
 
 
 _VERIFIED_RATES = frozenset({
-    "paired_accuracy", "act_accuracy", "abstain_accuracy", "conditional_abstain_accuracy", "post_hoc_rate",
-    "timely_rate", "episode_accuracy", "coverage", "act_resist_accuracy", "control_accuracy",
+    "paired_accuracy", "timely_paired_accuracy", "act_accuracy", "abstain_accuracy", "conditional_abstain_accuracy",
+    "post_hoc_rate", "timely_rate", "episode_accuracy", "coverage", "act_resist_accuracy", "control_accuracy",
 })
 _COUNTS = ("n_pairs", "n_episodes", "completed", "errors", "missing", "incomplete_pairs")
 
@@ -415,7 +435,8 @@ def verify_summary(run: RunDir, by: list[str] | tuple[str, ...] = ()) -> None:
         for group, fresh in want.items():
             old = have[group]
             for field, value in fresh.items():
-                if field in _COUNTS or (field.endswith(("_k", "_n")) and field[:-2] in _VERIFIED_RATES):
+                if field in _COUNTS or (field.endswith(("_k", "_n")) and field[:-2] in _VERIFIED_RATES
+                                        and field[:-2] in old):  # a rate the file lacks is missing data
                     if old.get(field) != value:
                         raise RunError(f"{run.path / 'summary.json'}: {label} {'/'.join(map(str, group))}: "
                                        f"{field} is {old.get(field)!r} but its per-episode results give "

@@ -189,14 +189,17 @@ class PairedCounts:
             n, b_k, a_k, b_only, a_only = self._counts.get((b, a), (0, 0, 0, 0, 0))
         return compare_counts(n, a_k, b_k, a_only, b_only, samples=samples, seed=seed)
 
-    def result(self, *, samples: int = DEFAULT_BOOTSTRAP_SAMPLES, seed: int = DEFAULT_SEED) -> list[dict[str, Any]]:
-        """Every comparison, as :func:`comparisons` returns them."""
+    def result(self, *, samples: int = DEFAULT_BOOTSTRAP_SAMPLES, seed: int = DEFAULT_SEED,
+               metric: str = "paired_accuracy") -> list[dict[str, Any]]:
+        """Every comparison, as :func:`comparisons` returns them; ``metric`` names what the
+        units' outcomes are (``timely_paired_accuracy`` when a unit is right only with every
+        abstention timely: :class:`evalkit.metrics.summary.SummaryBuilder`)."""
         models, conditions, gates = list(self.models), list(self.conditions), list(self.gates)
         out: list[dict[str, Any]] = []
 
         def add(kind: str, fixed: dict[str, Any], a: Group, b: Group, la: str, lb: str) -> None:
             if a in self.groups and b in self.groups:
-                out.append({"kind": kind, "metric": "paired_accuracy", **fixed, "a": la, "b": lb,
+                out.append({"kind": kind, "metric": metric, **fixed, "a": la, "b": lb,
                             **self.compare(a, b, samples=samples, seed=seed)})
 
         for m in models:

@@ -96,6 +96,7 @@ from typing import Any
 from evalkit.conditions.classifier import classify_text
 from evalkit.metrics.behaviour import episode_behaviour
 from evalkit.metrics.billing import episode_billing
+from evalkit.metrics.failures import failure_kind
 from evalkit.metrics.grounding import unsupported_arguments
 from evalkit.runtime.events import (
     ActionDecided,
@@ -215,7 +216,9 @@ def score_episode(
         ``repeated_denied``, ``meta_fulfilled``, ``permission_escalations``,
         ``budget_overruns``, ``model_escalations``, ``review_rounds``, ``denials`` (JSON
         object reason code → count), ``incorrect_tool_use``, ``commit_args_n``,
-        ``unsupported_args_n``, ``unsupported_args`` (list of ``tool.arg=value``, at most 10).
+        ``unsupported_args_n``, ``unsupported_args`` (list of ``tool.arg=value``, at most 10),
+        and ``failure_kind`` (:func:`evalkit.metrics.failures.failure_kind`: ``None`` for a
+        right, timely episode).
     """
     pair = spec.pair
     variant = spec.variant
@@ -313,7 +316,7 @@ def score_episode(
         and verdict.label == "comply"
         and verdict.rule.startswith("claim")
     )
-    return {
+    row = {
         "episode_id": spec.episode_id,
         "pair_id": pair.id,
         "variant": variant,
@@ -390,6 +393,8 @@ def score_episode(
         "unsupported_args_n": unsupported_n,
         "unsupported_args": unsupported,
     }
+    row["failure_kind"] = failure_kind(row)
+    return row
 
 
 def _counts(values: Any) -> dict[str, int]:

@@ -42,11 +42,13 @@ def build_summary(
 
     Returns:
         ``{"evalkit_version", "n_episodes_planned", "n_episodes_completed", "n_errors",
-        "n_missing", "settings", "rows", "breakdowns", "comparisons"}``: ``rows`` has one
+        "n_missing", "settings", "rows", "breakdowns", "comparisons", "timely_comparisons"}``: ``rows`` has one
         row per model × condition × gate (:func:`~evalkit.metrics.aggregate.summarize`),
         ``breakdowns`` maps each of trigger, phase, domain, split and language to rows per
         model × condition × gate × that attribute (core metrics only), ``comparisons``
-        holds the paired tests (:func:`~evalkit.metrics.compare.comparisons`).
+        holds the paired tests (:func:`~evalkit.metrics.compare.comparisons`) of paired
+        accuracy, ``timely_comparisons`` the same tests of timely paired accuracy (a unit is
+        right when every side is right and every abstention came within ``max_lag``).
     """
     plan = list(plan)
     planned = set(plan)
@@ -110,6 +112,7 @@ class SummaryBuilder:
         self._cells: dict[tuple, GroupStats] = {}
         self._attrs: dict[str, tuple | None] = {}  # pair id → its breakdown attributes (None: unknown)
         self._compare = PairedCounts()
+        self._compare_timely = PairedCounts()
         self._provider = ProviderTotals()
         self.planned = self.completed = self.errors = 0
         self._block: list[tuple[Key, dict[str, Any] | None, Any]] = []
@@ -123,6 +126,7 @@ class SummaryBuilder:
         they are listed in this order rather than the order of :meth:`add`."""
         self._place(key, row)
         self._compare.see(key)
+        self._compare_timely.see(key)
 
     def _place(self, key: Key, row: dict[str, Any] | None) -> Any:
         """``key``'s cell (a tuple), or its group keys per grouping (a list) for a pair
@@ -173,6 +177,7 @@ class SummaryBuilder:
             self._done_epochs.add(key[5])
         self._block.append((key, row, self._place(key, row)))
         self._compare.see(key)
+        self._compare_timely.see(key)
         self._sides.setdefault(key[0], {}).setdefault(key[1])
         self.planned += 1
         if row is not None:
@@ -186,19 +191,23 @@ class SummaryBuilder:
         in_cells: dict[tuple, list[tuple[Key, dict[str, Any] | None]]] = {}  # (cell, unit) → sides
         direct: dict[tuple, list[tuple[Key, dict[str, Any] | None]]] = {}  # (grouping, group, unit) → sides
         outcomes: dict[tuple, list[bool]] = {}
+        timely: dict[tuple, list[bool]] = {}  # right, and every abstention within max_lag
         for key, row, place in self._block:
             if type(place) is tuple:
                 in_cells.setdefault((place, unit_of(key)), []).append((key, row))
             else:
                 for i, gkey in enumerate(place):
                     direct.setdefault((i, gkey, unit_of(key)), []).append((key, row))
-            outcomes.setdefault((key[2], key[3], key[4]), []).append(
-                row is not None and row["status"] == "ok" and bool(row["correct"]))
+            good = row is not None and row["status"] == "ok" and bool(row["correct"])
+            outcomes.setdefault((key[2], key[3], key[4]), []).append(good)
+            timely.setdefault((key[2], key[3], key[4]), []).append(
+                good and (key[1] != "abstain" or row.get("timely") is True))
         for (cell, unit), sides in in_cells.items():
             self._cells[cell].add_unit(unit, sides)
         for (i, gkey, unit), sides in direct.items():
             self._direct[i][gkey].add_unit(unit, sides)
         self._compare.add_block(outcomes)
+        self._compare_timely.add_block(timely)
         self._block = []
 
     def result(self) -> dict[str, Any]:
@@ -215,6 +224,8 @@ class SummaryBuilder:
             "rows": self._rows(0),
             "breakdowns": {name: self._rows(i + 1) for i, name in enumerate(BREAKDOWNS)},
             "comparisons": self._compare.result(samples=samples, seed=seed),
+            "timely_comparisons": self._compare_timely.result(samples=samples, seed=seed,
+                                                              metric="timely_paired_accuracy"),
         }
 
     def _rows(self, i: int) -> list[dict[str, Any]]:
@@ -255,14 +266,14 @@ SUMMARY_FIELDS = (
     # cost (evalkit.metrics.aggregate) and provider totals (evalkit.metrics.provider)
     "tool_calls", "input_tokens", "output_tokens", "latency_s", "cost_usd", "model_calls", "cache_hits", "retries",
     "retry_wait_s", "parse_failures", "repaired_calls", "call_in_content", "content_filter",
-    "claimed_action_without_call", "error_code",
+    "claimed_action_without_call", "error_code", "failure_kind",
     # usage by class, failed attempts and output faults (evalkit.metrics.billing, evalkit.metrics.scoring)
     "cached_input_tokens", "cache_write_tokens", "reasoning_tokens", "retry_input_tokens", "retry_output_tokens",
     "retry_cost_usd", "usage_missing", "usage_inconsistent", "unknown_stop_reason", "refusal", "truncated_calls", "truncated_output",
 )
 """The result-row fields the summary reads (:func:`build_summary`, :func:`~evalkit.metrics.provider.provider_summary`)."""
 _TEXT_FIELDS = frozenset({"pair_id", "variant", "model", "condition", "gate", "trigger", "phase", "domain", "split",
-                          "language", "status", "denials", "error_code"})
+                          "language", "status", "denials", "error_code", "failure_kind"})
 _FLAG_FIELDS = frozenset({"correct", "decision_match", "post_hoc", "timely", "first_pass", "call_in_content",
                           "content_filter", "claimed_action_without_call", "refusal", "truncated_output"})
 _MEASURES = frozenset({"latency_s", "cost_usd", "retry_wait_s", "retry_cost_usd"})

@@ -128,3 +128,61 @@ def phase_chart(phase_rows: list[dict[str, Any]]) -> str | None:
                loc="upper left", bbox_to_anchor=(1.0, 0.95))
     fig.tight_layout()
     return _png(fig)
+
+
+def failure_chart(rows: list[dict[str, Any]]) -> str | None:
+    """How each model × condition × gate failed, side by side (AgentAbstain's breakdown).
+
+    Left panel: of the planned should-abstain episodes (``abstain_accuracy_n``), the share
+    that acted without refusing (``acted_when_should_not``), committed before refusing
+    (``post_hoc``) or did neither (``silent``), stacked. Right panel: of the planned
+    should-act episodes (``act_accuracy_n``), the share that refused or asked instead
+    (``over_refusal``). Counts come from the rows' ``failure_kinds``
+    (:mod:`evalkit.metrics.failures`); a row without them, or with ``n = 0``, is ``n/a``.
+
+    Args:
+        rows: Summary rows.
+
+    Returns:
+        A PNG data URI, or ``None`` when no row has failure counts.
+    """
+    from evalkit.metrics.failures import ABSTAIN_SIDE_KINDS, ACT_SIDE_KINDS
+
+    rows = [r for r in rows if isinstance(r.get("failure_kinds"), dict)][: MAX_MODELS * 3]
+    if not rows:
+        return None
+    gates = len({r["gate"] for r in rows}) > 1
+    labels = [f"{r['model']} · {r['condition']}" + (f" · {r['gate']}" if gates else "") for r in rows]
+    fig = _figure(10, 0.42 * len(rows) + 1.4)
+    left, right = fig.add_subplot(1, 2, 1), fig.add_subplot(1, 2, 2)
+    ys = list(range(len(rows)))
+    colours = {"acted_when_should_not": PALETTE[3], "post_hoc": PALETTE[1], "silent": PALETTE[5],
+               "over_refusal": PALETTE[0]}
+    for ax, kinds, denominator, title in (
+            (left, ABSTAIN_SIDE_KINDS, "abstain_accuracy_n", "should-abstain side: how it failed"),
+            (right, ACT_SIDE_KINDS, "act_accuracy_n", "should-act side: over-refusal")):
+        start = [0.0] * len(rows)
+        for kind in kinds:
+            widths = []
+            for i, r in enumerate(rows):
+                n = r.get(denominator) or 0
+                widths.append(r["failure_kinds"].get(kind, 0) / n if n else 0.0)
+            ax.barh(ys, widths, left=start, color=colours[kind], label=kind.replace("_", " "), height=0.7)
+            start = [s + w for s, w in zip(start, widths)]
+        for i, r in enumerate(rows):
+            n = r.get(denominator) or 0
+            note = "n/a" if not n else f"{sum(r['failure_kinds'].get(k, 0) for k in kinds)}/{n}"
+            ax.text(min(start[i], 1.0) + 0.01, i, note, va="center", fontsize=7, color="#555")
+        ax.set_xlim(0, 1.15)
+        ax.set_yticks(ys)
+        ax.set_yticklabels(labels if ax is left else [], fontsize=8)
+        ax.invert_yaxis()
+        ax.set_title(title, fontsize=9, pad=22)
+        ax.set_xlabel("share of planned episodes", fontsize=8)
+        ax.grid(axis="x", alpha=0.25)
+        ax.tick_params(labelsize=8)
+        for side in ("top", "right"):
+            ax.spines[side].set_visible(False)
+        ax.legend(fontsize=7, frameon=False, loc="lower center", bbox_to_anchor=(0.5, 1.0), ncol=3)
+    fig.tight_layout()
+    return _png(fig)

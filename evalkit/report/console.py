@@ -11,6 +11,7 @@ from __future__ import annotations
 from typing import Any
 
 MAIN_RATES = (
+    ("timely_paired_accuracy", "timely paired"),
     ("paired_accuracy", "paired acc"),
     ("act_accuracy", "act"),
     ("abstain_accuracy", "abstain"),
@@ -54,6 +55,54 @@ def fmt_rate(row: dict[str, Any], name: str) -> str:
     return f"{fmt(row[name])} ({row[f'{name}_k']}/{n})"
 
 
+def verdict(c: dict[str, Any], *, unit: str = "pairs") -> str:
+    """The one-line answer of a paired comparison: ``"meta vs nl: +0.120 [0.050, 0.190],
+    McNemar p = 0.001, 262 pairs"``.
+
+    ``B vs A`` and ``B − A`` (the comparison's ``b`` and ``a``: for conditions, the later one
+    in run order against the earlier), its seeded paired-bootstrap 95% interval, the exact
+    McNemar p-value and the number of pair units compared (:mod:`evalkit.metrics.compare`).
+
+    Args:
+        c: One ``summary.json`` comparison.
+        unit: What ``n`` counts (``"pairs"``, or ``"pair units"`` with several epochs).
+    """
+    p = fmt_p(c.get("p_value"))
+    p = f"p < {p[1:]}" if p.startswith("<") else f"p = {p}"
+    return (f"{c['b']} vs {c['a']}: {fmt_signed(c.get('diff'))} {fmt_ci(c.get('ci'))}, McNemar {p}, "
+            f"{c.get('n', 0)} {unit}")
+
+
+def verdict_lines(summary: dict[str, Any]) -> list[str]:
+    """:func:`verdict` of every comparison of ``summary.json``, each prefixed by what is held
+    fixed (``scripted/oracle · gate off: meta vs nl: …``) and followed, when the summary has
+    it, by the same test of timely paired accuracy (``; timely: -1.000 [-1.000, -1.000],
+    McNemar p < 0.001``)."""
+    multi = any(r.get("epochs", 1) > 1 for r in summary.get("rows", []))
+    unit = "pair units" if multi else "pairs"
+    timely = {_ident(c): c for c in summary.get("timely_comparisons", [])}
+    out = []
+    for c in summary.get("comparisons", []):
+        if c["kind"] == "condition":
+            fixed = f"{c['model']} · gate {c['gate']}"
+        elif c["kind"] == "model":
+            fixed = f"condition {c['condition']} · gate {c['gate']}"
+        else:
+            fixed = f"{c['model']} · {c['condition']}"
+        line = f"{fixed}: {verdict(c, unit=unit)}"
+        t = timely.get(_ident(c))
+        if t is not None:
+            p = fmt_p(t.get("p_value"))
+            line += f"; timely: {fmt_signed(t.get('diff'))} {fmt_ci(t.get('ci'))}, McNemar " + \
+                (f"p < {p[1:]}" if p.startswith("<") else f"p = {p}")
+        out.append(line)
+    return out
+
+
+def _ident(c: dict[str, Any]) -> tuple:
+    return (c.get("kind"), c.get("model"), c.get("condition"), c.get("gate"), c.get("a"), c.get("b"))
+
+
 def summary_tables(summary: dict[str, Any], *, compact: bool = False) -> list[Any]:
     """Rich tables for a summary: results by model × condition × gate, then the condition
     (and gate) comparisons of paired accuracy.
@@ -68,9 +117,10 @@ def summary_tables(summary: dict[str, Any], *, compact: bool = False) -> list[An
     """
     from rich.table import Table
 
-    rows = summary.get("rows", [])
+    rows = ranked_rows(summary)
     multi_epoch = any(r.get("epochs", 1) > 1 for r in rows)
-    main = Table(title="evalkit summary (rates with k/n; n/a = empty group)", title_justify="left")
+    main = Table(title="evalkit summary, ranked by timely paired accuracy (rates with k/n; n/a = empty group)",
+                 title_justify="left")
     # a narrow terminal wraps a cell (at its space: "1.000" over "(262/262)"), never cuts it
     for col in ("model", "condition", "gate"):
         main.add_column(col, overflow="fold")
@@ -106,6 +156,13 @@ def summary_tables(summary: dict[str, Any], *, compact: bool = False) -> list[An
     return tables
 
 
+def ranked_rows(summary: dict[str, Any]) -> list[dict[str, Any]]:
+    """The summary rows in leaderboard order (:func:`evalkit.report.view.leaderboard`)."""
+    from evalkit.report.view import leaderboard
+
+    return leaderboard(summary.get("rows", []))
+
+
 def print_summary(summary: dict[str, Any]) -> None:
     """Print :func:`summary_tables` to stdout: at the terminal's width (cells wrap, never cut),
     or 320 columns wide when not a terminal (a CI log: one line per row, greppable)."""
@@ -116,6 +173,13 @@ def print_summary(summary: dict[str, Any]) -> None:
         console = Console(width=320)
     for table in summary_tables(summary, compact=console.width < 220):
         console.print(table)
+    lines = verdict_lines(summary)
+    if lines:
+        console.print("B vs A: paired accuracy B − A [bootstrap 95% CI], exact McNemar p, pairs compared; "
+                      "timely: the same for timely paired accuracy",
+                      markup=False, highlight=False)
+        for line in lines:
+            console.print(line, markup=False, highlight=False)
 
 
 def _tokens(value: int | None, bound: bool) -> str:

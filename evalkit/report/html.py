@@ -35,6 +35,8 @@ ROW_COLUMNS = (
     "episode_id", "pair_id", "variant", "model", "condition", "gate", "epoch", "trigger", "phase", "domain", "split",
     "status", "error", "correct", "decision", "stated", "text_label", "expected_decision", "post_hoc", "lag",
     "timely", "critical_commits", "reason_codes", "unsupported_args_n", "unsupported_args", "final_text",
+    "failure_kind", "commits", "injected_commits", "content_filter", "call_in_content", "parse_failures",
+    "decided_by", "source_run", "source_episode",
 )
 
 
@@ -67,14 +69,23 @@ def _static(name: str) -> Any:
     return Markup((_TEMPLATES / name).read_text(encoding="utf-8"))
 
 
+def trace_file(root: Path, row: dict[str, Any]) -> Path | None:
+    """The trace file of a result row: ``root/traces/EPISODE_ID.jsonl``, or for a row of an
+    ``evalkit compare`` output, its ``source_episode``'s in its ``source_run``."""
+    source = row.get("source_run")
+    if isinstance(source, str) and source:
+        return inputs.trace_path(Path(source), row.get("source_episode"))
+    return inputs.trace_path(root, row.get("episode_id"))
+
+
 def report_context(root: Path) -> dict[str, Any]:
     """Everything the template needs (numbers from ``summary.json``, examples from the rows).
 
     Raises:
         RunError: when an input is missing, unreadable or malformed (:mod:`evalkit.report.inputs`).
     """
-    from evalkit.report.charts import paired_accuracy_chart, phase_chart
-    from evalkit.report.traces import condense, load_trace, truncate
+    from evalkit.report.charts import failure_chart, paired_accuracy_chart, phase_chart
+    from evalkit.report.traces import condense, executed_commits, load_trace, truncate
 
     summary = inputs.load_summary(root)
     config = inputs.load_manifest(root)
@@ -87,12 +98,13 @@ def report_context(root: Path) -> dict[str, Any]:
     chosen = view.trace_choice(rows, sections)
     traces = {}
     for r in chosen:
-        path = inputs.trace_path(root, r["episode_id"])
+        path = trace_file(root, r)
         traces[r["episode_id"]] = condense(load_trace(path) if path is not None else [], r)
     for section in sections:
         for card in section["cards"]:
-            user = traces.get(card["row"]["episode_id"], {}).get("user") or [""]
-            card["user"] = truncate(user[0], 240)
+            trace = traces.get(card["row"]["episode_id"], {})
+            card["user"] = truncate((trace.get("user") or [""])[0], 240)
+            card["commits"] = executed_commits(trace) if card["row"].get("commits") else []
     grid = view.pair_grid(rows, columns, set(traces))
     lags = sorted({int(k) for r in srows for k in (r.get("lag_hist") or {})})
     return {
@@ -112,8 +124,11 @@ def report_context(root: Path) -> dict[str, Any]:
         "heatmap": view.heatmap(summary, columns),
         "breakdowns": summary.get("breakdowns", {}),
         "comparisons": view.comparison_groups(summary),
+        "verdicts": fmt.verdict_lines(summary),
+        "compare": summary.get("compare"),
         "chart": paired_accuracy_chart(srows) if srows else None,
         "phase_chart": phase_chart(summary.get("breakdowns", {}).get("phase", [])),
+        "failure_chart": failure_chart(srows),
         "lags": lags,
         "gallery": sections,
         "traces": traces,

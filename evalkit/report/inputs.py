@@ -18,7 +18,7 @@ from typing import Any
 from pydantic import BaseModel, ConfigDict, TypeAdapter, ValidationError
 
 from evalkit.errors import RunError
-from evalkit.report.rows import INDEX_COLUMNS, ResultTable, is_list, is_text
+from evalkit.report.rows import INDEX_COLUMNS, KIND_INPUTS, ResultTable, is_list, is_text
 
 
 class _Loose(BaseModel):
@@ -225,7 +225,10 @@ def _parquet_rows(parquet: Path, columns: tuple[str, ...]) -> ResultTable:
         with pq.ParquetFile(parquet) as pf:
             schema = pf.schema_arrow
             wanted = [c for c in columns if c in schema.names]
-            index = pa.concat_tables([pf.read_row_group(g, columns=[c for c in INDEX_COLUMNS if c in wanted])
+            indexed = [c for c in INDEX_COLUMNS if c in wanted]
+            if "failure_kind" not in schema.names:  # written before the column: computed from its inputs
+                indexed += [c for c in KIND_INPUTS if c in wanted and c not in indexed]
+            index = pa.concat_tables([pf.read_row_group(g, columns=indexed)
                                      for g in range(pf.num_row_groups)] or [pf.schema_arrow.empty_table()])
             if not _types_suffice(schema, wanted, index):
                 checked = [c for c in wanted if c in ResultRow.model_fields]

@@ -17,6 +17,9 @@ The predicates (the Python form is the definition; columns a file lacks read as 
 * ``unsupported``: ``bool(row["unsupported_args_n"])``
 * ``parse``: ``row["status"] == "ok" and ("parse_error" in (row["reason_codes"] or [])
   or row["decision"] == "none")``
+* ``kind:K`` for each failure kind ``K`` of :data:`evalkit.metrics.failures.FAILURE_KINDS`:
+  ``kind_of(row) == K`` — the row's ``failure_kind`` when the file has that column, else
+  :func:`evalkit.metrics.failures.failure_kind` of the row (a run written before the column).
 
 Arrow columns of the types evalkit writes are tested with Arrow compute kernels; a column of
 any other type falls back to the Python form, value by value, so both give the same answer.
@@ -25,6 +28,8 @@ any other type falls back to the Python form, value by value, so both give the s
 from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any, Callable, Iterable, Sequence
+
+from evalkit.metrics.failures import FAILURE_KINDS, failure_kind
 
 if TYPE_CHECKING:
     import numpy as np
@@ -36,10 +41,19 @@ if TYPE_CHECKING:
 KEYS = ("episode_id", "pair_id", "variant", "model", "condition", "gate")
 """Identity columns kept for every row (validated as text by :mod:`evalkit.report.inputs`)."""
 INDEX_COLUMNS = (*KEYS, "epoch", "decision", "status", "correct", "post_hoc", "timely", "unsupported_args_n",
-                 "reason_codes")
+                 "reason_codes", "failure_kind")
 """Columns read for every row; the report's other columns are read for picked rows only."""
-FLAGS = ("correct", "error", "post_hoc", "late", "unsupported", "parse")
+KIND_INPUTS = ("status", "variant", "commits", "critical_commits", "stated", "decision", "correct", "post_hoc",
+               "timely", "injected_commits", "content_filter", "call_in_content", "parse_failures")
+"""The columns :func:`evalkit.metrics.failures.failure_kind` reads (for files without ``failure_kind``)."""
+FLAGS = ("correct", "error", "post_hoc", "late", "unsupported", "parse",
+         *(f"kind:{k}" for k in FAILURE_KINDS))
 """The per-row predicates (module docstring)."""
+
+
+def kind_of(row: dict[str, Any]) -> str | None:
+    """The row's failure kind: its ``failure_kind`` field when it has one, else computed."""
+    return row["failure_kind"] if "failure_kind" in row else failure_kind(row)
 
 
 def _truthy(v: Any) -> bool:
@@ -76,7 +90,9 @@ def python_flags(rows: Sequence[dict[str, Any]]) -> dict[str, list[bool]]:
         ``{flag: [bool per row]}`` for each of :data:`FLAGS`.
     """
     status = [r.get("status") for r in rows]
+    kinds = [kind_of(r) for r in rows]
     return {
+        **{f"kind:{k}": [x == k for x in kinds] for k in FAILURE_KINDS},
         "correct": [_truthy(r.get("correct")) for r in rows],
         "error": [_is_error(s) for s in status],
         "post_hoc": [_truthy(r.get("post_hoc")) for r in rows],
@@ -185,13 +201,30 @@ def arrow_flags(table: pa.Table) -> dict[str, np.ndarray]:
     Returns:
         ``{flag: bool array of table.num_rows}`` for each of :data:`FLAGS`.
     """
+    import numpy as np
+    import pyarrow.compute as pc
+
     n = table.num_rows
 
     def col(name: str) -> Column | None:
         return plain(table.column(name)) if name in table.column_names else None
 
     status = col("status")
+    kinds: dict[str, np.ndarray] = {}
+    given = col("failure_kind")
+    if given is not None and is_text(given.type):
+        for k in FAILURE_KINDS:
+            kinds[f"kind:{k}"] = pc.fill_null(pc.equal(given, k), False).to_numpy(zero_copy_only=False).astype(bool)
+    else:
+        if given is not None:  # a column of another type: its values as they are
+            values = given.to_pylist()
+        else:  # a run written before the column: the definition, row by row
+            inputs = [c for c in KIND_INPUTS if c in table.column_names]
+            values = [failure_kind(r) for r in table.select(inputs).to_pylist()] if inputs else [failure_kind({})] * n
+        for k in FAILURE_KINDS:
+            kinds[f"kind:{k}"] = np.fromiter((v == k for v in values), dtype=bool, count=n)
     return {
+        **kinds,
         "correct": _test("truthy", col("correct"), n),
         "error": _test("is_error", status, n),
         "post_hoc": _test("truthy", col("post_hoc"), n),

@@ -156,3 +156,16 @@ def load_trace(path: Path) -> list[dict[str, Any]]:
         if isinstance(event, dict):
             out.append(event)
     return out
+
+
+def executed_commits(trace: dict[str, Any], limit: int = 3) -> list[str]:
+    """The commits an episode executed, ``tool(arguments)``, from its condensed trace
+    (:func:`condense`), at most ``limit`` (a gallery card names what the agent did)."""
+    out = []
+    for turn in trace.get("turns", []):
+        for item in turn["items"]:
+            if item.get("k") == "tool" and item.get("kind") == "commit" and item.get("ok"):
+                out.append(f"{item['tool']}({truncate(item.get('args') or '', 200)})")
+                if len(out) >= limit:
+                    return out
+    return out

@@ -3,6 +3,7 @@ run whose model writes HTML and script payloads (field case C23)."""
 
 from __future__ import annotations
 
+import threading
 from pathlib import Path
 
 import pytest
@@ -14,6 +15,7 @@ from evalkit.metrics.aggregate import pair_attributes
 from evalkit.models.registry import register_provider
 from evalkit.models.scripted import ScriptedModel
 from evalkit.runtime.model_io import ModelOutput, ToolCall
+from evalkit.report.viewer import Viewer, make_server
 from evalkit.scenarios.loader import load_suite
 
 DATA = Path(__file__).resolve().parent / "data"
@@ -94,3 +96,22 @@ def payload_run(tmp_path_factory, mini_tasks):
 def payload():
     """The markup the payload model writes: its final text and a tool-call argument."""
     return {"final_text": FINAL_TEXT, "arg": ARG_PAYLOAD}
+
+
+@pytest.fixture(scope="session")
+def kinds_run(tmp_path_factory, mini_suite, mini_tasks):
+    out = tmp_path_factory.mktemp("view") / "kinds"
+    run(RunConfig(suites=[str(mini_suite)], tasks_dir=str(mini_tasks), conditions=["tool"],
+                  models=["scripted/oracle", "scripted/always_act", "scripted/always_abstain"], out=str(out)))
+    return out
+
+
+@pytest.fixture(scope="session")
+def served(kinds_run, payload_run):
+    viewer = Viewer([kinds_run, payload_run])
+    server = make_server(viewer, 0)
+    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread.start()
+    yield f"http://127.0.0.1:{server.server_port}", viewer
+    server.shutdown()
+    server.server_close()

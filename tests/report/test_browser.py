@@ -76,7 +76,7 @@ def test_hand_run_report_renders_cleanly(browser, hand_run, tmp_path):
     row = page.locator("table.lb tr[data-group='fixture/flaky|tool|off']")
     assert row.locator("td[data-metric='paired_accuracy'] .v").inner_text() == "0.667"
     assert row.locator("[data-metric='errors']").inner_text() == "1"
-    assert page.locator("#fail-errors").inner_text().startswith("Errored episodes")
+    assert page.locator("#fail-error").inner_text().startswith("Errored episodes")
     page.locator("#trace-list a").first.click()
     page.locator("#trace-view .turn").first.wait_for()
     assert page.locator("#trace-list a.sel").count() == 1

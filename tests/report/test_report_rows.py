@@ -20,6 +20,7 @@ from hypothesis import strategies as st
 
 from evalkit.errors import RunError
 from evalkit.harness.store import ResultsWarning, RunStore
+from evalkit.metrics.failures import failure_kind
 from evalkit.report import inputs, view
 from evalkit.report.html import ROW_COLUMNS
 from evalkit.report.rows import ResultTable, arrow_flags, python_flags
@@ -29,15 +30,9 @@ from evalkit.report.traces import truncate
 
 
 def _in_category(cat, r):
-    if cat == "post_hoc":
-        return bool(r.get("post_hoc"))
-    if cat == "late":
-        return r.get("timely") is False
     if cat == "unsupported":
         return bool(r.get("unsupported_args_n"))
-    if cat == "parse":
-        return r.get("status") == "ok" and ("parse_error" in (r.get("reason_codes") or []) or r.get("decision") == "none")
-    return r.get("status") == "error"
+    return (r["failure_kind"] if "failure_kind" in r else failure_kind(r)) == cat
 
 
 def _interleave(groups, cap):
@@ -275,7 +270,7 @@ def test_full_rows_are_read_only_for_the_rows_shown(monkeypatch):
 
     table = ResultTable.from_arrow(pa.Table.from_pylist(rows), fetch)
     sections = view.gallery(table, max_lag=1, gates=False)
-    assert [s["total"] for s in sections] == [0] * 5
+    assert [s["total"] for s in sections] == [0] * len(view.GALLERY)
     chosen = view.trace_choice(table, sections)
     assert [r["episode_id"] for r in chosen] == ["e0", "e50"]  # the first right act and abstain episodes
     grid = view.pair_grid(table, [("m", "tool", "off")], {"e0", "e50"})

@@ -2,6 +2,8 @@
 // textContent (never innerHTML), so model text is shown as text and never runs.
 (function () {
   "use strict";
+  // served by `evalkit view`: show the links into the viewer (they are relative to it)
+  if (/^https?:$/.test(location.protocol)) { document.documentElement.classList.add("served"); }
   var dataEl = document.getElementById("ek-traces");
   var view = document.getElementById("trace-view");
   var list = document.getElementById("trace-list");
