@@ -4,7 +4,7 @@ local viewer of every trace (:mod:`evalkit.report.compare_runs`, :mod:`evalkit.r
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Annotated, Optional
+from typing import Annotated
 
 import typer
 
