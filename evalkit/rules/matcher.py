@@ -18,7 +18,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any, Collection, Iterable
 
-from evalkit.runtime.events import Event, ToolExecuted
+from evalkit.runtime.events import Event, ToolExecuted, event_from_dict
 from evalkit.runtime.gate import Situation, StoppingRules
 from evalkit.runtime.view import View, apply
 
@@ -93,7 +93,8 @@ def scan(
     one where a rule did not fire only because of an argument's JSON type.
 
     Args:
-        events: An episode's event log, in order.
+        events: An episode's event log, in order: events, or their dict form (the lines of
+            a trace file parsed with ``json.loads``).
         rules: A rule set (anything with ``match(situation)``; type mismatches are read when
             it also has ``type_mismatches(situation)``, as :class:`~evalkit.rules.RuleSet`).
         only_ok: Only successful calls (a failed commit changed nothing).
@@ -109,6 +110,8 @@ def scan(
     out = LogScan()
     mismatches = getattr(rules, "type_mismatches", None) if explain else None
     for event in events:
+        if isinstance(event, dict):  # a trace line as parsed from JSON
+            event = event_from_dict(event)
         if type(event) is ToolExecuted and (kinds is None or event.kind in kinds) and (event.ok or not only_ok):
             situation = Situation(event.tool, event.kind, event.arguments, view.domain, view.open_signals)
             hit = rules.match(situation)
@@ -131,7 +134,8 @@ def scan_log(
     """Every executed call in ``events`` that a rule of ``rules`` would have stopped.
 
     Args:
-        events: An episode's event log, in order.
+        events: An episode's event log, in order: events, or their dict form (the lines of
+            a trace file parsed with ``json.loads``).
         rules: A rule set (anything with ``match(situation)``).
         only_ok: Only successful calls (a failed commit changed nothing).
         kinds: Tool kinds to check (default: commits only, the regressions of a replay);

@@ -141,6 +141,13 @@ def test_import_episodes_fold_like_recorded_ones():
     assert report["n_episodes"] == 0 and report["regressions"] == [] and report["rules"]["version"] == "1"
 
 
+def test_scan_log_reads_trace_lines_parsed_from_json():
+    events = TraceEpisode.model_validate(PLANTED).events()
+    as_dicts = [json.loads(json.dumps(e.to_dict())) for e in events]
+    [m] = scan_log(as_dicts, load_rule_set("default"))
+    assert (m.seq, m.rule_id) == (3, "refund-after-failed-check-v1")
+
+
 def test_a_clarify_rule_the_user_answered_is_not_a_regression():
     rules = load_rule_set("default")
     order = dict(tool="place_order", kind="commit", arguments={"customer_id": "C-3", "sku": "S", "quantity": 500})
