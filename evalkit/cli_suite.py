@@ -94,7 +94,8 @@ def suite_validate(
         except OSError as exc:
             _fail(exc)
             return
-    typer.echo(f"ok: {len(suite.pairs)} pairs, suite hash {suite.content_hash[:12]}"
+    clean = not (missed or excluded or n_errors)
+    typer.echo(f"{'ok' if clean else 'problems'}: {len(suite.pairs)} pairs, suite hash {suite.content_hash[:12]}"
                + (f"; minimums not met: {', '.join(missed)}" if missed else "; every library minimum met")
                + (f"; label checks: {n_errors} errors, {len(report.issues) - n_errors} warnings"
                   if report is not None else ""))

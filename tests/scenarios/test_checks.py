@@ -167,6 +167,7 @@ def test_validate_prints_the_checks_and_strict_fails_on_an_error(tmp_path):
     assert (f"error: {path}: pair scope-no-permission: field act.plan.1: [L3] the runtime refuses buy_item"
             in proc.stdout)
     assert "label checks: 5 errors" in proc.stdout
+    assert proc.stdout.splitlines()[-1].startswith("problems: 5 pairs"), proc.stdout.splitlines()[-1]
     doc = json.loads(out.read_text(encoding="utf-8"))
     assert doc["checks"]["counts"]["scope"] == {"applicable": 5, "passed": 1, "clean": 1, "errors": 5, "warnings": 0}
     assert doc["checks"]["perturbation_kinds"] == {"declared": {"user_message": 5}, "inferred": {"user_message": 5},
