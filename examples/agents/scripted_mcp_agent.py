@@ -79,7 +79,7 @@ async def main(argv: list[str] | None = None) -> None:
     episode = load_episode(args.spec)
     if args.transport == "stdio":
         bridge = StdioServerParameters(command=sys.executable, args=["-m", "evalkit.agents.stdio_bridge",
-                                                                     "--url", args.url])
+                                                                     "--url", args.url], env=dict(os.environ))
         async with stdio_client(bridge) as (read, write), ClientSession(read, write) as session:
             await play(session, args.policy, episode)
     else:
