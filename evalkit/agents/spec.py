@@ -93,6 +93,9 @@ class AgentModel:
         name: The spec after ``agent/`` (``cmd:COMMAND``).
         max_connections: Episodes run at once (each with its own server, port and process).
 
+    Raises:
+        ConfigError: for a malformed spec, or without the ``mcp`` SDK (the ``agents`` extra).
+
     Attributes:
         timeout_s: The wall-clock limit of one episode (:data:`DEFAULT_TIMEOUT_S`).
         max_calls: The tool-call limit of one episode (:data:`DEFAULT_MAX_CALLS`).
@@ -101,6 +104,10 @@ class AgentModel:
     inline = False
 
     def __init__(self, name: str, max_connections: int | None = None):
+        import importlib.util
+
+        if importlib.util.find_spec("mcp") is None or importlib.util.find_spec("uvicorn") is None:
+            raise ConfigError(f"agent/{name[:60]}: agents need the MCP SDK: pip install -e \".[agents]\"")
         self.argv = parse_command(name)
         self.name = f"agent/{name}"
         self.max_connections = max_connections or DEFAULT_CONNECTIONS
