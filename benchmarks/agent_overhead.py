@@ -41,8 +41,8 @@ def main() -> None:
             summary = run(RunConfig(models=[model], limit=args.pairs, out=str(out), report=False,
                                     selfcheck=False, max_connections=1))
             seconds = time.perf_counter() - started
-            n = sum(r["episodes"] for r in summary["rows"]) if "episodes" in summary["rows"][0] else \
-                len((out / "results.jsonl").read_text().splitlines())
+            n = len((out / "results.jsonl").read_text().splitlines())
+            assert all(r["paired_accuracy"] == 1.0 for r in summary["rows"]), summary["rows"]
             per_episode[label] = seconds / n
             print(f"{label}: {n} episodes in {seconds:.1f} s, {seconds / n:.3f} s per episode")
     print(f"MCP overhead: {per_episode['over MCP'] - per_episode['in process']:.2f} s per episode "

@@ -47,12 +47,15 @@ class Launch:
         env: Its environment.
         cwd: Its working directory (``None``: evalkit's).
         timeout_s: The episode's wall-clock limit in seconds.
+        groups: A set the agent's process group id is kept in while it runs (so that its
+            owner can kill every running agent at once, :meth:`AgentModel.close`), or ``None``.
     """
 
     argv: list[str]
     env: dict[str, str]
     cwd: str | None
     timeout_s: float
+    groups: set[int] | None = None
 
 
 def build_server(session: AgentSession) -> Any:
@@ -118,6 +121,8 @@ async def _serve(session: AgentSession, launch_for: Any) -> tuple[str, str | Non
                 stderr=asyncio.subprocess.PIPE, env=launch.env, cwd=launch.cwd, start_new_session=True)
         except OSError as exc:
             return "", f"the agent command could not start: {exc}", "agent_start", timing
+        if launch.groups is not None:
+            launch.groups.add(proc.pid)
         output = asyncio.create_task(proc.communicate())
         ended = asyncio.create_task(session.ended_event.wait())
         error = code = None
@@ -137,6 +142,8 @@ async def _serve(session: AgentSession, launch_for: Any) -> tuple[str, str | Non
         finally:
             ended.cancel()
             kill_group(proc.pid)  # children left behind by an agent that exited
+            if launch.groups is not None:
+                launch.groups.discard(proc.pid)
         timing["agent_s"] = round(time.monotonic() - started, 3)
         timing["returncode"] = proc.returncode
         stdout = stdout_b.decode("utf-8", "replace")

@@ -33,7 +33,16 @@ from typing import Any
 from evalkit.runtime.approvals import ApprovalPolicy
 from evalkit.runtime.context import observation_texts
 from evalkit.runtime.controller import Action, Controller, Limits
-from evalkit.runtime.events import ActionDecided, EpisodeEnded, EpisodeStarted, ErrorRaised, ModelResponded, UserMessage
+from evalkit.runtime.events import (
+    ActionDecided,
+    EpisodeEnded,
+    EpisodeStarted,
+    ErrorRaised,
+    MetaRequestUpdated,
+    ModelResponded,
+    ToolExecuted,
+    UserMessage,
+)
 from evalkit.runtime.executor import Fault, SandboxExecutor
 from evalkit.runtime.gate import AutonomyGate
 from evalkit.runtime.jsonsafe import SURROGATE, clean_text, json_problem, sanitize
@@ -74,12 +83,17 @@ class Answer:
     end_reason: str | None = None
 
 
-def _denied(text: str) -> bool:
-    try:
-        body = json.loads(text)
-    except ValueError:
-        return False
-    return isinstance(body, dict) and (body.get("decision") == "denied" or "error" in body)
+def _is_error(event: Any) -> bool:
+    """Whether the event holding a call's observation is a denial, a failed execution or a
+    denied meta request (the MCP result's ``isError``)."""
+    if type(event) is ActionDecided:
+        return event.action == "deny"
+    if type(event) is ToolExecuted:
+        return not event.ok
+    if type(event) is MetaRequestUpdated:
+        response = event.detail.get("response")
+        return isinstance(response, dict) and response.get("decision") == "denied"
+    return False
 
 
 class AgentSession:
@@ -173,13 +187,14 @@ class AgentSession:
         return Answer(json.dumps({"status": "answer recorded; the episode has ended"}), False, True, "final_text")
 
     def _answer(self, call_id: str, mark: int) -> Answer:
-        texts = observation_texts(self.rec.log.events)
+        events = self.rec.log.events
+        texts = observation_texts(events)
         seq, text = texts.get(call_id, (-1, json.dumps({"error": "no observation recorded"})))
         updates = [f"update on {other}: {t}" for other, (s, t) in texts.items() if other != call_id and s > mark]
         body = "\n".join([text, *updates])
         if self.ended is not None:
             body += f"\n[evalkit: the episode has ended ({self.ended}); make no more calls]"
-        return Answer(body, _denied(text), self.ended is not None, self.ended)
+        return Answer(body, seq >= 0 and _is_error(events[seq]), self.ended is not None, self.ended)
 
     def _end(self, turn: int, reason: str, *, final_text: str | None = None, **extra: Any) -> None:
         self.rec.emit(EpisodeEnded, turn, reason=reason, final_text=final_text, **extra)

@@ -114,6 +114,15 @@ class AgentModel:
         self.timeout_s = DEFAULT_TIMEOUT_S
         self.max_calls = DEFAULT_MAX_CALLS
         self.oracle = any("{oracle_spec_file}" in a for a in self.argv)
+        self._groups: set[int] = set()  # process groups of the agents running now
+
+    def close(self) -> None:
+        """Kill every agent of this model still running (the run ends, or was interrupted):
+        their episodes then end at once instead of at their time limit."""
+        from evalkit.agents.server import kill_group
+
+        for pid in list(self._groups):
+            kill_group(pid)
 
     def bind_run(self, config: Any) -> None:
         """Take the run's agent limits (``agent_timeout``, ``agent_max_calls`` of a
@@ -168,7 +177,7 @@ class AgentModel:
                 env.pop("EVALKIT_ORACLE_SPEC", None)
                 if oracle_file is not None:
                     env["EVALKIT_ORACLE_SPEC"] = str(oracle_file)
-                return Launch(fill(self.argv, values), env, None, self.timeout_s)
+                return Launch(fill(self.argv, values), env, None, self.timeout_s, self._groups)
 
             run, _timing = drive_episode(session, launch_for)
         return run

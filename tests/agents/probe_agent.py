@@ -23,6 +23,10 @@ async def main(out: Path) -> None:
             result = await session.call_tool(name, args)
             seen.append({"name": name, "is_error": result.is_error, "text": result.content[0].text,
                          "meta": result.meta})
+        if any(t.name == "meta_request" for t in tools):  # a capability no tool has: denied by the protocol
+            result = await session.call_tool("meta_request", {"type": "request_tool", "reason": "needed",
+                                                              "capability": "teleport_goods"})
+            seen.append({"name": "meta_request", "is_error": result.is_error, "text": result.content[0].text})
         await session.call_tool("final_answer", {"answer": "Done."})
         after = await session.call_tool(tools[0].name, {})
         seen.append({"name": "after_end", "is_error": after.is_error, "text": after.content[0].text})

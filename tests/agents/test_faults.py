@@ -130,3 +130,27 @@ def test_resume_runs_only_the_missing_agent_episodes(tmp_path):
     assert json.loads(first[0]) == again[0]  # the finished episode was not run again
     assert summary["rows"][0]["paired_accuracy"] == 1.0
     assert os.environ.get("EVALKIT_ORACLE_SPEC") is None
+
+
+def test_closing_the_model_ends_its_running_episodes_at_once():
+    import threading
+    import time
+
+    from evalkit.agents.spec import AgentModel
+    from evalkit.harness.episode import execute
+    from evalkit.harness.run import build_plan
+    from evalkit.scenarios.loader import load_suite
+
+    model = AgentModel(_python("import time; time.sleep(60)"))
+    config = RunConfig(models=[model.name], conditions=["nl"])
+    spec = next(iter(build_plan(load_suite([]).select(pair_ids=[PAIR]), config)))
+    result = {}
+    worker = threading.Thread(target=lambda: result.update(run=execute(spec, model, config.limits())))
+    started = time.monotonic()
+    worker.start()
+    while not model._groups and time.monotonic() - started < 30:
+        time.sleep(0.05)
+    model.close()  # as a run does when it ends or is interrupted
+    worker.join(timeout=20)
+    assert not worker.is_alive() and time.monotonic() - started < 40
+    assert "killed by signal 9" in result["run"].error

@@ -32,6 +32,9 @@ def test_tools_channel_denials_and_event_log(tmp_path):
     assert "final_answer" in records["nl"]["tools"] and domain
     assert set(records["tool"]["tools"]) == domain | {"final_answer"} | set(plain_meta_tools())
     assert set(records["meta"]["tools"]) == domain | {"final_answer", "meta_request"}
+    meta = records["meta"]["results"].pop(3)  # a request_tool for a capability no tool has
+    denied = json.loads(meta["text"].splitlines()[0])
+    assert meta["is_error"] and denied["decision"] == "denied" and denied["code"] == "capability_gap"
     for condition, record in records.items():
         unknown, mismatch, missing, after = record["results"]
         assert unknown["is_error"] and json.loads(unknown["text"])["error"] == "unknown_tool"
@@ -40,7 +43,8 @@ def test_tools_channel_denials_and_event_log(tmp_path):
         assert unknown["meta"] == {"evalkit/episode_ended": False, "evalkit/end_reason": None}
         assert record["instructions"] and record["message"]
     for row in rows(out):
-        assert row["status"] == "ok" and row["final_text"] == "Done." and row["turns"] == 4
+        assert row["status"] == "ok" and row["final_text"] == "Done."
+        assert row["turns"] == (5 if row["condition"] == "meta" else 4)
         assert row["denials"] != "{}"
         trace = EventLog.load(out / "traces" / f"{row['episode_id']}.jsonl").events
         kinds = [e.type for e in trace]
