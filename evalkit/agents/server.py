@@ -34,6 +34,8 @@ from evalkit.agents.session import AgentSession
 
 GRACE_S = 2.0
 """Seconds an agent may take to exit after its episode ended, before its group is killed."""
+PIPE_WAIT_S = 5.0
+"""Seconds to wait for the agent's output pipes to close once its group is gone."""
 STDERR_TAIL = 600
 """Characters of the agent's stderr quoted in an error."""
 
@@ -138,7 +140,10 @@ async def _serve(session: AgentSession, launch_for: Any) -> tuple[str, str | Non
                     if session.ended is None:
                         error, code = (f"the agent did not answer within its limit of {launch.timeout_s:g} s "
                                        "and was killed"), "agent_timeout"
-            stdout_b, stderr_b = await output
+            try:  # a descendant that left the group may hold the pipes open: do not wait for it
+                stdout_b, stderr_b = await asyncio.wait_for(output, timeout=PIPE_WAIT_S)
+            except TimeoutError:
+                stdout_b, stderr_b = b"", b""
         finally:
             ended.cancel()
             kill_group(proc.pid)  # children left behind by an agent that exited
