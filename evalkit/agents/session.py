@@ -100,7 +100,8 @@ class AgentSession:
     """The runtime side of one agent-driven episode (see the module docstring).
 
     Takes the keyword arguments of :func:`evalkit.runtime.loop.run_episode` (``model`` and
-    ``episode`` are not used here) plus ``max_calls``, the agent's turn limit.
+    ``episode`` are not used here; ``history``, the earlier turns of a multi-turn pair, goes
+    into the user-message event) plus ``max_calls``, the agent's turn limit.
 
     Thread-safe: calls are served one at a time, in arrival order.
     """
@@ -110,7 +111,7 @@ class AgentSession:
                  meta_tools: dict[str, ToolSpec] | None = None, meta_handler: MetaHandler | None = None,
                  faults: dict[str, Fault] | None = None, started: dict[str, Any] | None = None,
                  gate: AutonomyGate | None = None, approvals: ApprovalPolicy | None = None,
-                 max_calls: int = 50, **_unused: Any):
+                 history: tuple[dict[str, Any], ...] = (), max_calls: int = 50, **_unused: Any):
         self.meta_tools = meta_tools or {}
         self.tools = tools
         self.system_prompt = system_prompt
@@ -123,7 +124,8 @@ class AgentSession:
         self.rec.emit(EpisodeStarted, 0, tools=(*all_tools, FINAL_ANSWER), permissions=tuple(sorted(permissions)),
                       limits={**limits.as_dict(), "max_turns": max_calls},
                       **{"gate": "on" if gate is not None else "off", **(started or {})})
-        self.rec.emit(UserMessage, 0, content=user_message)
+        self.history = tuple(history)  # earlier turns of the conversation (a multi-turn pair), shown, not run
+        self.rec.emit(UserMessage, 0, content=user_message, **({"history": self.history} if self.history else {}))
         self.controller = Controller(tools, self.meta_tools, step_budgets=gate is None, approvals=approvals)
         self.pieces = CallPieces(self.rec, SandboxExecutor(state, faults), limits, gate, approvals, meta_handler)
         self.turn = 0

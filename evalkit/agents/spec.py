@@ -16,6 +16,8 @@ placeholders are filled in each argument, for each episode:
 ``{system_prompt_file}`` a UTF-8 file holding the condition's system prompt (also the MCP
                          server's ``instructions``)
 ``{condition}``          ``nl``, ``tool`` or ``meta``
+``{history_file}``       a JSON file holding the earlier turns of the conversation that a
+                         multi-turn pair replays before the user's message (``[]`` for most)
 ``{oracle_spec_file}``   TEST ONLY, an oracle channel: a JSON file with the pair (its labels
                          and expected behaviour included), the variant and the tool kinds, for
                          the scripted reference agent (``examples/agents/scripted_mcp_agent.py``).
@@ -23,7 +25,7 @@ placeholders are filled in each argument, for each episode:
                          agent must never use it
 
 and the environment carries ``EVALKIT_MCP_URL``, ``EVALKIT_MCP_STDIO``, ``EVALKIT_USER_MESSAGE``
-(the text), ``EVALKIT_USER_MESSAGE_FILE``, ``EVALKIT_SYSTEM_PROMPT_FILE``,
+(the text), ``EVALKIT_USER_MESSAGE_FILE``, ``EVALKIT_SYSTEM_PROMPT_FILE``, ``EVALKIT_HISTORY_FILE``,
 ``EVALKIT_CONDITION`` and, with the placeholder only, ``EVALKIT_ORACLE_SPEC``.
 """
 
@@ -47,7 +49,7 @@ DEFAULT_CONNECTIONS = 2
 """Episodes of one agent run at once unless ``--max-connections`` says otherwise."""
 
 PLACEHOLDERS = ("{mcp_url}", "{mcp_stdio_command}", "{user_message_file}", "{system_prompt_file}", "{condition}",
-                "{oracle_spec_file}")
+                "{history_file}", "{oracle_spec_file}")
 
 
 def parse_command(name: str) -> list[str]:
@@ -161,6 +163,8 @@ class AgentModel:
             message_file, prompt_file = folder / "user_message.txt", folder / "system_prompt.txt"
             message_file.write_text(user_message, encoding="utf-8")
             prompt_file.write_text(system_prompt, encoding="utf-8")
+            history_file = folder / "history.json"
+            history_file.write_text(json.dumps(list(session.history), ensure_ascii=False), encoding="utf-8")
             oracle_file = None
             if self.oracle and episode is not None:
                 oracle_file = folder / "oracle_spec.json"
@@ -170,10 +174,12 @@ class AgentModel:
                 stdio = f"{shlex.quote(sys.executable)} -m evalkit.agents.stdio_bridge --url {url}"
                 values = {"{mcp_url}": url, "{mcp_stdio_command}": stdio, "{user_message_file}": str(message_file),
                           "{system_prompt_file}": str(prompt_file), "{condition}": condition,
+                          "{history_file}": str(history_file),
                           "{oracle_spec_file}": str(oracle_file or "")}
                 env = {**os.environ, "EVALKIT_MCP_URL": url, "EVALKIT_MCP_STDIO": stdio,
                        "EVALKIT_USER_MESSAGE": user_message, "EVALKIT_USER_MESSAGE_FILE": str(message_file),
-                       "EVALKIT_SYSTEM_PROMPT_FILE": str(prompt_file), "EVALKIT_CONDITION": condition}
+                       "EVALKIT_SYSTEM_PROMPT_FILE": str(prompt_file), "EVALKIT_HISTORY_FILE": str(history_file),
+                       "EVALKIT_CONDITION": condition}
                 env.pop("EVALKIT_ORACLE_SPEC", None)
                 if oracle_file is not None:
                     env["EVALKIT_ORACLE_SPEC"] = str(oracle_file)

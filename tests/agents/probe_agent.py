@@ -31,7 +31,9 @@ async def main(out: Path) -> None:
         after = await session.call_tool(tools[0].name, {})
         seen.append({"name": "after_end", "is_error": after.is_error, "text": after.content[0].text})
         record = {"instructions": hello.instructions, "tools": {t.name: t.input_schema for t in tools},
-                  "results": seen, "message": Path(sys.argv[2]).read_text(encoding="utf-8")}
+                  "results": seen, "message": Path(sys.argv[2]).read_text(encoding="utf-8"),
+                  "history": json.loads(Path(os.environ["EVALKIT_HISTORY_FILE"]).read_text(encoding="utf-8")),
+                  "prompt": Path(os.environ["EVALKIT_SYSTEM_PROMPT_FILE"]).read_text(encoding="utf-8")}
         name = f"{os.environ['EVALKIT_CONDITION']}-{os.environ['EVALKIT_USER_MESSAGE'][:20]}.json"
         (out / name.replace("/", "_")).write_text(json.dumps(record), encoding="utf-8")
 

@@ -41,7 +41,7 @@ def test_tools_channel_denials_and_event_log(tmp_path):
         assert mismatch["is_error"] and json.loads(mismatch["text"])["error"] == "schema_mismatch"
         assert after["is_error"] and json.loads(after["text"].splitlines()[0])["error"] == "episode_ended"
         assert unknown["meta"] == {"evalkit/episode_ended": False, "evalkit/end_reason": None}
-        assert record["instructions"] and record["message"]
+        assert record["instructions"] == record["prompt"] and record["message"] and record["history"] == []
     for row in rows(out):
         assert row["status"] == "ok" and row["final_text"] == "Done."
         assert row["turns"] == (5 if row["condition"] == "meta" else 4)
