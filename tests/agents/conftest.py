@@ -5,7 +5,10 @@ from __future__ import annotations
 import os
 
 import pytest
-from agent_helpers import ROOT
+
+pytest.importorskip("mcp", reason="needs the MCP SDK: pip install -e '.[test]' (or '.[agents]')")
+
+from agent_helpers import ROOT  # noqa: E402
 
 
 @pytest.fixture(autouse=True)
