@@ -88,6 +88,7 @@ def run(
     ctx: typer.Context,
     suites: Annotated[Optional[list[str]], typer.Argument(metavar="SUITE", help="Suite files or folders (default: built-in scenarios/).")] = None,
     model: Annotated[Optional[list[str]], typer.Option("--model", "-m", metavar="SPEC", help="Model spec, repeatable (default: the scripted models).")] = None,
+    agent: Annotated[Optional[list[str]], typer.Option("--agent", metavar="SPEC", help="External agent over MCP, repeatable: \"cmd:COMMAND ARGS\" with placeholders such as {mcp_url} (README: Evaluating agents over MCP).")] = None,
     condition: Annotated[Optional[list[str]], typer.Option("--condition", "-c", metavar="NAME", help="nl | tool | meta, repeatable (default: all).")] = None,
     limit: Annotated[Optional[int], typer.Option(metavar="N", help="Only the first N pairs in file order (files sorted by path); for a spread over triggers and domains use --sample.")] = None,
     sample: Annotated[Optional[int], typer.Option(metavar="N", help="Only a sample of N pairs stratified by trigger x domain x split, drawn with --seed (default 0); recorded in config.json.")] = None,
@@ -113,6 +114,8 @@ def run(
     model_config: Annotated[Optional[str], typer.Option("--model-config", metavar="FILE", help="Model config file (YAML/JSON): per-model settings, retries, parsing, prices.", rich_help_panel="Live models")] = None,
     cache: Annotated[Optional[bool], typer.Option("--cache/--no-cache", help="Cache live model calls in SQLite (default: on; $EVALKIT_CACHE_DIR).", rich_help_panel="Live models")] = None,
     max_connections: Annotated[Optional[int], typer.Option("--max-connections", metavar="N", help="Episodes of one live model run at once (1 to 256; default 4, local/ models 1).", rich_help_panel="Live models")] = None,
+    agent_timeout: Annotated[float, typer.Option("--agent-timeout", metavar="S", help="Wall-clock limit of one agent episode in seconds; then the agent is killed and the episode is an error.", rich_help_panel="Agents")] = 300.0,
+    agent_max_calls: Annotated[int, typer.Option("--agent-max-calls", metavar="N", help="Tool calls one agent episode may make (its turn limit).", rich_help_panel="Agents")] = 50,
     executor: Annotated[str, typer.Option("--executor", metavar="local|dask", help="Where episodes run: local (this process) or dask (Dask distributed; pip install -e \".\\[dask]\" from a checkout).", rich_help_panel="Scale-out")] = "local",
     scheduler_address: Annotated[Optional[str], typer.Option("--scheduler-address", metavar="ADDR", help="With --executor dask: an existing cluster's scheduler, e.g. tcp://HOST:8786 (default: a LocalCluster on 127.0.0.1).", rich_help_panel="Scale-out")] = None,
 ) -> None:
@@ -151,7 +154,10 @@ def run(
                       base_url=base_url, temperature=temperature, top_p=top_p, max_tokens=max_tokens, seed=seed,
                       tool_choice=tool_choice, model_config_file=model_config, cache=cache,
                       max_connections=max_connections, rules=rules, rules_in_context=rules_in_context,
-                      policy=policy, selfcheck=selfcheck, executor=executor, scheduler_address=scheduler_address)
+                      policy=policy, selfcheck=selfcheck, executor=executor, scheduler_address=scheduler_address,
+                      agent_timeout=agent_timeout, agent_max_calls=agent_max_calls)
+        if agent:  # an agent is a model of provider agent/ (evalkit.agents)
+            model = [*(model or []), *(f"agent/{a}" for a in agent)]
         if gate:
             kwargs["gates"] = gate
         config = _run_config(kwargs, model, condition)

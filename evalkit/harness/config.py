@@ -74,6 +74,11 @@ class RunConfig(BaseModel):
             :mod:`evalkit.harness.dask_executor`); results are the same.
         scheduler_address: With ``executor: dask``, an existing cluster's scheduler
             (``tcp://HOST:8786``); ``None`` starts a ``LocalCluster`` on 127.0.0.1.
+        agent_timeout: Wall-clock limit of one agent episode, in seconds (``agent/`` models,
+            :mod:`evalkit.agents`); an agent still running then is killed and the episode
+            is an error.
+        agent_max_calls: Tool calls one agent episode may make (the agent's turn limit: one
+            MCP tool call is one turn); the episode ends ``loop_limit`` at the limit.
     """
 
     model_config = ConfigDict(extra="forbid")
@@ -110,6 +115,14 @@ class RunConfig(BaseModel):
     selfcheck: bool = True
     executor: Literal["local", "dask"] = "local"
     scheduler_address: str | None = None
+    agent_timeout: float = Field(default=300.0, gt=0, le=86_400, allow_inf_nan=False)
+    agent_max_calls: int = Field(default=50, ge=1, le=10_000)
+
+    @model_validator(mode="after")
+    def _agents_run_locally(self) -> "RunConfig":
+        if self.executor == "dask" and any(m.startswith("agent/") for m in self.models):
+            raise ValueError("agents (agent/...) run with the local executor only: their MCP servers bind 127.0.0.1")
+        return self
 
     @model_validator(mode="after")
     def _one_selection(self) -> "RunConfig":

@@ -214,6 +214,10 @@ def initial_state(spec: EpisodeSpec) -> dict[str, Any]:
 def execute(spec: EpisodeSpec, model: Model, limits: Limits) -> EpisodeRun:
     """Run ``spec`` with ``model`` through the reference runtime.
 
+    A model with its own ``run_episode`` (an agent over MCP, :mod:`evalkit.agents`) is
+    handed the same arguments as :func:`~evalkit.runtime.loop.run_episode` and drives the
+    episode itself.
+
     Returns:
         The :class:`~evalkit.runtime.loop.EpisodeRun` (log, final state, error).
     """
@@ -248,7 +252,8 @@ def execute(spec: EpisodeSpec, model: Model, limits: Limits) -> EpisodeRun:
     if setup.rules_text:
         system_prompt = f"{system_prompt}\n\n{setup.rules_text}"
     on = spec.gate == "on"
-    return run_episode(
+    runner = getattr(model, "run_episode", None) or run_episode  # an agent drives the episode itself
+    return runner(
         model=model,
         episode=spec,
         system_prompt=system_prompt,

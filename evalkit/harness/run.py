@@ -186,6 +186,9 @@ def run(
             raise ConfigError("the oracle self-check excluded every pair of the selection")
     options = config.model_options()
     models = {spec: get_model(spec, options) for spec in config.models}
+    for model in models.values():  # an agent takes the run's agent limits (evalkit.agents)
+        if hasattr(model, "bind_run"):
+            model.bind_run(config)
     prices = {spec: find_price(spec) for spec in config.models}
     check_prices(models, prices)  # an infinite price would break config.json and every cost
     for spec, model in models.items():  # a price set in --model-config wins over the built-in table

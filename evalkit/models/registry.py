@@ -7,7 +7,9 @@ Providers register a factory under their prefix; third parties call
 * ``openai/MODEL`` — any OpenAI-compatible chat-completions endpoint (``--base-url``);
 * ``anthropic/MODEL`` — the Anthropic Messages API;
 * ``local/gemma-3-270m`` — a real model served on 127.0.0.1 by llama.cpp, started on demand
-  (:mod:`evalkit.models.local`).
+  (:mod:`evalkit.models.local`);
+* ``agent/cmd:COMMAND`` — an external agent that reaches each episode over MCP
+  (:mod:`evalkit.agents`).
 
 Live models take their settings from :class:`~evalkit.models.config.ModelOptions` (the
 command line and a model config file). The default model set of ``evalkit run`` is
@@ -56,7 +58,14 @@ def _live(prefix: str) -> Factory:
     return factory
 
 
+def _agent(name: str, options: ModelOptions) -> Model:
+    from evalkit.agents.spec import agent_model
+
+    return agent_model(name, options)
+
+
 register_provider("scripted", _scripted)
+register_provider("agent", _agent)  # agent/cmd:COMMAND, an external agent over MCP (evalkit.agents)
 for _prefix in ("openai", "anthropic", "local"):
     register_provider(_prefix, _live(_prefix))
 

@@ -147,6 +147,13 @@ def _observations(events: Sequence[Event]) -> dict[str, tuple[int, str]]:
     return out
 
 
+def observation_texts(events: Sequence[Event]) -> dict[str, tuple[int, str]]:
+    """``call_id → (seq, text)``: each call's observation as :func:`build_context` shows it
+    to a model (before truncation), from the last execution, denial or meta-request response
+    recorded for it. Used to answer an agent's MCP tool call (:mod:`evalkit.agents.session`)."""
+    return _observations(events)
+
+
 def _assistant_message(e: ModelResponded) -> dict[str, Any]:
     msg: dict[str, Any] = {"role": "assistant", "content": e.text or ""}
     if e.reasoning:  # opaque blocks, replayed verbatim by the provider that made them

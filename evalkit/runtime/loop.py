@@ -163,6 +163,76 @@ def _not_run(rec: Recorder, turn: int, calls: tuple[ToolCall, ...], why: str) ->
 
 
 @dataclass(frozen=True, slots=True)
+class CallPieces:
+    """The per-episode parts every proposed call goes through after the controller: the
+    recorder, the sandbox executor, the limits, the autonomy gate (``None``: off), the
+    approval policy and the condition's meta handler. Built once per episode; shared by
+    :func:`run_episode` and by the MCP episode server (:mod:`evalkit.agents.session`)."""
+
+    rec: Recorder
+    executor: SandboxExecutor
+    limits: Limits
+    gate: AutonomyGate | None = None
+    approvals: ApprovalPolicy | None = None
+    meta_handler: MetaHandler | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class Ending:
+    """How a call ended the episode: ``reason`` ``meta_terminal`` or ``gate_stop``, the typed
+    decision ``terminal`` and extra :class:`EpisodeEnded` fields (``partial_output``)."""
+
+    reason: str
+    terminal: str
+    extra: dict[str, Any]
+
+
+def step_call(action: Action, turn: int, pieces: CallPieces) -> Ending | None:
+    """Carry out the controller's ``action`` on one call (DESIGN §2): the gate and the
+    approval for a call the controller would execute, the :class:`ActionDecided` event, then
+    the sandbox execution (with the expiry of approvals and meta requests bound to an older
+    state version) or the meta handler.
+
+    Args:
+        action: ``controller.decide(call, view)`` (or a denial decided before the controller).
+        turn: The current turn.
+        pieces: The episode's :class:`CallPieces`.
+
+    Returns:
+        The :class:`Ending` when this call ended the episode (a terminal meta request, or the
+        gate's ``max_gate_stops``-th stop), else ``None``. The caller records
+        :class:`EpisodeEnded`.
+    """
+    rec, gate, approvals = pieces.rec, pieces.gate, pieces.approvals
+    call = action.call
+    if action.kind == "execute" and (gate is not None or action.needs_approval):
+        action = _gate_and_approve(action, call, turn, rec, gate, approvals)
+    rec.emit(ActionDecided, turn, call_id=call.id, tool=call.name, action=action.kind,
+             reason_code=action.reason_code, message=action.message)
+    if action.kind == "execute":
+        spec = action.tool
+        assert spec is not None and call.arguments is not None
+        version = rec.view.state_version
+        obs = pieces.executor.run(spec, call.arguments)
+        rec.emit(ToolExecuted, turn, call_id=call.id, tool=spec.name, kind=spec.kind, arguments=call.arguments,
+                 ok=obs.ok, result=obs.result, signals=obs.signals)
+        if rec.view.state_version != version:
+            if rec.view.approvals:
+                expire_stale(rec, turn)
+            on_state_change = getattr(pieces.meta_handler, "on_state_change", None)
+            if on_state_change is not None:
+                on_state_change(rec, turn)
+    elif action.kind == "meta" and pieces.meta_handler is not None:
+        terminal = pieces.meta_handler.handle(call, rec, turn)
+        if terminal is not None:
+            return Ending("meta_terminal", terminal, {"partial_output": rec.view.meta.partial_output})
+    elif action.reason_code in _GATE_STOPS and rec.view.gate_stops >= pieces.limits.max_gate_stops:
+        last = rec.view.gate_last
+        return Ending("gate_stop", last[0] if last is not None else "abstain", {})
+    return None
+
+
+@dataclass(frozen=True, slots=True)
 class EpisodeRun:
     """What one run of the loop produced.
 
@@ -234,8 +304,8 @@ def run_episode(
     rec.emit(UserMessage, 0, content=user_message, history=tuple(history))
     controller = Controller(tools, meta_tools, step_budgets=gate is None, approvals=approvals)
     executor = SandboxExecutor(state, faults)
+    pieces = CallPieces(rec, executor, limits, gate, approvals, meta_handler)
     before_turn = getattr(meta_handler, "before_turn", None)
-    on_state_change = getattr(meta_handler, "on_state_change", None)
     last_text: str | None = None
     for turn in range(1, limits.max_turns + 1):
         if before_turn is not None and turn > 1:
@@ -315,50 +385,13 @@ def run_episode(
         for index, call in enumerate(out.tool_calls):
             action = Action("deny", call, None, "truncated_tool_call", TRUNCATED) if truncated \
                 else controller.decide(call, rec.view)
-            if action.kind == "execute" and (gate is not None or action.needs_approval):
-                action = _gate_and_approve(action, call, turn, rec, gate, approvals)
-            rec.emit(
-                ActionDecided,
-                turn,
-                call_id=call.id,
-                tool=call.name,
-                action=action.kind,
-                reason_code=action.reason_code,
-                message=action.message,
-            )
-            if action.kind == "execute":
-                spec = action.tool
-                assert spec is not None and call.arguments is not None
-                version = rec.view.state_version
-                obs = executor.run(spec, call.arguments)
-                rec.emit(
-                    ToolExecuted,
-                    turn,
-                    call_id=call.id,
-                    tool=spec.name,
-                    kind=spec.kind,
-                    arguments=call.arguments,
-                    ok=obs.ok,
-                    result=obs.result,
-                    signals=obs.signals,
-                )
-                if rec.view.state_version != version:
-                    if rec.view.approvals:
-                        expire_stale(rec, turn)
-                    if on_state_change is not None:
-                        on_state_change(rec, turn)
-            elif action.kind == "meta" and meta_handler is not None:
-                terminal = meta_handler.handle(call, rec, turn)
-                if terminal is not None:
-                    _not_run(rec, turn, out.tool_calls[index + 1:], f"{call.name} ended the episode")
-                    rec.emit(EpisodeEnded, turn, reason="meta_terminal", final_text=out.text, terminal=terminal,
-                             partial_output=rec.view.meta.partial_output)
-                    return EpisodeRun(rec.log, state)
-            elif action.reason_code in _GATE_STOPS and rec.view.gate_stops >= limits.max_gate_stops:
-                last = rec.view.gate_last
-                _not_run(rec, turn, out.tool_calls[index + 1:], "the autonomy gate ended the episode")
-                rec.emit(EpisodeEnded, turn, reason="gate_stop", final_text=out.text,
-                         terminal=last[0] if last is not None else "abstain")
+            ending = step_call(action, turn, pieces)
+            if ending is not None:
+                why = f"{call.name} ended the episode" if ending.reason == "meta_terminal" \
+                    else "the autonomy gate ended the episode"
+                _not_run(rec, turn, out.tool_calls[index + 1:], why)
+                rec.emit(EpisodeEnded, turn, reason=ending.reason, final_text=out.text, terminal=ending.terminal,
+                         **ending.extra)
                 return EpisodeRun(rec.log, state)
     rec.emit(EpisodeEnded, limits.max_turns, reason="loop_limit", final_text=last_text)
     return EpisodeRun(rec.log, state)
