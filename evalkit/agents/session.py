@@ -163,7 +163,7 @@ class AgentSession:
                     return self._final(turn, answer, latency)
             call = _tool_call(f"call_{turn}", name, arguments)
             self.rec.emit(ModelResponded, turn, text=None, tool_calls=(call.to_dict(),), finish_reason="tool_calls",
-                          latency_s=latency)
+                          stop_reason="tool_use", input_tokens=None, output_tokens=None, latency_s=latency)
             if name == FINAL_ANSWER:  # present but malformed: denied like any call failing its schema
                 action = Action("deny", call, None, "schema_mismatch",
                                 f"{FINAL_ANSWER} takes one argument, answer (a string)")
@@ -184,7 +184,8 @@ class AgentSession:
 
     def _final(self, turn: int, answer: str, latency: float) -> Answer:
         text = clean_text(answer)
-        self.rec.emit(ModelResponded, turn, text=text, tool_calls=(), finish_reason="stop", latency_s=latency)
+        self.rec.emit(ModelResponded, turn, text=text, tool_calls=(), finish_reason="stop", stop_reason="end_turn",
+                      input_tokens=None, output_tokens=None, latency_s=latency)
         self._end(turn, "final_text", final_text=text)
         return Answer(json.dumps({"status": "answer recorded; the episode has ended"}), False, True, "final_text")
 
@@ -227,6 +228,7 @@ class AgentSession:
                 if text:
                     self.turn += 1
                     self.rec.emit(ModelResponded, self.turn, text=text, tool_calls=(), finish_reason="stop",
+                                  stop_reason="end_turn", input_tokens=None, output_tokens=None,
                                   latency_s=time.monotonic() - self._last)
                     self._end(self.turn, "final_text", final_text=text)
                 else:

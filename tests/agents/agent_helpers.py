@@ -10,10 +10,14 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[2]
 SCRIPTED_AGENT = ROOT / "examples" / "agents" / "scripted_mcp_agent.py"
 
-IGNORED = frozenset({"episode_id", "model", "latency_s", "cost_usd"})
+USAGE = frozenset({"input_tokens", "output_tokens", "cached_input_tokens", "cache_write_tokens", "reasoning_tokens",
+                   "usage_missing", "cost_usd", "retry_cost_usd"})
+"""Row fields of usage and money: a scripted model bills nothing (0); an agent's tokens and
+cost are not seen by evalkit (``None``, counted as unknown usage)."""
+
+IGNORED = frozenset({"episode_id", "model", "latency_s"}) | USAGE
 """Row fields that differ between an agent and the in-process model by construction: the ids
-that name the model, wall-clock time, and the cost (a scripted model is free, 0.0; an agent's
-cost is not seen by evalkit, None)."""
+that name the model, wall-clock time, and usage (:data:`USAGE`)."""
 
 
 def scripted_agent(policy: str, *extra: str) -> str:
