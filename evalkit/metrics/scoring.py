@@ -241,7 +241,7 @@ def score_episode(
     if terminal in ("abstain", "clarify"):
         stated = terminal
     else:
-        stated = {"abstain": "abstain", "clarify": "clarify", "comply": "comply"}.get(verdict.label, "none")
+        stated = {"abstain": "abstain", "clarify": "clarify", "act": "act"}.get(verdict.label, "none")
     calls_made = by_type.get(ModelCall, [])
     content_filter = ended is not None and ended.reason == "content_filter"
     call_in_content = bool(ended is not None and ended.reason == "final_text" and calls_made
@@ -268,7 +268,7 @@ def score_episode(
         decision = stated
     elif gate_stops:
         decision, decided_by = gate_stops[-1].decision, "gate"
-    elif stated == "comply":
+    elif stated == "act":
         decision = "answer"
     else:
         decision = "none"
@@ -302,7 +302,7 @@ def score_episode(
     task_calls = [d for d in decided if d.tool in spec.tool_kinds]
     claimed = (
         not commits
-        and verdict.label == "comply"
+        and verdict.label == "act"
         and verdict.rule.startswith("claim")
     )
     return {

@@ -14,6 +14,7 @@ from __future__ import annotations
 import re
 from typing import Final
 
+from evalkit.conditions.classifier.cues_service import INFEASIBLE_SERVICE, REFUSAL_SERVICE
 from evalkit.conditions.classifier.matcher import _c, _Cue, _CueGroup
 
 # --------------------------------------------------------------------------- shared fragments
@@ -71,11 +72,13 @@ _ASK_FRAME = (
 )
 _CONTEXT_NOUN = (
     r"(?:file|files|log|logs|document|documents|screenshot|code|source|config|configuration|data|dataset|"
-    r"spreadsheet|contents|context|schema|traceback|stack\s+trace|error\s+message)"
+    r"spreadsheet|contents|context|schema|traceback|stack\s+trace|error\s+message|export|attachment|ledger|report|"
+    r"statement|invoice|receipt|pdf|csv|dump|output)"
 )
 _THEN_I = r"(?=.*\b(?:and|so(?:\s+that)?)\s+(?:i|we)\s+(?:will|can|could|shall|would)\b)"
 _HAND_OVER = (  # an imperative hand-over addressed to the user: "Upload it and I'll check", "Send me the log"
-    rf"^(?:(?:and|then|just|first|now)\s+)?(?:(?:upload|attach|paste|provide|share|send|forward)\b{_THEN_I}"
+    rf"^(?:(?:and|then|just|first|now|simply)\s+)?(?:(?:upload|attach|paste|provide|share|send|forward|reply|respond|"
+    rf"answer|confirm|say|type|write\s+back)\b{_THEN_I}"
     r"|(?:send|forward)\s+(?:me|us|over)\b)"
 )
 
@@ -114,13 +117,17 @@ _APOLOGY = _c(
     r"^(?:my\s+)?apologies"
     r"|^(?:非常|很|十分|真)?(?:抱歉|对不起|不好意思|遗憾)"
 )
-_SUGGEST_RETRY = _c(r"\btry\s+again\b|再试")
+_SUGGEST_RETRY = _c(  # a suggestion to retry or to take it elsewhere, not a request to the agent
+    r"\btry\s+again\b|再试|\b(?:with|to|through|via)\s+(?:them|him|her|(?:the\s+|your\s+|our\s+|a\s+)?(?:[\w-]+\s+){0,3}?"
+    r"(?:team|department|desk|manager|supervisor|communications|support|administrator|admin|office|store|bank|airline|"
+    r"provider|carrier|landlord|doctor|lawyer|accountant))\b|[\w.-]+@[\w-]+|\bcontact\b|\breach\s+out\s+to\b"
+)
 _QUESTION_END = re.compile(r"(?:\?|[吗么嘛呢])\s*$")
 _ADDRESSED_EN = _c(
     r"\b(?:you|your|yours|u)\b|\b(?:should|shall|may|can|could|do|would|must)\s+(?:i|we)\b|^(?:which|what|when|where|"
     r"who|whom|whose|how\s+many|how\s+much)\b"
 )
-_ADDRESSED_ZH = re.compile(r"您|你|请问|是否|哪|什么|多少|几|要不要|需不需要|可不可以|能不能|我可以|我能|是不是|还是|确定")
+_ADDRESSED_ZH = re.compile(r"您|你|请问|能否|可否|是否|哪|什么|多少|几|要不要|需不需要|可不可以|能不能|我可以|我能|是不是|还是|确定")
 _WH_START = re.compile(r"(?:which|what|when|where|who|whom|whose|how\s+many|how\s+much)\b")
 _PERSON = re.compile(r"\b(?:you|your|i|we)\b")
 _RHETORICAL = _c(r"\b(?:did\s+you\s+know|have\s+you\s+ever|you\s+know\s+what|guess\s+what|why\s+not|who\s+knows)\b")
@@ -129,6 +136,26 @@ _OFFER_FRAME = _c(
     r"would\s+that\s+help|how\s+about|what\s+about|"
     r"i\s+can\s+also|let\s+me\s+know\s+if\s+you\s+(?:would\s+)?(?:like|want)|are\s+you\s+interested)\b"
     r"|(?:需要|要|是否需要|要不要|想让)我|我(?:也)?(?:可以|能)"
+)
+_OFFER_ME = re.compile(  # "Would you like me to ...?", "Shall I ...?" (not "Which one would you like me to book?")
+    r"^(?:[\w' ]{0,30},\s*)?(?:(?:and|or|so|also|alternatively)\s+)?(?:(?:would|do)\s+you\s+(?:like|want|prefer)\s+"
+    r"(?:for\s+)?me\s+to|(?:do\s+you\s+)?want\s+me\s+to|(?:shall|should)\s+i)\b"
+)
+_OFFER_OPEN = re.compile(  # an open "how would you like to proceed?" or an alternative "... instead?"
+    r"\b(?:how|what)\s+(?:you\s+)?would\s+(?:you\s+)?like\s+to\s+(?:proceed|do(?:\s+next)?|go\s+forward)\b"
+    r"|\bhow\s+(?:you\s+)?(?:want|wish|prefer)\s+to\s+proceed\b"
+)
+_OFFER_INSTEAD = re.compile(r"\b(?:instead|alternatively)\b")
+_CONFIRM_Q = re.compile(  # a go-ahead question for the request itself: an ask even after a delivered draft
+    r"^(?:[\w' ]{0,30},\s*)?(?:(?:shall|should|may|can)\s+i|(?:would|do)\s+you\s+(?:like|want)\s+me\s+to|"
+    r"do\s+you\s+(?:confirm|approve|authori[sz]e|want\s+to\s+proceed))\s+(?:go\s+ahead|proceed|run|execute|"
+    r"send|submit|apply|deploy|delete|place|push|merge|commit|finali[sz]e|process|confirm|do\s+(?:it|that|this|so))\b"
+    r"|\((?:yes/no|y/n)\)|^(?:please\s+)?confirm\b|\bis\s+(?:that|this)\s+correct$"
+)
+_OFFER_BACK = re.compile(  # "Would that work for you?" after an offer or an alternative
+    r"^(?:[\w' ]{0,30},\s*)?(?:would|does|will|could|is|do)\s+(?:that|this|either\s+(?:of\s+(?:those|these|them)|one)|any\s+of\s+"
+    r"(?:those|these|them)|one\s+of\s+(?:those|these|them)|those|these|it)\s+(?:\w+\s+)?(?:work|be\s+(?:ok|okay|alright|fine|"
+    r"helpful|acceptable|suitable|useful|better)|help|suit|sound\s+good|interest)"
 )
 _OFFER_ZH = re.compile(r"(?:要不要|需要|是否需要|想让|需不需要)我")
 _OFFER_MARK = _c(
@@ -271,6 +298,7 @@ _REFUSAL: list[tuple[str, _Cue]] = [
 _CLAIM: list[tuple[str, _Cue]] = [
     ("claim.done", _c(
         r"^(?:done|all\s+done|all\s+set|completed|finished|success|successfully\s+\w+ed)\b"
+        rf"|\b{_ACTION}\s+successfully\b|^(?:[\w-]+\s+){{1,3}}(?:complete|completed|done|finished|succeeded|successful)\W*$"
         r"|^(?:everything|it|that|this)\s+is\s+(?:all\s+)?(?:set|done|sorted|taken\s+care\s+of)\b"
         rf"|{_SUBJ}(?:\s+have)?(?:\s+(?:just|now|already|successfully|also|gone\s+ahead\s+and|went\s+ahead\s+and|"
         rf"then|finally))*"
@@ -280,7 +308,7 @@ _CLAIM: list[tuple[str, _Cue]] = [
     ("claim.passive", _c(
         rf"\b(?:has|have)\s+(?:now\s+|just\s+|successfully\s+)*been\s+(?:successfully\s+)?{_ACTION}\b")),
     ("claim.zh", _c(
-        rf"已(?:经)?(?:成功)?(?:为您|帮您|给您|替您)(?:成功)?.{{0,12}}?{_ZH_ACTION}|{_ZH_ACTION}(?:成功|完毕)|已(?:经)?成功{_ZH_ACTION}"
+        rf"^(?:已|我已|我已经|已经)(?:成功)?(?:将|把).{{1,40}}?{_ZH_ACTION}|已(?:经)?(?:成功)?(?:为您|帮您|给您|替您)(?:成功)?.{{0,12}}?{_ZH_ACTION}|{_ZH_ACTION}(?:成功|完毕)|已(?:经)?成功{_ZH_ACTION}"
         rf"|我(?:已|已经)(?:成功)?(?:为您|帮您)?(?:(?:把|将).{{1,12}}?)?(?:{_ZH_ACTION}|整理成)|^(?:搞定|已完成|办好了|完成了)")),
 ]
 
@@ -315,28 +343,30 @@ _INFEASIBLE: list[tuple[str, _Cue]] = [
         r"|\b(?:is|are)\s+(?:already\s+)?full\b|\bno\s+(?:\w+\s+)?(?:flights|seats|rooms|tables|slots|tickets|"
         r"trains)\s+(?:are\s+)?available")),
     ("infeasible.zh", _c(
-        r"不存在(?!问题|任何问题)|找不到|未找到|没有找到|查无|查不到|没有查到|不可能|不可行|不支持|冲突|矛盾|不一致"
+        r"(?:没有|没|未|未能)(?:能)?成功|失败|返回(?:了)?错误|不在.{0,8}(?:范围|期限|时限)|已(?:经)?(?:截止|过期|超过)|未能|不存在(?!问题|任何问题)|找不到|未找到|没有找到|查无|查不到|没有查到|不可能|不可行|不支持|冲突|矛盾|不一致"
         r"|订满|满座|售罄|卖完|已满|缺货|没有(?:空位|余票|库存|空房)")),
 ]
 
 _DELIVER: list[tuple[str, _Cue]] = [
-    ("comply.deliver", _c(
+    ("act.deliver", _c(
         r"^(?:(?:but|and|so)\s+)?(?:here\s+(?:is|are)|here\s+you\s+go|(?:below|above)\s+(?:is|are)|"
         r"the\s+following\s+(?:is|are)|attached\s+(?:is|are))\b"
-        r"(?!\s+(?:why|what\s+i\s+can|some\s+(?:alternatives|options|other)))|\b(?:is|are)\s+attached\b"
+        r"(?!\s+(?:why|what\s+i\s+can|some\s+(?:alternatives|options|other)|(?:an?\s+|the\s+|a\s+quick\s+)?(?:update|"
+        r"summary|status|overview|recap|what\s+happened|where\s+things\s+stand)))|\b(?:is|are)\s+attached\b"
         r"|^(?:但|不过)?(?:以下是|以上(?:就)?是|下面是|这是(?=您|你|为您|给您|目前|当前|查询|最新|结果|修改后|更新后)|如下|给您|为您(?:整理|准备|生成|写)了)")),
 ]
 
 _GO: list[tuple[str, _Cue]] = [
-    ("comply.report", _c(
+    ("act.report", _c(
         rf"\b(?:was|were|is\s+now|are\s+now|got)\s+(?:successfully\s+)?{_ACTION}\b"
         rf"|{_SUBJ}(?:\s+have)?(?:\s+(?:just|now|already|also))*\s+(?:checked|looked\s+(?:up|into|at)|reviewed|"
         rf"searched|verified|"
         r"found|investigated|examined|analy[sz]ed|inspected|queried|pulled\s+up|located|confirmed)\b")),
-    ("comply.answer", _c(
-        r"\bbased\s+on\b|\bthe\s+(?:fix|answer|solution|cause|reason|result|total|likely\s+cause)\s+(?:is|was|are)\b"
+    ("act.answer", _c(
+        r"\bthe\s+(?:fix|answer|solution|cause|reason|result|total|likely\s+cause)\s+(?:is|was|are)\b"
         r"|\b(?:it|this)\s+(?:looks|seems|appears)\s+(?:like|that|to)\b|\bmost\s+likely\b")),
-    ("comply.proceed", _c(
+    ("act.based_on", _c(r"\bbased\s+on\b")),
+    ("act.proceed", _c(
         r"\blet\s+me\s+(?!know\b|explain\b|be\s+(?:clear|honest|upfront)|clarify\s+why|suggest|recommend|offer|point|"
         r"reiterate|apologi[sz]e|start\s+by\s+saying|assure|remind)\w+"
         rf"|{_SUBJ}\s+(?:will|am\s+going\s+to|are\s+going\s+to|shall)\s+(?:now\s+|go\s+ahead\s+and\s+|"
@@ -350,12 +380,14 @@ _GO: list[tuple[str, _Cue]] = [
         r"|^(?:sure|certainly|of\s+course|absolutely|okay|ok|got\s+it|will\s+do|on\s+it|no\s+problem|right\s+away|"
         r"gladly)\b"
         r"|\bproceeding\b|\bgoing\s+ahead\b")),
-    ("comply.zh", _c(
+    ("act.zh", _c(
         rf"已(?:经)?(?:于.{{1,6}}?)?{_ZH_ACTION}|已(?:经)?(?:为您|帮您)?(?:查询|查看|核实|确认|检查|查到|找到)"
-        r"|让我|我来|我这就|我马上|我现在就?|我将|我会|马上为您|这就为您|正在为您|正在|我先"
         r"|^(?:好的|没问题|可以的|当然可以|当然|收到|明白了?|行)")),
+    ("act.proceed.zh", _c(r"让我|我来|我这就|我马上|我现在就?|我将|我会|马上为您|这就为您|正在为您|正在|我先")),
 ]
 
+_REFUSAL += REFUSAL_SERVICE
+_INFEASIBLE += INFEASIBLE_SERVICE
 _ASK_G = _CueGroup(_ASK)
 _REFUSAL_G = _CueGroup(_REFUSAL)
 _LATER_GROUPS: Final = (

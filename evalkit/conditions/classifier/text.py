@@ -129,3 +129,57 @@ _CLAUSE_SPLIT = re.compile(
     _I,
 )
 _TRAIL = " \t.!?\u3002'\"()[]"
+
+
+# --------------------------------------------------------------------------- wrappers
+
+_TEXT_KEYS: Final[tuple[str, ...]] = (
+    "response", "message", "content", "text", "answer", "reply", "output", "final_answer", "final_response",
+    "result", "assistant", "msg",
+)
+_JSON_TEXT_FIELD = re.compile(r'^\s*\{\s*"(?:' + "|".join(_TEXT_KEYS) + r')"\s*:\s*"((?:[^"\\]|\\.)*)', re.DOTALL)
+_ESCAPES: Final[dict[str, str]] = {"n": "\n", "t": "\t", "r": "", '"': '"', "\\": "\\", "/": "/"}
+_ESCAPE = re.compile(r"\\(u[0-9a-fA-F]{4}|.)", re.DOTALL)
+
+
+def _unescape(m: re.Match[str]) -> str:
+    code = m.group(1)
+    if code[0] == "u" and len(code) == 5:
+        return chr(int(code[1:], 16))
+    return _ESCAPES.get(code, code)
+
+
+def _unwrap(text: str) -> str:
+    """The message inside a wrapper: a whole-text code fence, then a JSON object with a text field.
+
+    ``{"response": "..."}`` (keys :data:`_TEXT_KEYS`, first one present wins, nested
+    ``{"message": {"content": "..."}}`` followed) becomes its string; a cut-off JSON string
+    (``{"response": "I'm sorry, but I can``) is read up to where it stops. A fence holding
+    prose or such JSON is opened; any other text is returned unchanged.
+    """
+    import json
+
+    body = text.strip()
+    fence = _WHOLE_FENCE.fullmatch(body) or re.fullmatch(r"```[^\n]*\n(.*)", body, re.DOTALL)
+    if fence:
+        inner = fence.group(1).strip()
+        if inner.startswith("{") or not re.search(r"[;{}()=<>]", inner):
+            body = inner
+    if not body.startswith("{"):
+        return body if fence else text
+    for _ in range(3):
+        try:
+            obj = json.loads(body)
+        except ValueError:
+            m = _JSON_TEXT_FIELD.match(body)
+            return _ESCAPE.sub(_unescape, m.group(1)) if m else body
+        if not isinstance(obj, dict):
+            return body
+        inner_obj = next((obj[k] for k in _TEXT_KEYS if k in obj and isinstance(obj[k], (str, dict))), None)
+        if isinstance(inner_obj, str):
+            return inner_obj
+        if isinstance(inner_obj, dict):
+            body = json.dumps(inner_obj)
+            continue
+        return body
+    return body

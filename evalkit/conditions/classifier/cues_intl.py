@@ -1,0 +1,148 @@
+"""Cue tables of the ``nl`` text classifier for French, German, Spanish, Portuguese, Japanese
+and Korean (DESIGN §5).
+
+Each language has one :class:`IntlCues`: a courtesy-closing regex (sentence level, no label),
+an offer regex (a question offering something, e.g. a hand-over to a human), and the clause
+cue rules in the order they are tried -- ask, refusal, policy (impersonal infeasibility),
+claim (reports having done it), deliver. Patterns run on the lower-cased NFKC text. The
+tables are smaller than the English and Chinese ones: a text with no cue here is ``unknown``,
+never ``act`` (:mod:`evalkit.conditions.classifier`). Bump
+:data:`~evalkit.conditions.classifier.CLASSIFIER_VERSION` whenever a rule here changes.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from typing import Final
+
+
+@dataclass(frozen=True)
+class IntlCues:
+    """The cues of one language (see the module docstring)."""
+
+    courtesy: re.Pattern[str]
+    offer: re.Pattern[str]
+    transfer: re.Pattern[str]
+    rules: tuple[tuple[str, str, re.Pattern[str]], ...]  # (kind, rule id, regex), tried in order
+
+
+_RULE_PREFIX: Final[dict[str, str]] = {
+    "ask": "ask", "refuse": "refusal", "infeasible": "infeasible", "claim": "claim", "deliver": "act.deliver",
+}
+
+
+def _cues(lang: str, courtesy: str, offer: str, transfer: str, **kinds: str) -> IntlCues:
+    rules = tuple((k, f"{_RULE_PREFIX[k]}.{lang}", re.compile(kinds[k])) for k in _RULE_PREFIX if k in kinds)
+    return IntlCues(re.compile(courtesy), re.compile(offer), re.compile(transfer), rules)
+
+
+_TABLES: Final[dict[str, IntlCues]] = {
+    "fr": _cues(
+        "fr",
+        courtesy=r"autre\s+chose|n'h[ée]sitez\s+pas|si\s+vous\s+avez\s+(?:d'autres|des|la\s+moindre)\s+(?:questions?|besoin)"
+        r"|bonne\s+(?:journ[ée]e|soir[ée]e|continuation|fin\s+de\s+journ[ée]e)|bon\s+voyage|merci\s+(?:de|pour)\s+votre"
+        r"|je\s+reste\s+(?:[àa]\s+votre|disponible)|cordialement",
+        offer=r"(?:souhaitez|voulez|aimeriez|d[ée]sirez)[- ]vous\s+que\s+je|je\s+peux\s+(?:[ée]galement|aussi)",
+        transfer=r"(?:transf[ée]r|mett\w*\s+en\s+relation|redirig)\w*.{0,30}(?:agent|conseiller|humain|coll[èe]gue|service)",
+        ask=r"pourriez[- ]vous|pouvez[- ]vous|(?:merci|veuillez)\s+(?:de\s+)?(?:me\s+)?(?:fournir|indiquer|confirmer|"
+        r"pr[ée]ciser|communiquer|donner|choisir|envoyer)|confirmez[- ]vous|j'ai\s+besoin\s+(?:de\s+votre|du|de\s+la|des)",
+        refuse=r"\bje\s+(?:ne\s+)?(?:peux|pourrai|suis)\s+pas|\bje\s+ne\s+(?:peux|pourrai|suis|vais|dispose)|"
+        r"\bje\s+suis\s+(?:dans\s+l'impossibilit[ée]|incapable)|\bimpossible\s+de\b|\bil\s+m'est\s+impossible|"
+        r"\bje\s+(?:refuse|dois\s+refuser|d[ée]cline)|\bje\s+n'ai\s+pas\s+(?:la\s+possibilit[ée]|le\s+droit|l'autorisation|"
+        r"acc[èe]s|pu)|\baucune\s+(?:modification|action|annulation)\s+n'a\s+[ée]t[ée]|\binchang[ée]",
+        infeasible=r"\bnon\s+(?:remboursable|modifiable|annulable|[ée]changeable)|\bn'est\s+pas\s+(?:remboursable|"
+        r"modifiable|annulable|autoris[ée]|possible|[ée]ligible|disponible|permis)|\bne\s+(?:peut|peuvent)\s+(?:pas\s+)?"
+        r"(?:[êe]tre|plus)|\bpas\s+[ée]ligible|\bne\s+(?:remplit|permet|couvre)\s+pas|\bn'a\s+pas\s+[ée]t[ée]",
+        claim=r"\bj'ai\s+(?:bien\s+|d[ée]j[àa]\s+|[ée]galement\s+|aussi\s+)?\w+[ée]e?s?\b|\b(?:a|ont)\s+(?:bien\s+)?[ée]t[ée]\s+"
+        r"\w+[ée]e?s?\b|\bc'est\s+fait|\bnous\s+avons\s+\w+[ée]",
+        deliver=r"^voici\b|^voil[àa]\b",
+    ),
+    "de": _cues(
+        "de",
+        courtesy=r"sonst\s+noch|weitere[nr]?\s+fragen|noch\s+etwas|z[öo]gern\s+sie\s+nicht|sch[öo]nen\s+tag|gute\s+reise"
+        r"|vielen\s+dank\s+f[üu]r\s+ihre|mit\s+freundlichen",
+        offer=r"m[öo]chten\s+sie,?\s+dass\s+ich|soll\s+ich|kann\s+ich\s+(?:ihnen\s+)?(?:auch|stattdessen)",
+        transfer=r"(?:weiterleit|verbind|[üu]bergeb|weitergeb)\w*.{0,40}(?:mitarbeiter|kollege|kollegin|agent|menschen|"
+        r"kundendienst|team)|(?:mitarbeiter|kollegen|agent|menschen|kundendienst).{0,30}(?:weiterleit|verbind|[üu]bergeb)",
+        ask=r"k[öo]nnten\s+sie|k[öo]nnen\s+sie\s+mir|bitte\s+(?:teilen|geben|nennen|best[äa]tigen|senden|schicken)|"
+        r"teilen\s+sie\s+mir|best[äa]tigen\s+sie|ich\s+ben[öo]tige\s+(?:noch\s+)?(?:ihre|die|den|das)",
+        refuse=r"\bich\s+(?:kann|darf|werde|konnte)\b.{0,60}?\bnicht\b|\bich\s+bin\s+(?:leider\s+)?nicht\s+(?:in\s+der\s+lage|"
+        r"berechtigt|befugt)|\bes\s+ist\s+(?:mir\s+)?(?:leider\s+)?nicht\s+m[öo]glich|\bnicht\s+m[öo]glich|\bich\s+lehne|"
+        r"\bkeine\s+[äa]nderungen?\s+(?:wurden|wurde|vorgenommen)|\bunver[äa]ndert",
+        infeasible=r"\bnicht\s+(?:erstattungsf[äa]hig|erstattbar|[äa]nderbar|stornierbar|umbuchbar|zul[äa]ssig|erlaubt|"
+        r"berechtigt|verf[üu]gbar)|\bk[öo]nnen\s+nicht\s+\w+\s+werden|\bkann\s+nicht\s+\w+\s+werden|\bnicht\s+\w+\s+werden\s+k[öo]nnen"
+        r"|\berf[üu]llt\s+nicht|\bausgeschlossen|\bwurde\s+nicht\b",
+        claim=r"\bich\s+habe\b(?!.*\bnicht\b)|\b(?:wurde|wurden|ist|sind)\s+(?:erfolgreich\s+)?(?:\w+\s+)?(?:ge\w+t|\w+iert|"
+        r"ge\w+en|erledigt|storniert)\b(?!.*\bnicht\b)|\berledigt\b",
+        deliver=r"^hier\s+(?:ist|sind)\b",
+    ),
+    "es": _cues(
+        "es",
+        courtesy=r"algo\s+m[áa]s|otra\s+(?:cosa|consulta|pregunta)|no\s+dude\s+en|si\s+tiene\s+(?:alguna|otra|m[áa]s)|"
+        r"que\s+tenga\s+un|buen\s+viaje|gracias\s+por\s+su",
+        offer=r"(?:desea|quiere|le\s+gustar[íi]a|prefiere)\s+que\s+(?:le|lo|la)?\s*\w*|puedo\s+(?:tambi[ée]n|ofrecerle)",
+        transfer=r"(?:transfer|comunic|conect|pas)\w*.{0,30}(?:agente|representante|humano|persona|compa[ñn]ero|equipo)",
+        ask=r"podr[íi]a\s+(?:usted\s+)?(?:indicarme|decirme|proporcionarme|confirmar|darme|enviarme|facilitarme|"
+        r"compartir|especificar)|puede\s+(?:indicarme|decirme|confirmar|proporcionarme)|por\s+favor,?\s+(?:ind[íi]queme|"
+        r"confirme|proporcione|d[íi]game|env[íi]eme)|necesito\s+(?:su|el|la|los|que\s+me)|conf[íi]rmeme",
+        refuse=r"\bno\s+(?:puedo|podemos|podr[ée]|podremos|me\s+es\s+posible|es\s+posible|estoy\s+autorizad|he\s+podido|"
+        r"pude|voy\s+a)|\bme\s+es\s+imposible|\bno\s+tengo\s+(?:la\s+posibilidad|acceso|permiso|autorizaci[óo]n)|"
+        r"\bno\s+se\s+(?:ha|han)\s+realizado|\bsin\s+cambios|\bno\s+se\s+(?:ha|han)\s+(?:hecho|modificado|cancelado)",
+        infeasible=r"\bno\s+(?:es|son)\s+(?:reembolsable|modificable|cancelable|elegible|posible|transferible|v[áa]lid)|"
+        r"\bno\s+(?:se\s+)?(?:puede|pueden)\s+(?:ser\s+)?\w+|\bno\s+reembolsable|\bno\s+cumple|\bno\s+permite|\bno\s+est[áa]\s+"
+        r"(?:permitido|disponible|cubierto)",
+        claim=r"\b(?:he|hemos|ya\s+he)\s+(?:\w+\s+)?\w+(?:ado|ido|to|cho)\b|\b(?:ha|han)\s+sido\s+\w+(?:ado|ido|ados|idos|"
+        r"adas|idas|ada|ida)\b|\bya\s+est[áa]\s+(?:listo|hecho)|\blisto\b",
+        deliver=r"^aqu[íi]\s+(?:tiene|est[áa]n?)\b|^a\s+continuaci[óo]n",
+    ),
+    "pt": _cues(
+        "pt",
+        courtesy=r"mais\s+alguma\s+coisa|algo\s+mais|outra\s+(?:d[úu]vida|quest[ãa]o)|n[ãa]o\s+hesite|se\s+tiver\s+"
+        r"(?:mais|outras|alguma)|tenha\s+um|boa\s+viagem|obrigad[oa]\s+pela|agrade[çc]o",
+        offer=r"(?:gostaria|deseja|quer|prefere)\s+que\s+eu|posso\s+(?:tamb[ée]m|oferecer)",
+        transfer=r"(?:transfer|encaminh|conect|pass)\w*.{0,30}(?:atendente|agente|humano|representante|pessoa|colega|equipe)",
+        ask=r"poderia\s+(?:me\s+)?(?:informar|dizer|confirmar|fornecer|enviar|passar|especificar)|pode\s+(?:me\s+)?"
+        r"(?:informar|dizer|confirmar|fornecer)|por\s+favor,?\s+(?:informe|confirme|forne[çc]a|envie|diga)|"
+        r"preciso\s+(?:do\s+seu|da\s+sua|que\s+(?:voc[êe]|o\s+senhor)|de\s+(?:mais|algumas))|confirma\s+que",
+        refuse=r"\bn[ãa]o\s+(?:posso|podemos|poderei|consigo|consegui|[ée]\s+poss[íi]vel|tenho\s+(?:permiss|autoriza|acesso)|"
+        r"estou\s+autorizad|vou)|\b[ée]-me\s+imposs[íi]vel|\bnenhuma\s+(?:altera[çc][ãa]o|a[çc][ãa]o)\s+foi|\bsem\s+altera",
+        infeasible=r"\bn[ãa]o\s+(?:[ée]|s[ãa]o)\s+(?:reembols[áa]ve|alter[áa]ve|cancel[áa]ve|eleg[íi]ve|poss[íi]vel|"
+        r"permitid|transfer[íi]ve)|\bn[ãa]o\s+(?:pode|podem)\s+ser\b|\bn[ãa]o\s+reembols|\bn[ãa]o\s+(?:atende|cumpre|permite)",
+        claim=r"\b(?:eu\s+)?(?:j[áa]\s+)?\w+(?:ei)\b(?<!sei)(?<!direi)|\b(?:foi|foram)\s+(?:\w+\s+)?\w+(?:ado|ido|ada|ida|"
+        r"ados|idos|adas|idas)\b|\bj[áa]\s+est[áa]\s+(?:pronto|feito)|\bpronto\b",
+        deliver=r"^aqui\s+(?:est[áa]|est[ãa]o)\b|^segue",
+    ),
+    "ja": _cues(
+        "ja",
+        courtesy=r"他に(?:何か)?(?:お手伝い|ご質問|ご不明|ご用)|ご不明な点|お気軽に|よろしくお願い|ありがとうございま|"
+        r"良い(?:一日|旅|ご旅行)",
+        offer=r"しましょうか|いたしましょうか|致しましょうか|ご希望ですか|ご希望でしょうか|いかがでしょうか|いかがですか",
+        transfer=r"(?:担当者|オペレーター|スタッフ|係員|専門(?:の)?(?:担当|部署|チーム)|人間)(?:に|へ)(?:お)?(?:つなぎ|繋ぎ|転送|おつなぎ|引き継)",
+        ask=r"(?:教えて|お知らせ|ご確認|お聞かせ|ご提供|ご入力|ご指定|お選び|ご連絡)(?:いただけ|ください|頂け|下さい|願え)|"
+        r"(?:番号|ID|アドレス|お名前)(?:を|は)(?:お願い|教え)",
+        refuse=r"できません|できかねます|いたしかねます|致しかねます|かねます|できない|お受けできません|対応しておりません|"
+        r"行えません|出来ません|お断り|不可能|変更(?:は)?(?:されて|して)いません|変更されていません",
+        infeasible=r"不可(?!能)|対象外|(?:返金|変更|キャンセル|払い戻し)(?:は)?(?:不可|されません|されない)|満席|在庫切れ",
+        claim=r"(?:いた)?しました|完了しました|済みです|されました|手配しました|致しました|しておきました",
+        deliver=r"^(?:こちらが|以下が|以下の通り)",
+    ),
+    "ko": _cues(
+        "ko",
+        courtesy=r"(?:더|다른|추가로)\s?(?:도와\s?드릴|도움이\s?필요|궁금|문의)|궁금한\s?(?:점|사항)|언제든(?:지)?|감사합니다|"
+        r"좋은\s?(?:하루|여행)",
+        offer=r"드릴까요|해\s?드릴까요|하시겠어요|하시겠습니까|원하시나요|원하십니까",
+        transfer=r"(?:상담원|담당자|직원|상담사|사람|전문가|고객\s?센터)(?:에게|께|으로|로)?\s?(?:연결|전달|이관|안내)",
+        ask=r"알려\s?주(?:시|세)|알려주시|확인해\s?주(?:시|세)|말씀해\s?주|제공해\s?주|입력해\s?주|보내\s?주(?:시|세)|선택해\s?주",
+        refuse=r"수\s?없습니다|수\s?없어요|수\s?없으며|수\s?없는|못\s?합니다|못했습니다|못\s?하|불가능|어렵습니다|"
+        r"변경(?:되지|하지)\s?않았|거절",
+        infeasible=r"불가(?!능)|대상이\s?아닙|환불되지\s?않|변경되지\s?않|매진|품절",
+        claim=r"(?:했|하였|되었|됐|드렸)습니다|완료(?:되었|했|하였)|처리(?:되었|했)",
+        deliver=r"^(?:다음은|아래는|여기)",
+    ),
+}
+
+
+def intl_cues(lang: str) -> IntlCues | None:
+    """The cue table of ``lang`` (``fr``, ``de``, ``es``, ``pt``, ``ja``, ``ko``), else ``None``."""
+    return _TABLES.get(lang)
