@@ -255,13 +255,13 @@ SUMMARY_FIELDS = (
     # cost (evalkit.metrics.aggregate) and provider totals (evalkit.metrics.provider)
     "tool_calls", "input_tokens", "output_tokens", "latency_s", "cost_usd", "model_calls", "cache_hits", "retries",
     "retry_wait_s", "parse_failures", "repaired_calls", "call_in_content", "content_filter",
-    "claimed_action_without_call", "error_code",
+    "claimed_action_without_call", "error_code", "unjudged",
 )
 """The result-row fields the summary reads (:func:`build_summary`, :func:`~evalkit.metrics.provider.provider_summary`)."""
 _TEXT_FIELDS = frozenset({"pair_id", "variant", "model", "condition", "gate", "trigger", "phase", "domain", "split",
                           "language", "status", "denials", "error_code"})
 _FLAG_FIELDS = frozenset({"correct", "decision_match", "post_hoc", "timely", "first_pass", "call_in_content",
-                          "content_filter", "claimed_action_without_call"})
+                          "content_filter", "claimed_action_without_call", "unjudged"})
 _MEASURES = frozenset({"latency_s", "cost_usd", "retry_wait_s"})
 _COUNTS = frozenset(SUMMARY_FIELDS) - _TEXT_FIELDS - _FLAG_FIELDS - _MEASURES - {"lag", "epoch"}
 """Count fields: never null in a scored row (``lag`` is null where it is not defined)."""
