@@ -28,6 +28,7 @@ from evalkit.cli_errors import option_error as _option_error
 from evalkit.cli_errors import fail as _fail
 from evalkit.cli_errors import resume_hint as _resume_hint
 from evalkit.cli_errors import show_results_warnings as _show_results_warnings
+from evalkit.cli_judge import judge_app
 from evalkit.cli_rules import rules_app
 from evalkit.cli_suite import suite_app
 from evalkit.errors import ConfigError, EvalkitError
@@ -41,6 +42,7 @@ app = typer.Typer(
 )
 app.add_typer(suite_app, name="suite")
 app.add_typer(rules_app, name="rules")
+app.add_typer(judge_app, name="judge")
 
 
 def _version(value: bool) -> None:
