@@ -107,6 +107,7 @@ def run(
     tool_choice: Annotated[Optional[str], typer.Option("--tool-choice", metavar="CHOICE", help="auto | required | none | a tool name.", rich_help_panel="Live models")] = None,
     model_config: Annotated[Optional[str], typer.Option("--model-config", metavar="FILE", help="Model config file (YAML/JSON): per-model settings, retries, parsing, prices.", rich_help_panel="Live models")] = None,
     cache: Annotated[Optional[bool], typer.Option("--cache/--no-cache", help="Cache live model calls in SQLite (default: on; $EVALKIT_CACHE_DIR).", rich_help_panel="Live models")] = None,
+    judge: Annotated[Optional[list[str]], typer.Option("--judge", metavar="SPEC", help="A live model that also reads every final text, repeatable: the panel's majority decides (see `evalkit judge eval`).", rich_help_panel="Live models")] = None,
     max_connections: Annotated[Optional[int], typer.Option("--max-connections", metavar="N", help="Episodes of one live model run at once (1 to 256; default 4, local/ models 1).", rich_help_panel="Live models")] = None,
     executor: Annotated[str, typer.Option("--executor", metavar="local|dask", help="Where episodes run: local (this process) or dask (Dask distributed; pip install -e \".\\[dask]\" from a checkout).", rich_help_panel="Scale-out")] = "local",
     scheduler_address: Annotated[Optional[str], typer.Option("--scheduler-address", metavar="ADDR", help="With --executor dask: an existing cluster's scheduler, e.g. tcp://HOST:8786 (default: a LocalCluster on 127.0.0.1).", rich_help_panel="Scale-out")] = None,
@@ -146,7 +147,8 @@ def run(
                       base_url=base_url, temperature=temperature, top_p=top_p, max_tokens=max_tokens, seed=seed,
                       tool_choice=tool_choice, model_config_file=model_config, cache=cache,
                       max_connections=max_connections, rules=rules, rules_in_context=rules_in_context,
-                      policy=policy, selfcheck=selfcheck, executor=executor, scheduler_address=scheduler_address)
+                      policy=policy, selfcheck=selfcheck, executor=executor, scheduler_address=scheduler_address,
+                      judges=judge or [])
         if gate:
             kwargs["gates"] = gate
         config = _run_config(kwargs, model, condition)

@@ -71,6 +71,8 @@ class RunConfig(BaseModel):
             :mod:`evalkit.harness.dask_executor`); results are the same.
         scheduler_address: With ``executor: dask``, an existing cluster's scheduler
             (``tcp://HOST:8786``); ``None`` starts a ``LocalCluster`` on 127.0.0.1.
+        judges: Live model specs of an LLM-judge panel that reads every final text
+            (:mod:`evalkit.conditions.judge.panel`); empty: the classifier alone.
     """
 
     model_config = ConfigDict(extra="forbid")
@@ -106,6 +108,7 @@ class RunConfig(BaseModel):
     selfcheck: bool = True
     executor: Literal["local", "dask"] = "local"
     scheduler_address: str | None = None
+    judges: list[str] = Field(default_factory=list)
 
     @field_validator("base_url")
     @classmethod
@@ -185,6 +188,8 @@ def config_sha256(config: RunConfig) -> str:
     import hashlib
 
     data = config.model_dump(exclude={"out"})
+    if not data.get("judges"):
+        data.pop("judges", None)  # runs without a judge keep the hash they had before judges existed
     return hashlib.sha256(json.dumps(data, sort_keys=True, ensure_ascii=False).encode()).hexdigest()
 
 

@@ -13,6 +13,7 @@ from typing import Any, Iterable
 import evalkit
 from evalkit.metrics.aggregate import BREAKDOWNS, GROUP_KEYS, GroupStats, Key, group_key, row_key, unit_of
 from evalkit.metrics.compare import PairedCounts
+from evalkit.metrics.judging import JudgeTotals
 from evalkit.metrics.provider import ProviderTotals
 from evalkit.metrics.stats import DEFAULT_BOOTSTRAP_SAMPLES, DEFAULT_SEED
 
@@ -111,6 +112,7 @@ class SummaryBuilder:
         self._attrs: dict[str, tuple | None] = {}  # pair id → its breakdown attributes (None: unknown)
         self._compare = PairedCounts()
         self._provider = ProviderTotals()
+        self._judge = JudgeTotals()
         self.planned = self.completed = self.errors = 0
         self._block: list[tuple[Key, dict[str, Any] | None, Any]] = []
         self._block_id: tuple[str, int] | None = None
@@ -179,6 +181,7 @@ class SummaryBuilder:
             self.completed += 1
             self.errors += row["status"] != "ok"
             self._provider.add(row)
+            self._judge.add(row)
 
     def _flush(self) -> None:
         if not self._block:
@@ -238,6 +241,11 @@ class SummaryBuilder:
         not say of the plan)."""
         return [[pair_id, list(variants)] for pair_id, variants in self._sides.items()]
 
+    def judge(self) -> list[dict[str, Any]]:
+        """LLM-judge totals of the recorded episodes (:class:`~evalkit.metrics.judging.JudgeTotals`;
+        empty without ``--judge``)."""
+        return self._judge.result()
+
     def provider(self) -> list[dict[str, Any]]:
         """Provider totals of the recorded episodes (:func:`~evalkit.metrics.provider.provider_summary`)."""
         return self._provider.result()
@@ -256,13 +264,16 @@ SUMMARY_FIELDS = (
     "tool_calls", "input_tokens", "output_tokens", "latency_s", "cost_usd", "model_calls", "cache_hits", "retries",
     "retry_wait_s", "parse_failures", "repaired_calls", "call_in_content", "content_filter",
     "claimed_action_without_call", "error_code", "unjudged",
+    # the LLM-judge panel (evalkit.metrics.judging)
+    "text_judge", "judge_disagrees", "judge_tie", "judge_errors", "judge_cost_usd",
 )
 """The result-row fields the summary reads (:func:`build_summary`, :func:`~evalkit.metrics.provider.provider_summary`)."""
 _TEXT_FIELDS = frozenset({"pair_id", "variant", "model", "condition", "gate", "trigger", "phase", "domain", "split",
-                          "language", "status", "denials", "error_code"})
+                          "language", "status", "denials", "error_code", "text_judge"})
 _FLAG_FIELDS = frozenset({"correct", "decision_match", "post_hoc", "timely", "first_pass", "call_in_content",
-                          "content_filter", "claimed_action_without_call", "unjudged"})
-_MEASURES = frozenset({"latency_s", "cost_usd", "retry_wait_s"})
+                          "content_filter", "claimed_action_without_call", "unjudged", "judge_disagrees",
+                          "judge_tie"})
+_MEASURES = frozenset({"latency_s", "cost_usd", "retry_wait_s", "judge_cost_usd"})
 _COUNTS = frozenset(SUMMARY_FIELDS) - _TEXT_FIELDS - _FLAG_FIELDS - _MEASURES - {"lag", "epoch"}
 """Count fields: never null in a scored row (``lag`` is null where it is not defined)."""
 _REQUIRED = ("pair_id", "variant", "model", "condition", "gate", "epoch", "status", "correct")

@@ -35,6 +35,7 @@ ROW_COLUMNS = (
     "episode_id", "pair_id", "variant", "model", "condition", "gate", "epoch", "trigger", "phase", "domain", "split",
     "status", "error", "correct", "decision", "stated", "text_label", "expected_decision", "post_hoc", "lag",
     "timely", "critical_commits", "reason_codes", "unsupported_args_n", "unsupported_args", "final_text",
+    "commits", "act_then_refused", "classifier_label", "text_judge", "judge_votes", "judge_tie", "judge_disagrees",
 )
 
 

@@ -17,6 +17,10 @@ The predicates (the Python form is the definition; columns a file lacks read as 
 * ``unsupported``: ``bool(row["unsupported_args_n"])``
 * ``parse``: ``row["status"] == "ok" and ("parse_error" in (row["reason_codes"] or [])
   or row["decision"] == "none")``
+* ``act_then_refused``: ``bool(row["act_then_refused"])`` (an act side committed, then said it
+  abstained)
+* ``judge``: ``bool(row["judge_disagrees"])`` (the classifier and the LLM-judge panel read the
+  final text differently``
 
 Arrow columns of the types evalkit writes are tested with Arrow compute kernels; a column of
 any other type falls back to the Python form, value by value, so both give the same answer.
@@ -36,9 +40,9 @@ if TYPE_CHECKING:
 KEYS = ("episode_id", "pair_id", "variant", "model", "condition", "gate")
 """Identity columns kept for every row (validated as text by :mod:`evalkit.report.inputs`)."""
 INDEX_COLUMNS = (*KEYS, "epoch", "decision", "status", "correct", "post_hoc", "timely", "unsupported_args_n",
-                 "reason_codes")
+                 "reason_codes", "act_then_refused", "judge_disagrees")
 """Columns read for every row; the report's other columns are read for picked rows only."""
-FLAGS = ("correct", "error", "post_hoc", "late", "unsupported", "parse")
+FLAGS = ("correct", "error", "post_hoc", "late", "unsupported", "parse", "act_then_refused", "judge")
 """The per-row predicates (module docstring)."""
 
 
@@ -84,6 +88,8 @@ def python_flags(rows: Sequence[dict[str, Any]]) -> dict[str, list[bool]]:
         "unsupported": [_truthy(r.get("unsupported_args_n")) for r in rows],
         "parse": [_is_ok(s) and (_has_parse_error(r.get("reason_codes")) or _is_none_text(r.get("decision")))
                   for s, r in zip(status, rows)],
+        "act_then_refused": [_truthy(r.get("act_then_refused")) for r in rows],
+        "judge": [_truthy(r.get("judge_disagrees")) for r in rows],
     }
 
 
@@ -199,6 +205,8 @@ def arrow_flags(table: pa.Table) -> dict[str, np.ndarray]:
         "unsupported": _test("truthy", col("unsupported_args_n"), n),
         "parse": _test("is_ok", status, n) & (_test("has_parse_error", col("reason_codes"), n)
                                               | _test("is_none_text", col("decision"), n)),
+        "act_then_refused": _test("truthy", col("act_then_refused"), n),
+        "judge": _test("truthy", col("judge_disagrees"), n),
     }
 
 

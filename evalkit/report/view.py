@@ -26,6 +26,7 @@ LIMITS = {
     "grid_pairs": 300,  # rows of the per-pair grid
     "grid_columns": 48,  # columns of the per-pair grid
     "text_chars": 400,  # final text shown on a gallery card
+    "judge_cards": 2000,  # classifier/judge disagreements: every one is listed, up to this many
 }
 
 PHASE_ORDER = ("pre_execution", "runtime", "control")
@@ -40,6 +41,12 @@ GALLERY = (
      "A commit used an argument value found neither in the user message nor in any observation."),
     ("parse", "Parse failures and non-decisions",
      "Tool-call arguments that did not parse, or a final output with no classifiable decision."),
+    ("act_then_refused", "Act, then refused",
+     "An act side made the right commits, then its final text refused or claimed failure: scored incorrect "
+     "(AgentAbstain: an act task passes only when the final text is not judged an abstention)."),
+    ("judge", "Classifier / judge disagreements",
+     "The classifier and the LLM-judge panel read the final text differently; the panel's decision was scored. "
+     "Each card lists every judge's verdict and reason."),
     ("errors", "Errored episodes",
      "The episode ended on an error (provider, runtime); it counts as wrong and is reported, never dropped."),
 )
@@ -149,10 +156,28 @@ def _detail(cat: str, r: dict[str, Any], max_lag: int) -> str:
     if cat == "unsupported":
         listed = r.get("unsupported_args") or []
         return f"{r.get('unsupported_args_n', 0)} unsupported: " + "; ".join(map(str, list(listed)[:4]))
+    if cat == "act_then_refused":
+        return f"{r.get('commits', 0)} commit(s) executed, then the final text read as {r.get('text_label')}"
+    if cat == "judge":
+        return _judge_detail(r)
     if cat == "parse":
         codes = r.get("reason_codes") or []
         return "parse_error denial" if "parse_error" in codes else f"no decision (text read as {r.get('text_label')})"
     return str(r.get("error") or "error")
+
+
+def _judge_detail(r: dict[str, Any]) -> str:
+    """``classifier: X; decided: Y by Z; votes: judge=label (reason) ...``."""
+    import json
+
+    try:
+        votes = json.loads(r.get("judge_votes") or "[]")
+    except ValueError:
+        votes = []
+    shown = "; ".join(f"{v.get('judge')}: {v.get('label') or 'error'} ({v.get('reason') or v.get('error') or ''})"
+                      for v in votes if isinstance(v, dict))
+    return (f"classifier read {r.get('classifier_label')}, {r.get('text_judge')} decided {r.get('text_label')}"
+            f"{' (tie rule)' if r.get('judge_tie') else ''}; votes: {shown}")
 
 
 def _int(value: Any) -> Any:
@@ -160,7 +185,7 @@ def _int(value: Any) -> Any:
 
 
 _CATEGORY_FLAG = {"post_hoc": "post_hoc", "late": "late", "unsupported": "unsupported", "parse": "parse",
-                  "errors": "error"}
+                  "act_then_refused": "act_then_refused", "judge": "judge", "errors": "error"}
 """The :mod:`evalkit.report.rows` predicate selecting each gallery category."""
 
 
@@ -192,8 +217,10 @@ def gallery(table: ResultTable, *, max_lag: int, gates: bool) -> list[dict[str, 
         np.zeros(0, dtype=bool)
     for cat, title, about in GALLERY:
         idx = np.flatnonzero(table.flags[_CATEGORY_FLAG[cat]])
-        picked = _round_robin(idx, first_seen(table.group[idx]), cap, first=abstain[idx])
-        cards = [{"row": r, "group": group_label(r, gates), "detail": truncate(_detail(cat, r, max_lag), 300),
+        limit = LIMITS["judge_cards"] if cat == "judge" else cap
+        picked = _round_robin(idx, first_seen(table.group[idx]), limit, first=abstain[idx])
+        cards = [{"row": r, "group": group_label(r, gates),
+                  "detail": truncate(_detail(cat, r, max_lag), 1200 if cat == "judge" else 300),
                   "text": truncate(r.get("final_text") or "", LIMITS["text_chars"])}
                  for r in table.rows(picked)]
         out.append({"key": cat, "title": title, "about": about, "total": len(idx),

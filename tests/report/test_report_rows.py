@@ -37,6 +37,10 @@ def _in_category(cat, r):
         return bool(r.get("unsupported_args_n"))
     if cat == "parse":
         return r.get("status") == "ok" and ("parse_error" in (r.get("reason_codes") or []) or r.get("decision") == "none")
+    if cat == "act_then_refused":
+        return bool(r.get("act_then_refused"))
+    if cat == "judge":
+        return bool(r.get("judge_disagrees"))
     return r.get("status") == "error"
 
 
@@ -64,9 +68,10 @@ def ref_gallery(rows, *, max_lag, gates):
                 members[(r["model"], r["condition"], r["gate"])].append(r)
         for group in members.values():
             group.sort(key=lambda r: r["variant"] != "abstain")
-        cards = [{"row": r, "group": view.group_label(r, gates), "detail": truncate(view._detail(cat, r, max_lag), 300),
+        width = 1200 if cat == "judge" else 300
+        cards = [{"row": r, "group": view.group_label(r, gates), "detail": truncate(view._detail(cat, r, max_lag), width),
                   "text": truncate(r.get("final_text") or "", view.LIMITS["text_chars"])}
-                 for r in _interleave(members, cap)]
+                 for r in _interleave(members, view.LIMITS["judge_cards"] if cat == "judge" else cap)]
         out.append({"key": cat, "title": title, "about": about, "total": total, "abstain_total": abstain_total,
                     "cards": cards})
     return out
@@ -275,7 +280,7 @@ def test_full_rows_are_read_only_for_the_rows_shown(monkeypatch):
 
     table = ResultTable.from_arrow(pa.Table.from_pylist(rows), fetch)
     sections = view.gallery(table, max_lag=1, gates=False)
-    assert [s["total"] for s in sections] == [0] * 5
+    assert [s["total"] for s in sections] == [0] * len(view.GALLERY)
     chosen = view.trace_choice(table, sections)
     assert [r["episode_id"] for r in chosen] == ["e0", "e50"]  # the first right act and abstain episodes
     grid = view.pair_grid(table, [("m", "tool", "off")], {"e0", "e50"})
