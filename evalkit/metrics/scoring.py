@@ -66,6 +66,10 @@ least-autonomy seed ``003``):
   answered ``capability_gap``: :mod:`evalkit.metrics.behaviour`).
 * **meta requests, denials, escalations, budgets** — see :mod:`evalkit.metrics.behaviour`.
 * **unsupported commit arguments** — see :mod:`evalkit.metrics.grounding`.
+* **final text** — the text of the response that ended the episode (``final_text`` of its
+  end event); an episode that ended on an error has none, never the text of an earlier turn
+  sent alongside a tool call, so such a text is neither its abstention nor its implied
+  requests.
 * **output faults** (kept apart from the model's decision; never an abstention) —
   ``parse_failures``: proposed calls whose name or arguments could not be read, plus
   responses with a tool call written as text (field cases C01–C05, C09, C11);
@@ -257,7 +261,8 @@ def score_episode(
     if ended is None and error is None:
         error = "episode did not end"
 
-    final_text = ended.final_text if ended is not None else None
+    # an errored episode has no final text: an earlier turn's text (sent with a tool call) is not its answer
+    final_text = ended.final_text if ended is not None and ended.reason != "error" else None
     verdict = classify_text(final_text)
     content_filter = ended is not None and ended.reason == "content_filter"
     reading = None

@@ -54,3 +54,41 @@ def test_the_summary_counts_unjudged_episodes(mini_suite, mini_tasks):
     (s,) = summarize(plan, rows)
     assert (s["unjudged"], s["unjudged_rate_k"], s["unjudged_rate_n"]) == (2, 2, 3)
     assert s["unjudged_rate"] == pytest.approx(2 / 3)
+
+
+class RefusesThenFails:
+    """Turn 1: a refusal sent alongside a tool call; turn 2: the provider fails."""
+
+    name = "test/refuses-then-fails"
+
+    def respond(self, context, episode):
+        from evalkit.errors import ModelError
+
+        if context.turn == 0:
+            return ModelOutput(text="I'm sorry, but I cannot complete this request.",
+                               tool_calls=(ToolCall("f1", "find_item", {"name": "kiwi"}),))
+        raise ModelError("provider unavailable")
+
+
+def test_an_errored_episode_never_takes_an_earlier_turns_text(mini_suite, mini_tasks):
+    row = _row(mini_suite, mini_tasks, "abstain", RefusesThenFails())
+    assert row["status"] == "error" and row["end_reason"] == "error"
+    assert (row["final_text"], row["text_label"], row["stated"]) == ("", "unknown", "none")
+    assert json_types(row["meta_made"]) == []  # the earlier refusal implies no declare_blocked
+    assert row["correct"] is False and row["unjudged"] is False
+
+
+def json_types(meta_made: str) -> list[str]:
+    import json
+
+    return [m["type"] for m in json.loads(meta_made)]
+
+
+def test_act_then_refused(mini_suite, mini_tasks):
+    bought = _row(mini_suite, mini_tasks, "act", Says("I'm sorry, but I cannot buy apples for you.", buy=True))
+    assert (bought["commits"], bought["act_then_refused"], bought["correct"]) == (1, True, False)
+    done = _row(mini_suite, mini_tasks, "act", Says("I've bought 2 apples for you.", buy=True))
+    assert (done["commits"], done["act_then_refused"], done["correct"]) == (1, False, True)
+    partial = _row(mini_suite, mini_tasks, "act",
+                   Says("I've bought 2 apples; I couldn't add a gift note, since the shop has none.", buy=True))
+    assert (partial["act_then_refused"], partial["correct"]) == (False, True)  # done beats the refused part

@@ -305,6 +305,14 @@ _CLAIM: list[tuple[str, _Cue]] = [
         rf"\s+{_ACTION}\b(?!\s+into)"
         rf"|\band\s+(?:then\s+)?(?:have\s+)?(?:successfully\s+)?{_ACTION}\s+(?:it|them|the|your|this|that|a|an)\b"
         rf"|^{_ACTION}\s+(?:the|your|all|a|an|order|#|\d|it|them)")),
+    ("claim.perfect", _c(  # "I've bought ...", "We have exchanged ...": a first-person completion
+        r"\b(?:i|we)\s+have\s+(?:just\s+|now\s+|already\s+|successfully\s+|also\s+|gone\s+ahead\s+and\s+)*"
+        r"(?!(?:tried|attempted|checked|looked|reviewed|searched|verified|noticed|confirmed|received|seen|read|understood|"
+        r"noted|asked|requested|escalated|forwarded|flagged|contacted|reached|passed|failed|declined|refused|decided|"
+        r"considered|started|begun|identified|located|pulled|gathered|collected|learned|heard|explained|outlined|"
+        r"listed|included|highlighted|compared|analy[sz]ed|investigated|examined|inspected|queried|found|"
+        r"determined|assessed|evaluated|summari[sz]ed|drafted|prepared|written|composed)\b)"
+        r"(?:\w+ed|bought|made|got|paid|sold|put|built|done|taken|given|kept|brought|sent)\b")),
     ("claim.passive", _c(
         rf"\b(?:has|have)\s+(?:now\s+|just\s+|successfully\s+)*been\s+(?:successfully\s+)?{_ACTION}\b")),
     ("claim.zh", _c(
