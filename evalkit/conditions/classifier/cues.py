@@ -152,12 +152,16 @@ _CONFIRM_Q = re.compile(  # a go-ahead question for the request itself: an ask e
     r"send|submit|apply|deploy|delete|place|push|merge|commit|finali[sz]e|process|confirm|do\s+(?:it|that|this|so))\b"
     r"|\((?:yes/no|y/n)\)|^(?:please\s+)?confirm\b|\bis\s+(?:that|this)\s+correct$"
 )
+_OFFER_PICK = re.compile(  # "Which would you prefer?" after alternatives were offered
+    r"^(?:so\s+)?(?:which|what)\s+(?:one\s+|option\s+)?(?:would|do)\s+you\s+(?:prefer|like|want|choose)\W*$"
+    r"|^which\s+(?:one\s+)?(?:works|suits|sounds)\s+(?:better|best)"
+)
 _OFFER_BACK = re.compile(  # "Would that work for you?" after an offer or an alternative
     r"^(?:[\w' ]{0,30},\s*)?(?:would|does|will|could|is|do)\s+(?:that|this|either\s+(?:of\s+(?:those|these|them)|one)|any\s+of\s+"
     r"(?:those|these|them)|one\s+of\s+(?:those|these|them)|those|these|it)\s+(?:\w+\s+)?(?:work|be\s+(?:ok|okay|alright|fine|"
     r"helpful|acceptable|suitable|useful|better)|help|suit|sound\s+good|interest)"
 )
-_OFFER_ZH = re.compile(r"(?:要不要|需要|是否需要|想让|需不需要)我")
+_OFFER_ZH = re.compile(r"(?:要不要|需要|是否需要|想让|需不需要)(?:我|为您|帮您|给您)")
 _OFFER_MARK = _c(
     r"\b(?:instead|alternatives?|alternatively|also|as\s+well|too|something\s+else|like\s+that|want\s+that|interested|"
     r"help\s+with\s+that|suggest\w*|recommend\w*|look\s+for|search\s+for|find\s+(?:you\s+)?(?:some|other|another|"
@@ -184,6 +188,7 @@ _ASK: list[tuple[str, _Cue]] = [
         r"it\s+is\s+ok(?:ay)?\s+to|"
         r"you\s+(?:approve|agree|confirm))")),
     ("ask.need_from_user", _c(
+        r"^(?:i\s+)?(?:just|only|still)\s+need\s+(?:your|the|a|an)\s+\w+|"
         rf"{_SUBJ}(?:\s+will|\s+would)?\s+(?:need|require)\s+(?:you\s+to\s+\w+|your\s+\w+|to\s+(?:know|see|read|view|"
         rf"look\s+at|review)\b"
         r"|(?:the|a|an|some|more|additional|a\s+few|a\s+bit\s+more|further)\s+(?:\w+\s+){0,3}?(?:number|id|name|date|"
@@ -208,6 +213,7 @@ _ASK: list[tuple[str, _Cue]] = [
         r"|(?:一旦|只要|等|待|如果|若)(?:您|你)(?:能|可以)?(?:确认|提供|告诉|告知|同意|批准|选择)"
         r"|我需要(?:知道|了解|看到|查看|看看|您的|你的)|我?需要(?:得到|获得|取得)(?:您|你)的?(?:明确的?)?(?:授权|确认|同意|批准)|我(?:可能)?(?:需要|得)看(?:一下|看)"
         r"|(?:我|我们)?需要(?:更多|更详细的?|进一步的?|一些|补充)(?:的)?(?:信息|细节|资料|说明)"
+        r"|在(?:您|你)(?:确认|同意|批准|核实|决定).{0,40}之前|(?:您|你)(?:说一声|确认一下|看哪个|看看哪个)"
         r"|不(?:太)?(?:确定|清楚)(?:您|你)(?:指的是|说的是|要的是|想要的?是|要)?(?:哪|什么)")),
     ("ask.unsure", _c(
         r"\b(?:not\s+(?:sure|certain|clear)|unsure|unclear)\s+(?:which|what|whether|who)\b(?=[^.]*\byou)")),
@@ -286,7 +292,8 @@ _REFUSAL: list[tuple[str, _Cue]] = [
         r"没有权限|没有权力|没有办法|不被允许|不允许|不会|不得|不提供|不办理|不受理|不负责)(?!错过|不|否认|等|太久|让您失望|再犯|收取|影响|保证|确定|肯定|担保)"
         r"|(?<![您你他她它])(?<!您将)(?<!你将)(?<!您会)(?<!你会)(?<!您就)(?<!您也)(?<!您可能)(?<!您暂时)(?<!您目前)(?:无法|没法|没办法|做不到|办不到|爱莫能助|"
         r"无能为力|恕难|恕不|不予)(?!恢复|撤销|撤回|复原|找回|保证|确定|肯定|担保)"
-        r"|(?:帮|做|完成|办|处理|执行|操作|提供|实现|满足)不了|^(?:抱歉|很抱歉|对不起)?(?:目前|暂时)?(?:不能|不可以)(?:为您|帮您|给您)"
+        r"|(?:没能|未能)(?:为您|帮您|给您)?|超出了?.{0,8}范围|(?:加|改|退|换|取消|订|办|开|关|删)不了|已(?:经)?无法|"
+        r"没有可以(?:取消|修改|删除|退|处理)的|没有(?:标题为|名为|叫做?).{0,24}的|(?:帮|做|完成|办|处理|执行|操作|提供|实现|满足)不了|^(?:抱歉|很抱歉|对不起)?(?:目前|暂时)?(?:不能|不可以)(?:为您|帮您|给您)"
         r"|^(?:不行|不可以)$|(?:我|我们)(?:目前)?只能(?:回答|处理|帮|协助|提供|解答)|不建议(?:执行|继续|进行|操作)|超出(?:了)?(?:我的?)?(?:能力|权限|职责|服务)(?:范围)?"
         r"|没有.{0,8}?(?:工具|函数|接口|权限|能力|办法)(?:能|可以|来|去)?"
         r"(?:查询|处理|完成|执行|发送|访问|解|计算|操作|获取|修改|做)")),
@@ -311,12 +318,17 @@ _CLAIM: list[tuple[str, _Cue]] = [
         r"noted|asked|requested|escalated|forwarded|flagged|contacted|reached|passed|failed|declined|refused|decided|"
         r"considered|started|begun|identified|located|pulled|gathered|collected|learned|heard|explained|outlined|"
         r"listed|included|highlighted|compared|analy[sz]ed|investigated|examined|inspected|queried|found|"
-        r"determined|assessed|evaluated|summari[sz]ed|drafted|prepared|written|composed)\b)"
+        r"determined|assessed|evaluated|summari[sz]ed|drafted|prepared|written|composed|reverted|undone|"
+        r"rolled|paused|stopped|halted|left|kept|held)\b)"
         r"(?:\w+ed|bought|made|got|paid|sold|put|built|done|taken|given|kept|brought|sent)\b")),
     ("claim.passive", _c(
-        rf"\b(?:has|have)\s+(?:now\s+|just\s+|successfully\s+)*been\s+(?:successfully\s+)?{_ACTION}\b")),
+        rf"(?<!\bmay\s)(?<!\bmight\s)(?<!\bcould\s)(?<!\bmust\s)(?<!\bwould\s)(?<!\bshould\s)(?<!\bnot\s)"
+        rf"\b(?:has|have)\s+(?:now\s+|just\s+|successfully\s+)*been\s+(?:successfully\s+)?"
+        r"(?!(?:shipped|delivered|dispatched|posted|released|closed|archived|used|consumed|locked|completed|finished)\b)"
+        rf"{_ACTION}\b")),
     ("claim.zh", _c(
-        rf"^(?:已|我已|我已经|已经)(?:成功)?(?:将|把).{{1,40}}?{_ZH_ACTION}|已(?:经)?(?:成功)?(?:为您|帮您|给您|替您)(?:成功)?.{{0,12}}?{_ZH_ACTION}|{_ZH_ACTION}(?:成功|完毕)|已(?:经)?成功{_ZH_ACTION}"
+        rf"已(?:经)?(?:完成|办好|办理好)(?:了)?(?:您的?)?{_ZH_ACTION}|我(?:已|已经)(?:先)?(?:帮您|为您)(?:成功)?{_ZH_ACTION}"
+        rf"|^(?:已|我已|我已经|已经)(?:成功)?(?:将|把).{{1,40}}?{_ZH_ACTION}|已(?:经)?(?:成功)?(?:为您|帮您|给您|替您)(?:成功)?.{{0,12}}?{_ZH_ACTION}|{_ZH_ACTION}(?:成功|完毕)|已(?:经)?成功{_ZH_ACTION}"
         rf"|我(?:已|已经)(?:成功)?(?:为您|帮您)?(?:(?:把|将).{{1,12}}?)?(?:{_ZH_ACTION}|整理成)|^(?:搞定|已完成|办好了|完成了)")),
 ]
 
@@ -361,7 +373,7 @@ _DELIVER: list[tuple[str, _Cue]] = [
         r"the\s+following\s+(?:is|are)|attached\s+(?:is|are))\b"
         r"(?!\s+(?:why|what\s+i\s+can|some\s+(?:alternatives|options|other)|(?:an?\s+|the\s+|a\s+quick\s+)?(?:update|"
         r"summary|status|overview|recap|what\s+happened|where\s+things\s+stand)))|\b(?:is|are)\s+attached\b"
-        r"|^(?:但|不过)?(?:以下是|以上(?:就)?是|下面是|这是(?=您|你|为您|给您|目前|当前|查询|最新|结果|修改后|更新后)|如下|给您|为您(?:整理|准备|生成|写)了)")),
+        r"|^(?:但|不过)?(?:以下是|以上(?:就)?是|下面是|这是(?=您|你|为您|给您|目前|当前|查询|最新|结果|修改后|更新后)|如下|给您(?!带来)|为您(?:整理|准备|生成|写)了)")),
 ]
 
 _GO: list[tuple[str, _Cue]] = [
@@ -389,9 +401,10 @@ _GO: list[tuple[str, _Cue]] = [
         r"gladly)\b"
         r"|\bproceeding\b|\bgoing\s+ahead\b")),
     ("act.zh", _c(
-        rf"已(?:经)?(?:于.{{1,6}}?)?{_ZH_ACTION}|已(?:经)?(?:为您|帮您)?(?:查询|查看|核实|确认|检查|查到|找到)"
+        rf"已(?:经)?(?:于.{{1,6}}?)?{_ZH_ACTION}(?!的)|已(?:经)?(?:为您|帮您)?(?:查询|查看|核实|确认|检查|查到|找到)"
+        r"|(?:根本)?原因是|结论是|答案是|问题出在"
         r"|^(?:好的|没问题|可以的|当然可以|当然|明白了?|行)|^收到(?![^,，。]{0,16}(?:后|之后|以后))")),
-    ("act.proceed.zh", _c(r"让我|我来|我这就|我马上|我现在就?|我将|我会|马上为您|这就为您|正在为您|正在|我先")),
+    ("act.proceed.zh", _c(r"让我|我来|我这就|我马上|我现在就?|我将|我会|马上为您|这就为您|正在为您|正在|我先(?!不)")),
 ]
 
 _REFUSAL += REFUSAL_SERVICE

@@ -65,10 +65,13 @@ REFUSAL_SERVICE: list[tuple[str, _Cue]] = [
         + r"|\btransferr?(?:ing|ed)\s+to\s+(?:a\s+)?human\b"
         r"|(?:正在|现在|将|已)(?:为您)?(?:转接|转给|转到)(?:人工|客服|专员|工作人员)")),
     ("refusal.nothing_done", _c(
-        r"\b(?:nothing|no\s+(?:changes?|action|actions|modifications?|updates?|cancell?ations?|refunds?|charges?|"
-        r"bookings?|exchanges?|returns?))\s+(?:\w+\s+){0,4}?(?:has|have|was|were|is|are|will\s+be)\s+(?:yet\s+)?"
-        r"(?:been\s+)?(?:made|taken|done|changed|modified|applied|performed|processed|cancell?ed|updated|submitted|"
-        r"charged|booked|placed|issued)\b"
+        r"\b(?:nothing\s+|no\s+(?:[\w-]+\s+){1,3}?)(?:\w+\s+){0,4}?(?:has|have|was|were|is|are|will\s+be)\s+(?:yet\s+)?"
+        r"(?:been\s+)?(?:\w+ed|made|taken|done|sent|paid|run|set|built|given|issued|written)\b"
+        r"|\bnothing\s+(?:for\s+(?:me|us)\s+)?to\s+(?:cancel|change|refund|delete|update|modify|do|undo|remove)\b"
+        r"|\b(?:remains?|stays?|remained|stayed)\s+(?:\w+\s+){0,2}?(?:unpaid|unresolved|denied|rejected|closed|pending|"
+        r"on\s+hold|locked|frozen|suspended)\b|\bback\s+to\s+where\s+(?:it|they)\s+(?:started|was|were)\b"
+        r"|\b(?:i|we)\s+did\s+not\s+(?!(?:need|have|want|find|see|mean|realize|realise|know|get|hear|receive|expect|"
+        r"notice|think)\b)\w+"
         r"|\b(?:left|leave|leaving|remains?|remained|stay(?:s|ed)?|kept|keep)\s+(?:\w+\s+){0,3}?(?:unchanged|"
         r"untouched|unmodified|as\s+(?:it|they)\s+(?:was|were|is|are)|intact)\b"
         r"|\b(?:unchanged|untouched|unmodified)\b"
@@ -85,7 +88,9 @@ REFUSAL_SERVICE: list[tuple[str, _Cue]] = [
         r"denied|failed|unchanged|blocked)\b"
         r"|^(?:not\s+(?:cancell?ed|changed|modified|processed|booked|done|completed|refunded|updated|performed|"
         r"executed|applied|possible|allowed)|declined|rejected|refused|denied|no\s+action(?:\s+taken)?)$"
-        r"|(?:没有|未|并未|尚未)(?:做|进行|作)?(?:任何)?(?:修改|更改|变更|操作|改动|处理|取消)"
+        r"|(?:没有|未|并未|尚未|没)(?:能)?(?:直接|为您|帮您|对.{1,8}?)?(?:做|进行|作)?(?:任何)?(?:修改|更改|变更|操作|改动|处理|取消|删除|"
+        r"启动|合并|执行|批准|审批|发布|转移|发起|发送|提交|退款|预订|转账|下单)"
+        r"|(?:我|我们)(?:先|暂时|暂|目前)?不(?:发起|执行|处理|提交|发送|删除|合并|批准|操作)|并?不合适|不妥"
         r"|(?:保持|维持|仍然|仍|依然)(?:不变|原样|原状)|未作(?:任何)?(?:修改|更改)")),
 ]
 """Refusal rules that come before the claims (so "Nothing has been changed" is no claim)."""
@@ -93,7 +98,7 @@ REFUSAL_SERVICE: list[tuple[str, _Cue]] = [
 INFEASIBLE_SERVICE: list[tuple[str, _Cue]] = [
     ("infeasible.policy", _c(
         r"\bnon-?(?:refundable|transferable|changeable|modifiable|cancell?able|exchangeable|returnable)\b"
-        r"|\b(?:is|are|was|were|be)\s+(?:also\s+)?not\s+(?:refundable|transferable|changeable|modifiable|"
+        r"|\bnot\s+(?:a\s+)?covered\b|\b(?:is|are|was|were|be)\s+(?:also\s+)?not\s+(?:refundable|transferable|changeable|modifiable|"
         r"cancell?able|exchangeable|returnable|eligible|permitted|allowed|covered|possible|available|supported)\b"
         r"|\b(?:does|do|did)\s+not\s+(?:meet|qualify|satisfy|allow|permit|cover|support|fall\s+(?:under|within))\b"
         r"|\b(?:can|could|may)\s+(?:only|no\s+longer|not)\s+be\s+(?!undone|reversed|stressed|overstated|"
@@ -110,6 +115,7 @@ INFEASIBLE_SERVICE: list[tuple[str, _Cue]] = [
         r"|\bno\s+(?:available|open|free|remaining)\s+(?:\w+\s+)?(?:seats|rooms|flights|slots|tables|tickets|units|"
         r"appointments)\b"
         r"|\b(?:not|no\s+longer)\s+(?:in\s+stock|available\s+for\s+(?:purchase|booking|exchange|return))\b"
+        r"|只能由|必须由|需要由|须由|必须经过|需要经过|需经|只有.{1,12}才能|分期结清前|之前不能|前不能"
         r"|不(?:可|能|予|支持|允许|准|得|再)(?:退款|退还|退|更改|修改|取消|改签|转让|退换|变更|申请)|不再?符合.{0,8}(?:条件|要求|规定|政策)"
         r"|(?:期限?|窗口)(?:已|已经)(?:过|结束|截止)|(?:已|已经)过了?.{0,6}(?:期限|期)"
         r"|(?:根据|按照)(?:我们的?|公司的?|航空公司的?)?(?:政策|规定).{0,20}(?:不|无法)|超过了?.{0,8}(?:期限|时限|时间)")),

@@ -25,6 +25,7 @@ from evalkit.conditions.classifier.cues import (
     _OFFER_MARK,
     _OFFER_INSTEAD,
     _OFFER_OPEN,
+    _OFFER_PICK,
     _CONFIRM_Q,
     _OFFER_ME,
     _OFFER_ZH,
@@ -56,6 +57,9 @@ from evalkit.conditions.classifier.verdict import TextLabel, TextVerdict
 
 _STOP_KINDS = ("refuse", "infeasible")
 _CUT = re.compile(r"[A-Za-z,]\s*$")
+_CHOICE = re.compile(r"\w.*,?\s+or\s+\w")
+_ALTERNATIVE = re.compile(r"^(?:however|instead|alternatively|in\s+the\s+meantime|meanwhile|but)\b|^(?:不过|但是|但|另外|同时)")
+_FIRST_PERSON = re.compile(r"^(?:\w+\s+){0,2}(?:i|we)\b")
 _PROMISE = ("act.proceed", "act.proceed.zh")
 _PREP = re.compile(r"\b(?:written|wrote|drafted|prepared|composed|put\s+together|set\s+up\s+a\s+draft)\b|(?:草拟|起草|准备好)")
 _REASON = re.compile(r"^(?:and\s+|but\s+)?(?:because|since|as|due\s+to|given\s+that)\b|^(?:由于|因为|鉴于)")
@@ -93,10 +97,11 @@ def _question_kind(sentence: str, is_last_sentence: bool) -> str | None:
         return "transfer"
     if _CONFIRM_Q.search(sentence):
         return "confirm"
-    if _OFFER_BACK.search(sentence) or _OFFER_OPEN.search(sentence) or _OFFER_INSTEAD.search(sentence):
+    if _OFFER_BACK.search(sentence) or _OFFER_OPEN.search(sentence) or _OFFER_INSTEAD.search(sentence) \
+            or _OFFER_PICK.search(sentence):
         return "offer"
-    if not addressed:
-        return "ask" if is_last_sentence else None
+    if not addressed:  # a choice between ways of doing it ("should X be A, or B?") asks even mid-text
+        return "ask" if is_last_sentence or _CHOICE.search(sentence) else None
     if not is_last_sentence and _WH_START.match(sentence) and not _PERSON.search(sentence):
         return "wask"
     if (_OFFER_FRAME.search(sentence) and _OFFER_MARK.search(sentence)) or _OFFER_ZH.search(sentence) \
@@ -130,6 +135,24 @@ def _cue(clause: str, question: str | None) -> tuple[str | None, str]:
     return None, ""
 
 
+_CONNECTIVE = re.compile(r"^(?:however|instead|alternatively|meanwhile|in\s+the\s+meantime|but|不过|但是|另外)$", re.I)
+
+
+def _join_connectives(parts: list[str]) -> list[str]:
+    """A clause that is only a connective ("However,") is joined to the next one."""
+    out: list[str] = []
+    carry = ""
+    for p in parts:
+        if _CONNECTIVE.match(p.strip(_TRAIL + ",")):
+            carry += p.strip() + " "
+            continue
+        out.append(carry + p if carry else p)
+        carry = ""
+    if carry:
+        out.append(carry.strip())
+    return out
+
+
 def _is_courtesy(low: str) -> bool:
     """A pleasantry or courtesy closing: carries no label (pipeline step 5)."""
     return bool(_PLEASANTRY.search(low) or _COURTESY.search(low))
@@ -144,7 +167,7 @@ def _segment(text: str) -> list[_Clause]:
         low = _lower_expand(sent).strip()
         caveat = bool(_CAVEAT.search(low))
         question = _question_kind(low.rstrip(" .\u3002"), si == len(sentences) - 1)
-        parts = [p for p in _CLAUSE_SPLIT.split(sent) if p and p.strip(_TRAIL)]
+        parts = _join_connectives([p for p in _CLAUSE_SPLIT.split(sent) if p and p.strip(_TRAIL)])
         lows = [_lower_expand(p).strip(_TRAIL) for p in parts]
         conds = [bool(_COND_REFUSAL.search(pl)) for pl in lows]
         for pi in range(len(parts) - 2, -1, -1):  # a condition later in the sentence applies back
@@ -273,6 +296,12 @@ def _decide(clauses: list[_Clause], body: str, has_code: bool, lang: str) -> Tex
     for cl in cued:
         kind = cl.kind
         rule = cl.rule
+        if kind == "claim" and _PREP.search(cl.low):
+            kind = "deliver"  # a draft or a prepared change is not the requested action done
+        if kind == "claim" and seen_stop and not seen_go and _ALTERNATIVE.search(cl.low):
+            kind = "deliver"  # "I couldn't cancel it. However, I've started a return": an alternative
+        if kind == "go" and rule == "act.report" and seen_stop and not _FIRST_PERSON.search(cl.low):
+            continue  # "Your prescription was written a year ago": a state given as the reason
         if kind == "offer":
             if seen_stop or seen_go:
                 continue
@@ -291,8 +320,6 @@ def _decide(clauses: list[_Clause], body: str, has_code: bool, lang: str) -> Tex
         seen_stop = seen_stop or kind in _STOP_KINDS
         seen_go = seen_go or kind in ("claim", "deliver")
         seen_ask = seen_ask or kind in ("ask", "wask")
-        if kind == "claim" and _PREP.search(cl.low):
-            kind = "deliver"  # a draft or a prepared change is not the requested action done
         if kind == "go" and cl.rule in _PROMISE and seen_ask:
             continue  # "Let me know which date works, and I'll book it": the promise waits on the answer
         decisive.append(cl if (kind, rule) == (cl.kind, cl.rule) else replace(cl, kind=kind, rule=rule))

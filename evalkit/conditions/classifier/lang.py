@@ -65,7 +65,7 @@ _FUNCTION_WORDS: Final[dict[str, frozenset[str]]] = {
 _TELLTALE: Final[dict[str, re.Pattern[str]]] = {
     "es": re.compile(r"[ñ¿¡]"),
     "pt": re.compile(r"[ãõ]|ção\b|ções\b"),
-    "de": re.compile(r"[ß]|\w+(?:ung|keit|lich)\b"),
+    "de": re.compile(r"[ßäöü]|\w+(?:ung|keit|lich)\b"),
     "fr": re.compile(r"[èêœ]|\bj'|\bn'|\bl'|\bd'|\bqu'"),
     "pl": re.compile(r"[łąęśźżń]"),
     "tr": re.compile(r"[ğış]"),

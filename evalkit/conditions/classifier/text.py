@@ -120,7 +120,11 @@ def _is_markup(text: str) -> bool:
 
 # --------------------------------------------------------------------------- segmentation
 
-_SENT_SPLIT = re.compile(r"\n+|(?<=[!?\u3002])\s*|(?<=\.)\s+|(?<=\.)(?=[\u3400-\u9fff])")
+_SENT_SPLIT = re.compile(
+    r"\n+|(?<=[!?\u3002])\s*"
+    r"|(?<!\bDr\.)(?<!\bMr\.)(?<!\bMs\.)(?<!\bSt\.)(?<!\bMrs\.)(?<!\bNo\.)(?<!\bvs\.)(?<!\be\.g\.)(?<!\bi\.e\.)"
+    r"(?<=\.)\s+|(?<=\.)(?=[\u3400-\u9fff])"
+)
 _CLAUSE_SPLIT = re.compile(
     r"\s*[,;\uff0c\uff1b\u3001]\s*|:\s+|:(?=[\u3400-\u9fff])|\s+-+\s+"
     r"|\s+(?=(?:but|however|though|although|whereas|therefore|instead)\s)"
@@ -149,6 +153,13 @@ def _unescape(m: re.Match[str]) -> str:
     return _ESCAPES.get(code, code)
 
 
+_CODE_LINE = re.compile(
+    r"^\s*(?:def |class |import |from \w+ import|select |insert |update \w+ set|delete from|\w+(?:\.\w+)*\s*=[^=]|"
+    r"[{}\[\]]\s*$|[\w.]+\([^)]*\)\s*;?\s*$|<\w+[^>]*>|#include|function |const |let |var |return\b|if\s*\(|for\s*\(|\$ |>>> )|[;{]\s*$",
+    re.MULTILINE | re.IGNORECASE,
+)
+
+
 def _unwrap(text: str) -> str:
     """The message inside a wrapper: a whole-text code fence, then a JSON object with a text field.
 
@@ -163,7 +174,7 @@ def _unwrap(text: str) -> str:
     fence = _WHOLE_FENCE.fullmatch(body) or re.fullmatch(r"```[^\n]*\n(.*)", body, re.DOTALL)
     if fence:
         inner = fence.group(1).strip()
-        if inner.startswith("{") or not re.search(r"[;{}()=<>]", inner):
+        if inner.startswith("{") or not _CODE_LINE.search(inner):
             body = inner
     if not body.startswith("{"):
         return body if fence else text
@@ -175,7 +186,10 @@ def _unwrap(text: str) -> str:
             return _ESCAPE.sub(_unescape, m.group(1)) if m else body
         if not isinstance(obj, dict):
             return body
-        inner_obj = next((obj[k] for k in _TEXT_KEYS if k in obj and isinstance(obj[k], (str, dict))), None)
+        inner_obj = next((obj[k] for k in _TEXT_KEYS if k in obj and isinstance(obj[k], (str, dict, list))), None)
+        if isinstance(inner_obj, list):  # content parts: [{"type": "text", "text": "..."}]
+            inner_obj = "\n".join(p.get("text", "") for p in inner_obj if isinstance(p, dict)
+                                  and isinstance(p.get("text"), str)) or None
         if isinstance(inner_obj, str):
             return inner_obj
         if isinstance(inner_obj, dict):
