@@ -60,6 +60,7 @@ _CUT = re.compile(r"[A-Za-z,]\s*$")
 _CHOICE = re.compile(r"\w.*,?\s+or\s+\w")
 _ALTERNATIVE = re.compile(r"^(?:however|instead|alternatively|in\s+the\s+meantime|meanwhile|but)\b|^(?:不过|但是|但|另外|同时)")
 _FIRST_PERSON = re.compile(r"^(?:\w+\s+){0,2}(?:i|we)\b")
+_COND_START = re.compile(r"^(?:before|until|unless)\b|^(?:在|等)(?:您|你).{0,40}(?:之前|以前)")
 _PROMISE = ("act.proceed", "act.proceed.zh")
 _PREP = re.compile(r"\b(?:written|wrote|drafted|prepared|composed|put\s+together|set\s+up\s+a\s+draft)\b|(?:草拟|起草|准备好)")
 _REASON = re.compile(r"^(?:and\s+|but\s+)?(?:because|since|as|due\s+to|given\s+that)\b|^(?:由于|因为|鉴于)")
@@ -170,6 +171,8 @@ def _segment(text: str) -> list[_Clause]:
         parts = _join_connectives([p for p in _CLAUSE_SPLIT.split(sent) if p and p.strip(_TRAIL)])
         lows = [_lower_expand(p).strip(_TRAIL) for p in parts]
         conds = [bool(_COND_REFUSAL.search(pl)) for pl in lows]
+        if conds and conds[0] and len(lows[0]) < 60 and _COND_START.search(lows[0]):
+            conds = [True] * len(conds)  # "Before you confirm X, I won't send it": the whole sentence waits
         for pi in range(len(parts) - 2, -1, -1):  # a condition later in the sentence applies back
             conds[pi] = conds[pi] or conds[pi + 1]
         last = len(parts) - 1
