@@ -25,6 +25,8 @@ class IntlCues:
     offer: re.Pattern[str]
     transfer: re.Pattern[str]
     rules: tuple[tuple[str, str, re.Pattern[str]], ...]  # (kind, rule id, regex), tried in order
+    report: re.Pattern[str] | None = None  # checked / tried / searched: a claim matched here is only a report
+    reason: re.Pattern[str] | None = None  # a clause of reason ("because ..."): no claim or report cue
 
 
 _RULE_PREFIX: Final[dict[str, str]] = {
@@ -33,8 +35,73 @@ _RULE_PREFIX: Final[dict[str, str]] = {
 
 
 def _cues(lang: str, courtesy: str, offer: str, transfer: str, **kinds: str) -> IntlCues:
-    rules = tuple((k, f"{_RULE_PREFIX[k]}.{lang}", re.compile(kinds[k])) for k in _RULE_PREFIX if k in kinds)
-    return IntlCues(re.compile(courtesy), re.compile(offer), re.compile(transfer), rules)
+    more = _MORE.get(lang, {})
+
+    def joined(kind: str, base: str) -> str:
+        return base + ("|" + more[kind] if kind in more else "")
+
+    rules = tuple((k, f"{_RULE_PREFIX[k]}.{lang}", re.compile(joined(k, kinds[k]))) for k in _RULE_PREFIX if k in kinds)
+    report = re.compile(more["report"]) if "report" in more else None
+    reason = re.compile(more["reason"]) if "reason" in more else None
+    return IntlCues(re.compile(courtesy), re.compile(joined("offer", offer)), re.compile(transfer), rules, report,
+                    reason)
+
+
+_MORE: Final[dict[str, dict[str, str]]] = {
+    "de": {
+        "refuse": r"\b(?:kann|konnte|darf|werde|m[öo]chte)\s+ich\b.{0,60}?\b(?:nicht|keine[nmrs]?)\b"
+                  r"|\bich\s+(?:kann|konnte|darf)\b.{0,60}?\bkeine[nmrs]?\b|\bwurde\s+nichts\b|\bnichts\b.{0,30}\bge\w+t\b"
+                  r"|\b(?:habe|haben)\s+(?:ich|wir)\b.{0,60}\bnicht\b|\bich\s+habe\b.{0,60}\bnicht\s+\w+\b"
+                  r"|\bkeine\s+\w+\s+(?:wurde|wurden)\b|\bkein(?:e|en)?\s+(?:werkzeug|tool|zugriff|m[öo]glichkeit)",
+        "infeasible": r"fehlgeschlagen|gescheitert|abgebrochen|ausgebucht|nicht\s+vorgesehen|erfolgt\s+(?:daher\s+)?keine"
+                      r"|ausgeschlossen|nicht\s+mehr\s+m[öo]glich|bleibt\b.{0,40}\bunver[äa]ndert",
+        "ask": r"(?:bräuchte|benötige|brauche)\s+ich|ich\s+(?:bräuchte|benötige|brauche)\s+(?:noch\s+)?(?:ihre|die|den|das)",
+        "claim": r"\b(?:wurde|wurden|ist|sind)\s+(?:\w+\s+){0,2}?\w*(?:ge\w+(?:t|en)|iert|(?:ver|be|er|ent|zer)\w+t)\b"
+                 r"|\b(?:abgeschlossen|erledigt|erfolgreich)\b",
+        "deliver": r"^hier\s+(?:ihr|ihre|die|der|das|finden)\b",
+        "offer": r"stattdessen|alternativ",
+        "report": r"\b(?:geprüft|überprüft|angesehen|nachgesehen|angeschaut|versucht|gesucht|erhalten|verstanden|gefunden)\b",
+        "reason": r"^(?:weil|da|denn)\b",
+    },
+    "fr": {
+        "refuse": r"\bje\s+n'ai\s+(?:pas|aucun)\b|\brien\s+n'a\s+[ée]t[ée]|\bn'ai\s+trouv[ée]\s+aucun|\bil\s+n'y\s+a\s+"
+                  r"(?:donc\s+)?rien\s+[àa]|\bje\s+ne\s+l'ai\s+pas",
+        "infeasible": r"[ée]chou[ée]|[ée]chec|complet\b|n'a\s+pas\s+pu|ne\s+permet\s+pas",
+        "claim": r"\b(?:a|ont)\s+(?:bien\s+)?[ée]t[ée]\s+(?:pris|mis|fait|faite|effectu[ée]e?s?)|\bterminée?\b|\bc'est\s+fait",
+        "offer": r"[àa]\s+la\s+place|plut[ôo]t",
+        "report": r"\b(?:v[ée]rifi[ée]|regard[ée]|essay[ée]|consult[ée]|examin[ée]|[ée]tudi[ée]|re[çc]u|compris|not[ée]|"
+                  r"cherch[ée]|recherch[ée]|trouv[ée]|tent[ée])\b",
+        "reason": r"^(?:car|parce\s+qu|puisqu)",
+    },
+    "es": {
+        "refuse": r"\bno\s+(?:he|hemos)\s+\w+|\bno\s+dispongo|\bno\s+tengo\s+(?:ninguna|una|un)\s+herramienta|"
+                  r"\bno\s+(?:he\s+)?encontr[ée]|\bno\s+hay\s+(?:ninguna?|nada)|\bse\s+mantiene\b",
+        "infeasible": r"fall[óo]|no\s+se\s+pudo|sin\s+[ée]xito|complet[oa]\b|solo\s+se\s+\w+\s+una\s+vez|ya\s+se\s+le",
+        "claim": r"\bse\s+(?:le\s+|la\s+|lo\s+)?(?:ha|han)\s+\w+(?:ado|ido)\b|\bcompletad[oa]\b|\bfinalizad[oa]\b",
+        "offer": r"en\s+su\s+lugar|en\s+lugar|le\s+paso\s+con|le\s+transfiero|le\s+pongo\s+en\s+contacto",
+        "report": r"\b(?:revisado|verificado|intentado|comprobado|consultado|mirado|recibido|entendido|buscado|analizado|"
+                  r"encontrado)\b",
+        "reason": r"^(?:porque|ya\s+que|puesto\s+que|pues)\b",
+    },
+    "pt": {
+        "refuse": r"\bn[ãa]o\s+\w+ei\b|\bn[ãa]o\s+tenho\s+(?:uma|um|nenhuma?)|\bn[ãa]o\s+encontrei|"
+                  r"\bn[ãa]o\s+[ée]\s+mais\s+poss[íi]vel|\bn[ãa]o\s+foi\s+poss[íi]vel",
+        "infeasible": r"falhou|sem\s+sucesso|esgotad[oa]|lotad[oa]",
+        "claim": r"\bconclu[íi]d[oa]\b|\btudo\s+certo\b|\bj[áa]\s+est[áa]\s+(?:no|na|com|marcad|agendad|inclu)",
+        "offer": r"em\s+vez|no\s+lugar|ao\s+inv[ée]s",
+        "report": r"\b(?:verifiquei|tentei|analisei|consultei|recebi|entendi|olhei|procurei|pesquisei|encontrei|revisei|"
+                  r"chequei|foi\s+despachad[oa]|foi\s+cobrad[oa]|foi\s+entregue)\b",
+        "reason": r"^(?:porque|pois|j[áa]\s+que|uma\s+vez\s+que)\b",
+    },
+    "ja": {
+        "report": r"確認しました|拝見しました|試みました|試しました|調べました|検索しました|お調べしました",
+        "infeasible": r"失敗|できませんでした|見つかりませんでした|ございません",
+    },
+    "ko": {
+        "report": r"확인했습니다|확인하였습니다|검토했습니다|시도했습니다|찾아보았습니다|조회했습니다",
+        "infeasible": r"실패|찾을\s?수\s?없|없습니다",
+    },
+}
 
 
 _TABLES: Final[dict[str, IntlCues]] = {

@@ -281,6 +281,10 @@ def _segment_intl(text: str, lang: str) -> list[_Clause]:
                 if pat.search(plow):
                     kind, rule = rkind, rid
                     break
+            if kind == "claim" and cues.report is not None and cues.report.search(plow):
+                kind, rule = "go", f"act.report.{lang}"  # checked / tried: not the action done
+            if kind in ("claim", "go") and cues.reason is not None and cues.reason.search(plow):
+                kind, rule = None, ""  # "because it was shipped this morning": a reason, not a report
             if pi == len(parts) - 1 and question is not None and kind not in ("ask",):
                 kind, rule = question, f"ask.{question}.{lang}" if question != "transfer" else f"refusal.transfer.{lang}"
             elif kind is None and cues.transfer.search(plow):

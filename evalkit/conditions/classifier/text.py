@@ -139,7 +139,8 @@ _TRAIL = " \t.!?\u3002'\"()[]"
 
 _TEXT_KEYS: Final[tuple[str, ...]] = (
     "response", "message", "content", "text", "answer", "reply", "output", "final_answer", "final_response",
-    "result", "assistant", "msg",
+    "result", "assistant", "msg", "antwort", "nachricht", "réponse", "reponse", "respuesta", "mensaje", "resposta",
+    "mensagem", "回答", "回复", "答复", "응답", "답변", "回答文",
 )
 _JSON_TEXT_FIELD = re.compile(r'^\s*\{\s*"(?:' + "|".join(_TEXT_KEYS) + r')"\s*:\s*"((?:[^"\\]|\\.)*)', re.DOTALL)
 _ESCAPES: Final[dict[str, str]] = {"n": "\n", "t": "\t", "r": "", '"': '"', "\\": "\\", "/": "/"}
