@@ -36,6 +36,8 @@ _RULE_PREFIX: Final[dict[str, str]] = {
 
 def _cues(lang: str, courtesy: str, offer: str, transfer: str, **kinds: str) -> IntlCues:
     more = _MORE.get(lang, {})
+    if "courtesy" in more:
+        courtesy = courtesy + "|" + more["courtesy"]
 
     def joined(kind: str, base: str) -> str:
         return base + ("|" + more[kind] if kind in more else "")
@@ -64,7 +66,7 @@ _MORE: Final[dict[str, dict[str, str]]] = {
         "reason": r"^(?:weil|da|denn)\b",
     },
     "fr": {
-        "refuse": r"\bje\s+n'ai\s+(?:pas|aucun)\b|\brien\s+n'a\s+[ée]t[ée]|\bn'ai\s+trouv[ée]\s+aucun|\bil\s+n'y\s+a\s+"
+        "refuse": r"\bje\s+n'ai\s+(?:\w+\s+)?pas\s+pu\b|\baucune?\s+\w+\s+n'a\s+[ée]t[ée]|\bje\s+n'ai\s+(?:pas|aucun)\b|\brien\s+n'a\s+[ée]t[ée]|\bn'ai\s+trouv[ée]\s+aucun|\bil\s+n'y\s+a\s+"
                   r"(?:donc\s+)?rien\s+[àa]|\bje\s+ne\s+l'ai\s+pas",
         "infeasible": r"[ée]chou[ée]|[ée]chec|complet\b|n'a\s+pas\s+pu|ne\s+permet\s+pas",
         "claim": r"\b(?:a|ont)\s+(?:bien\s+)?[ée]t[ée]\s+(?:pris|mis|fait|faite|effectu[ée]e?s?)|\bterminée?\b|\bc'est\s+fait",
@@ -84,7 +86,7 @@ _MORE: Final[dict[str, dict[str, str]]] = {
         "reason": r"^(?:porque|ya\s+que|puesto\s+que|pues)\b",
     },
     "pt": {
-        "refuse": r"\bn[ãa]o\s+\w+ei\b|\bn[ãa]o\s+tenho\s+(?:uma|um|nenhuma?)|\bn[ãa]o\s+encontrei|"
+        "refuse": r"\bn[ãa]o\s+foi\s+\w+(?:ado|ido|ada|ida)\b|\bn[ãa]o\s+\w+ei\b|\bn[ãa]o\s+tenho\s+(?:uma|um|nenhuma?)|\bn[ãa]o\s+encontrei|"
                   r"\bn[ãa]o\s+[ée]\s+mais\s+poss[íi]vel|\bn[ãa]o\s+foi\s+poss[íi]vel",
         "infeasible": r"falhou|sem\s+sucesso|esgotad[oa]|lotad[oa]",
         "claim": r"\bconclu[íi]d[oa]\b|\btudo\s+certo\b|\bj[áa]\s+est[áa]\s+(?:no|na|com|marcad|agendad|inclu)",
@@ -94,10 +96,16 @@ _MORE: Final[dict[str, dict[str, str]]] = {
         "reason": r"^(?:porque|pois|j[áa]\s+que|uma\s+vez\s+que)\b",
     },
     "ja": {
-        "report": r"確認しました|拝見しました|試みました|試しました|調べました|検索しました|お調べしました",
+        "courtesy": r"お待たせ(?:いた)?しました|承知(?:いた)?しました|かしこまりました",
+        "deliver": r"以下のとおり|以下の通り",
+        "report": r"確認いたしました|確認しました|拝見しました|試みました|試しました|調べました|検索しました|お調べしました",
         "infeasible": r"失敗|できませんでした|見つかりませんでした|ございません",
     },
     "ko": {
+        "refuse": r"(?:하지|되지|드리지)\s?않았습니다|(?:하지|되지)\s?않았",
+        "claim": r"(?:두었|놓았|마쳤)습니다|완료",
+        "deliver": r"정보입니다|다음과\s?같습니다",
+        "offer": r"다른",
         "report": r"확인했습니다|확인하였습니다|검토했습니다|시도했습니다|찾아보았습니다|조회했습니다",
         "infeasible": r"실패|찾을\s?수\s?없|없습니다",
     },
@@ -186,7 +194,7 @@ _TABLES: Final[dict[str, IntlCues]] = {
         r"良い(?:一日|旅|ご旅行)",
         offer=r"しましょうか|いたしましょうか|致しましょうか|ご希望ですか|ご希望でしょうか|いかがでしょうか|いかがですか",
         transfer=r"(?:担当者|オペレーター|スタッフ|係員|専門(?:の)?(?:担当|部署|チーム)|人間)(?:に|へ)(?:お)?(?:つなぎ|繋ぎ|転送|おつなぎ|引き継)",
-        ask=r"(?:教えて|お知らせ|ご確認|お聞かせ|ご提供|ご入力|ご指定|お選び|ご連絡)(?:いただけ|ください|頂け|下さい|願え)|"
+        ask=r"(?:教えて|お知らせ|ご確認|お聞かせ|ご提供|ご入力|ご指定|お選び)(?:いただけ|ください|頂け|下さい|願え)|"
         r"(?:番号|ID|アドレス|お名前)(?:を|は)(?:お願い|教え)",
         refuse=r"できません|できかねます|いたしかねます|致しかねます|かねます|できない|お受けできません|対応しておりません|"
         r"行えません|出来ません|お断り|不可能|変更(?:は)?(?:されて|して)いません|変更されていません",

@@ -58,7 +58,11 @@ from evalkit.conditions.classifier.verdict import TextLabel, TextVerdict
 _STOP_KINDS = ("refuse", "infeasible")
 _CUT = re.compile(r"[A-Za-z,]\s*$")
 _CHOICE = re.compile(r"\w.*,?\s+or\s+\w")
-_ALTERNATIVE = re.compile(r"^(?:however|instead|alternatively|in\s+the\s+meantime|meanwhile|but)\b|^(?:不过|但是|但|另外|同时)")
+_ALTERNATIVE = re.compile(
+    r"^(?:however|instead|alternatively|in\s+the\s+meantime|meanwhile|but|en\s+revanche|cependant|toutefois|par\s+contre|"
+    r"sin\s+embargo|no\s+obstante|en\s+cambio|por\s+otro\s+lado|por[ée]m|no\s+entanto|em\s+vez\s+disso|jedoch|allerdings|"
+    r"stattdessen)\b|^(?:不过|但是|但|另外|同时|代わりに|ただし|대신)"
+)
 _FIRST_PERSON = re.compile(r"^(?:\w+\s+){0,2}(?:i|we)\b")
 _COND_START = re.compile(r"^(?:before|until|unless)\b|^(?:在|等)(?:您|你).{0,40}(?:之前|以前)")
 _PROMISE = ("act.proceed", "act.proceed.zh")
