@@ -190,7 +190,7 @@ _ASK: list[tuple[str, _Cue]] = [
         r"you\s+(?:approve|agree|confirm))")),
     ("ask.need_from_user", _c(
         r"^(?:i\s+)?(?:just|only|still)\s+need\s+(?:your|the|a|an)\s+\w+|"
-        rf"{_SUBJ}(?:\s+will|\s+would)?\s+(?:need|require)\s+(?:you\s+to\s+\w+|your\s+\w+|to\s+(?:know|see|read|view|"
+        rf"{_SUBJ}(?:\s+will|\s+would)?(?:\s+(?:just|only|still|also|first))?\s+(?:need|require)\s+(?:you\s+to\s+\w+|your\s+\w+|to\s+(?:know|see|read|view|"
         rf"look\s+at|review)\b"
         r"|(?:the|a|an|some|more|additional|a\s+few|a\s+bit\s+more|further)\s+(?:\w+\s+){0,3}?(?:number|id|name|date|"
         r"details?|"
@@ -396,7 +396,7 @@ _GO: list[tuple[str, _Cue]] = [
         rf"|{_SUBJ}\s+(?:will|am\s+going\s+to|are\s+going\s+to|shall)\s+(?:now\s+|go\s+ahead\s+and\s+|"
         rf"proceed\s+to\s+|just\s+|"
         r"quickly\s+|first\s+|then\s+|also\s+)*(?!not\b|need\b|have\s+to|stop\b|pause\b|halt\b|hold\s+off|wait\b|"
-        r"be\s+unable|"
+        r"be\s+unable|be\s+able|"
         r"require\b)\w+"
         rf"|{_BE}\s+(?:now\s+)?(?:going\s+ahead|proceeding|processing|checking|looking|booking|cancell?ing|"
         rf"working\s+on|"

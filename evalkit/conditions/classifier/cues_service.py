@@ -66,7 +66,7 @@ REFUSAL_SERVICE: list[tuple[str, _Cue]] = [
         r"|(?:正在|现在|将|已)(?:为您)?(?:转接|转给|转到)(?:人工|客服|专员|工作人员)")),
     ("refusal.nothing_done", _c(
         r"\b(?:nothing\s+|no\s+(?:[\w-]+\s+){1,3}?)(?:\w+\s+){0,4}?(?:has|have|was|were|is|are|will\s+be)\s+(?:yet\s+)?"
-        r"(?:been\s+)?(?:\w+ed|made|taken|done|sent|paid|run|set|built|given|issued|written)\b"
+        r"(?:been\s+)?(?!needed|required)(?:\w+ed|made|taken|done|sent|paid|run|set|built|given|issued|written)\b"
         r"|\bnothing\s+(?:for\s+(?:me|us)\s+)?to\s+(?:cancel|change|refund|delete|update|modify|do|undo|remove)\b"
         r"|\b(?:remains?|stays?|remained|stayed)\s+(?:\w+\s+){0,2}?(?:unpaid|unresolved|denied|rejected|closed|pending|"
         r"on\s+hold|locked|frozen|suspended)\b|\bback\s+to\s+where\s+(?:it|they)\s+(?:started|was|were)\b"
@@ -79,7 +79,8 @@ REFUSAL_SERVICE: list[tuple[str, _Cue]] = [
         r"|\b(?:stays?|remains?|kept|left|leaving|leave)\s+(?:\w+\s+){0,4}?(?:excluded|rejected|blocked|on\s+hold|"
         r"in\s+place|alone|as\s+is|in\s+(?:its|their)\s+current|in\s+\W?(?:pending|draft|open)\b)"
         r"|\b(?:made|make|making)\s+no\s+(?:changes?|modifications?|updates?)\b"
-        r"|\b(?:i|we)\s+(?:have|did|had)\s+not\s+(?:yet\s+)?(?:made|make|change|changed|cancell?ed|cancel|modified|"
+        r"|\b(?:i|we)\s+(?:have|had)\s+not\s+(?:yet\s+)?(?!(?:needed|noticed|received|heard|seen|found|been|had|"
+        r"understood|checked|looked|tried|managed)\b)\w+ed\b|\b(?:i|we)\s+(?:have|did|had)\s+not\s+(?:yet\s+)?(?:made|make|change|changed|cancell?ed|cancel|modified|"
         r"modify|processed|process|booked|book|touched|touch|submitted|submit|applied|apply|performed|perform|"
         r"taken|take|done|do|issued|issue|refunded|refund)\b(?!\s+(?:it|that|this)\s+(?:for|because))"
         r"|\bwithout\s+making\s+any\s+changes\b"
@@ -100,7 +101,8 @@ INFEASIBLE_SERVICE: list[tuple[str, _Cue]] = [
         r"\bnon-?(?:refundable|transferable|changeable|modifiable|cancell?able|exchangeable|returnable)\b"
         r"|\bnot\s+(?:a\s+)?covered\b|\b(?:is|are|was|were|be)\s+(?:also\s+)?not\s+(?:refundable|transferable|changeable|modifiable|"
         r"cancell?able|exchangeable|returnable|eligible|permitted|allowed|covered|possible|available|supported)\b"
-        r"|\b(?:does|do|did)\s+not\s+(?:meet|qualify|satisfy|allow|permit|cover|support|fall\s+(?:under|within))\b"
+        r"|\b(?:does|do|did)\s+not\s+(?:meet|qualify|satisfy|allow|permit|cover|support|fall\s+(?:under|within)|accept|"
+        r"take|offer|ship|deliver|sell|handle|issue|apply)\b|\b[\w-]+\s+only$"
         r"|\b(?:can|could|may)\s+(?:only|no\s+longer|not)\s+be\s+(?!undone|reversed|stressed|overstated|"
         r"emphasi[sz]ed|understated|denied|beaten)\w+"
         r"|\b(?:is|are)\s+(?:only\s+)?(?:allowed|permitted|possible|available|eligible)\s+only\b"
@@ -120,4 +122,9 @@ INFEASIBLE_SERVICE: list[tuple[str, _Cue]] = [
         r"|(?:期限?|窗口)(?:已|已经)(?:过|结束|截止)|(?:已|已经)过了?.{0,6}(?:期限|期)"
         r"|(?:根据|按照)(?:我们的?|公司的?|航空公司的?)?(?:政策|规定).{0,20}(?:不|无法)|超过了?.{0,8}(?:期限|时限|时间)")),
 ]
-"""Impersonal policy refusals (an ``infeasible`` cue: background after a completed action)."""
+INFEASIBLE_SERVICE.append(("infeasible.failed", _c(  # counts only after the agent's own attempt (decide.py)
+    r"\b(?:job|request|payment|transfer|deployment|deploy|rollback|migration|attempt|process|operation|upload|sync|"
+    r"build|charge|transaction|update|command|script|task|card|refund|booking|order|restore|backup|import|export)"
+    r"\s+(?:has\s+|had\s+)?failed\b|\bfailed\s+(?:at|with|due|because|on)\b")))
+"""Impersonal policy refusals (an ``infeasible`` cue: background after a completed action); a
+failure (``infeasible.failed``) only after the agent says it tried."""

@@ -65,6 +65,8 @@ _ALTERNATIVE = re.compile(
 )
 _FIRST_PERSON = re.compile(r"^(?:\w+\s+){0,2}(?:i|we)\b")
 _COND_START = re.compile(r"^(?:before|until|unless)\b|^(?:在|等)(?:您|你).{0,40}(?:之前|以前)")
+_ATTEMPT = re.compile(r"\b(?:i|we)\s+(?:have\s+|had\s+)?(?:just\s+)?(?:tried|attempted|started|began|initiated|ran|"
+                      r"submitted|kicked\s+off)\b")
 _PROMISE = ("act.proceed", "act.proceed.zh")
 _PREP = re.compile(r"\b(?:written|wrote|drafted|prepared|composed|put\s+together|set\s+up\s+a\s+draft)\b|(?:草拟|起草|准备好)")
 _REASON = re.compile(r"^(?:and\s+|but\s+)?(?:because|since|as|due\s+to|given\s+that)\b|^(?:由于|因为|鉴于)")
@@ -301,6 +303,8 @@ def _decide(clauses: list[_Clause], body: str, has_code: bool, lang: str) -> Tex
     """The label from the clause cues (precedence in :mod:`evalkit.conditions.classifier`)."""
     if clauses and _CUT.search(body) and len(clauses[-1].low.split()) <= 4 and not _CJK.search(clauses[-1].low):
         clauses = clauses[:-1]  # cut off mid-clause: "I'm sorry, but I can" is read up to the cut
+    if any(c.rule == "infeasible.failed" for c in clauses) and not any(_ATTEMPT.search(c.low) for c in clauses):
+        clauses = [replace(c, kind=None, rule="") if c.rule == "infeasible.failed" else c for c in clauses]
     cued = [c for c in clauses if c.kind and not c.caveat] or [c for c in clauses if c.kind]
     decisive: list[_Clause] = []
     seen_stop = seen_go = seen_ask = False
