@@ -155,13 +155,21 @@ def _unescape(m: re.Match[str]) -> str:
 
 
 _CODE_LINE = re.compile(
-    r"^\s*(?:def |class |import |from \w+ import|select |insert |update \w+ set|delete from|\w+(?:\.\w+)*\s*=[^=]|"
-    r"[{}\[\]]\s*$|[\w.]+\([^)]*\)\s*;?\s*$|<\w+[^>]*>|#include|function |const |let |var |return\b|if\s*\(|for\s*\(|\$ |>>> )|[;{]\s*$",
-    re.MULTILINE | re.IGNORECASE,
+    r"^\s*(?:def |class |import |from \w+ import|(?i:select |insert into|update \w+ set|delete from)|"
+    r"[\w.]+\s*=[^=]|[{}\[\]]\s*$|[\w.]+\([^)]*\)\s*;?\s*$|<\w+[^>]*>|#include|function |const |let |var |return\b|"
+    r"if\s*\(|for\s*\(|\$ |>>> )|[;{]\s*$",
+    re.MULTILINE,
 )
 
 
-def _unwrap(text: str) -> str:
+def _is_code(inner: str) -> bool:
+    """Whether a fenced block holds code rather than a message: two code-like lines, or one in a
+    block of at most three lines."""
+    hits = len(_CODE_LINE.findall(inner))
+    return hits >= 2 or (hits == 1 and len([ln for ln in inner.splitlines() if ln.strip()]) <= 3)
+
+
+def _unwrap(text: str, depth: int = 0) -> str:
     """The message inside a wrapper: a whole-text code fence, then a JSON object with a text field.
 
     ``{"response": "..."}`` (keys :data:`_TEXT_KEYS`, first one present wins, nested
@@ -175,7 +183,7 @@ def _unwrap(text: str) -> str:
     fence = _WHOLE_FENCE.fullmatch(body) or re.fullmatch(r"```[^\n]*\n(.*)", body, re.DOTALL)
     if fence:
         inner = fence.group(1).strip()
-        if inner.startswith("{") or not _CODE_LINE.search(inner):
+        if inner.startswith("{") or not _is_code(inner):
             body = inner
     if not body.startswith("{"):
         return body if fence else text
@@ -192,7 +200,7 @@ def _unwrap(text: str) -> str:
             inner_obj = "\n".join(p.get("text", "") for p in inner_obj if isinstance(p, dict)
                                   and isinstance(p.get("text"), str)) or None
         if isinstance(inner_obj, str):
-            return inner_obj
+            return _unwrap(inner_obj, depth + 1) if inner_obj.lstrip()[:1] in ("{", "`") and depth < 3 else inner_obj
         if isinstance(inner_obj, dict):
             body = json.dumps(inner_obj)
             continue
