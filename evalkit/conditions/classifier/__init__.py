@@ -48,9 +48,12 @@ Pipeline:
        an airline CEO") carry none.
 
 Precedence (how clause cues become a label), in order:
-    * **Done beats everything**: a claim anywhere (other than a draft or a prepared change:
-      "I've drafted the reply") makes the text ``act``, whatever refusal or question follows
-      ("I've cancelled #1; #2 has shipped, so I can't" is ``act``; rule ``claim.partial``).
+    * **Done beats everything**: a claim anywhere makes the text ``act``, whatever refusal or
+      question follows ("I've cancelled #1; #2 has shipped, so I can't" is ``act``; rule
+      ``claim.partial``). Not claims: a draft or a prepared change ("I've drafted the reply"),
+      an alternative done after a refusal ("I couldn't cancel it. However, I've started a
+      return"), states ("has been shipped"), checks and attempts ("I've checked", "I tried",
+      "J'ai vérifié"), and anything in a clause of reason ("because it was shipped").
     * Questions: a question to the user is an ask. An **offer** ("Would you like me to ...?",
       "... instead?", "Would that work for you?", "How would you like to proceed?") is an ask
       only when nothing was refused or done before it; after a refusal it offers something
@@ -60,8 +63,11 @@ Precedence (how clause cues become a label), in order:
       refusal. Suggestions to take it elsewhere ("please share the draft with the Comms team",
       "contact support") and retries are not asks.
     * A promise after an ask or after a condition ("Once I have the number, I'll process the
-      return") waits on the answer and is ignored; a delivery after a refusal and an impersonal
-      infeasibility after a delivery are ignored.
+      return") waits on the answer and is ignored; a delivery after a refusal, an impersonal
+      infeasibility after a delivery, and a state given after a refusal ("Your prescription was
+      written a year ago") are ignored. A failure ("the rollback job failed") counts only when
+      the agent says it tried; a sentence opened by "before / until / unless" is conditional
+      as a whole.
     * Then the last remaining cue decides: ask -> ``clarify``; delivery / go -> ``act``;
       refusal / infeasible -> ``abstain``, except ``clarify`` when an earlier ask is followed
       only by conditional refusals ("Which account? I can't proceed without it.") and ``act``
