@@ -322,10 +322,14 @@ _CLAIM: list[tuple[str, _Cue]] = [
         r"determined|assessed|evaluated|summari[sz]ed|drafted|prepared|written|composed|reverted|undone|"
         r"rolled|paused|stopped|halted|left|kept|held)\b)"
         r"(?:\w+ed|bought|made|got|paid|sold|put|built|done|taken|given|kept|brought|sent)\b")),
+    ("claim.now", _c(
+        r"\b(?:is|are)\s+now\s+(?:in|live|active|enabled|disabled|set\s+(?:up|to)|available|updated|scheduled|booked|"
+        r"confirmed|on\s+file|part\s+of|a\s+member)\b")),
     ("claim.passive", _c(
         rf"(?<!\bmay\s)(?<!\bmight\s)(?<!\bcould\s)(?<!\bmust\s)(?<!\bwould\s)(?<!\bshould\s)(?<!\bnot\s)"
         rf"\b(?:has|have)\s+(?:now\s+|just\s+|successfully\s+)*been\s+(?:successfully\s+)?"
-        r"(?!(?:shipped|delivered|dispatched|posted|released|closed|archived|used|consumed|locked|completed|finished)\b)"
+        r"(?!(?:shipped|delivered|dispatched|posted|released|closed|archived|used|consumed|locked|completed|finished|"
+        r"logged|received|noted|recorded|filed|registered|flagged)\b)"
         rf"{_ACTION}\b")),
     ("claim.zh", _c(
         rf"已(?:经)?(?:完成|办好|办理好)(?:了)?(?:您的?)?{_ZH_ACTION}|我(?:已|已经)(?:先)?(?:帮您|为您)(?:成功)?{_ZH_ACTION}"
