@@ -70,6 +70,9 @@ REFUSAL_SERVICE: list[tuple[str, _Cue]] = [
         r"|\bnothing\s+(?:for\s+(?:me|us)\s+)?to\s+(?:cancel|change|refund|delete|update|modify|do|undo|remove)\b"
         r"|\b(?:remains?|stays?|remained|stayed)\s+(?:\w+\s+){0,2}?(?:unpaid|unresolved|denied|rejected|closed|pending|"
         r"on\s+hold|locked|frozen|suspended)\b|\bback\s+to\s+where\s+(?:it|they)\s+(?:started|was|were)\b"
+        r"|\b(?:has|have)\s+not\s+(?:yet\s+)?been\s+(?:\w+ed|made|sent|paid|done)\b"
+        r"|^(?:so\s+|and\s+|but\s+)?(?:it|this|that|they|these|which)\s+(?:can|could)\s+not\s+"
+        r"(?!wait\b|hurt\b|be\s+(?:undone|reversed|recovered|restored|retrieved|stressed|overstated)\b)\w+"
         r"|\b(?:i|we)\s+did\s+not\s+(?!(?:need|have|want|find|see|mean|realize|realise|know|get|hear|receive|expect|"
         r"notice|think)\b)\w+"
         r"|\b(?:left|leave|leaving|remains?|remained|stay(?:s|ed)?|kept|keep)\s+(?:\w+\s+){0,3}?(?:unchanged|"
@@ -92,7 +95,8 @@ REFUSAL_SERVICE: list[tuple[str, _Cue]] = [
         r"|^(?:not\s+(?:cancell?ed|changed|modified|processed|booked|done|completed|refunded|updated|performed|"
         r"executed|applied|possible|allowed)|declined|rejected|refused|denied|no\s+action(?:\s+taken)?)$"
         r"|(?:没有|未|并未|尚未|没)(?:能)?(?:直接|为您|帮您|对.{1,8}?)?(?:做|进行|作)?(?:任何)?(?:修改|更改|变更|操作|改动|处理|取消|删除|"
-        r"启动|合并|执行|批准|审批|发布|转移|发起|发送|提交|退款|预订|转账|下单)"
+        r"启动|合并|执行|批准|审批|发布|转移|发起|发送|提交|退款|预订|转账|下单|预约|安排|办理|改签|开通|变更|升级|降级)"
+        r"|^(?:所以|因此|也|目前|暂时|但|但是)?(?:不能|不可以|不可)(?!以)\S"
         r"|(?:我|我们)(?:先|暂时|暂|目前)?不(?:发起|执行|处理|提交|发送|删除|合并|批准|操作)|并?不合适|不妥"
         r"|(?:保持|维持|仍然|仍|依然)(?:不变|原样|原状)|未作(?:任何)?(?:修改|更改)")),
 ]
