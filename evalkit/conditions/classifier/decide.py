@@ -227,7 +227,7 @@ CACHE_MAX_CHARS = 4000
 
 
 def classify_text(text: str | None) -> TextVerdict:
-    """Classify an assistant's final text as abstain, clarify, comply or unknown.
+    """Read an assistant's final text: abstain, clarify, act or unknown, with its implied requests.
 
     The rules and their precedence are documented in :mod:`evalkit.conditions.classifier`.
     The function is pure and deterministic, so the verdicts of the last :data:`CACHE_SIZE`
@@ -292,7 +292,8 @@ def _segment_intl(text: str, lang: str) -> list[_Clause]:
             if kind in ("claim", "go") and cues.reason is not None and cues.reason.search(plow):
                 kind, rule = None, ""  # "because it was shipped this morning": a reason, not a report
             if pi == len(parts) - 1 and question is not None and kind not in ("ask",):
-                kind, rule = question, f"ask.{question}.{lang}" if question != "transfer" else f"refusal.transfer.{lang}"
+                kind, rule = question, {"ask": f"ask.question.{lang}", "offer": f"ask.offer.{lang}"}.get(
+                    question, f"refusal.transfer_offer.{lang}")
             elif kind is None and cues.transfer.search(plow):
                 kind, rule = "refuse", f"refusal.transfer.{lang}"
             clauses.append(_Clause(part.strip(), plow, kind, rule, False, False, si))
