@@ -89,6 +89,7 @@ REFUSAL_SERVICE: list[tuple[str, _Cue]] = [
         r"modify|processed|process|booked|book|touched|touch|submitted|submit|applied|apply|performed|perform|"
         r"taken|take|done|do|issued|issue|refunded|refund)\b(?!\s+(?:it|that|this)\s+(?:for|because))"
         r"|\bwithout\s+making\s+any\s+changes\b"
+        r"|\b(?:i|we)\s+(?:have\s+)?(?:chosen|chose|decided|opted)\s+not\s+to\b"
         r"|\b(?:i|we)\s+do\s+not\s+(?:think|believe|feel)\s+(?:that\s+)?(?:i|we)\s+(?:should|can|could|ought\s+to)\b"
         r"|^(?:status|result|outcome|action\s+taken|action)\s*(?:-\s*)?(?:not|no|none|declined|rejected|refused|"
         r"denied|failed|unchanged|blocked)\b"
