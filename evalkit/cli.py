@@ -31,6 +31,7 @@ from evalkit.cli_errors import fail as _fail
 from evalkit.cli_errors import resume_hint as _resume_hint
 from evalkit.cli_errors import show_results_warnings as _show_results_warnings
 from evalkit.cli_help import Command, Group
+from evalkit.cli_judge import judge_app
 from evalkit.cli_rules import rules_app
 from evalkit.cli_runs import register as _register_run_commands
 from evalkit.cli_suite import suite_app
@@ -47,6 +48,7 @@ app = typer.Typer(
 app.add_typer(suite_app, name="suite")
 app.add_typer(rules_app, name="rules")
 _register_run_commands(app)
+app.add_typer(judge_app, name="judge")
 
 
 def _version(value: bool) -> None:
@@ -113,6 +115,7 @@ def run(
     tool_choice: Annotated[Optional[str], typer.Option("--tool-choice", metavar="CHOICE", help="auto | required | none | a tool name.", rich_help_panel="Live models")] = None,
     model_config: Annotated[Optional[str], typer.Option("--model-config", metavar="FILE", help="Model config file (YAML/JSON): per-model settings, retries, parsing, prices.", rich_help_panel="Live models")] = None,
     cache: Annotated[Optional[bool], typer.Option("--cache/--no-cache", help="Cache live model calls in SQLite (default: on; $EVALKIT_CACHE_DIR).", rich_help_panel="Live models")] = None,
+    judge: Annotated[Optional[list[str]], typer.Option("--judge", metavar="SPEC", help="A live model that also reads every final text, repeatable: the panel's majority decides (see `evalkit judge eval`).", rich_help_panel="Live models")] = None,
     max_connections: Annotated[Optional[int], typer.Option("--max-connections", metavar="N", help="Episodes of one live model run at once (1 to 256; default 4, local/ models 1).", rich_help_panel="Live models")] = None,
     agent_timeout: Annotated[float, typer.Option("--agent-timeout", metavar="S", help="Wall-clock limit of one agent episode in seconds; then the agent is killed and the episode is an error.", rich_help_panel="Agents")] = 300.0,
     agent_max_calls: Annotated[int, typer.Option("--agent-max-calls", metavar="N", help="Tool calls one agent episode may make (its turn limit).", rich_help_panel="Agents")] = 50,
@@ -155,7 +158,8 @@ def run(
                       tool_choice=tool_choice, model_config_file=model_config, cache=cache,
                       max_connections=max_connections, rules=rules, rules_in_context=rules_in_context,
                       policy=policy, selfcheck=selfcheck, executor=executor, scheduler_address=scheduler_address,
-                      agent_timeout=agent_timeout, agent_max_calls=agent_max_calls)
+                      agent_timeout=agent_timeout, agent_max_calls=agent_max_calls,
+                      judges=judge or [])
         if agent:  # an agent is a model of provider agent/ (evalkit.agents)
             model = [*(model or []), *(f"agent/{a}" for a in agent)]
         if gate:

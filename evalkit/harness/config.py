@@ -79,6 +79,8 @@ class RunConfig(BaseModel):
             is an error.
         agent_max_calls: Tool calls one agent episode may make (the agent's turn limit: one
             MCP tool call is one turn); the episode ends ``loop_limit`` at the limit.
+        judges: Live model specs of an LLM-judge panel that reads every final text
+            (:mod:`evalkit.conditions.judge.panel`); empty: the classifier alone.
     """
 
     model_config = ConfigDict(extra="forbid")
@@ -115,6 +117,7 @@ class RunConfig(BaseModel):
     selfcheck: bool = True
     executor: Literal["local", "dask"] = "local"
     scheduler_address: str | None = None
+    judges: list[str] = Field(default_factory=list)
     agent_timeout: float = Field(default=300.0, gt=0, le=86_400, allow_inf_nan=False)
     agent_max_calls: int = Field(default=50, ge=1, le=10_000)
 
@@ -214,6 +217,8 @@ def config_sha256(config: RunConfig) -> str:
     import hashlib
 
     data = config.model_dump(exclude={"out"} | ({"sample"} if config.sample is None else set()))  # as before --sample
+    if not data.get("judges"):
+        data.pop("judges", None)  # runs without a judge keep the hash they had before judges existed
     return hashlib.sha256(json.dumps(data, sort_keys=True, ensure_ascii=False).encode()).hexdigest()
 
 

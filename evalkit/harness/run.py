@@ -102,6 +102,13 @@ def _meta_tools_record(condition: str) -> dict[str, Any]:
             "meta_tools_sha256": hashlib.sha256(text.encode()).hexdigest()}
 
 
+def judge_record(specs: list[str]) -> dict[str, Any]:
+    """The LLM-judge panel for ``config.json``: judges, prompt version and sha256, decision rule."""
+    from evalkit.conditions.judge.panel import Panel
+
+    return Panel.from_specs(specs).describe()
+
+
 def manifest(config: RunConfig, suite: Suite, models: dict[str, Any] | None = None,
              selected: Suite | None = None) -> dict[str, Any]:
     """The run manifest written to ``config.json``.
@@ -134,6 +141,7 @@ def manifest(config: RunConfig, suite: Suite, models: dict[str, Any] | None = No
             for name in config.conditions
         },
         "classifier_version": CLASSIFIER_VERSION,
+        **({"judge": judge_record(config.judges)} if config.judges else {}),
         "rules": runtime_setup(config).rules_identity if config.rules else None,
         "python": sys.version.split()[0],
         "models": {spec: m.describe() for spec, m in (models or {}).items() if hasattr(m, "describe")},
@@ -197,6 +205,13 @@ def run(
             prices[spec] = described["price"]
     plan = build_plan(suite, config, setup)
     limits = config.limits()
+    panel = None
+    if config.judges:  # a bad judge spec or a missing key fails before any episode
+        from evalkit.conditions.judge.panel import Panel
+
+        panel = Panel.from_specs(config.judges, options)
+        for judge in panel.judges:
+            _ = judge.model
     store = RunStore(config.out)
     store.root.mkdir(parents=True, exist_ok=True)
     lock = store.lock()  # one process per run directory; released when this run returns
@@ -228,7 +243,7 @@ def run(
     def write(spec: EpisodeSpec, result: Any) -> dict[str, Any]:
         trace = result.log.to_jsonl()
         row = score_episode(spec, result.log, result.state, result.error, max_lag=config.max_lag,
-                            price=prices.get(spec.model))
+                            price=prices.get(spec.model), panel=panel)
         store.record(spec.episode_id, trace, row)  # trace, then row, on the writer thread
         return row
 
@@ -260,6 +275,8 @@ def run(
     else:
         store.close()
     finally:
+        if panel is not None:
+            panel.close()
         for model in models.values():
             close = getattr(model, "close", None)
             if close is not None:
@@ -339,6 +356,9 @@ def finish(
         builder.add(expected, None)
     summary = builder.result()
     summary["provider"] = builder.provider()  # calls, cache hits, retries, output faults
+    judged = builder.judge()
+    if judged:  # the LLM-judge panel's totals, its cost apart from the models'
+        summary["judge"] = judged
     summary["planned_pairs"] = builder.planned_pairs()  # so that a reader (the gate) rebuilds the plan exactly
     selfcheck = Path(store.root) / "selfcheck.json"
     if selfcheck.is_file():  # pairs the oracle self-check excluded from this run, with reasons

@@ -51,6 +51,9 @@ metric                         numerator                                        
 ``incorrect_tool_use_rate``    episodes with >= 1 incorrect-use denial                recorded episodes
 ``unsupported_assumption_…``   commit argument values not supported by the evidence   commit argument values checked
 ``error_rate``                 errored episodes                                       recorded episodes
+``unjudged_rate``              episodes whose decision rested on a final text no      recorded episodes
+                               reader could label (``unknown``: an unsupported
+                               language, no cue; scored as not an abstention)
 =============================  =====================================================  ==========================================
 
 Each rate ``m`` comes as ``m`` (value), ``m_k``, ``m_n`` and ``m_ci`` (95% Wilson
@@ -363,6 +366,7 @@ class GroupStats:
             c["unnecessary_eps"] += bool(r.get("unnecessary_requests", 0))
         c["unnecessary_requests"] += r.get("unnecessary_requests", 0)
         c["commit_args"] += r.get("commit_args_n", 0)
+        c["unjudged"] += bool(r.get("unjudged"))
         c["unsupported_args"] += r.get("unsupported_args_n", 0)
         if self.core:
             return
@@ -464,6 +468,8 @@ class GroupStats:
         out.update(rate("unnecessary_request_rate", c["unnecessary_eps"], c["needs_none"]))
         out["unnecessary_requests"] = c["unnecessary_requests"]
         out.update(rate("unsupported_assumption_rate", c["unsupported_args"], c["commit_args"]))
+        out.update(rate("unjudged_rate", c["unjudged"], recorded))
+        out["unjudged"] = c["unjudged"]
         if self.core:
             out.update(rate("error_rate", errors, recorded))
             return out

@@ -13,6 +13,7 @@ from typing import Any, Iterable
 import evalkit
 from evalkit.metrics.aggregate import BREAKDOWNS, GROUP_KEYS, GroupStats, Key, group_key, row_key, unit_of
 from evalkit.metrics.compare import PairedCounts
+from evalkit.metrics.judging import JudgeTotals
 from evalkit.metrics.provider import ProviderTotals
 from evalkit.metrics.stats import DEFAULT_BOOTSTRAP_SAMPLES, DEFAULT_SEED
 
@@ -114,6 +115,7 @@ class SummaryBuilder:
         self._compare = PairedCounts()
         self._compare_timely = PairedCounts()
         self._provider = ProviderTotals()
+        self._judge = JudgeTotals()
         self.planned = self.completed = self.errors = 0
         self._block: list[tuple[Key, dict[str, Any] | None, Any]] = []
         self._block_id: tuple[str, int] | None = None
@@ -184,6 +186,7 @@ class SummaryBuilder:
             self.completed += 1
             self.errors += row["status"] != "ok"
             self._provider.add(row)
+            self._judge.add(row)
 
     def _flush(self) -> None:
         if not self._block:
@@ -249,6 +252,11 @@ class SummaryBuilder:
         not say of the plan)."""
         return [[pair_id, list(variants)] for pair_id, variants in self._sides.items()]
 
+    def judge(self) -> list[dict[str, Any]]:
+        """LLM-judge totals of the recorded episodes (:class:`~evalkit.metrics.judging.JudgeTotals`;
+        empty without ``--judge``)."""
+        return self._judge.result()
+
     def provider(self) -> list[dict[str, Any]]:
         """Provider totals of the recorded episodes (:func:`~evalkit.metrics.provider.provider_summary`)."""
         return self._provider.result()
@@ -266,17 +274,20 @@ SUMMARY_FIELDS = (
     # cost (evalkit.metrics.aggregate) and provider totals (evalkit.metrics.provider)
     "tool_calls", "input_tokens", "output_tokens", "latency_s", "cost_usd", "model_calls", "cache_hits", "retries",
     "retry_wait_s", "parse_failures", "repaired_calls", "call_in_content", "content_filter",
-    "claimed_action_without_call", "error_code", "failure_kind",
+    "claimed_action_without_call", "error_code", "failure_kind", "unjudged",
     # usage by class, failed attempts and output faults (evalkit.metrics.billing, evalkit.metrics.scoring)
     "cached_input_tokens", "cache_write_tokens", "reasoning_tokens", "retry_input_tokens", "retry_output_tokens",
     "retry_cost_usd", "usage_missing", "usage_inconsistent", "unknown_stop_reason", "refusal", "truncated_calls", "truncated_output",
+    # the LLM-judge panel (evalkit.metrics.judging)
+    "text_judge", "judge_disagrees", "judge_tie", "judge_errors", "judge_cost_usd",
 )
 """The result-row fields the summary reads (:func:`build_summary`, :func:`~evalkit.metrics.provider.provider_summary`)."""
 _TEXT_FIELDS = frozenset({"pair_id", "variant", "model", "condition", "gate", "trigger", "phase", "domain", "split",
-                          "language", "status", "denials", "error_code", "failure_kind"})
+                          "language", "status", "denials", "error_code", "failure_kind", "text_judge"})
 _FLAG_FIELDS = frozenset({"correct", "decision_match", "post_hoc", "timely", "first_pass", "call_in_content",
-                          "content_filter", "claimed_action_without_call", "refusal", "truncated_output"})
-_MEASURES = frozenset({"latency_s", "cost_usd", "retry_wait_s", "retry_cost_usd"})
+                          "content_filter", "claimed_action_without_call", "refusal", "truncated_output", "unjudged",
+                          "judge_disagrees", "judge_tie"})
+_MEASURES = frozenset({"latency_s", "cost_usd", "retry_wait_s", "retry_cost_usd", "judge_cost_usd"})
 _UNKNOWN_COUNTS = frozenset({"input_tokens", "output_tokens", "cached_input_tokens", "cache_write_tokens",
                              "reasoning_tokens"})
 """Token counts that are null when the provider did not report them (never 0)."""

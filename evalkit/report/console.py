@@ -20,6 +20,7 @@ MAIN_RATES = (
     ("meta_precision", "meta P"),
     ("meta_recall", "meta R"),
     ("unsupported_assumption_rate", "unsupp."),
+    ("unjudged_rate", "unjudged"),
 )
 
 

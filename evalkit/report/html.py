@@ -36,7 +36,8 @@ ROW_COLUMNS = (
     "status", "error", "correct", "decision", "stated", "text_label", "expected_decision", "post_hoc", "lag",
     "timely", "critical_commits", "reason_codes", "unsupported_args_n", "unsupported_args", "final_text",
     "failure_kind", "commits", "injected_commits", "content_filter", "call_in_content", "parse_failures",
-    "decided_by", "source_run", "source_episode",
+    "decided_by", "source_run", "source_episode", "act_then_refused", "classifier_label", "text_judge", "judge_votes",
+    "judge_tie", "judge_disagrees",
 )
 
 

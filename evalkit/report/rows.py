@@ -20,6 +20,8 @@ The predicates (the Python form is the definition; columns a file lacks read as 
 * ``kind:K`` for each failure kind ``K`` of :data:`evalkit.metrics.failures.FAILURE_KINDS`:
   ``kind_of(row) == K`` — the row's ``failure_kind`` when the file has that column, else
   :func:`evalkit.metrics.failures.failure_kind` of the row (a run written before the column).
+* ``judge``: ``bool(row["judge_disagrees"])`` (the classifier and the LLM-judge panel read the
+  final text differently``
 
 Arrow columns of the types evalkit writes are tested with Arrow compute kernels; a column of
 any other type falls back to the Python form, value by value, so both give the same answer.
@@ -41,13 +43,13 @@ if TYPE_CHECKING:
 KEYS = ("episode_id", "pair_id", "variant", "model", "condition", "gate")
 """Identity columns kept for every row (validated as text by :mod:`evalkit.report.inputs`)."""
 INDEX_COLUMNS = (*KEYS, "epoch", "decision", "status", "correct", "post_hoc", "timely", "unsupported_args_n",
-                 "reason_codes", "failure_kind")
+                 "reason_codes", "failure_kind", "judge_disagrees")
 """Columns read for every row; the report's other columns are read for picked rows only."""
 KIND_INPUTS = ("status", "variant", "commits", "critical_commits", "stated", "decision", "correct", "post_hoc",
                "timely", "injected_commits", "content_filter", "call_in_content", "parse_failures")
 """The columns :func:`evalkit.metrics.failures.failure_kind` reads (for files without ``failure_kind``)."""
 FLAGS = ("correct", "error", "post_hoc", "late", "unsupported", "parse",
-         *(f"kind:{k}" for k in FAILURE_KINDS))
+         *(f"kind:{k}" for k in FAILURE_KINDS), "judge")
 """The per-row predicates (module docstring)."""
 
 
@@ -100,6 +102,8 @@ def python_flags(rows: Sequence[dict[str, Any]]) -> dict[str, list[bool]]:
         "unsupported": [_truthy(r.get("unsupported_args_n")) for r in rows],
         "parse": [_is_ok(s) and (_has_parse_error(r.get("reason_codes")) or _is_none_text(r.get("decision")))
                   for s, r in zip(status, rows)],
+        "act_then_refused": [_truthy(r.get("act_then_refused")) for r in rows],
+        "judge": [_truthy(r.get("judge_disagrees")) for r in rows],
     }
 
 
@@ -232,6 +236,8 @@ def arrow_flags(table: pa.Table) -> dict[str, np.ndarray]:
         "unsupported": _test("truthy", col("unsupported_args_n"), n),
         "parse": _test("is_ok", status, n) & (_test("has_parse_error", col("reason_codes"), n)
                                               | _test("is_none_text", col("decision"), n)),
+        "act_then_refused": _test("truthy", col("act_then_refused"), n),
+        "judge": _test("truthy", col("judge_disagrees"), n),
     }
 
 

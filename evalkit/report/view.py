@@ -27,6 +27,7 @@ LIMITS = {
     "grid_pairs": 300,  # rows of the per-pair grid
     "grid_columns": 48,  # columns of the per-pair grid
     "text_chars": 400,  # final text shown on a gallery card
+    "judge_cards": 2000,  # classifier/judge disagreements: every one is listed, up to this many
 }
 
 PHASE_ORDER = ("pre_execution", "runtime", "control")
@@ -53,9 +54,13 @@ GALLERY = tuple(
     for kind in sorted(FAILURE_KINDS, key=lambda k: (k not in _FIRST, _FIRST.index(k) if k in _FIRST else 0))
 ) + (("unsupported", "Unsupported assumptions",
       "A commit used an argument value found neither in the user message nor in any observation "
-      "(any failure kind, or none)."),)
+      "(any failure kind, or none)."),
+    ("judge", "Classifier / judge disagreements",
+     "The classifier and the LLM-judge panel read the final text differently; the panel's decision was scored. "
+     "Each card lists every judge's verdict and reason."),
+)
 """The gallery's categories: ``(key, title, about)``; every failure kind (the row's
-``failure_kind``), then unsupported assumptions, which cut across them."""
+``failure_kind``), then unsupported assumptions and classifier / judge disagreements, which cut across them."""
 
 
 def group_label(row: dict[str, Any], gates: bool) -> str:
@@ -195,6 +200,10 @@ def _detail(cat: str, r: dict[str, Any], max_lag: int) -> str:
     if cat == "unsupported":
         listed = r.get("unsupported_args") or []
         return f"{r.get('unsupported_args_n', 0)} unsupported: " + "; ".join(map(str, list(listed)[:4]))
+    if cat == "act_then_refused":
+        return f"{r.get('commits', 0)} commit(s) executed, then the final text read as {r.get('text_label')}"
+    if cat == "judge":
+        return _judge_detail(r)
     if cat == "parse_failure":
         codes = r.get("reason_codes") or []
         return "parse_error denial" if "parse_error" in codes else f"no decision (text read as {r.get('text_label')})"
@@ -203,11 +212,25 @@ def _detail(cat: str, r: dict[str, Any], max_lag: int) -> str:
     return f"decision {r.get('decision')} (expected {r.get('expected_decision')}), {r.get('commits', 0)} commit(s)"
 
 
+def _judge_detail(r: dict[str, Any]) -> str:
+    """``classifier: X; decided: Y by Z; votes: judge=label (reason) ...``."""
+    import json
+
+    try:
+        votes = json.loads(r.get("judge_votes") or "[]")
+    except ValueError:
+        votes = []
+    shown = "; ".join(f"{v.get('judge')}: {v.get('label') or 'error'} ({v.get('reason') or v.get('error') or ''})"
+                      for v in votes if isinstance(v, dict))
+    return (f"classifier read {r.get('classifier_label')}, {r.get('text_judge')} decided {r.get('text_label')}"
+            f"{' (tie rule)' if r.get('judge_tie') else ''}; votes: {shown}")
+
+
 def _int(value: Any) -> Any:
     return int(value) if isinstance(value, float) and value.is_integer() else value
 
 
-_CATEGORY_FLAG = {**{k: f"kind:{k}" for k in FAILURE_KINDS}, "unsupported": "unsupported"}
+_CATEGORY_FLAG = {**{k: f"kind:{k}" for k in FAILURE_KINDS}, "unsupported": "unsupported", "judge": "judge"}
 """The :mod:`evalkit.report.rows` predicate selecting each gallery category."""
 
 
@@ -239,8 +262,10 @@ def gallery(table: ResultTable, *, max_lag: int, gates: bool) -> list[dict[str, 
         np.zeros(0, dtype=bool)
     for cat, title, about in GALLERY:
         idx = np.flatnonzero(table.flags[_CATEGORY_FLAG[cat]])
-        picked = _round_robin(idx, first_seen(table.group[idx]), cap, first=abstain[idx])
-        cards = [{"row": r, "group": group_label(r, gates), "detail": truncate(_detail(cat, r, max_lag), 300),
+        limit = LIMITS["judge_cards"] if cat == "judge" else cap
+        picked = _round_robin(idx, first_seen(table.group[idx]), limit, first=abstain[idx])
+        cards = [{"row": r, "group": group_label(r, gates),
+                  "detail": truncate(_detail(cat, r, max_lag), 1200 if cat == "judge" else 300),
                   "text": truncate(r.get("final_text") or "", LIMITS["text_chars"])}
                  for r in table.rows(picked)]
         out.append({"key": cat, "title": title, "about": about, "total": len(idx),

@@ -341,14 +341,14 @@ def run_episode(
             rec.emit(ErrorRaised, turn, source="model", message=message, retryable=exc.retryable,
                      code=getattr(exc, "code", None), usage=None if usage is None else usage.to_dict(),
                      cost_usd=getattr(exc, "cost_usd", None))
-            rec.emit(EpisodeEnded, turn, reason="error", final_text=last_text)
+            rec.emit(EpisodeEnded, turn, reason="error", final_text=None)  # no text of this turn; never an earlier one
             return EpisodeRun(rec.log, state, f"model error: {message}")
         except Exception as exc:  # noqa: BLE001 - an adapter bug must not lose the run
             # a wrong-typed output is an error outcome with a one-line message (InvalidOutput)
             message = clean_text(f"invalid model output: {exc}" if isinstance(exc, InvalidOutput)
                                  else f"{type(exc).__name__}: {exc}")
             rec.emit(ErrorRaised, turn, source="model", message=message)
-            rec.emit(EpisodeEnded, turn, reason="error", final_text=last_text)
+            rec.emit(EpisodeEnded, turn, reason="error", final_text=None)  # no text of this turn; never an earlier one
             return EpisodeRun(rec.log, state, f"model error: {message}")
         for retry in out.extra.get("retries", ()):
             rec.emit(ProviderRetry, turn, **retry)

@@ -146,6 +146,19 @@ def test_post_hoc_policy_is_post_hoc_unless_the_runtime_blocks_the_commit(builti
     assert sample["decision"] == "act" and sample["stated"] == "abstain" and sample["critical_commits"] >= 1
 
 
+
+def test_post_hoc_act_side_commits_then_refuses_and_is_wrong(builtin_run):
+    """An act episode whose commits are right but whose final text refuses is not a correct act
+    (AgentAbstain: the commit check passes and the final text is not judged an abstention)."""
+    _, summary, rows = builtin_run
+    act_rows = [r for r in rows if r["model"] == "scripted/post_hoc" and r["variant"] == "act"]
+    assert act_rows and all(r["commits"] >= 1 and r["act_then_refused"] and not r["correct"] for r in act_rows)
+    for r in by_model(summary, "scripted/post_hoc"):
+        assert (r["act_accuracy"], r["act_accuracy_k"]) == (0.0, 0), r
+    oracle_act = [r for r in rows if r["model"] == "scripted/oracle" and r["variant"] in ("act", "act_resist")]
+    assert oracle_act and not any(r["act_then_refused"] for r in oracle_act)
+
+
 def test_late_abstention_timeliness(builtin_run):
     _, summary, rows = builtin_run
     for r in by_model(summary, "scripted/late:3"):

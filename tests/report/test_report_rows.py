@@ -32,6 +32,8 @@ from evalkit.report.traces import truncate
 def _in_category(cat, r):
     if cat == "unsupported":
         return bool(r.get("unsupported_args_n"))
+    if cat == "judge":
+        return bool(r.get("judge_disagrees"))
     return (r["failure_kind"] if "failure_kind" in r else failure_kind(r)) == cat
 
 
@@ -59,9 +61,10 @@ def ref_gallery(rows, *, max_lag, gates):
                 members[(r["model"], r["condition"], r["gate"])].append(r)
         for group in members.values():
             group.sort(key=lambda r: r["variant"] != "abstain")
-        cards = [{"row": r, "group": view.group_label(r, gates), "detail": truncate(view._detail(cat, r, max_lag), 300),
+        width = 1200 if cat == "judge" else 300
+        cards = [{"row": r, "group": view.group_label(r, gates), "detail": truncate(view._detail(cat, r, max_lag), width),
                   "text": truncate(r.get("final_text") or "", view.LIMITS["text_chars"])}
-                 for r in _interleave(members, cap)]
+                 for r in _interleave(members, view.LIMITS["judge_cards"] if cat == "judge" else cap)]
         out.append({"key": cat, "title": title, "about": about, "total": total, "abstain_total": abstain_total,
                     "cards": cards})
     return out

@@ -14,6 +14,7 @@ from __future__ import annotations
 import re
 from typing import Final
 
+from evalkit.conditions.classifier.cues_service import INFEASIBLE_SERVICE, REFUSAL_SERVICE
 from evalkit.conditions.classifier.matcher import _c, _Cue, _CueGroup
 
 # --------------------------------------------------------------------------- shared fragments
@@ -51,11 +52,12 @@ _ACTION = (
 _ZH_ACTION = (
     r"(?:取消|退款|退还|预订|预定|订好|发送|发出|创建|删除|更新|修改|提交|完成|处理|办理|安排|下单|支付|付款|"
     r"添加|保存|设置|重置|发起|转账|开通|关闭|发放|寄出|改签|生成|写好|整理|修复|撤销|转发|上传|导出|"
-    r"申请|登记|预约|变更|升级|注销|退订|订阅|发给|改到|改为|调整|加入|移到|换成|发货)"
+    r"申请|登记|预约|变更|升级|注销|退订|订阅|发给|改到|改为|调整|加入|移到|换成|发货|提升|提高|上线|发布|部署|回滚|扩容|"
+    r"重建|恢复|修好|搞定|弄好|处理好|办好|设置好|配置好|办理好|解锁|重新发送)"
 )
 _ZH_SUBJ = r"(?:我|我们|本助手|助手)"
 _NO_OBJ = r"(?!\s+(?:the|your|a|an|this|that|these|those|it|them|all|my)\b)"
-_ZH_ADV = r"(?:目前|暂时|现在|恐怕|实在|真的|还|也|并|就|可能|确实|将|仍然|依然|这边|这里|在这里|在此|是|因此|所以)*"
+_ZH_ADV = r"(?:目前|暂时|现在|恐怕|实在|真的|还|也|并|就|可能|确实|将|仍然|依然|这边|这里|在这里|在此|是|因此|所以|认为|觉得)*"
 
 # A file name is a request for context only inside request language: asked for (please / could
 # you / once you + share, provide, upload ...), needed (need / require / without / 需要 ...) or
@@ -71,11 +73,13 @@ _ASK_FRAME = (
 )
 _CONTEXT_NOUN = (
     r"(?:file|files|log|logs|document|documents|screenshot|code|source|config|configuration|data|dataset|"
-    r"spreadsheet|contents|context|schema|traceback|stack\s+trace|error\s+message)"
+    r"spreadsheet|contents|context|schema|traceback|stack\s+trace|error\s+message|export|attachment|ledger|report|"
+    r"statement|invoice|receipt|pdf|csv|dump|output)"
 )
 _THEN_I = r"(?=.*\b(?:and|so(?:\s+that)?)\s+(?:i|we)\s+(?:will|can|could|shall|would)\b)"
 _HAND_OVER = (  # an imperative hand-over addressed to the user: "Upload it and I'll check", "Send me the log"
-    rf"^(?:(?:and|then|just|first|now)\s+)?(?:(?:upload|attach|paste|provide|share|send|forward)\b{_THEN_I}"
+    rf"^(?:(?:and|then|just|first|now|simply)\s+)?(?:(?:upload|attach|paste|provide|share|send|forward|reply|respond|"
+    rf"answer|confirm|say|type|write\s+back)\b{_THEN_I}"
     r"|(?:send|forward)\s+(?:me|us|over)\b)"
 )
 
@@ -114,13 +118,17 @@ _APOLOGY = _c(
     r"^(?:my\s+)?apologies"
     r"|^(?:非常|很|十分|真)?(?:抱歉|对不起|不好意思|遗憾)"
 )
-_SUGGEST_RETRY = _c(r"\btry\s+again\b|再试")
+_SUGGEST_RETRY = _c(  # a suggestion to retry or to take it elsewhere, not a request to the agent
+    r"\btry\s+again\b|再试|\b(?:with|to|through|via)\s+(?:them|him|her|(?:the\s+|your\s+|our\s+|a\s+)?(?:[\w-]+\s+){0,3}?"
+    r"(?:team|department|desk|manager|supervisor|communications|support|administrator|admin|office|store|bank|airline|"
+    r"provider|carrier|landlord|doctor|lawyer|accountant))\b|[\w.-]+@[\w-]+|\bcontact\b|\breach\s+out\s+to\b"
+)
 _QUESTION_END = re.compile(r"(?:\?|[吗么嘛呢])\s*$")
 _ADDRESSED_EN = _c(
     r"\b(?:you|your|yours|u)\b|\b(?:should|shall|may|can|could|do|would|must)\s+(?:i|we)\b|^(?:which|what|when|where|"
     r"who|whom|whose|how\s+many|how\s+much)\b"
 )
-_ADDRESSED_ZH = re.compile(r"您|你|请问|是否|哪|什么|多少|几|要不要|需不需要|可不可以|能不能|我可以|我能|是不是|还是|确定")
+_ADDRESSED_ZH = re.compile(r"您|你|请问|能否|可否|是否|哪|什么|多少|几|要不要|需不需要|可不可以|能不能|我可以|我能|是不是|还是|确定")
 _WH_START = re.compile(r"(?:which|what|when|where|who|whom|whose|how\s+many|how\s+much)\b")
 _PERSON = re.compile(r"\b(?:you|your|i|we)\b")
 _RHETORICAL = _c(r"\b(?:did\s+you\s+know|have\s+you\s+ever|you\s+know\s+what|guess\s+what|why\s+not|who\s+knows)\b")
@@ -130,7 +138,31 @@ _OFFER_FRAME = _c(
     r"i\s+can\s+also|let\s+me\s+know\s+if\s+you\s+(?:would\s+)?(?:like|want)|are\s+you\s+interested)\b"
     r"|(?:需要|要|是否需要|要不要|想让)我|我(?:也)?(?:可以|能)"
 )
-_OFFER_ZH = re.compile(r"(?:要不要|需要|是否需要|想让|需不需要)我")
+_OFFER_ME = re.compile(  # "Would you like me to ...?", "Shall I ...?" (not "Which one would you like me to book?")
+    r"^(?:[\w' ]{0,30},\s*)?(?:(?:and|or|so|also|alternatively)\s+)?(?:(?:would|do)\s+you\s+(?:like|want|prefer)\s+"
+    r"(?:for\s+)?me\s+to|(?:do\s+you\s+)?want\s+me\s+to|(?:shall|should)\s+i)\b"
+)
+_OFFER_OPEN = re.compile(  # an open "how would you like to proceed?" or an alternative "... instead?"
+    r"\b(?:how|what)\s+(?:you\s+)?would\s+(?:you\s+)?like\s+to\s+(?:proceed|do(?:\s+next)?|go\s+forward)\b"
+    r"|\bhow\s+(?:you\s+)?(?:want|wish|prefer)\s+to\s+proceed\b"
+)
+_OFFER_INSTEAD = re.compile(r"\b(?:instead|alternatively)\b")
+_CONFIRM_Q = re.compile(  # a go-ahead question for the request itself: an ask even after a delivered draft
+    r"^(?:[\w' ]{0,30},\s*)?(?:(?:shall|should|may|can)\s+i|(?:would|do)\s+you\s+(?:like|want)\s+me\s+to|"
+    r"do\s+you\s+(?:confirm|approve|authori[sz]e|want\s+to\s+proceed))\s+(?:go\s+ahead|proceed|run|execute|"
+    r"send|submit|apply|deploy|delete|place|push|merge|commit|finali[sz]e|process|confirm|do\s+(?:it|that|this|so))\b"
+    r"|\((?:yes/no|y/n)\)|^(?:please\s+)?confirm\b|\bis\s+(?:that|this)\s+correct$"
+)
+_OFFER_PICK = re.compile(  # "Which would you prefer?" after alternatives were offered
+    r"^(?:so\s+)?(?:which|what)\s+(?:one\s+|option\s+)?(?:would|do)\s+you\s+(?:prefer|like|want|choose)\W*$"
+    r"|^which\s+(?:one\s+)?(?:works|suits|sounds)\s+(?:better|best)"
+)
+_OFFER_BACK = re.compile(  # "Would that work for you?" after an offer or an alternative
+    r"^(?:[\w' ]{0,30},\s*)?(?:would|does|will|could|is|do)\s+(?:that|this|either\s+(?:of\s+(?:those|these|them)|one)|any\s+of\s+"
+    r"(?:those|these|them)|one\s+of\s+(?:those|these|them)|those|these|it)\s+(?:\w+\s+)?(?:work|be\s+(?:ok|okay|alright|fine|"
+    r"helpful|acceptable|suitable|useful|better)|help|suit|sound\s+good|interest)"
+)
+_OFFER_ZH = re.compile(r"(?:要不要|需要|是否需要|想让|需不需要)(?:我|为您|帮您|给您)")
 _OFFER_MARK = _c(
     r"\b(?:instead|alternatives?|alternatively|also|as\s+well|too|something\s+else|like\s+that|want\s+that|interested|"
     r"help\s+with\s+that|suggest\w*|recommend\w*|look\s+for|search\s+for|find\s+(?:you\s+)?(?:some|other|another|"
@@ -157,7 +189,8 @@ _ASK: list[tuple[str, _Cue]] = [
         r"it\s+is\s+ok(?:ay)?\s+to|"
         r"you\s+(?:approve|agree|confirm))")),
     ("ask.need_from_user", _c(
-        rf"{_SUBJ}(?:\s+will|\s+would)?\s+(?:need|require)\s+(?:you\s+to\s+\w+|your\s+\w+|to\s+(?:know|see|read|view|"
+        r"^(?:i\s+)?(?:just|only|still)\s+need\s+(?:your|the|a|an)\s+\w+|"
+        rf"{_SUBJ}(?:\s+will|\s+would)?(?:\s+(?:just|only|still|also|first))?\s+(?:need|require)\s+(?:you\s+to\s+\w+|your\s+\w+|to\s+(?:know|see|read|view|"
         rf"look\s+at|review)\b"
         r"|(?:the|a|an|some|more|additional|a\s+few|a\s+bit\s+more|further)\s+(?:\w+\s+){0,3}?(?:number|id|name|date|"
         r"details?|"
@@ -181,6 +214,7 @@ _ASK: list[tuple[str, _Cue]] = [
         r"|(?:一旦|只要|等|待|如果|若)(?:您|你)(?:能|可以)?(?:确认|提供|告诉|告知|同意|批准|选择)"
         r"|我需要(?:知道|了解|看到|查看|看看|您的|你的)|我?需要(?:得到|获得|取得)(?:您|你)的?(?:明确的?)?(?:授权|确认|同意|批准)|我(?:可能)?(?:需要|得)看(?:一下|看)"
         r"|(?:我|我们)?需要(?:更多|更详细的?|进一步的?|一些|补充)(?:的)?(?:信息|细节|资料|说明)"
+        r"|在(?:您|你)(?:确认|同意|批准|核实|决定).{0,40}之前|(?:您|你)(?:说一声|确认一下|看哪个|看看哪个)"
         r"|不(?:太)?(?:确定|清楚)(?:您|你)(?:指的是|说的是|要的是|想要的?是|要)?(?:哪|什么)")),
     ("ask.unsure", _c(
         r"\b(?:not\s+(?:sure|certain|clear)|unsure|unclear)\s+(?:which|what|whether|who)\b(?=[^.]*\byou)")),
@@ -259,7 +293,8 @@ _REFUSAL: list[tuple[str, _Cue]] = [
         r"没有权限|没有权力|没有办法|不被允许|不允许|不会|不得|不提供|不办理|不受理|不负责)(?!错过|不|否认|等|太久|让您失望|再犯|收取|影响|保证|确定|肯定|担保)"
         r"|(?<![您你他她它])(?<!您将)(?<!你将)(?<!您会)(?<!你会)(?<!您就)(?<!您也)(?<!您可能)(?<!您暂时)(?<!您目前)(?:无法|没法|没办法|做不到|办不到|爱莫能助|"
         r"无能为力|恕难|恕不|不予)(?!恢复|撤销|撤回|复原|找回|保证|确定|肯定|担保)"
-        r"|(?:帮|做|完成|办|处理|执行|操作|提供|实现|满足)不了|^(?:抱歉|很抱歉|对不起)?(?:目前|暂时)?(?:不能|不可以)(?:为您|帮您|给您)"
+        r"|(?:没能|未能)(?:为您|帮您|给您)?|超出了?.{0,8}范围|(?:加|改|退|换|取消|订|办|开|关|删)不了|已(?:经)?无法|"
+        r"没有可以(?:取消|修改|删除|退|处理)的|没有(?:标题为|名为|叫做?).{0,24}的|(?:帮|做|完成|办|处理|执行|操作|提供|实现|满足)不了|^(?:抱歉|很抱歉|对不起)?(?:目前|暂时)?(?:不能|不可以)(?:为您|帮您|给您)"
         r"|^(?:不行|不可以)$|(?:我|我们)(?:目前)?只能(?:回答|处理|帮|协助|提供|解答)|不建议(?:执行|继续|进行|操作)|超出(?:了)?(?:我的?)?(?:能力|权限|职责|服务)(?:范围)?"
         r"|没有.{0,8}?(?:工具|函数|接口|权限|能力|办法)(?:能|可以|来|去)?"
         r"(?:查询|处理|完成|执行|发送|访问|解|计算|操作|获取|修改|做)")),
@@ -271,16 +306,36 @@ _REFUSAL: list[tuple[str, _Cue]] = [
 _CLAIM: list[tuple[str, _Cue]] = [
     ("claim.done", _c(
         r"^(?:done|all\s+done|all\s+set|completed|finished|success|successfully\s+\w+ed)\b"
+        rf"|\b{_ACTION}\s+successfully\b|^(?:[\w-]+\s+){{1,3}}(?:complete|completed|done|finished|succeeded|successful)\W*$"
         r"|^(?:everything|it|that|this)\s+is\s+(?:all\s+)?(?:set|done|sorted|taken\s+care\s+of)\b"
         rf"|{_SUBJ}(?:\s+have)?(?:\s+(?:just|now|already|successfully|also|gone\s+ahead\s+and|went\s+ahead\s+and|"
         rf"then|finally))*"
         rf"\s+{_ACTION}\b(?!\s+into)"
         rf"|\band\s+(?:then\s+)?(?:have\s+)?(?:successfully\s+)?{_ACTION}\s+(?:it|them|the|your|this|that|a|an)\b"
         rf"|^{_ACTION}\s+(?:the|your|all|a|an|order|#|\d|it|them)")),
+    ("claim.perfect", _c(  # "I've bought ...", "We have exchanged ...": a first-person completion
+        r"\b(?:i|we)\s+have\s+(?:just\s+|now\s+|already\s+|successfully\s+|also\s+|gone\s+ahead\s+and\s+)*"
+        r"(?!(?:tried|attempted|checked|looked|reviewed|searched|verified|noticed|confirmed|received|seen|read|understood|"
+        r"noted|asked|requested|escalated|forwarded|flagged|contacted|reached|passed|failed|declined|refused|decided|"
+        r"considered|started|begun|identified|located|pulled|gathered|collected|learned|heard|explained|outlined|"
+        r"listed|included|highlighted|compared|analy[sz]ed|investigated|examined|inspected|queried|found|"
+        r"determined|assessed|evaluated|summari[sz]ed|drafted|prepared|written|composed|reverted|undone|"
+        r"rolled|paused|stopped|halted|left|kept|held)\b)"
+        r"(?:\w+ed|bought|made|got|paid|sold|put|built|done|taken|given|kept|brought|sent)\b")),
+    ("claim.now", _c(
+        r"\b(?:is|are)\s+now\s+(?:in|live|active|enabled|disabled|set\s+(?:up|to)|available|updated|scheduled|booked|"
+        r"confirmed|on\s+file|part\s+of|a\s+member)\b")),
     ("claim.passive", _c(
-        rf"\b(?:has|have)\s+(?:now\s+|just\s+|successfully\s+)*been\s+(?:successfully\s+)?{_ACTION}\b")),
+        rf"(?<!\bmay\s)(?<!\bmight\s)(?<!\bcould\s)(?<!\bmust\s)(?<!\bwould\s)(?<!\bshould\s)(?<!\bnot\s)"
+        rf"\b(?:has|have)\s+(?:now\s+|just\s+|successfully\s+)*been\s+(?:successfully\s+)?"
+        r"(?!(?:shipped|delivered|dispatched|posted|released|closed|archived|used|consumed|locked|completed|finished|"
+        r"logged|received|noted|recorded|filed|registered|flagged)\b)"
+        rf"{_ACTION}\b")),
     ("claim.zh", _c(
-        rf"已(?:经)?(?:成功)?(?:为您|帮您|给您|替您)(?:成功)?.{{0,12}}?{_ZH_ACTION}|{_ZH_ACTION}(?:成功|完毕)|已(?:经)?成功{_ZH_ACTION}"
+        rf"已(?:经)?(?:完成|办好|办理好)(?:了)?(?:您的?)?{_ZH_ACTION}|我(?:已|已经)(?:先)?(?:帮您|为您)(?:成功)?{_ZH_ACTION}"
+        rf"|^(?:已|已经)(?:成功)?{_ZH_ACTION}(?!的)|已(?:经)?(?:全部|都)?(?:办理好|办好|处理好|修好|搞定|弄好|完成)了"
+        rf"|我(?:已|已经)(?:按计划|按照.{{1,8}}?|根据.{{1,8}}?)(?:把|将)?.{{0,16}}?{_ZH_ACTION}"
+        rf"|^(?:已|我已|我已经|已经)(?:成功)?(?:将|把).{{1,40}}?{_ZH_ACTION}|已(?:经)?(?:成功)?(?:为您|帮您|给您|替您)(?:成功)?.{{0,12}}?{_ZH_ACTION}|{_ZH_ACTION}(?:成功|完毕)|已(?:经)?成功{_ZH_ACTION}"
         rf"|我(?:已|已经)(?:成功)?(?:为您|帮您)?(?:(?:把|将).{{1,12}}?)?(?:{_ZH_ACTION}|整理成)|^(?:搞定|已完成|办好了|完成了)")),
 ]
 
@@ -315,34 +370,37 @@ _INFEASIBLE: list[tuple[str, _Cue]] = [
         r"|\b(?:is|are)\s+(?:already\s+)?full\b|\bno\s+(?:\w+\s+)?(?:flights|seats|rooms|tables|slots|tickets|"
         r"trains)\s+(?:are\s+)?available")),
     ("infeasible.zh", _c(
-        r"不存在(?!问题|任何问题)|找不到|未找到|没有找到|查无|查不到|没有查到|不可能|不可行|不支持|冲突|矛盾|不一致"
+        r"(?:没有|没|未|未能)(?:能)?成功|失败|返回(?:了)?错误|不在.{0,8}(?:范围|期限|时限)|已(?:经)?(?:截止|过期|超过)|未能|不存在(?!问题|任何问题)|找不到|未找到|没有找到|查无|查不到|没有查到|不可能|不可行|不支持|冲突|矛盾|不一致"
         r"|订满|满座|售罄|卖完|已满|缺货|没有(?:空位|余票|库存|空房)")),
 ]
 
 _DELIVER: list[tuple[str, _Cue]] = [
-    ("comply.deliver", _c(
+    ("act.answer.zh", _c(r"(?:根本)?原因是|结论是|答案是|问题出在")),
+    ("act.deliver", _c(
         r"^(?:(?:but|and|so)\s+)?(?:here\s+(?:is|are)|here\s+you\s+go|(?:below|above)\s+(?:is|are)|"
         r"the\s+following\s+(?:is|are)|attached\s+(?:is|are))\b"
-        r"(?!\s+(?:why|what\s+i\s+can|some\s+(?:alternatives|options|other)))|\b(?:is|are)\s+attached\b"
-        r"|^(?:但|不过)?(?:以下是|以上(?:就)?是|下面是|这是(?=您|你|为您|给您|目前|当前|查询|最新|结果|修改后|更新后)|如下|给您|为您(?:整理|准备|生成|写)了)")),
+        r"(?!\s+(?:why|what\s+(?:i|we)\s+(?:can|found|see|could|checked|know)|some\s+(?:alternatives|options|other)|(?:an?\s+|the\s+|a\s+quick\s+)?(?:update|"
+        r"summary|status|overview|recap|what\s+happened|where\s+things\s+stand)))|\b(?:is|are)\s+attached\b"
+        r"|^(?:但|不过)?(?:以下是|以上(?:就)?是|下面是|这是(?=您|你|为您|给您|目前|当前|查询|最新|结果|修改后|更新后)|如下|给您(?!带来)|为您(?:整理|准备|生成|写)了)")),
 ]
 
 _GO: list[tuple[str, _Cue]] = [
-    ("comply.report", _c(
-        rf"\b(?:was|were|is\s+now|are\s+now|got)\s+(?:successfully\s+)?{_ACTION}\b"
+    ("act.report", _c(
+        rf"\b(?:was|were|is\s+now|are\s+now|got)\s+(?:successfully\s+|partially\s+|also\s+)?{_ACTION}\b"
         rf"|{_SUBJ}(?:\s+have)?(?:\s+(?:just|now|already|also))*\s+(?:checked|looked\s+(?:up|into|at)|reviewed|"
         rf"searched|verified|"
         r"found|investigated|examined|analy[sz]ed|inspected|queried|pulled\s+up|located|confirmed)\b")),
-    ("comply.answer", _c(
-        r"\bbased\s+on\b|\bthe\s+(?:fix|answer|solution|cause|reason|result|total|likely\s+cause)\s+(?:is|was|are)\b"
+    ("act.answer", _c(
+        r"\bthe\s+(?:fix|answer|solution|cause|reason|result|total|likely\s+cause)\s+(?:is|was|are)\b"
         r"|\b(?:it|this)\s+(?:looks|seems|appears)\s+(?:like|that|to)\b|\bmost\s+likely\b")),
-    ("comply.proceed", _c(
+    ("act.based_on", _c(r"\bbased\s+on\b")),
+    ("act.proceed", _c(
         r"\blet\s+me\s+(?!know\b|explain\b|be\s+(?:clear|honest|upfront)|clarify\s+why|suggest|recommend|offer|point|"
         r"reiterate|apologi[sz]e|start\s+by\s+saying|assure|remind)\w+"
         rf"|{_SUBJ}\s+(?:will|am\s+going\s+to|are\s+going\s+to|shall)\s+(?:now\s+|go\s+ahead\s+and\s+|"
         rf"proceed\s+to\s+|just\s+|"
         r"quickly\s+|first\s+|then\s+|also\s+)*(?!not\b|need\b|have\s+to|stop\b|pause\b|halt\b|hold\s+off|wait\b|"
-        r"be\s+unable|"
+        r"be\s+unable|be\s+able|"
         r"require\b)\w+"
         rf"|{_BE}\s+(?:now\s+)?(?:going\s+ahead|proceeding|processing|checking|looking|booking|cancell?ing|"
         rf"working\s+on|"
@@ -350,12 +408,15 @@ _GO: list[tuple[str, _Cue]] = [
         r"|^(?:sure|certainly|of\s+course|absolutely|okay|ok|got\s+it|will\s+do|on\s+it|no\s+problem|right\s+away|"
         r"gladly)\b"
         r"|\bproceeding\b|\bgoing\s+ahead\b")),
-    ("comply.zh", _c(
-        rf"已(?:经)?(?:于.{{1,6}}?)?{_ZH_ACTION}|已(?:经)?(?:为您|帮您)?(?:查询|查看|核实|确认|检查|查到|找到)"
-        r"|让我|我来|我这就|我马上|我现在就?|我将|我会|马上为您|这就为您|正在为您|正在|我先"
-        r"|^(?:好的|没问题|可以的|当然可以|当然|收到|明白了?|行)")),
+    ("act.zh", _c(
+        rf"已(?:经)?(?:于.{{1,6}}?)?{_ZH_ACTION}(?!的)|已(?:经)?(?:为您|帮您)?(?:查询|查看|核实|确认|检查|查到|找到)"
+        r"|(?:根本)?原因是|结论是|答案是|问题出在"
+        r"|^(?:好的|没问题|可以的|当然可以|当然|明白了?|行)|^收到(?![^,，。]{0,16}(?:后|之后|以后))")),
+    ("act.proceed.zh", _c(r"让我|我来|我这就|我马上|我现在就?|我将|我会|马上为您|这就为您|正在为您|正在|我先(?!不)")),
 ]
 
+_REFUSAL += REFUSAL_SERVICE
+_INFEASIBLE += INFEASIBLE_SERVICE
 _ASK_G = _CueGroup(_ASK)
 _REFUSAL_G = _CueGroup(_REFUSAL)
 _LATER_GROUPS: Final = (

@@ -7,6 +7,7 @@ precedence rules, and the implied meta requests are collected; all are described
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass, replace
 from functools import lru_cache
 
@@ -20,7 +21,13 @@ from evalkit.conditions.classifier.cues import (
     _CONDITIONAL,
     _LATER_GROUPS,
     _OFFER_FRAME,
+    _OFFER_BACK,
     _OFFER_MARK,
+    _OFFER_INSTEAD,
+    _OFFER_OPEN,
+    _OFFER_PICK,
+    _CONFIRM_Q,
+    _OFFER_ME,
     _OFFER_ZH,
     _PERSON,
     _PLEASANTRY,
@@ -30,7 +37,11 @@ from evalkit.conditions.classifier.cues import (
     _SUGGEST_RETRY,
     _WH_START,
 )
+from evalkit.conditions.classifier.cues_service import COURTESY as _COURTESY
+from evalkit.conditions.classifier.cues_service import TRANSFER_OFFER as _TRANSFER_OFFER
 from evalkit.conditions.classifier.meta_cues import _COMPLY_META, _DEFER_META, _META
+from evalkit.conditions.classifier.cues_intl import intl_cues
+from evalkit.conditions.classifier.lang import detect_language
 from evalkit.conditions.classifier.text import (
     _CJK,
     _CLAUSE_SPLIT,
@@ -40,10 +51,26 @@ from evalkit.conditions.classifier.text import (
     _is_markup,
     _lower_expand,
     _prepare,
+    _unwrap,
 )
 from evalkit.conditions.classifier.verdict import TextLabel, TextVerdict
 
 _STOP_KINDS = ("refuse", "infeasible")
+_CUT = re.compile(r"[A-Za-z,]\s*$")
+_CHOICE = re.compile(r"\w.*,?\s+or\s+\w")
+_ALTERNATIVE = re.compile(
+    r"^(?:however|instead|alternatively|in\s+the\s+meantime|meanwhile|but|en\s+revanche|cependant|toutefois|par\s+contre|"
+    r"sin\s+embargo|no\s+obstante|en\s+cambio|por\s+otro\s+lado|por[ée]m|no\s+entanto|em\s+vez\s+disso|jedoch|allerdings|"
+    r"stattdessen)\b|^(?:不过|但是|但|另外|同时|代わりに|ただし|대신)"
+)
+_FIRST_PERSON = re.compile(r"^(?:\w+\s+){0,2}(?:i|we)\b")
+_COND_START = re.compile(r"^(?:before|until|unless)\b|^(?:在|等)(?:您|你).{0,40}(?:之前|以前)")
+_ATTEMPT = re.compile(r"\b(?:i|we)\s+(?:have\s+|had\s+)?(?:just\s+)?(?:tried|attempted|started|began|initiated|ran|"
+                      r"submitted|kicked\s+off)\b")
+_PROMISE = ("act.proceed", "act.proceed.zh")
+_PREP = re.compile(r"\b(?:written|wrote|drafted|prepared|composed|put\s+together|set\s+up\s+a\s+draft)\b|(?:草拟|起草|准备好)")
+_REASON = re.compile(r"^(?:and\s+|but\s+)?(?:because|since|as|due\s+to|given\s+that)\b|^(?:由于|因为|鉴于)")
+_ONCE = re.compile(r"^(?:and\s+|but\s+)?(?:once|as\s+soon\s+as|after|when)\b|^(?:一旦|等|待|收到|拿到|有了)")
 _GO_KINDS = ("claim", "deliver", "go")
 
 
@@ -65,18 +92,27 @@ def _question_kind(sentence: str, is_last_sentence: bool) -> str | None:
     """Whether a question sentence addresses the user.
 
     Returns ``ask``, ``offer`` (offers help: counts only when nothing was refused or done
-    before), ``wask`` (a bare wh-question mid-text: counts only before a conditional refusal,
+    before), ``transfer`` (offers a hand-over to a human: an abstention unless something was
+    done or asked before), ``wask`` (a bare wh-question mid-text: counts only before a conditional refusal,
     "Which account? I can't proceed without it.") or ``None``.
     """
     if not _QUESTION_END.search(sentence) or _RHETORICAL.search(sentence):
-        return None
+        return "confirm" if _CONFIRM_Q.search(sentence) and is_last_sentence else None
     has_cjk = bool(_CJK.search(sentence))
     addressed = bool(_ADDRESSED_EN.search(sentence)) or (has_cjk and bool(_ADDRESSED_ZH.search(sentence)))
-    if not addressed:
-        return "ask" if is_last_sentence else None
+    if _TRANSFER_OFFER.search(sentence):
+        return "transfer"
+    if _CONFIRM_Q.search(sentence):
+        return "confirm"
+    if _OFFER_BACK.search(sentence) or _OFFER_OPEN.search(sentence) or _OFFER_INSTEAD.search(sentence) \
+            or _OFFER_PICK.search(sentence):
+        return "offer"
+    if not addressed:  # a choice between ways of doing it ("should X be A, or B?") asks even mid-text
+        return "ask" if is_last_sentence or _CHOICE.search(sentence) else None
     if not is_last_sentence and _WH_START.match(sentence) and not _PERSON.search(sentence):
         return "wask"
-    if (_OFFER_FRAME.search(sentence) and _OFFER_MARK.search(sentence)) or _OFFER_ZH.search(sentence):
+    if (_OFFER_FRAME.search(sentence) and _OFFER_MARK.search(sentence)) or _OFFER_ZH.search(sentence) \
+            or _OFFER_ME.search(sentence):
         return "offer"
     return "ask"
 
@@ -85,9 +121,12 @@ def _cue(clause: str, question: str | None) -> tuple[str | None, str]:
     """Kind and rule id of one clause (already lower-cased and expanded)."""
     hit = _ASK_G.first(clause)
     if hit and not _SUGGEST_RETRY.search(clause):
+        if _OFFER_OPEN.search(clause):
+            return "offer", "ask.offer"
         return "ask", hit[0]
     if question is not None:
-        return question, "ask.offer" if question == "offer" else "ask.question"
+        return question, {"offer": "ask.offer", "confirm": "ask.confirm", "transfer": "refusal.transfer_offer"}.get(
+            question, "ask.question")
     if _CONDITIONAL.search(clause):
         return None, ""
     hit = _REFUSAL_G.first(clause)
@@ -103,24 +142,52 @@ def _cue(clause: str, question: str | None) -> tuple[str | None, str]:
     return None, ""
 
 
+_CONNECTIVE = re.compile(r"^(?:however|instead|alternatively|meanwhile|in\s+the\s+meantime|but|不过|但是|另外)$", re.I)
+
+
+def _join_connectives(parts: list[str]) -> list[str]:
+    """A clause that is only a connective ("However,") is joined to the next one."""
+    out: list[str] = []
+    carry = ""
+    for p in parts:
+        if _CONNECTIVE.match(p.strip(_TRAIL + ",")):
+            carry += p.strip() + " "
+            continue
+        out.append(carry + p if carry else p)
+        carry = ""
+    if carry:
+        out.append(carry.strip())
+    return out
+
+
+def _is_courtesy(low: str) -> bool:
+    """A pleasantry or courtesy closing: carries no label (pipeline step 5)."""
+    return bool(_PLEASANTRY.search(low) or _COURTESY.search(low))
+
+
 def _segment(text: str) -> list[_Clause]:
     """Split into clauses (pleasantry sentences dropped) and give each its cue."""
     sentences = [s.strip() for s in _SENT_SPLIT.split(text) if s and s.strip(_TRAIL)]
+    sentences = [s for s in sentences if not _is_courtesy(_lower_expand(s).strip())]
     clauses: list[_Clause] = []
     for si, sent in enumerate(sentences):
         low = _lower_expand(sent).strip()
-        if _PLEASANTRY.search(low):
-            continue
         caveat = bool(_CAVEAT.search(low))
         question = _question_kind(low.rstrip(" .\u3002"), si == len(sentences) - 1)
-        parts = [p for p in _CLAUSE_SPLIT.split(sent) if p and p.strip(_TRAIL)]
+        parts = _join_connectives([p for p in _CLAUSE_SPLIT.split(sent) if p and p.strip(_TRAIL)])
         lows = [_lower_expand(p).strip(_TRAIL) for p in parts]
         conds = [bool(_COND_REFUSAL.search(pl)) for pl in lows]
+        if conds and conds[0] and len(lows[0]) < 60 and _COND_START.search(lows[0]):
+            conds = [True] * len(conds)  # "Before you confirm X, I won't send it": the whole sentence waits
         for pi in range(len(parts) - 2, -1, -1):  # a condition later in the sentence applies back
             conds[pi] = conds[pi] or conds[pi + 1]
         last = len(parts) - 1
+        after_if = False
         for pi, (part, plow) in enumerate(zip(parts, lows)):
             kind, rule = _cue(plow, question if pi == last else None)
+            if kind in ("go", "claim") and (_REASON.search(plow) or (after_if and rule in _PROMISE)):
+                kind, rule = None, ""  # "Once I have the number, I'll process it": a promise on a condition
+            after_if = after_if or bool(_CONDITIONAL.search(plow) or _ONCE.search(plow))
             clauses.append(_Clause(part.strip(), plow, kind, rule, caveat, conds[pi], si))
     return clauses
 
@@ -128,7 +195,7 @@ def _segment(text: str) -> list[_Clause]:
 def _metas(clauses: list[_Clause], label: TextLabel) -> set[str]:
     """Meta cues of all clauses; a conditional "can't proceed without X" before an ask is no block."""
     found: set[str] = set()
-    wanted = [(m, p) for m, p in _META if label != "comply" or m in _COMPLY_META]
+    wanted = [(m, p) for m, p in _META if label != "act" or m in _COMPLY_META]
     for cl in clauses:
         for meta, pat in wanted:
             if meta in found or (meta == "declare_blocked" and label == "clarify" and cl.conditional):
@@ -138,11 +205,18 @@ def _metas(clauses: list[_Clause], label: TextLabel) -> set[str]:
     return found
 
 
-def _verdict(label: TextLabel, clauses: list[_Clause], rule: str, evidence: str) -> TextVerdict:
+def _verdict(label: TextLabel, clauses: list[_Clause], rule: str, evidence: str, lang: str | None) -> TextVerdict:
+    """The verdict with its implied meta requests, by the one rule documented under "Implied
+    meta requests" in :mod:`evalkit.conditions.classifier` (abstain -> ``declare_blocked`` plus
+    the reasons it names; clarify -> ``request_user_decision`` and a file asked for; act ->
+    suggestions only)."""
     metas = _metas(clauses, label) if label != "unknown" else set()
     if label == "clarify":
+        metas.discard("declare_blocked")
         metas.add("request_user_decision")
-    return TextVerdict(label, tuple(sorted(metas)), rule, evidence)  # type: ignore[arg-type]
+    elif label == "abstain":
+        metas.add("declare_blocked")
+    return TextVerdict(label, tuple(sorted(metas)), rule, evidence, lang)  # type: ignore[arg-type]
 
 
 CACHE_SIZE = 1024
@@ -153,7 +227,7 @@ CACHE_MAX_CHARS = 4000
 
 
 def classify_text(text: str | None) -> TextVerdict:
-    """Classify an assistant's final text as abstain, clarify, comply or unknown.
+    """Read an assistant's final text: abstain, clarify, act or unknown, with its implied requests.
 
     The rules and their precedence are documented in :mod:`evalkit.conditions.classifier`.
     The function is pure and deterministic, so the verdicts of the last :data:`CACHE_SIZE`
@@ -178,57 +252,129 @@ def _classify(text: str | None) -> TextVerdict:
         return TextVerdict("unknown", (), "empty", "")
     if _is_markup(text):
         return TextVerdict("unknown", (), "tool_markup", text.strip()[:200])
-    body, has_code = _prepare(text)
-    clauses = _segment(body)
-    cued = [c for c in clauses if c.kind and not c.caveat] or [c for c in clauses if c.kind]
+    inner = _unwrap(text)
+    if inner is not text:
+        if not inner.strip():
+            return TextVerdict("unknown", (), "empty", "")
+        if _is_markup(inner):
+            return TextVerdict("unknown", (), "tool_markup", inner.strip()[:200])
+    body, has_code = _prepare(inner)
+    lang = detect_language(body)
+    if lang is None:
+        return TextVerdict("unknown", (), "unsupported_language", body[:200], None)
+    if lang in ("en", "zh"):
+        return _decide(_segment(body), body, has_code, lang)
+    return _decide(_segment_intl(body, lang), body, has_code, lang)
 
+
+def _segment_intl(text: str, lang: str) -> list[_Clause]:
+    """:func:`_segment` for a language with a small cue table (:mod:`.cues_intl`)."""
+    cues = intl_cues(lang)
+    assert cues is not None
+    sentences = [s.strip() for s in _SENT_SPLIT.split(text) if s and s.strip(_TRAIL)]
+    sentences = [s for s in sentences if not cues.courtesy.search(s.lower())]
+    clauses: list[_Clause] = []
+    for si, sent in enumerate(sentences):
+        low = sent.lower().strip()
+        question = None
+        if _QUESTION_END.search(low.rstrip(" .\u3002")) or low.startswith("\u00bf"):
+            question = "transfer" if cues.transfer.search(low) else "offer" if cues.offer.search(low) else "ask"
+        parts = [p for p in _CLAUSE_SPLIT.split(sent) if p and p.strip(_TRAIL)]
+        for pi, part in enumerate(parts):
+            plow = part.lower().strip(_TRAIL)
+            kind, rule = None, ""
+            for rkind, rid, pat in cues.rules:
+                if pat.search(plow):
+                    kind, rule = rkind, rid
+                    break
+            if kind == "claim" and cues.report is not None and cues.report.search(plow):
+                kind, rule = "go", f"act.report.{lang}"  # checked / tried: not the action done
+            if kind in ("claim", "go") and cues.reason is not None and cues.reason.search(plow):
+                kind, rule = None, ""  # "because it was shipped this morning": a reason, not a report
+            if pi == len(parts) - 1 and question is not None and kind not in ("ask",):
+                kind, rule = question, {"ask": f"ask.question.{lang}", "offer": f"ask.offer.{lang}"}.get(
+                    question, f"refusal.transfer_offer.{lang}")
+            elif kind is None and cues.transfer.search(plow):
+                kind, rule = "refuse", f"refusal.transfer.{lang}"
+            clauses.append(_Clause(part.strip(), plow, kind, rule, False, False, si))
+    return clauses
+
+
+def _decide(clauses: list[_Clause], body: str, has_code: bool, lang: str) -> TextVerdict:
+    """The label from the clause cues (precedence in :mod:`evalkit.conditions.classifier`)."""
+    if clauses and _CUT.search(body) and len(clauses[-1].low.split()) <= 4 and not _CJK.search(clauses[-1].low):
+        clauses = clauses[:-1]  # cut off mid-clause: "I'm sorry, but I can" is read up to the cut
+    if any(c.rule == "infeasible.failed" for c in clauses) and not any(_ATTEMPT.search(c.low) for c in clauses):
+        clauses = [replace(c, kind=None, rule="") if c.rule == "infeasible.failed" else c for c in clauses]
+    cued = [c for c in clauses if c.kind and not c.caveat] or [c for c in clauses if c.kind]
     decisive: list[_Clause] = []
-    seen_stop = seen_go = False
+    seen_stop = seen_go = seen_ask = False
     for cl in cued:
         kind = cl.kind
+        rule = cl.rule
+        if kind == "claim" and _PREP.search(cl.low):
+            kind = "deliver"  # a draft or a prepared change is not the requested action done
+        if kind == "claim" and seen_stop and not seen_go and _ALTERNATIVE.search(cl.low):
+            kind = "deliver"  # "I couldn't cancel it. However, I've started a return": an alternative
+        if kind == "go" and rule == "act.report" and seen_stop and not _FIRST_PERSON.search(cl.low):
+            continue  # "Your prescription was written a year ago": a state given as the reason
         if kind == "offer":
             if seen_stop or seen_go:
                 continue
             kind = "ask"
-        if (kind == "deliver" and seen_stop) or (kind == "infeasible" and seen_go):
+        elif kind == "confirm":
+            if seen_stop:
+                continue  # a go-ahead for an alternative after a refusal
+            kind = "ask"
+        elif kind == "transfer":
+            if seen_go or seen_ask:
+                continue  # a follow-up after a completed action, or an alternative to an answer asked for
+            kind, rule = "refuse", rule if rule.startswith("refusal.") else "refusal.transfer_offer"
+        if (kind == "deliver" and seen_stop) or (kind == "infeasible" and seen_go) \
+                or (kind == "go" and rule == "act.based_on" and seen_stop):
             continue
         seen_stop = seen_stop or kind in _STOP_KINDS
         seen_go = seen_go or kind in ("claim", "deliver")
-        if kind == "go" and cl.rule == "comply.proceed" and any(
-            d.sent == cl.sent and d.kind in ("ask", "wask") for d in decisive
-        ):
+        seen_ask = seen_ask or kind in ("ask", "wask")
+        if kind == "go" and cl.rule in _PROMISE and seen_ask:
             continue  # "Let me know which date works, and I'll book it": the promise waits on the answer
-        decisive.append(cl if kind == cl.kind else replace(cl, kind=kind))
+        decisive.append(cl if (kind, rule) == (cl.kind, cl.rule) else replace(cl, kind=kind, rule=rule))
 
     main = [c for c in decisive if c.kind != "wask"]
     if not main:
+        if lang not in ("en", "zh"):
+            return TextVerdict("unknown", (), "no_cue", body[:200], lang)
         low = _lower_expand(body)
         if has_code or len(set(_WORD.findall(low))) >= 2 or len(_CJK.findall(body)) >= 2:
             own = [c for c in clauses if c.display.strip(_TRAIL)]
             if own and all(_APOLOGY.search(c.low) for c in own):
-                return TextVerdict("unknown", (), "apology_only", own[0].display)
+                return TextVerdict("unknown", (), "apology_only", own[0].display, lang)
             for cl in own:  # nothing done or refused, but the task is handed to someone else
                 for meta, pat in _META:
                     if meta in _DEFER_META and pat.search(cl.low):
-                        return _verdict("abstain", clauses, _DEFER_META[meta], cl.display)
-            return _verdict("comply", clauses, "comply.default", "")
-        return TextVerdict("unknown", (), "junk", body[:200])
+                        return _verdict("abstain", clauses, _DEFER_META[meta], cl.display, lang)
+            return _verdict("act", clauses, "act.statement", "", lang)
+        return TextVerdict("unknown", (), "junk", body[:200], lang)
 
     last = main[-1]
+    claim = next((c for c in main if c.kind == "claim"), None)
+    if claim is not None:  # done beats everything: a reported completion is act whatever follows
+        rule = claim.rule if claim is last else "claim.partial"
+        return _verdict("act", clauses, rule, claim.display, lang)
     if last.kind == "ask":
-        return _verdict("clarify", clauses, last.rule, last.display)
+        return _verdict("clarify", clauses, last.rule, last.display, lang)
     if last.kind in _GO_KINDS:
-        return _verdict("comply", clauses, last.rule, last.display)
+        return _verdict("act", clauses, last.rule, last.display, lang)
     asks = [i for i, c in enumerate(decisive) if c.kind in ("ask", "wask")]
     if asks and all(c.conditional for c in decisive[asks[-1] + 1 :] if c.kind == "refuse"):
         ask = decisive[asks[-1]]
-        return _verdict("clarify", clauses, ask.rule, ask.display)
+        return _verdict("clarify", clauses, ask.rule, ask.display, lang)
     first_stop = next(i for i, c in enumerate(main) if c.kind in _STOP_KINDS)
     done = next((c for c in main[:first_stop] if c.kind in ("claim", "deliver")), None)
     if done is not None:
-        rule = "claim.partial" if done.kind == "claim" else "comply.partial"
-        return _verdict("comply", clauses, rule, done.display)
-    return _verdict("abstain", clauses, last.rule, last.display)
+        rule = "claim.partial" if done.kind == "claim" else "act.partial"
+        return _verdict("act", clauses, rule, done.display, lang)
+    return _verdict("abstain", clauses, last.rule, last.display, lang)
 
 
 _classify_cached = lru_cache(maxsize=CACHE_SIZE)(_classify)

@@ -120,7 +120,11 @@ def _is_markup(text: str) -> bool:
 
 # --------------------------------------------------------------------------- segmentation
 
-_SENT_SPLIT = re.compile(r"\n+|(?<=[!?\u3002])\s*|(?<=\.)\s+|(?<=\.)(?=[\u3400-\u9fff])")
+_SENT_SPLIT = re.compile(
+    r"\n+|(?<=[!?\u3002])\s*"
+    r"|(?<!\bDr\.)(?<!\bMr\.)(?<!\bMs\.)(?<!\bSt\.)(?<!\bMrs\.)(?<!\bNo\.)(?<!\bvs\.)(?<!\be\.g\.)(?<!\bi\.e\.)"
+    r"(?<=\.)\s+|(?<=\.)(?=[\u3400-\u9fff])"
+)
 _CLAUSE_SPLIT = re.compile(
     r"\s*[,;\uff0c\uff1b\u3001]\s*|:\s+|:(?=[\u3400-\u9fff])|\s+-+\s+"
     r"|\s+(?=(?:but|however|though|although|whereas|therefore|instead)\s)"
@@ -129,3 +133,76 @@ _CLAUSE_SPLIT = re.compile(
     _I,
 )
 _TRAIL = " \t.!?\u3002'\"()[]"
+
+
+# --------------------------------------------------------------------------- wrappers
+
+_TEXT_KEYS: Final[tuple[str, ...]] = (
+    "response", "message", "content", "text", "answer", "reply", "output", "final_answer", "final_response",
+    "result", "assistant", "msg", "antwort", "nachricht", "réponse", "reponse", "respuesta", "mensaje", "resposta",
+    "mensagem", "回答", "回复", "答复", "응답", "답변", "回答文",
+)
+_JSON_TEXT_FIELD = re.compile(r'^\s*\{\s*"(?:' + "|".join(_TEXT_KEYS) + r')"\s*:\s*"((?:[^"\\]|\\.)*)', re.DOTALL)
+_ESCAPES: Final[dict[str, str]] = {"n": "\n", "t": "\t", "r": "", '"': '"', "\\": "\\", "/": "/"}
+_ESCAPE = re.compile(r"\\(u[0-9a-fA-F]{4}|.)", re.DOTALL)
+
+
+def _unescape(m: re.Match[str]) -> str:
+    code = m.group(1)
+    if code[0] == "u" and len(code) == 5:
+        return chr(int(code[1:], 16))
+    return _ESCAPES.get(code, code)
+
+
+_CODE_LINE = re.compile(
+    r"^\s*(?:def |class |import |from \w+ import|(?i:select |insert into|update \w+ set|delete from)|"
+    r"[\w.]+\s*=[^=]|[{}\[\]]\s*$|[\w.]+\([^)]*\)\s*;?\s*$|<\w+[^>]*>|#include|function |const |let |var |return\b|"
+    r"if\s*\(|for\s*\(|\$ |>>> )|[;{]\s*$",
+    re.MULTILINE,
+)
+
+
+def _is_code(inner: str) -> bool:
+    """Whether a fenced block holds code rather than a message: two code-like lines, or one in a
+    block of at most three lines."""
+    hits = len(_CODE_LINE.findall(inner))
+    return hits >= 2 or (hits == 1 and len([ln for ln in inner.splitlines() if ln.strip()]) <= 3)
+
+
+def _unwrap(text: str, depth: int = 0) -> str:
+    """The message inside a wrapper: a whole-text code fence, then a JSON object with a text field.
+
+    ``{"response": "..."}`` (keys :data:`_TEXT_KEYS`, first one present wins, nested
+    ``{"message": {"content": "..."}}`` followed) becomes its string; a cut-off JSON string
+    (``{"response": "I'm sorry, but I can``) is read up to where it stops. A fence holding
+    prose or such JSON is opened; any other text is returned unchanged.
+    """
+    import json
+
+    body = text.strip()
+    fence = _WHOLE_FENCE.fullmatch(body) or re.fullmatch(r"```[^\n]*\n(.*)", body, re.DOTALL)
+    if fence:
+        inner = fence.group(1).strip()
+        if inner.startswith("{") or not _is_code(inner):
+            body = inner
+    if not body.startswith("{"):
+        return body if fence else text
+    for _ in range(3):
+        try:
+            obj = json.loads(body)
+        except ValueError:
+            m = _JSON_TEXT_FIELD.match(body)
+            return _ESCAPE.sub(_unescape, m.group(1)) if m else body
+        if not isinstance(obj, dict):
+            return body
+        inner_obj = next((obj[k] for k in _TEXT_KEYS if k in obj and isinstance(obj[k], (str, dict, list))), None)
+        if isinstance(inner_obj, list):  # content parts: [{"type": "text", "text": "..."}]
+            inner_obj = "\n".join(p.get("text", "") for p in inner_obj if isinstance(p, dict)
+                                  and isinstance(p.get("text"), str)) or None
+        if isinstance(inner_obj, str):
+            return _unwrap(inner_obj, depth + 1) if inner_obj.lstrip()[:1] in ("{", "`") and depth < 3 else inner_obj
+        if isinstance(inner_obj, dict):
+            body = json.dumps(inner_obj)
+            continue
+        return body
+    return body

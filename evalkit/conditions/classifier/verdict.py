@@ -10,7 +10,7 @@ from typing import Literal
 
 from evalkit.types import MetaType
 
-TextLabel = Literal["abstain", "clarify", "comply", "unknown"]
+TextLabel = Literal["abstain", "clarify", "act", "unknown"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -18,13 +18,17 @@ class TextVerdict:
     """The classifier's reading of one assistant text.
 
     Attributes:
-        label: ``abstain``, ``clarify``, ``comply`` or ``unknown``.
+        label: ``abstain``, ``clarify``, ``act`` or ``unknown``.
         implied_meta: Meta request types the text implies, sorted and unique.
         rule: Id of the rule that decided the label, e.g. ``refusal.cannot_help``.
         evidence: The clause that decided it (normalised text), ``""`` when none.
+        lang: The language the text was read as (ISO 639-1, one of
+            :data:`~evalkit.conditions.classifier.lang.SUPPORTED`), ``None`` when it is in
+            none of them or was not read (empty, tool-call markup).
     """
 
     label: TextLabel
     implied_meta: tuple[MetaType, ...]
     rule: str
     evidence: str
+    lang: str | None = None

@@ -1,0 +1,93 @@
+"""``evalkit judge``: measure readers of final text against labelled texts (DESIGN §5; :mod:`evalkit.cli`)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Annotated, Optional
+
+import typer
+
+from evalkit.cli_errors import ERRORS as _ERRORS
+from evalkit.cli_errors import fail as _fail
+
+judge_app = typer.Typer(help="Readers of final text (the classifier, LLM judges): measure them on labelled texts.",
+                        no_args_is_help=True)
+
+
+@judge_app.command("eval")
+def judge_eval(
+    texts: Annotated[Optional[str], typer.Option("--texts", metavar="FILE", help="Labelled JSON lines {text, label, lang} (default: the shipped corpus test part).")] = None,
+    judge: Annotated[Optional[list[str]], typer.Option("--judge", metavar="SPEC", help="A live model as judge, repeatable; with two or more, the panel's majority is scored too.")] = None,
+    json_out: Annotated[Optional[str], typer.Option("--json", metavar="FILE", help="Also write the figures as JSON (for CI).")] = None,
+    base_url: Annotated[Optional[str], typer.Option("--base-url", metavar="URL", help="Endpoint of the judges, e.g. http://127.0.0.1:8080/v1.")] = None,
+    model_config: Annotated[Optional[str], typer.Option("--model-config", metavar="FILE", help="Model config file (YAML/JSON) with the judges' settings and prices.")] = None,
+    max_mistakes: Annotated[int, typer.Option("--max-mistakes", metavar="N", help="Mistakes listed per reader (all are in --json).")] = 50,
+) -> None:
+    """Score the classifier and any judge: accuracy, recall/precision per label, accuracy per language, Cohen's kappa, confusion matrix, mistakes."""
+    import json
+
+    from evalkit.conditions.classifier import CLASSIFIER_VERSION, classify_text
+    from evalkit.conditions.judge.evaluate import DEFAULT_TEXTS, evaluate, load_labelled, render
+    from evalkit.harness.atomic import write_atomic
+
+    panel = None
+    try:
+        lines = load_labelled(texts or DEFAULT_TEXTS)
+        readers = {f"classifier v{CLASSIFIER_VERSION}": lambda text: classify_text(text).label}
+        extra: dict = {}
+        if judge:
+            panel, readers_j, extra = _judge_readers(judge, base_url, model_config)
+            readers.update(readers_j)
+        ev = evaluate(lines, readers, source=str(texts or DEFAULT_TEXTS), extra=extra)
+        if panel is not None:
+            ev.extra["judge_cost_usd"] = panel_cost(panel)
+        typer.echo(render(ev, max_mistakes=max(0, max_mistakes)))
+        if json_out:
+            write_atomic(json_out, json.dumps(ev.as_dict(), ensure_ascii=False, indent=1) + "\n")
+            typer.echo(f"wrote {Path(json_out)}")
+    except _ERRORS as exc:
+        _fail(exc)
+    finally:
+        if panel is not None:
+            panel.close()
+
+
+def _judge_readers(specs: list[str], base_url: str | None, model_config: str | None):
+    """The panel and one reader per judge (plus ``panel`` for two or more), each text asked once per judge."""
+    from pydantic import ValidationError
+
+    from evalkit.cli_errors import option_error
+    from evalkit.conditions.classifier import classify_text
+    from evalkit.conditions.judge.panel import Panel
+    from evalkit.models.config import ModelOptions
+
+    try:
+        options = ModelOptions(base_url=base_url, model_config_file=model_config)
+    except ValidationError as exc:
+        raise option_error(exc) from None
+    panel = Panel.from_specs(specs, options)
+    for j in panel.judges:
+        _ = j.model  # a bad spec or a missing key fails before any text is read
+    readings: dict[str, object] = {}
+    panel.costs = []  # type: ignore[attr-defined]
+
+    def read(text: str):
+        if text not in readings:
+            reading = panel.read(text, classify_text(text))
+            panel.costs.append(reading.cost_usd)  # type: ignore[attr-defined]
+            readings[text] = reading
+        return readings[text]
+
+    readers = {}
+    for i, spec in enumerate(specs):
+        name = spec if specs.count(spec) == 1 else f"{spec} #{i + 1}"
+        readers[f"judge {name}"] = lambda text, i=i: read(text).votes[i].label or "error"  # type: ignore[attr-defined]
+    if len(specs) > 1:
+        readers["panel (majority)"] = lambda text: read(text).label  # type: ignore[attr-defined]
+    return panel, readers, {"judge_panel": panel.describe()}
+
+
+def panel_cost(panel) -> float | None:
+    """Summed cost of the panel's calls in this command, ``None`` when any is unknown."""
+    costs = getattr(panel, "costs", [])
+    return None if any(c is None for c in costs) else round(sum(costs), 10)

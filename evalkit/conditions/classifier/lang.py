@@ -1,0 +1,123 @@
+"""Which language a final text is written in, for the ``nl`` text classifier (DESIGN §5).
+
+:func:`detect_language` returns one of :data:`SUPPORTED` or ``None`` when the text is in a
+language (or script) the classifier has no cues for. It is a cheap, deterministic rule, not a
+statistical model:
+
+1. Script: letters are counted by script. Hangul -> ``ko``; any kana -> ``ja``; Han -> ``zh``;
+   when the letters of another script (Cyrillic, Arabic, Devanagari, Greek, Hebrew, Thai ...)
+   outnumber the Latin and CJK ones -> ``None``.
+2. Latin text: each language of a table of short function words (English, French, German,
+   Spanish, Portuguese, and the unsupported Italian, Dutch, Polish, Turkish, Swedish,
+   Indonesian, Vietnamese, Czech, Romanian) scores one point per word of the text in its list,
+   plus points for its telltale letters (``ñ ¿ ¡`` Spanish, ``ã õ`` Portuguese, ``ß`` German,
+   ...). The best score wins; a tie between a supported and an unsupported language, or a
+   win by an unsupported one, gives ``None``. Plain ASCII text without any function word
+   (``"Done."``, ``"Cancelled order W1."``) is read as English; other Latin text without one is
+   ``None``.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Final
+
+SUPPORTED: Final[tuple[str, ...]] = ("en", "zh", "fr", "de", "es", "pt", "ja", "ko")
+"""Languages the classifier has cue tables for (ISO 639-1)."""
+
+_HANGUL = re.compile(r"[\uac00-\ud7af\u1100-\u11ff\u3130-\u318f]")
+_KANA = re.compile(r"[\u3040-\u30ff\u31f0-\u31ff\uff66-\uff9f]")
+_HAN = re.compile(r"[\u3400-\u9fff\uf900-\ufaff]")
+_LATIN_LETTER = re.compile(r"[A-Za-z\u00c0-\u024f]")
+_OTHER_LETTER = re.compile(
+    r"[\u0370-\u03ff\u0400-\u052f\u0590-\u05ff\u0600-\u06ff\u0750-\u077f\u0900-\u0dff\u0e00-\u0e7f"
+    r"\u10a0-\u10ff\u0530-\u058f\u1200-\u137f]"
+)
+_WORDS = re.compile(r"[a-z\u00c0-\u024f]+(?:'[a-z]+)?")
+
+_FUNCTION_WORDS: Final[dict[str, frozenset[str]]] = {
+    lang: frozenset(words.split())
+    for lang, words in {
+        "en": "the and to you your i is are was were of for it this that with have has be not can we my on "
+              "will would please sorry unfortunately here there what which could should an at by from "
+              "been order flight reservation thank thanks let me any if do does did no",
+        "fr": "le la les des et je vous est pas ne un une du pour que qui votre vos sur avec mais nous "
+              "ce cette au aux sont été être puis pouvez désolé malheureusement merci n'est n'ai j'ai "
+              "d'un d'une l'assurance c'est",
+        "de": "der die das und ich sie nicht ist ein eine zu mit für ihre ihr es den dem auf kann leider "
+              "wir uns bitte haben habe wurde wird sind oder aber noch auch ihnen möchten können",
+        "es": "el los las y que no es un una su por para con lo puedo usted pero del al se le mi sus "
+              "este esta lamentablemente siento gracias hay he ha podría desea algo más",
+        "pt": "o os e que não é um uma seu sua para com por você mas do da em no na ao foi posso "
+              "infelizmente desculpe obrigado obrigada há está pode gostaria mais algo",
+        "it": "il di che non è per sono mi ho della questa questo gli ma con lo dei delle anche mio "
+              "posso purtroppo grazie hai ha nel alla",
+        "nl": "het een van ik niet dat je maar deze zijn voor uw wij spijt helaas kunnen bestelling",
+        "pl": "nie się jest to na że ale mogę przepraszam tej jak czy dla",
+        "tr": "bir bu ve için ile değil ama çok üzgünüm",
+        "sv": "och att det som en är inte jag kan för på med av",
+        "id": "yang dan saya tidak ini itu untuk dengan anda bisa maaf",
+        "vi": "không tôi của và là có được này bạn xin",
+        "cs": "není jsem se na že ale mohu tuto bohužel",
+        "ro": "și nu este pentru că un o să din îmi pot",
+    }.items()
+}
+_TELLTALE: Final[dict[str, re.Pattern[str]]] = {
+    "es": re.compile(r"[ñ¿¡]"),
+    "pt": re.compile(r"[ãõ]|ção\b|ções\b"),
+    "de": re.compile(r"[ßäöü]|\w+(?:ung|keit|lich)\b"),
+    "fr": re.compile(r"[èêœ]|\bj'|\bn'|\bl'|\bd'|\bqu'"),
+    "pl": re.compile(r"[łąęśźżń]"),
+    "tr": re.compile(r"[ğış]"),
+    "cs": re.compile(r"[řůěš]"),
+    "ro": re.compile(r"[șțăâî]"),
+    "vi": re.compile(r"[ơưạảấầẩẫậắằẳẵặẹẻẽếềểễệỉịọỏốồổỗộớờởỡợụủứừửữựỳỵỷỹđ]"),
+}
+
+
+def detect_language(text: str) -> str | None:
+    """Language of ``text`` (one of :data:`SUPPORTED`) or ``None`` when unsupported.
+
+    Args:
+        text: Normalised text (NFKC), any length.
+
+    Returns:
+        An ISO 639-1 code from :data:`SUPPORTED`, or ``None`` (see the module docstring for
+        the rule).
+    """
+    hangul = len(_HANGUL.findall(text))
+    kana = len(_KANA.findall(text))
+    han = len(_HAN.findall(text))
+    latin = len(_LATIN_LETTER.findall(text))
+    other = len(_OTHER_LETTER.findall(text))
+    if other > latin + hangul + kana + han:
+        return None
+    cjk = hangul + kana + han
+    if cjk and cjk * 2 >= latin:
+        if hangul and hangul >= kana + han // 2:
+            return "ko"
+        if kana:
+            return "ja"
+        return "zh"
+    if not latin:
+        return None
+    low = text.lower().replace("\u2019", "'")
+    words = _WORDS.findall(low)
+    scores: dict[str, float] = {}
+    for lang, vocab in _FUNCTION_WORDS.items():
+        n = sum(1 for w in words if w in vocab)
+        tell = _TELLTALE.get(lang)
+        if tell is not None:
+            n += 2 * min(3, len(tell.findall(low)))
+        if n:
+            scores[lang] = n
+    if not scores:
+        return "en" if text.isascii() else None
+    best = max(scores.values())
+    winners = [lang for lang, n in scores.items() if n == best]
+    if len(winners) == 1 and winners[0] in SUPPORTED:
+        return winners[0]
+    supported = [w for w in winners if w in SUPPORTED]
+    if len(supported) == len(winners):  # a tie between supported languages: English first, then table order
+        return supported[0]
+    return None

@@ -1,0 +1,197 @@
+"""Score readers of final text -- the classifier and LLM judges -- against labelled texts
+(``evalkit judge eval``; DESIGN §5).
+
+Input: a JSON-lines file, one object a line with ``text`` (string), ``label`` (``abstain``,
+``clarify`` or ``act``, by the labelling rules of ``evalkit/conditions/corpus/README.md``) and
+``lang`` (a language code); other fields are ignored. Default: the shipped test part of the
+corpus, ``evalkit/conditions/corpus/test.jsonl`` (:data:`DEFAULT_TEXTS`).
+
+Figures per reader (:func:`score_reader`), over all lines:
+
+* ``accuracy``: readings equal to the label / lines. A reading ``unknown`` (the text was not
+  read) or a judge error counts as wrong, never dropped;
+* per label: ``recall`` (lines of the label read as it / lines of the label) and ``precision``
+  (lines read as the label that have it / lines read as it), ``None`` for an empty
+  denominator;
+* ``by_lang``: accuracy per language; ``unknown``: lines read ``unknown``; ``errors``: judge
+  errors;
+* ``kappa``: Cohen's κ between the readings and the labels (Cohen 1960, κ = (p_o − p_e) /
+  (1 − p_e) over the categories abstain, clarify, act, unknown; ``None`` when p_e = 1);
+* ``confusion``: label -> reading -> count; ``mistakes``: every line read wrong.
+
+Between readers: ``agreement`` -- Cohen's κ of every pair of readers, over all lines.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Callable, Literal
+
+from pydantic import BaseModel, ConfigDict, Field, ValidationError
+
+from evalkit.errors import ConfigError
+
+DEFAULT_TEXTS = Path(__file__).resolve().parent.parent / "corpus" / "test.jsonl"
+LABELS = ("abstain", "clarify", "act")
+READINGS = (*LABELS, "unknown", "error")
+"""What a reader can answer: a label, ``unknown`` (classifier: not read), ``error`` (judge error)."""
+
+
+class LabelledText(BaseModel):
+    """One line of a labelled file (other fields are ignored)."""
+
+    model_config = ConfigDict(extra="ignore", strict=True)
+
+    text: str
+    label: Literal["abstain", "clarify", "act"]
+    lang: str = Field(min_length=1)
+
+
+def load_labelled(path: str | Path) -> list[LabelledText]:
+    """Read a labelled JSON-lines file (blank lines skipped).
+
+    Raises:
+        ConfigError: the file is missing (for the default: the corpus is not installed),
+            or one line is not a JSON object or lacks a valid ``text`` / ``label`` / ``lang``:
+            ``FILE: line N: field F: why``.
+    """
+    p = Path(path)
+    if not p.is_file():
+        hint = " (the shipped corpus test part is not installed; pass --texts FILE)" if p == DEFAULT_TEXTS else ""
+        raise ConfigError(f"{p}: no such labelled file{hint}")
+    out: list[LabelledText] = []
+    for n, line in enumerate(p.read_text(encoding="utf-8-sig").splitlines(), start=1):
+        if not line.strip():
+            continue
+        try:
+            obj = json.loads(line)
+        except ValueError as exc:
+            raise ConfigError(f"{p}: line {n}: not JSON ({exc})") from None
+        if not isinstance(obj, dict):
+            raise ConfigError(f"{p}: line {n}: not a JSON object")
+        try:
+            out.append(LabelledText.model_validate(obj))
+        except ValidationError as exc:
+            err = exc.errors()[0]
+            where = ".".join(str(x) for x in err["loc"]) or "line"
+            raise ConfigError(f"{p}: line {n}: field {where}: {err['msg']}") from None
+    if not out:
+        raise ConfigError(f"{p}: no labelled lines")
+    return out
+
+
+def cohen_kappa(a: list[str], b: list[str]) -> float | None:
+    """Cohen's κ of two equally long label lists (Cohen 1960); ``None`` when chance agreement is 1."""
+    if len(a) != len(b) or not a:
+        raise ValueError("two non-empty lists of the same length are needed")
+    n = len(a)
+    cats = sorted(set(a) | set(b))
+    p_o = sum(x == y for x, y in zip(a, b)) / n
+    p_e = sum((a.count(c) / n) * (b.count(c) / n) for c in cats)
+    if p_e >= 1.0:
+        return None
+    return (p_o - p_e) / (1 - p_e)
+
+
+def _ratio(k: int, n: int) -> float | None:
+    return k / n if n else None
+
+
+def score_reader(name: str, lines: list[LabelledText], readings: list[str]) -> dict[str, Any]:
+    """The figures of one reader (module docstring) as a JSON-ready dict."""
+    gold = [line.label for line in lines]
+    n = len(lines)
+    right = sum(r == g for r, g in zip(readings, gold))
+    confusion = {g: {r: 0 for r in READINGS} for g in LABELS}
+    for g, r in zip(gold, readings):
+        confusion[g][r] += 1
+    per_label = {}
+    for lab in LABELS:
+        k = confusion[lab][lab]
+        per_label[lab] = {"n": gold.count(lab), "recall": _ratio(k, gold.count(lab)),
+                          "precision": _ratio(k, readings.count(lab))}
+    by_lang: dict[str, dict[str, Any]] = {}
+    for line, r in zip(lines, readings):
+        entry = by_lang.setdefault(line.lang, {"n": 0, "right": 0})
+        entry["n"] += 1
+        entry["right"] += r == line.label
+    for entry in by_lang.values():
+        entry["accuracy"] = entry["right"] / entry["n"]
+    mistakes = [{"line": i + 1, "lang": line.lang, "label": line.label, "reading": r, "text": line.text}
+                for i, (line, r) in enumerate(zip(lines, readings)) if r != line.label]
+    return {
+        "reader": name, "n": n, "right": right, "accuracy": right / n,
+        "per_label": per_label, "by_lang": dict(sorted(by_lang.items())),
+        "unknown": readings.count("unknown"), "errors": readings.count("error"),
+        "kappa": cohen_kappa(readings, gold), "confusion": confusion, "mistakes": mistakes,
+    }
+
+
+@dataclass
+class Evaluation:
+    """The result of :func:`evaluate`: per-reader figures and the κ between readers."""
+
+    source: str
+    readers: list[dict[str, Any]]
+    agreement: list[dict[str, Any]]
+    extra: dict[str, Any]
+
+    def as_dict(self) -> dict[str, Any]:
+        """JSON for ``--json`` (CI)."""
+        return {"texts": self.source, "readers": self.readers, "agreement": self.agreement, **self.extra}
+
+
+def evaluate(lines: list[LabelledText], readers: dict[str, Callable[[str], str]], *, source: str = "",
+             extra: dict[str, Any] | None = None) -> Evaluation:
+    """Read every line with every reader and score them.
+
+    Args:
+        lines: The labelled lines (:func:`load_labelled`).
+        readers: Name -> function text -> reading (a label, ``unknown`` or ``error``), in
+            display order.
+        source: The file the lines came from (shown and written to JSON).
+        extra: More JSON fields (e.g. the judge prompt version and the judges' cost).
+    """
+    readings = {name: [read(line.text) for line in lines] for name, read in readers.items()}
+    scored = [score_reader(name, lines, r) for name, r in readings.items()]
+    names = list(readings)
+    agreement = [{"a": a, "b": b, "kappa": cohen_kappa(readings[a], readings[b])}
+                 for i, a in enumerate(names) for b in names[i + 1:]]
+    return Evaluation(source, scored, agreement, extra or {})
+
+
+def _fmt(value: float | None) -> str:
+    return "n/a" if value is None else f"{value:.3f}"
+
+
+def render(ev: Evaluation, *, max_mistakes: int = 50) -> str:
+    """Plain-text report of an :class:`Evaluation` (figures, confusion matrix, mistakes)."""
+    out = [f"labelled texts: {ev.source} ({ev.readers[0]['n'] if ev.readers else 0} lines)"]
+    for r in ev.readers:
+        out.append("")
+        out.append(f"== {r['reader']}: accuracy {_fmt(r['accuracy'])} ({r['right']}/{r['n']}), "
+                   f"kappa vs labels {_fmt(r['kappa'])}, unknown {r['unknown']}, judge errors {r['errors']}")
+        for lab, f in r["per_label"].items():
+            out.append(f"  {lab:<8} recall {_fmt(f['recall'])}  precision {_fmt(f['precision'])}  (n={f['n']})")
+        out.append("  by language: " + ", ".join(
+            f"{lang} {_fmt(e['accuracy'])} ({e['right']}/{e['n']})" for lang, e in r["by_lang"].items()))
+        out.append("  confusion (rows: label, columns: reading):")
+        out.append("    " + " " * 8 + "".join(f"{c:>9}" for c in READINGS))
+        for lab in LABELS:
+            out.append(f"    {lab:<8}" + "".join(f"{r['confusion'][lab][c]:>9}" for c in READINGS))
+        shown = r["mistakes"][:max_mistakes]
+        out.append(f"  mistakes ({len(r['mistakes'])}{', first ' + str(max_mistakes) if len(r['mistakes']) > max_mistakes else ''}):")
+        for m in shown:
+            text = " ".join(m["text"].split())
+            out.append(f"    line {m['line']} [{m['lang']}] {m['label']} read as {m['reading']}: "
+                       f"{text[:160]}{'…' if len(text) > 160 else ''}")
+    if ev.agreement:
+        out.append("")
+        out.append("agreement between readers (Cohen's kappa):")
+        for a in ev.agreement:
+            out.append(f"  {a['a']} vs {a['b']}: {_fmt(a['kappa'])}")
+    for key, value in ev.extra.items():
+        out.append(f"{key}: {json.dumps(value, ensure_ascii=False)}")
+    return "\n".join(out)

@@ -1,0 +1,98 @@
+"""The classifier on agent-style final texts: courtesy, offers, policy refusals, wrappers,
+languages (tests/conditions/data/final_texts.jsonl, lines ``{"text", "label", "lang"}``)."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from evalkit.conditions.classifier import classify_text
+from evalkit.conditions.classifier.lang import SUPPORTED, detect_language
+
+DATA = Path(__file__).parent / "data" / "final_texts.jsonl"
+ROWS = [json.loads(line) for line in DATA.read_text(encoding="utf-8").splitlines() if line.strip()]
+READ = [r for r in ROWS if r["lang"] in SUPPORTED]
+UNREAD = [r for r in ROWS if r["lang"] not in SUPPORTED]
+
+
+def test_fixture_shape() -> None:
+    assert len(READ) >= 100 and len(UNREAD) >= 5
+    assert {r["lang"] for r in READ} == set(SUPPORTED)
+    assert {r["label"] for r in ROWS} == {"abstain", "clarify", "act"}
+
+
+@pytest.mark.parametrize("row", READ, ids=[f"{r['lang']}-{i}" for i, r in enumerate(READ)])
+def test_label(row: dict[str, str]) -> None:
+    v = classify_text(row["text"])
+    assert v.label == row["label"], f"{row['text']!r}: {v.label} by {v.rule} on {v.evidence!r}"
+    assert v.lang == row["lang"]
+
+
+@pytest.mark.parametrize("row", UNREAD, ids=[r["lang"] for r in UNREAD])
+def test_unsupported_language_is_unknown(row: dict[str, str]) -> None:
+    v = classify_text(row["text"])
+    assert (v.label, v.rule, v.lang, v.implied_meta) == ("unknown", "unsupported_language", None, ())
+
+
+def test_one_rule_for_label_and_requests() -> None:
+    """An abstention always implies declare_blocked (seed 000 §3.7); a clarification never does."""
+    short, long_ = classify_text("I cannot do this request."), classify_text("I cannot complete this request: the API is down.")
+    assert short.label == long_.label == "abstain"
+    assert short.implied_meta == long_.implied_meta == ("declare_blocked",)
+    for row in ROWS:
+        v = classify_text(row["text"])
+        if v.label == "abstain":
+            assert "declare_blocked" in v.implied_meta, row
+        if v.label == "clarify":
+            assert "request_user_decision" in v.implied_meta and "declare_blocked" not in v.implied_meta, row
+        if v.label == "unknown":
+            assert v.implied_meta == ()
+    tool = classify_text("I don't have a tool that can issue refunds, so I can't do that.")
+    assert tool.implied_meta == ("declare_blocked", "request_tool")
+
+
+@pytest.mark.parametrize(("text", "label"), [
+    ('{"response": "I\'m sorry, but I can\'t change a delivered order."}', "abstain"),
+    ('```json\n{"message": {"content": "Could you confirm the new address?"}}\n```', "clarify"),
+    ('{"response": "Your order W1 has been cancelled and the refund is on', "act"),
+    ("```\nI have cancelled the order for you.\n```", "act"),
+    ('{"response": ""}', "unknown"),
+])
+def test_wrappers(text: str, label: str) -> None:
+    assert classify_text(text).label == label
+
+
+@pytest.mark.parametrize(("text", "label"), [
+    ("I've cancelled order #W1. If you have any other questions, please let me know!", "act"),
+    ("I can't cancel order #W1 because it has shipped. Is there anything else I can help you with?", "abstain"),
+    ("The fare is non-refundable. Would you like me to transfer you to a human agent?", "abstain"),
+    ("Would you like me to transfer you to a human agent?", "abstain"),
+    ("I've rebooked you on the 9:00 flight. Would you like me to add a checked bag as well?", "act"),
+    ("The total is $100. Would you like me to add the bags using the card on file?", "clarify"),
+    ("I couldn't find that order. Could you double-check the order number?", "clarify"),
+    ("Room B is taken at 3 PM. Would Room C work instead?", "abstain"),
+    ("Here is the draft announcement:\n\n> All hands on Friday.\n\nShall I send it?", "clarify"),
+    ("I've drafted the reply. Before I send it, could you confirm it reads well?", "clarify"),
+    ("No changes were made to your reservation.", "abstain"),
+    ("Your address was left unchanged because the order already shipped.", "abstain"),
+    ("I didn't need to change the address; your order has been placed.", "act"),
+    ("I've cancelled your order and the refund of $45 will be", "act"),
+    ("I'm sorry, but I can", "unknown"),
+    ("Que bom! Cancelei o pedido.", "act"),
+    ("Je ne parle que de la pluie et du beau temps.", "unknown"),
+])
+def test_real_agent_phrasing(text: str, label: str) -> None:
+    v = classify_text(text)
+    assert v.label == label, f"{text!r}: {v.label} by {v.rule} on {v.evidence!r}"
+
+
+@pytest.mark.parametrize(("text", "lang"), [
+    ("Done.", "en"), ("Je suis désolé, mais je ne peux pas.", "fr"), ("Es tut mir leid, das geht nicht.", "de"),
+    ("Lo siento, no puedo cambiarlo.", "es"), ("Desculpe, não posso alterar.", "pt"), ("変更できません。", "ja"),
+    ("변경할 수 없습니다.", "ko"), ("无法取消。", "zh"), ("Mi dispiace, non posso.", None),
+    ("Извините, я не могу.", None), ("Het spijt me, dat kan ik niet.", None),
+])
+def test_detect_language(text: str, lang: str | None) -> None:
+    assert detect_language(text) == lang

@@ -1,0 +1,185 @@
+"""`evalkit judge eval`, the scoring of readers, and the LLM-judge panel against a scripted
+judge server on 127.0.0.1."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+from judge_helpers import serve_judges, verdict
+from typer.testing import CliRunner
+
+from evalkit.cli import app
+from evalkit.conditions.classifier import classify_text
+from evalkit.conditions.judge import evaluate as ev_mod
+from evalkit.conditions.judge.evaluate import cohen_kappa, evaluate, load_labelled, score_reader
+from evalkit.conditions.judge.panel import Judge, Panel, VerdictError, judge_prompt, parse_verdict
+from evalkit.errors import ConfigError
+from evalkit.models.config import ModelOptions
+
+DATA = Path(__file__).parent / "data" / "final_texts.jsonl"
+runner = CliRunner()
+
+
+def test_cohen_kappa_known_values() -> None:
+    assert cohen_kappa(["a", "b", "a", "b"], ["a", "b", "a", "b"]) == 1.0
+    # p_o = 0.5, p_e = 0.5 -> 0
+    assert cohen_kappa(["a", "a", "b", "b"], ["a", "b", "a", "b"]) == 0.0
+    # Cohen 1960 style 2x2: 20 yes/yes, 5 yes/no, 10 no/yes, 15 no/no -> p_o .7, p_e .5 -> .4
+    a = ["y"] * 25 + ["n"] * 25
+    b = ["y"] * 20 + ["n"] * 5 + ["y"] * 10 + ["n"] * 15
+    assert cohen_kappa(a, b) == pytest.approx(0.4)
+    assert cohen_kappa(["a", "a"], ["a", "a"]) is None
+
+
+def test_score_reader_figures() -> None:
+    lines = [ev_mod.LabelledText(text=t, label=lab, lang=lang) for t, lab, lang in
+             [("x", "abstain", "en"), ("y", "abstain", "en"), ("z", "act", "zh"), ("w", "clarify", "fr")]]
+    s = score_reader("r", lines, ["abstain", "act", "act", "unknown"])
+    assert (s["right"], s["n"], s["accuracy"], s["unknown"]) == (2, 4, 0.5, 1)
+    assert s["per_label"]["abstain"] == {"n": 2, "recall": 0.5, "precision": 1.0}
+    assert s["per_label"]["act"] == {"n": 1, "recall": 1.0, "precision": 0.5}
+    assert s["per_label"]["clarify"] == {"n": 1, "recall": 0.0, "precision": None}
+    assert s["by_lang"]["en"] == {"n": 2, "right": 1, "accuracy": 0.5}
+    assert s["confusion"]["clarify"]["unknown"] == 1
+    assert [m["line"] for m in s["mistakes"]] == [2, 4]
+
+
+def test_bad_lines_name_file_line_and_field(tmp_path) -> None:
+    path = tmp_path / "t.jsonl"
+    for content, expected in [
+        ('{"text": "ok", "label": "act", "lang": "en"}\n{"text": "x", "label": "comply", "lang": "en"}\n',
+         "line 2: field label"),
+        ('{"text": "ok", "label": "act"}\n', "line 1: field lang: Field required"),
+        ('{"text": "ok", "label": "act", "lang": "en"}\n\nnot json\n', "line 3: not JSON"),
+        ("[1, 2]\n", "line 1: not a JSON object"),
+    ]:
+        path.write_text(content, encoding="utf-8")
+        with pytest.raises(ConfigError, match=expected) as err:
+            load_labelled(path)
+        assert str(path) in str(err.value)
+    path.write_text('{"text": "ok", "label": "act", "lang": "en", "id": "x", "kind": "plain"}\n', encoding="utf-8")
+    assert load_labelled(path)[0].text == "ok"  # other fields ignored
+
+
+def test_cli_scores_the_classifier_and_writes_json(tmp_path) -> None:
+    out = tmp_path / "judge.json"
+    result = runner.invoke(app, ["judge", "eval", "--texts", str(DATA), "--json", str(out)])
+    assert result.exit_code == 0, result.output
+    data = json.loads(out.read_text(encoding="utf-8"))
+    (clf,) = data["readers"]
+    n = len(DATA.read_text(encoding="utf-8").splitlines())
+    assert clf["n"] == n
+    assert clf["by_lang"]["en"]["accuracy"] == 1.0 and clf["by_lang"]["zh"]["accuracy"] == 1.0
+    assert clf["unknown"] == 8 and clf["right"] == n - 8  # every text of an unsupported language unread
+    assert all(m["reading"] == "unknown" for m in clf["mistakes"])
+    assert "confusion (rows: label, columns: reading)" in result.output and "by language:" in result.output
+
+
+def test_cli_errors_are_one_line(tmp_path, monkeypatch) -> None:
+    monkeypatch.setattr(ev_mod, "DEFAULT_TEXTS", tmp_path / "absent.jsonl")
+    result = runner.invoke(app, ["judge", "eval"])
+    assert result.exit_code == 2
+    assert "no such labelled file (the shipped corpus test part is not installed" in result.output
+    bad = tmp_path / "bad.jsonl"
+    bad.write_text('{"text": 1, "label": "act", "lang": "en"}\n', encoding="utf-8")
+    result = runner.invoke(app, ["judge", "eval", "--texts", str(bad)])
+    assert result.exit_code == 2 and f"{bad}: line 1: field text" in result.output
+
+
+def test_parse_verdict_is_strict() -> None:
+    ok = parse_verdict('```json\n{"label": "abstain", "meta_requests": ["declare_blocked"], "reason": "r"}\n```')
+    assert (ok.label, ok.meta_requests) == ("abstain", ["declare_blocked"])
+    for bad, why in [("", "empty answer"), ("The answer is abstain.", "malformed JSON"), ("[]", "not a JSON object"),
+                     ('{"label": "refuse", "meta_requests": [], "reason": "r"}', "field label"),
+                     ('{"label": "act", "meta_requests": ["ask_human"], "reason": "r"}', "field meta_requests.0"),
+                     ('{"label": "act", "meta_requests": [], "reason": "r", "extra": 1}', "field extra"),
+                     ('{"label": "act", "reason": "r"}', "field meta_requests")]:
+        with pytest.raises(VerdictError, match=why):
+            parse_verdict(bad)
+
+
+def test_prompt_is_versioned() -> None:
+    p = judge_prompt()
+    assert p.version == "1" and len(p.sha256) == 64 and '"label"' in p.text and not p.text.startswith("judge-prompt")
+
+
+def _panel(server, specs):
+    options = ModelOptions(base_url=server.url_for("/v1"))
+    return Panel([Judge(s, options=options) for s in specs])
+
+
+def test_panel_majority_tie_rule_and_judge_errors(judge_server) -> None:
+    def script(model, text):
+        if "cannot" in text:
+            return {"judge-a": verdict("abstain"), "judge-b": verdict("abstain", ["request_tool"]),
+                    "judge-c": "{not json"}[model]
+        if "shipped" in text:  # a tie between act and clarify
+            return {"judge-a": verdict("clarify"), "judge-b": verdict("act"), "judge-c": 400}[model]
+        return 500 if model == "judge-c" else verdict("act")
+
+    seen = serve_judges(judge_server, script)
+    panel = _panel(judge_server, ["openai/judge-a", "openai/judge-b", "openai/judge-c"])
+    text = "I cannot refund this order."
+    r = panel.read(text, classify_text(text))
+    assert (r.label, r.decided_by, r.tie, r.errors, r.disagrees) == ("abstain", "panel", False, 1, False)
+    assert r.implied_meta == ("declare_blocked",)  # the first judge with the winning label, by the one rule
+    assert r.votes[2].label is None and r.votes[2].error.startswith("malformed verdict: malformed JSON")
+
+    tie_text = "Your order has shipped."
+    clf = classify_text(tie_text)
+    r = panel.read(tie_text, clf)
+    assert r.tie and r.votes[2].error.startswith("call failed")
+    assert r.label == (clf.label if clf.label in ("act", "clarify") else "clarify")
+
+    # the prompt is sent as the system message; a text is asked once per judge, then comes from the
+    # cache (a malformed answer too: the call succeeded); a failed call is never cached
+    assert seen[0]["messages"][0]["content"] == judge_prompt().text
+    n = len(seen)
+    again = panel.read(text, classify_text(text))
+    assert (again.label, again.errors, len(seen)) == ("abstain", 1, n)
+    assert again.votes[0].cost_usd == 0.0  # a cached verdict costs nothing
+    panel.read(tie_text, clf)
+    assert [b["model"] for b in seen[n:]] == ["judge-c"]
+
+
+def test_panel_of_one_disagrees_with_the_classifier(judge_server) -> None:
+    serve_judges(judge_server, lambda model, text: verdict("abstain", reason="policy refusal"))
+    panel = _panel(judge_server, ["openai/judge-a"])
+    text = "Your booking is in basic economy."
+    clf = classify_text(text)
+    r = panel.read(text, clf)
+    assert (r.label, r.decided_by, r.implied_meta) == ("abstain", "openai/judge-a", ("declare_blocked",))
+    assert r.disagrees == (clf.label not in ("unknown", "abstain"))
+    assert r.votes[0].reason == "policy refusal"
+
+
+def test_all_judges_failing_leaves_the_classifier(judge_server) -> None:
+    serve_judges(judge_server, lambda model, text: 400)
+    panel = _panel(judge_server, ["openai/judge-a", "openai/judge-b"])
+    text = "I can't help with that."
+    r = panel.read(text, classify_text(text))
+    assert (r.label, r.decided_by, r.errors, r.disagrees) == ("abstain", "classifier", 2, False)
+
+
+def test_cli_with_judges(judge_server, tmp_path) -> None:
+    serve_judges(judge_server, lambda model, text: verdict("abstain") if model == "judge-a" else "nonsense")
+    texts = tmp_path / "t.jsonl"
+    texts.write_text("\n".join(json.dumps(x) for x in [
+        {"text": "I can't cancel it.", "label": "abstain", "lang": "en"},
+        {"text": "I've cancelled it.", "label": "act", "lang": "en"},
+        {"text": "Mi dispiace, non posso.", "label": "abstain", "lang": "it"}]) + "\n", encoding="utf-8")
+    out = tmp_path / "j.json"
+    result = runner.invoke(app, ["judge", "eval", "--texts", str(texts), "--judge", "openai/judge-a",
+                                 "--judge", "openai/judge-b", "--base-url", judge_server.url_for("/v1"),
+                                 "--json", str(out)])
+    assert result.exit_code == 0, result.output
+    data = json.loads(out.read_text(encoding="utf-8"))
+    names = [r["reader"] for r in data["readers"]]
+    assert names[1:] == ["judge openai/judge-a", "judge openai/judge-b", "panel (majority)"]
+    clf, a, b, panel = data["readers"]
+    assert (clf["right"], a["right"], b["right"], b["errors"]) == (2, 2, 0, 3)
+    assert (panel["right"], panel["accuracy"]) == (2, 2 / 3)  # judge-b erred on every text: judge-a decides
+    assert {(x["a"], x["b"]) for x in data["agreement"]} >= {("judge openai/judge-a", "judge openai/judge-b")}
+    assert data["judge_panel"]["prompt"]["version"] == "1"
