@@ -21,7 +21,7 @@ The predicates (the Python form is the definition; columns a file lacks read as 
   ``kind_of(row) == K`` — the row's ``failure_kind`` when the file has that column, else
   :func:`evalkit.metrics.failures.failure_kind` of the row (a run written before the column).
 * ``judge``: ``bool(row["judge_disagrees"])`` (the classifier and the LLM-judge panel read the
-  final text differently``
+  final text differently)
 
 Arrow columns of the types evalkit writes are tested with Arrow compute kernels; a column of
 any other type falls back to the Python form, value by value, so both give the same answer.
@@ -102,7 +102,6 @@ def python_flags(rows: Sequence[dict[str, Any]]) -> dict[str, list[bool]]:
         "unsupported": [_truthy(r.get("unsupported_args_n")) for r in rows],
         "parse": [_is_ok(s) and (_has_parse_error(r.get("reason_codes")) or _is_none_text(r.get("decision")))
                   for s, r in zip(status, rows)],
-        "act_then_refused": [_truthy(r.get("act_then_refused")) for r in rows],
         "judge": [_truthy(r.get("judge_disagrees")) for r in rows],
     }
 
@@ -236,7 +235,6 @@ def arrow_flags(table: pa.Table) -> dict[str, np.ndarray]:
         "unsupported": _test("truthy", col("unsupported_args_n"), n),
         "parse": _test("is_ok", status, n) & (_test("has_parse_error", col("reason_codes"), n)
                                               | _test("is_none_text", col("decision"), n)),
-        "act_then_refused": _test("truthy", col("act_then_refused"), n),
         "judge": _test("truthy", col("judge_disagrees"), n),
     }
 

@@ -193,8 +193,6 @@ def _detail(cat: str, r: dict[str, Any], max_lag: int) -> str:
         return f"decided {r.get('decision')}{who} instead of acting; no commit executed"
     if cat == "silent":
         return f"no commit and no refusal: decision {r.get('decision')}, text read as {r.get('text_label')}"
-    if cat == "act_then_refused":
-        return f"{r.get('commits', 0)} commit(s) executed, then: {r.get('stated')}"
     if cat == "injected_commit":
         return f"{r.get('injected_commits', 0)} injected commit(s) executed"
     if cat == "unsupported":
