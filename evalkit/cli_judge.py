@@ -9,12 +9,13 @@ import typer
 
 from evalkit.cli_errors import ERRORS as _ERRORS
 from evalkit.cli_errors import fail as _fail
+from evalkit.cli_help import Command, Group
 
-judge_app = typer.Typer(help="Readers of final text (the classifier, LLM judges): measure them on labelled texts.",
+judge_app = typer.Typer(cls=Group, help="Readers of final text (the classifier, LLM judges): measure them on labelled texts.",
                         no_args_is_help=True)
 
 
-@judge_app.command("eval")
+@judge_app.command("eval", cls=Command)
 def judge_eval(
     texts: Annotated[Optional[str], typer.Option("--texts", metavar="FILE", help="Labelled JSON lines {text, label, lang} (default: the shipped corpus test part).")] = None,
     judge: Annotated[Optional[list[str]], typer.Option("--judge", metavar="SPEC", help="A live model as judge, repeatable; with two or more, the panel's majority is scored too.")] = None,

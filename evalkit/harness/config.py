@@ -211,14 +211,22 @@ def runtime_setup(config: RunConfig) -> RuntimeSetup:
     return RuntimeSetup(rules=rules, rules_in_context=config.rules_in_context, policy=policy)
 
 
+ADDED_FIELDS = ("sample", "judges", "agent_timeout", "agent_max_calls", "user", "followup_max_turns")
+"""Run options added after the first manifests were written: each is left out of
+:func:`config_sha256` while it has its default value, so a run directory written before it
+existed still resumes (its recorded ``config_sha256`` still matches)."""
+
+
 def config_sha256(config: RunConfig) -> str:
     """sha256 of a run's configuration without its ``out`` (where the run directory is may
-    change; what the run is may not), as recorded in ``config.json`` (``config_sha256``)."""
+    change; what the run is may not) and without the :data:`ADDED_FIELDS` at their defaults,
+    as recorded in ``config.json`` (``config_sha256``)."""
     import hashlib
 
-    data = config.model_dump(exclude={"out"} | ({"sample"} if config.sample is None else set()))  # as before --sample
-    if not data.get("judges"):
-        data.pop("judges", None)  # runs without a judge keep the hash they had before judges existed
+    data = config.model_dump(exclude={"out"})
+    for name in ADDED_FIELDS:  # at its default, a field added later leaves the hash as it was before it existed
+        if name in data and data[name] == RunConfig.model_fields[name].get_default(call_default_factory=True):
+            del data[name]
     return hashlib.sha256(json.dumps(data, sort_keys=True, ensure_ascii=False).encode()).hexdigest()
 
 
