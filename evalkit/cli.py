@@ -95,6 +95,8 @@ def run(
     rules: Annotated[Optional[str], typer.Option("--rules", metavar="FILE", help="Stopping-rule set the gate enforces (a YAML file, or a shipped set's name, e.g. default).", rich_help_panel="Runtime")] = None,
     rules_in_context: Annotated[bool, typer.Option("--rules-in-context", help="Also show the rule set to the model in its system prompt.", rich_help_panel="Runtime")] = False,
     policy: Annotated[Optional[str], typer.Option("--policy", metavar="FILE", help="Runtime policy file: budgets, approvals, meta-request limits.", rich_help_panel="Runtime")] = None,
+    user: Annotated[str, typer.Option("--user", metavar="cooperative|unhelpful", help="The simulated user on sides with a follow-up: cooperative answers the agent's question, unhelpful declines.", rich_help_panel="Runtime")] = "cooperative",
+    followup_max_turns: Annotated[int, typer.Option("--followup-max-turns", metavar="N", help="Model responses allowed after the simulated user's answer (1 to 100).", rich_help_panel="Runtime")] = 8,
     selfcheck: Annotated[bool, typer.Option("--selfcheck/--no-selfcheck", help="Run the oracle self-check first and exclude (and list) the pairs it cannot pass.")] = True,
     resume: Annotated[Optional[str], typer.Option("--resume", metavar="DIR", help="Continue the interrupted run in DIR with DIR/config.json's options (no other option may be given).")] = None,
     base_url: Annotated[Optional[str], typer.Option("--base-url", metavar="URL", help="Endpoint of live models, e.g. http://127.0.0.1:8080/v1 (local/ models: use this server instead of starting one).", rich_help_panel="Live models")] = None,
@@ -144,7 +146,8 @@ def run(
                       base_url=base_url, temperature=temperature, top_p=top_p, max_tokens=max_tokens, seed=seed,
                       tool_choice=tool_choice, model_config_file=model_config, cache=cache,
                       max_connections=max_connections, rules=rules, rules_in_context=rules_in_context,
-                      policy=policy, selfcheck=selfcheck, executor=executor, scheduler_address=scheduler_address)
+                      policy=policy, selfcheck=selfcheck, executor=executor, scheduler_address=scheduler_address,
+                      user=user, followup_max_turns=followup_max_turns)
         if gate:
             kwargs["gates"] = gate
         config = _run_config(kwargs, model, condition)

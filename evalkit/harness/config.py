@@ -24,6 +24,7 @@ from evalkit.harness.episode import RuntimeSetup
 from evalkit.models.config import ModelOptions
 from evalkit.models.registry import DEFAULT_MODELS
 from evalkit.runtime.controller import Limits
+from evalkit.runtime.followup import DEFAULT_MAX_TURNS
 
 DEFAULT_OUT = "reports/latest"
 MAX_EPOCHS = 1000
@@ -71,6 +72,9 @@ class RunConfig(BaseModel):
             :mod:`evalkit.harness.dask_executor`); results are the same.
         scheduler_address: With ``executor: dask``, an existing cluster's scheduler
             (``tcp://HOST:8786``); ``None`` starts a ``LocalCluster`` on 127.0.0.1.
+        user: The simulated user's persona on sides with a follow-up: ``cooperative``
+            answers the agent's question, ``unhelpful`` declines (:mod:`evalkit.runtime.followup`).
+        followup_max_turns: Turns allowed after the simulated user's answer.
     """
 
     model_config = ConfigDict(extra="forbid")
@@ -106,6 +110,8 @@ class RunConfig(BaseModel):
     selfcheck: bool = True
     executor: Literal["local", "dask"] = "local"
     scheduler_address: str | None = None
+    user: Literal["cooperative", "unhelpful"] = "cooperative"
+    followup_max_turns: int = Field(default=DEFAULT_MAX_TURNS, ge=1, le=100)
 
     @field_validator("base_url")
     @classmethod
@@ -176,7 +182,12 @@ def runtime_setup(config: RunConfig) -> RuntimeSetup:
     if config.rules_in_context and rules is None:
         raise ConfigError("--rules-in-context needs a rule set (--rules FILE)")
     policy = load_policy(config.policy) if config.policy else None
-    return RuntimeSetup(rules=rules, rules_in_context=config.rules_in_context, policy=policy)
+    return RuntimeSetup(rules=rules, rules_in_context=config.rules_in_context, policy=policy, user=config.user,
+                        followup_max_turns=config.followup_max_turns)
+
+
+_HASHED_WHEN_SET = {"user": "cooperative", "followup_max_turns": DEFAULT_MAX_TURNS}
+"""Fields hashed by :func:`config_sha256` only when they differ from their default."""
 
 
 def config_sha256(config: RunConfig) -> str:
@@ -185,6 +196,9 @@ def config_sha256(config: RunConfig) -> str:
     import hashlib
 
     data = config.model_dump(exclude={"out"})
+    for name, default in _HASHED_WHEN_SET.items():  # so manifests written before these fields still resume
+        if data.get(name) == default:
+            data.pop(name, None)
     return hashlib.sha256(json.dumps(data, sort_keys=True, ensure_ascii=False).encode()).hexdigest()
 
 

@@ -48,6 +48,8 @@ metric                         numerator                                        
 ``incorrect_tool_use_rate``    episodes with >= 1 incorrect-use denial                recorded episodes
 ``unsupported_assumption_…``   commit argument values not supported by the evidence   commit argument values checked
 ``error_rate``                 errored episodes                                       recorded episodes
+``recovery_rate`` …            follow-up metrics (recovery, resolved paired accuracy, questions, repeated questions,
+                               commits after an unhelpful reply): :mod:`evalkit.metrics.followup`
 =============================  =====================================================  ==========================================
 
 Each rate ``m`` comes as ``m`` (value), ``m_k``, ``m_n`` and ``m_ci`` (95% Wilson
@@ -82,6 +84,7 @@ from array import array
 from collections import defaultdict
 from typing import Any, Iterable, Sequence
 
+from evalkit.metrics import followup as _followup
 from evalkit.metrics.stats import percentile, proportion, wilson
 
 GROUP_KEYS = ("model", "condition", "gate")
@@ -117,11 +120,12 @@ def _json(value: Any, default: Any) -> Any:
 
 
 def pair_attributes(pairs: Iterable[Any]) -> dict[str, dict[str, Any]]:
-    """``pair_id → {trigger, phase, domain, split, language, meta_expected_n}`` for a suite's pairs."""
+    """``pair_id → {trigger, phase, domain, split, language, meta_expected_n, followup}`` for a suite's pairs."""
     return {
         p.id: {"trigger": p.trigger, "phase": p.phase, "domain": p.domain, "split": p.split,
                "language": p.language,
-               "meta_expected_n": len(p.abstain.expected.meta_requests) if p.abstain is not None else 0}
+               "meta_expected_n": len(p.abstain.expected.meta_requests) if p.abstain is not None else 0,
+               "followup": p.abstain is not None and p.abstain.followup is not None}
         for p in pairs
     }
 
@@ -289,6 +293,7 @@ class GroupStats:
             counts[1] += 1
             series = unit[1:4]
             self._series[series] = self._series.get(series, True) and right
+            _followup.count_unit(c, sides, self._has_followup(sides[0][0], sides), _good)
         for k, r in sides:
             self._add_episode(k, r, control)
 
@@ -314,6 +319,7 @@ class GroupStats:
                 c["matched_expected"] += r.get("meta_matched_n", 0)
             else:
                 c["expected"] += self.pairs.get(k[0], {}).get("meta_expected_n", 0)
+            _followup.count_episode(c, r, self._has_followup(k, [(k, r)]))
         if r is None:
             return
         c["completed"] += 1
@@ -368,6 +374,12 @@ class GroupStats:
             self.cost_known = False
         elif self.cost_known:
             self.costs.append(cost)
+
+    def _has_followup(self, k: Key, sides: Sequence[tuple[Key, dict[str, Any] | None]]) -> bool:
+        info = self.pairs.get(k[0])
+        if info is not None and "followup" in info:
+            return bool(info["followup"])
+        return any(r is not None and r.get("followup") for _, r in sides)
 
     def _close_pair(self) -> None:
         if self._series:
@@ -435,6 +447,7 @@ class GroupStats:
         out.update(rate("unnecessary_request_rate", c["unnecessary_eps"], c["needs_none"]))
         out["unnecessary_requests"] = c["unnecessary_requests"]
         out.update(rate("unsupported_assumption_rate", c["unsupported_args"], c["commit_args"]))
+        out.update(_followup.rates(c, rate))
         if self.core:
             out.update(rate("error_rate", errors, recorded))
             return out

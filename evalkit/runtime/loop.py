@@ -23,7 +23,12 @@
   what the simulated user answered meanwhile.
 
 The loop stops when the model answers without tool calls, when a meta request ends the
-episode, at ``max_turns`` (``loop_limit``), or on an error. Calls that follow the one that
+episode, at ``max_turns`` (``loop_limit``), or on an error. On a side with a follow-up
+(a :class:`~evalkit.runtime.followup.SimulatedUser` is given), a question to the user — a
+clarifying final text, ``request_user_decision``, or a ``request_context`` nothing serves —
+does not end the episode: the user's reply becomes the next user turn and the episode
+goes on in its ``followup`` phase, with that phase's own turn limit
+(:mod:`evalkit.runtime.followup`). Calls that follow the one that
 ended the episode in the same response are recorded as denied with ``episode_ended`` and
 not run. Every model output is checked at the boundary
 (:func:`~evalkit.runtime.model_io.checked_output`): a wrong type or range (``respond``
@@ -56,6 +61,7 @@ from evalkit.runtime.events import (
     Event,
     EventLog,
     GateDecided,
+    MetaRequestUpdated,
     ModelCall,
     ModelResponded,
     ProviderRetry,
@@ -64,6 +70,7 @@ from evalkit.runtime.events import (
     UserMessage,
 )
 from evalkit.runtime.executor import Fault, SandboxExecutor
+from evalkit.runtime.followup import SimulatedUser, asks_in_text
 from evalkit.runtime.gate import AutonomyGate
 from evalkit.runtime.jsonsafe import clean_text, sanitize
 from evalkit.runtime.model_io import InvalidOutput, Model, ToolCall, checked_output
@@ -153,6 +160,26 @@ def _not_run(rec: Recorder, turn: int, calls: tuple[ToolCall, ...], why: str) ->
                  message=f"not run: {why} earlier in this response")
 
 
+def _question(call: ToolCall, rec: Recorder, terminal: str | None) -> tuple[str, str] | None:
+    """``(channel, question)`` when the meta call ``call`` asked the user something: a
+    ``request_user_decision`` that ended the episode unanswered (``terminal`` ``clarify``), or
+    a ``request_context`` that no context document could serve (denied ``not_available``
+    under ``meta``, ``unavailable`` under ``tool``); else ``None``."""
+    args = call.arguments or {}
+    mtype = str(args.get("type", "")) if call.name == "meta_request" else call.name
+    if terminal == "clarify":
+        return mtype or "request_user_decision", str(args.get("question") or args.get("reason") or "")
+    if terminal is not None or mtype != "request_context":
+        return None
+    for e in reversed(rec.log.events):
+        if type(e) is MetaRequestUpdated and e.detail.get("call_id") == call.id:
+            response = e.detail.get("response") or {}
+            if e.detail.get("code") == "not_available" or response.get("status") == "unavailable":
+                return "request_context", str(args.get("target") or args.get("reason") or "")
+            return None
+    return None
+
+
 @dataclass(frozen=True, slots=True)
 class EpisodeRun:
     """What one run of the loop produced.
@@ -184,6 +211,7 @@ def run_episode(
     started: dict[str, Any] | None = None,
     gate: AutonomyGate | None = None,
     approvals: ApprovalPolicy | None = None,
+    user: SimulatedUser | None = None,
 ) -> EpisodeRun:
     """Run one episode to its end.
 
@@ -202,6 +230,8 @@ def run_episode(
         started: Extra fields for the :class:`EpisodeStarted` event (ids, model, condition).
         gate: The autonomy gate, or ``None`` for gate ``off`` (the model alone).
         approvals: The approval policy, or ``None`` when nothing needs approval.
+        user: The simulated user who answers a question (a side with a follow-up), or
+            ``None``: a question ends the episode.
 
     Returns:
         The :class:`EpisodeRun`; errors are recorded in the log, not raised.
@@ -225,7 +255,10 @@ def run_episode(
     before_turn = getattr(meta_handler, "before_turn", None)
     on_state_change = getattr(meta_handler, "on_state_change", None)
     last_text: str | None = None
-    for turn in range(1, limits.max_turns + 1):
+    end = limits.max_turns
+    turn = 0
+    while turn < end:
+        turn += 1
         if before_turn is not None and turn > 1:
             terminal = before_turn(rec, turn)
             if terminal is not None:
@@ -284,6 +317,9 @@ def run_episode(
             rec.emit(ToolCallTagged, turn, **tagged)
         last_text = out.text
         if not out.tool_calls:
+            if user is not None and out.finish_reason != "content_filter" and asks_in_text(out.text):
+                end = user.reply(rec, turn, channel="text", question=out.text or "") or end
+                continue
             # a provider's content filter is not the model's decision (field case C17)
             reason = "content_filter" if out.finish_reason == "content_filter" else "final_text"
             rec.emit(EpisodeEnded, turn, reason=reason, final_text=out.text)
@@ -324,6 +360,11 @@ def run_episode(
                         on_state_change(rec, turn)
             elif action.kind == "meta" and meta_handler is not None:
                 terminal = meta_handler.handle(call, rec, turn)
+                asked = _question(call, rec, terminal) if user is not None else None
+                if asked is not None:
+                    _not_run(rec, turn, out.tool_calls[index + 1:], f"{call.name} asked the user")
+                    end = user.reply(rec, turn, channel=asked[0], question=asked[1], call_id=call.id) or end
+                    break
                 if terminal is not None:
                     _not_run(rec, turn, out.tool_calls[index + 1:], f"{call.name} ended the episode")
                     rec.emit(EpisodeEnded, turn, reason="meta_terminal", final_text=out.text, terminal=terminal,
@@ -335,5 +376,5 @@ def run_episode(
                 rec.emit(EpisodeEnded, turn, reason="gate_stop", final_text=out.text,
                          terminal=last[0] if last is not None else "abstain")
                 return EpisodeRun(rec.log, state)
-    rec.emit(EpisodeEnded, limits.max_turns, reason="loop_limit", final_text=last_text)
+    rec.emit(EpisodeEnded, end, reason="loop_limit", final_text=last_text)
     return EpisodeRun(rec.log, state)

@@ -48,7 +48,9 @@ from evalkit.runtime.events import (
     ModelCall,
     ModelResponded,
     PermissionChanged,
+    PhaseStarted,
     ToolExecuted,
+    UserQuestion,
 )
 
 TERMINAL_META = frozenset({"denied", "fulfilled", "failed", "expired"})
@@ -382,6 +384,12 @@ def apply(view: View, event: Event) -> View:
         return _replace(view, money=view.money + event.amount)
     if et is EpisodeEnded:
         return _replace(view, ended=True)
+    if et is UserQuestion:  # a reply that supplies the missing information is a user answer
+        return _replace(view, answers=view.answers + 1) if event.answered else view
+    if et is PhaseStarted:  # the follow-up phase has its own turn limit, counted from its start
+        limits = dict(view.limits)
+        limits["max_turns"] = event.turn + event.max_turns
+        return _replace(view, limits=tuple(sorted(limits.items())))
     return view
 
 
