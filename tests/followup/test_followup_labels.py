@@ -85,3 +85,22 @@ def test_followup_check_flags_ungrounded_unsupplied_refused_and_unmet_followups(
     assert "place_order.quantity=5" in messages[0]
     assert messages[1] == "the answer supplies none of the values the abstain message lacks: 5"
     assert messages[3].startswith("place_order after the answer is refused: permission_denied")
+
+
+def test_bfcl_miss_param_pairs_take_turn_k_plus_1_as_their_followup():
+    pytest.importorskip("bfcl_eval")
+    from evalkit.scenarios.importers import bfcl
+
+    pairs, _ = bfcl.import_pairs(limit=12)
+    mp = {p["id"]: p for p in pairs if p["trigger"] == "missing_param"}
+    followup = mp["bfcl-miss-param-0"]["abstain"]["followup"]
+    assert followup["answer"] == "The specific file is previous_report.pdf."
+    assert followup["expected"]["commits"] == [{"tool": "mv", "args": {"source": "previous_report.pdf",
+                                                                       "destination": "temp"}}]
+    filled = [(Pair.model_validate(p), "bfcl.jsonl") for p in mp.values() if "followup" in p["abstain"]]
+    assert len(filled) >= 3
+    from evalkit.scenarios.checks import check_pairs
+
+    report = check_pairs(filled, names=["followup"])
+    assert report.counts["followup"]["applicable"] == len(filled)
+    assert all(i.severity == "warning" or i.criterion == "L5" for i in report.issues)
