@@ -293,7 +293,7 @@ class GroupStats:
             counts[1] += 1
             series = unit[1:4]
             self._series[series] = self._series.get(series, True) and right
-            _followup.count_unit(c, sides, self._has_followup(sides[0][0], sides), _good)
+            _followup.count_unit(c, sides, self.pairs, _good)
         for k, r in sides:
             self._add_episode(k, r, control)
 
@@ -319,7 +319,7 @@ class GroupStats:
                 c["matched_expected"] += r.get("meta_matched_n", 0)
             else:
                 c["expected"] += self.pairs.get(k[0], {}).get("meta_expected_n", 0)
-            _followup.count_episode(c, r, self._has_followup(k, [(k, r)]))
+            _followup.count_episode(c, k, r, self.pairs)
         if r is None:
             return
         c["completed"] += 1
@@ -374,12 +374,6 @@ class GroupStats:
             self.cost_known = False
         elif self.cost_known:
             self.costs.append(cost)
-
-    def _has_followup(self, k: Key, sides: Sequence[tuple[Key, dict[str, Any] | None]]) -> bool:
-        info = self.pairs.get(k[0])
-        if info is not None and "followup" in info:
-            return bool(info["followup"])
-        return any(r is not None and r.get("followup") for _, r in sides)
 
     def _close_pair(self) -> None:
         if self._series:

@@ -52,7 +52,7 @@ from __future__ import annotations
 
 from typing import Any, Iterable, Sequence
 
-__all__ = ["count_episode", "count_unit", "episode_followup", "first_question", "rates"]
+__all__ = ["count_episode", "count_unit", "episode_followup", "first_question", "has_followup", "rates"]
 
 
 def first_question(questions: Iterable[Any]) -> Any | None:
@@ -107,15 +107,26 @@ def episode_followup(spec: Any, questions: Sequence[Any], commits: Sequence[Any]
     return row
 
 
-def count_episode(c: dict[str, int], r: dict[str, Any] | None, has_followup: bool) -> None:
+def has_followup(key: Any, sides: Sequence[tuple[Any, dict[str, Any] | None]], pairs: dict[str, dict[str, Any]]) -> bool:
+    """Whether the pair of plan key ``key`` has a follow-up: from the pair's attributes
+    (:func:`evalkit.metrics.aggregate.pair_attributes`, so a missing episode still counts),
+    else from the recorded rows ``sides``."""
+    info = pairs.get(key[0])
+    if info is not None and "followup" in info:
+        return bool(info["followup"])
+    return any(r is not None and r.get("followup") for _, r in sides)
+
+
+def count_episode(c: dict[str, int], key: Any, r: dict[str, Any] | None, pairs: dict[str, dict[str, Any]]) -> None:
     """Add one planned abstain episode to the group counts ``c``.
 
     Args:
         c: The group's running counts (:class:`evalkit.metrics.aggregate.GroupStats`).
+        key: Its plan key (pair id first).
         r: Its result row, or ``None`` when it has none.
-        has_followup: The side has a follow-up (from the pair; a missing episode still counts).
+        pairs: Pair attributes by id.
     """
-    if not has_followup:
+    if not has_followup(key, [(key, r)], pairs):
         return
     c["fu_n"] += 1
     if r is None:
@@ -134,17 +145,17 @@ def count_episode(c: dict[str, int], r: dict[str, Any] | None, has_followup: boo
         c["fu_after_unhelpful"] += after
 
 
-def count_unit(c: dict[str, int], sides: Sequence[tuple[Any, dict[str, Any] | None]], has_followup: bool,
-               good: Any) -> None:
+def count_unit(c: dict[str, int], sides: Sequence[tuple[Any, dict[str, Any] | None]],
+               pairs: dict[str, dict[str, Any]], good: Any) -> None:
     """Add one planned pair unit to ``c`` (``resolved_paired_accuracy``).
 
     Args:
         c: The group's running counts.
         sides: ``(plan key, row or None)`` of the unit's planned episodes.
-        has_followup: The pair's abstain side has a follow-up.
+        pairs: Pair attributes by id.
         good: ``row -> bool``: the row is ok and correct.
     """
-    if not has_followup or not any(k[1] == "abstain" for k, _ in sides):
+    if not any(k[1] == "abstain" for k, _ in sides) or not has_followup(sides[0][0], sides, pairs):
         return
     c["fu_units"] += 1
     c["fu_units_k"] += all(good(r) if k[1] != "abstain" else (r is not None and r.get("recovered") is True)

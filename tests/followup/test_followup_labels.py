@@ -104,3 +104,16 @@ def test_bfcl_miss_param_pairs_take_turn_k_plus_1_as_their_followup():
     report = check_pairs(filled, names=["followup"])
     assert report.counts["followup"]["applicable"] == len(filled)
     assert all(i.severity == "warning" or i.criterion == "L5" for i in report.issues)
+
+
+def test_oracle_selfcheck_excludes_a_pair_whose_followup_the_oracle_cannot_finish():
+    from evalkit.harness.selfcheck import oracle_selfcheck
+
+    report = oracle_selfcheck(load_suite([str(FIXTURES / "bad_followups.yaml")]), conditions=("tool",))
+    excluded = {e["pair_id"]: e["reasons"] for e in report.excluded}
+    assert "bad-answer-supplies-nothing" in report.kept  # the oracle finishes it; the label check flags it
+    assert any(r == "abstain variant, tool condition, gate off: did not recover after the simulated user's reply "
+               "(cooperative): the follow-up's expected commits or state checks not met; denied: permission_denied"
+               for r in excluded["bad-refused-and-state"])
+    good = oracle_selfcheck(load_suite([str(FIXTURES / "shop_followup.yaml")]), conditions=("nl", "tool", "meta"))
+    assert good.excluded == ()

@@ -111,3 +111,20 @@ def test_cli_table_shows_recovery_beside_abstain(cooperative):
     header = next(line for line in text.splitlines() if "abstain" in line and "recovery" in line)
     assert header.index("abstain") < header.index("recovery")
     assert "1.000 (2/2)" in text and "0.000 (0/2)" in text
+
+
+def test_recovery_counts_planned_episodes_even_without_a_row(tmp_path):
+    from evalkit.metrics.aggregate import pair_attributes, row_key, summarize
+    from evalkit.scenarios.loader import load_suite
+
+    out = tmp_path / "run"
+    run(RunConfig(suites=[str(SUITE)], models=["scripted/oracle"], conditions=["meta"], out=str(out), report=False,
+                  selfcheck=False))
+    rows = [json.loads(x) for x in (out / "results.jsonl").read_text().splitlines()]
+    plan = [row_key(r) for r in rows]
+    attrs = pair_attributes(load_suite([str(SUITE)]).pairs)
+    assert summarize(plan, rows)[0]["recovery_rate_n"] == 2  # read from the rows
+    kept = [r for r in rows if not (r["pair_id"] == "fu-shop-ambiguous-mug" and r["variant"] == "abstain")]
+    row = summarize(plan, kept, pairs=attrs)[0]
+    assert (row["recovery_rate_k"], row["recovery_rate_n"], row["missing"]) == (1, 2, 1)
+    assert (row["resolved_paired_accuracy_k"], row["resolved_paired_accuracy_n"]) == (1, 2)
