@@ -316,7 +316,6 @@ def finish(
     refs = store.scan_results(plan_keys)  # by plan position, no dict of the plan's keys
     builder = SummaryBuilder(pairs, max_lag=config.max_lag, bootstrap_samples=config.bootstrap_samples,
                              seed=config.bootstrap_seed)
-    builder.settings["user"] = config.user  # the simulated user's persona (follow-up metrics read by it)
     planned = iter(plan_keys)
     with store.parquet_writer() as parquet:
         def take(row: dict[str, Any]) -> None:

@@ -78,7 +78,6 @@ def test_unhelpful_persona_is_recorded_and_honoured_on_resume(tmp_path):
     full = run(config)
     manifest = json.loads((out / "config.json").read_text())
     assert manifest["config"]["user"] == "unhelpful" and manifest["config"]["followup_max_turns"] == 8
-    assert full["settings"]["user"] == "unhelpful"
     row = full["rows"][0]
     assert row["recovery_rate"] == 1.0 and row["unhelpful_commit_rate"] == 0.0 and row["unhelpful_commit_rate_n"] == 2
     results = [json.loads(x) for x in (out / "results.jsonl").read_text().splitlines()]
