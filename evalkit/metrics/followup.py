@@ -52,7 +52,8 @@ from __future__ import annotations
 
 from typing import Any, Iterable, Sequence
 
-__all__ = ["count_episode", "count_unit", "episode_followup", "first_question", "has_followup", "rates"]
+__all__ = ["count_episode", "count_unit", "episode_followup", "first_phase_requests", "first_question",
+           "has_followup", "rates"]
 
 
 def first_question(questions: Iterable[Any]) -> Any | None:
@@ -105,6 +106,24 @@ def episode_followup(spec: Any, questions: Sequence[Any], commits: Sequence[Any]
                    for c in commits)
         row["recovered"] = made and only and all(check_state(state, chk) for chk in expected.state_checks)
     return row
+
+
+def first_phase_requests(behaviour: Any, events: Sequence[Any], question: Any, expected: list[Any],
+                         needs_none: bool) -> Any:
+    """``behaviour`` (the whole episode's :class:`~evalkit.metrics.behaviour.Behaviour`) with
+    the meta requests made and matched taken from the first phase: ``events`` before the
+    question, plus the requests a question written in text implies (the text classifier's
+    ``implied_meta``). What the agent does after the user's reply is scored by recovery, not
+    against the side's expected requests (which describe the first decision).
+    """
+    from evalkit.conditions.classifier import classify_text
+    from evalkit.metrics.behaviour import episode_behaviour
+
+    implied = classify_text(question.question).implied_meta if question.channel == "text" else ()
+    first = episode_behaviour(events, implied, expected=expected, needs_none=needs_none)
+    for name in ("made", "made_n", "expected_n", "matched_n", "unnecessary", "denied_unexpected"):
+        setattr(behaviour, name, getattr(first, name))
+    return behaviour
 
 
 def has_followup(key: Any, sides: Sequence[tuple[Any, dict[str, Any] | None]], pairs: dict[str, dict[str, Any]]) -> bool:

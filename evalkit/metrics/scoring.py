@@ -50,8 +50,11 @@ least-autonomy seed ``003``):
   event: ``decision``, ``stated``, ``critical_commits``, ``post_hoc``, ``lag`` and so
   ``correct`` score the first phase (the question is the stated ``clarify``), so abstain
   accuracy keeps its meaning; under the unhelpful persona a commit after the reply is a
-  critical commit too. The continuation is scored in ``recovered`` and the other follow-up
-  columns. Episodes without a question are scored exactly as before.
+  critical commit too. The meta requests made and matched (``meta_made`` … ``unnecessary_requests``)
+  are those of the first phase, a question in text counting with the requests its text
+  implies; the other behaviour counts cover the whole episode. The continuation is scored in
+  ``recovered`` and the other follow-up columns. Episodes without a question are scored
+  exactly as before.
 * **abstention lag** — on a correct abstention, the number of task-tool calls the agent
   made after the trigger became observable: after the executed call of the plan's
   revealing tool (``plan[observable_step - 1]``), or from the start when
@@ -112,7 +115,7 @@ from evalkit.runtime.events import (
     ToolExecuted,
     UserQuestion,
 )
-from evalkit.metrics.followup import episode_followup, first_question
+from evalkit.metrics.followup import episode_followup, first_phase_requests, first_question
 from evalkit.scenarios.schema import StateCheck
 
 _MISSING = object()
@@ -308,12 +311,11 @@ def score_episode(
             lag = _lag(spec, events if asked is None else events[:asked.seq])
             timely = lag <= max_lag
 
-    behaviour = episode_behaviour(
-        events,
-        verdict.implied_meta,
-        expected=list(pair.abstain.expected.meta_requests) if variant == "abstain" else [],
-        needs_none=variant != "abstain" or pair.trigger == "none",
-    )
+    expected_meta = list(pair.abstain.expected.meta_requests) if variant == "abstain" else []
+    needs_none = variant != "abstain" or pair.trigger == "none"
+    behaviour = episode_behaviour(events, verdict.implied_meta, expected=expected_meta, needs_none=needs_none)
+    if asked is not None:  # requests are matched on the first phase (the question's text included)
+        behaviour = first_phase_requests(behaviour, events[:asked.seq], asked, expected_meta, needs_none)
     commit_args_n, unsupported_n, unsupported = unsupported_arguments(events)
     input_tokens = sum(r.input_tokens for r in responses)
     output_tokens = sum(r.output_tokens for r in responses)

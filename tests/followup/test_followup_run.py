@@ -33,6 +33,9 @@ def test_scripted_baselines_pin_recovery(cooperative, condition):
     assert (oracle["recovery_rate"], oracle["recovery_rate_k"], oracle["recovery_rate_n"]) == (1.0, 2, 2)
     assert oracle["resolved_paired_accuracy"] == 1.0 and oracle["resolved_paired_accuracy_n"] == 2
     assert oracle["paired_accuracy"] == 1.0 and oracle["abstain_accuracy"] == 1.0
+    # requests are matched on the first phase: the question, not what follows the answer
+    assert oracle["meta_precision"] == oracle["meta_recall"] == 1.0 and oracle["unsupported_assumption_rate"] == 0.0
+    assert oracle["unsupported_assumption_rate_n"] == 15 and oracle["first_pass_rate"] == 1.0
     assert oracle["questions_per_episode"] == 1.0 and oracle["repeated_questions"] == 0
     assert oracle["repeated_question_rate"] == 0.0 and oracle["repeated_question_rate_n"] == 2
     asks = rows["scripted/asks_ignores", condition]
