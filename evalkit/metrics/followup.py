@@ -3,7 +3,7 @@
 On a should-clarify side with a follow-up (:class:`evalkit.scenarios.schema.Followup`) the
 episode goes on after the agent's question: the simulated user replies and the agent must
 finish the task (:mod:`evalkit.runtime.followup`). The episode then has two phases, split at
-its first :class:`~evalkit.runtime.events.UserQuestion` event (the :class:`PhaseStarted`
+its first :class:`~evalkit.runtime.followup_events.UserQuestion` event (the :class:`PhaseStarted`
 marker follows it).
 
 Sources: HiL-Bench (agents that can ask a human must also use the answer: success with a
@@ -57,7 +57,7 @@ __all__ = ["count_episode", "count_unit", "episode_followup", "first_phase_reque
 
 
 def first_question(questions: Iterable[Any]) -> Any | None:
-    """The first :class:`~evalkit.runtime.events.UserQuestion` of an episode (the phase split), or ``None``."""
+    """The first :class:`~evalkit.runtime.followup_events.UserQuestion` of an episode (the phase split), or ``None``."""
     return next(iter(questions), None)
 
 

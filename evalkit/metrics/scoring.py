@@ -113,8 +113,8 @@ from evalkit.runtime.events import (
     ProviderRetry,
     ToolCallTagged,
     ToolExecuted,
-    UserQuestion,
 )
+from evalkit.runtime.followup_events import UserQuestion
 from evalkit.metrics.followup import episode_followup, first_phase_requests, first_question
 from evalkit.scenarios.schema import StateCheck
 

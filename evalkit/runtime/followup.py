@@ -8,9 +8,9 @@ final text (the text classifier's label ``clarify``,
 the agent loop (:func:`evalkit.runtime.loop.run_episode`) calls :meth:`SimulatedUser.reply`,
 which appends
 
-1. a :class:`~evalkit.runtime.events.UserQuestion` event (the question, its channel, the
+1. a :class:`~evalkit.runtime.followup_events.UserQuestion` event (the question, its channel, the
    reply, the persona, whether it was repeated);
-2. on the first question only, a :class:`~evalkit.runtime.events.PhaseStarted` event
+2. on the first question only, a :class:`~evalkit.runtime.followup_events.PhaseStarted` event
    (phase ``followup``): the episode's second phase, with its own turn limit
    (``max_turns``, default :data:`DEFAULT_MAX_TURNS`) under the same budgets;
 3. the reply as the next :class:`~evalkit.runtime.events.UserMessage`.
@@ -39,7 +39,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any, Literal
 
-from evalkit.runtime.events import PhaseStarted, UserMessage, UserQuestion
+from evalkit.runtime.events import UserMessage
+from evalkit.runtime.followup_events import PhaseStarted, UserQuestion
 
 Persona = Literal["cooperative", "unhelpful"]
 PERSONAS: tuple[str, ...] = ("cooperative", "unhelpful")

@@ -48,10 +48,9 @@ from evalkit.runtime.events import (
     ModelCall,
     ModelResponded,
     PermissionChanged,
-    PhaseStarted,
     ToolExecuted,
-    UserQuestion,
 )
+from evalkit.runtime.followup_events import PhaseStarted, UserQuestion
 
 TERMINAL_META = frozenset({"denied", "fulfilled", "failed", "expired"})
 """Meta-request states after which a request is closed (DESIGN §3)."""

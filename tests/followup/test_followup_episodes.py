@@ -12,7 +12,8 @@ from evalkit.harness.episode import EpisodeSpec, RuntimeSetup, execute
 from evalkit.metrics.scoring import score_episode
 from evalkit.models.scripted import scripted
 from evalkit.runtime.controller import Limits
-from evalkit.runtime.events import EpisodeEnded, PhaseStarted, UserMessage, UserQuestion
+from evalkit.runtime.events import EpisodeEnded, UserMessage
+from evalkit.runtime.followup_events import PhaseStarted, UserQuestion
 from evalkit.runtime.followup import REPEAT_REPLY, UNHELPFUL_ANSWER
 from evalkit.runtime.model_io import ModelOutput, ToolCall
 from evalkit.scenarios.domains import load_domain
@@ -191,3 +192,22 @@ def test_unserved_request_context_is_a_question_to_the_user(suite):
     question = next(e for e in run.log.events if isinstance(e, UserQuestion))
     assert question.channel == "request_context" and question.call_id == "r1"
     assert row["decision"] == "clarify" and row["recovered"] is True
+
+
+def test_a_followup_trace_reloads_and_refolds_to_the_same_view(suite):
+    import subprocess
+    import sys
+
+    from evalkit.runtime.events import EventLog
+    from evalkit.runtime.view import fold
+
+    run, _ = play(_pair(suite, MUG), scripted("oracle"), "tool")
+    text = run.log.to_jsonl()
+    loaded = EventLog.from_jsonl(text)
+    assert loaded.events == run.log.events and fold(loaded.events) == fold(run.log.events)
+    assert fold(loaded.events).answers == 1 and dict(fold(loaded.events).limits)["max_turns"] == 2 + 8  # asked at turn 2
+    # a fresh interpreter that imports only the event module reads the follow-up events too
+    code = ("import sys; from evalkit.runtime.events import EventLog; "
+            "log = EventLog.from_jsonl(sys.stdin.read()); print(sorted({e.type for e in log.events}))")
+    out = subprocess.run([sys.executable, "-c", code], input=text, capture_output=True, text=True, check=True)
+    assert "'phase_started'" in out.stdout and "'user_question'" in out.stdout

@@ -31,7 +31,8 @@ from evalkit.metrics.grounding import Evidence, _leaves, is_fact, unsupported_ar
 from evalkit.metrics.scoring import args_match, check_state
 from evalkit.runtime.context import ModelContext
 from evalkit.runtime.controller import Limits
-from evalkit.runtime.events import ActionDecided, EpisodeEnded, ToolExecuted, UserMessage, UserQuestion
+from evalkit.runtime.events import ActionDecided, EpisodeEnded, ToolExecuted, UserMessage
+from evalkit.runtime.followup_events import UserQuestion
 from evalkit.runtime.model_io import ModelOutput, ToolCall
 from evalkit.scenarios.checks.base import Issue, PairContext
 
