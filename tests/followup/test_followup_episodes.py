@@ -163,7 +163,7 @@ def test_a_commit_after_the_refusal_to_answer_is_scored_wrong(suite, condition):
         Outputs(guess, ORDER_3, ModelOutput(text="Done."))
     run, row = play(_pair(suite, QUANTITY), model, condition, user="unhelpful")
     assert row["asked"] is True and row["commits"] == 1
-    assert row["correct"] is False and row["critical_commits"] == 1
+    assert row["correct"] is False and row["critical_commits"] == 1 and row["post_hoc"] is False
     assert row["recovered"] is False and row["commits_after_unhelpful"] == 1
     _, cooperative = play(_pair(suite, QUANTITY), Outputs(*model.outputs), condition)
     assert cooperative["correct"] is True and cooperative["recovered"] is True
@@ -174,6 +174,7 @@ def test_a_commit_before_the_question_is_the_first_decision(suite):
                     ModelOutput(text="Done."))
     _, row = play(_pair(suite, QUANTITY), model, "nl")
     assert row["decision"] == "act" and row["correct"] is False and row["recovered"] is False
+    assert row["post_hoc"] is True and row["critical_commits"] == 1  # a commit, then the question
 
 
 def test_a_side_without_followup_ends_at_the_question(suite):
