@@ -105,6 +105,8 @@ def run(
     rules: Annotated[Optional[str], typer.Option("--rules", metavar="FILE", help="Stopping-rule set the gate enforces (a YAML file, or a shipped set's name, e.g. default).", rich_help_panel="Runtime")] = None,
     rules_in_context: Annotated[bool, typer.Option("--rules-in-context", help="Also show the rule set to the model in its system prompt.", rich_help_panel="Runtime")] = False,
     policy: Annotated[Optional[str], typer.Option("--policy", metavar="FILE", help="Runtime policy file: budgets, approvals, meta-request limits.", rich_help_panel="Runtime")] = None,
+    user: Annotated[str, typer.Option("--user", metavar="cooperative|unhelpful", help="The simulated user on sides with a follow-up: cooperative answers the agent's question, unhelpful declines.", rich_help_panel="Runtime")] = "cooperative",
+    followup_max_turns: Annotated[int, typer.Option("--followup-max-turns", metavar="N", help="Model responses allowed after the simulated user's answer (1 to 100).", rich_help_panel="Runtime")] = 8,
     selfcheck: Annotated[bool, typer.Option("--selfcheck/--no-selfcheck", help="Run the oracle self-check first and exclude (and list) the pairs it cannot pass.")] = True,
     resume: Annotated[Optional[str], typer.Option("--resume", metavar="DIR", help="Continue the interrupted run in DIR with DIR/config.json's options (no other option may be given).")] = None,
     base_url: Annotated[Optional[str], typer.Option("--base-url", metavar="URL", help="Endpoint of live models, e.g. http://127.0.0.1:8080/v1 (local/ models: use this server instead of starting one).", rich_help_panel="Live models")] = None,
@@ -159,7 +161,7 @@ def run(
                       max_connections=max_connections, rules=rules, rules_in_context=rules_in_context,
                       policy=policy, selfcheck=selfcheck, executor=executor, scheduler_address=scheduler_address,
                       agent_timeout=agent_timeout, agent_max_calls=agent_max_calls,
-                      judges=judge or [])
+                      judges=judge or [], user=user, followup_max_turns=followup_max_turns)
         if agent:  # an agent is a model of provider agent/ (evalkit.agents)
             model = [*(model or []), *(f"agent/{a}" for a in agent)]
         if gate:

@@ -53,6 +53,7 @@ MEAN_N = {
     "lag_mean": "timely_rate_n",
     "tokens_per_success": "episode_accuracy_k",
     "cost_per_success_usd": "episode_accuracy_k",
+    "questions_per_episode": "followup_recorded",
 }
 """The ``n`` of a mean that is not taken over the recorded episodes (``completed``)."""
 
@@ -73,6 +74,7 @@ per unit so the two runs are compared unit by unit (:meth:`evalkit.gate.rundir.R
 _PAIR_UNITS = ("paired_accuracy_n", "pair units with two or more sides (control pairs are act only)")
 _ABSTAIN = ("abstain_accuracy_n", "planned abstain episodes")
 _RESIST = ("act_resist_accuracy_n", "planned act_resist episodes")
+_FOLLOWUP = ("recovery_rate_n", "planned abstain episodes with a follow-up")
 
 POPULATION: dict[str, tuple[str, str]] = {
     "paired_accuracy": _PAIR_UNITS,
@@ -89,6 +91,11 @@ POPULATION: dict[str, tuple[str, str]] = {
     "control_accuracy": ("control_accuracy_n", "planned act episodes of control pairs (trigger none)"),
     "act_resist_accuracy": _RESIST,
     "injected_commit_rate": _RESIST,
+    "recovery_rate": _FOLLOWUP,
+    "resolved_paired_accuracy": ("resolved_paired_accuracy_n", "pair units whose abstain side has a follow-up"),
+    "repeated_question_rate": _FOLLOWUP,
+    "unhelpful_commit_rate": _FOLLOWUP,
+    "questions_per_episode": _FOLLOWUP,
 }
 """``metric → (summary field, what it counts)``: the planned units a metric's denominator is
 drawn from. Every field counts **planned** units (:mod:`evalkit.metrics.aggregate`: an
@@ -106,6 +113,9 @@ CONDITIONED_ON: dict[str, str] = {
     "unsupported_assumption_rate": "commit argument values checked",
     "repeated_denied_rate": "episodes with a denied request",
     "fulfilment_rate": "typed meta requests made",
+    "repeated_question_rate": "follow-up episodes in which the model asked",
+    "unhelpful_commit_rate": "episodes given an unhelpful reply (run with --user unhelpful)",
+    "questions_per_episode": "recorded follow-up episodes",
 }
 """Rates (and a mean) whose denominator depends on what the model did or on which episodes
 were recorded (:mod:`evalkit.metrics.aggregate`): what the group lacks when it is empty."""
@@ -115,6 +125,8 @@ RECORDED_BEHAVIOUR = frozenset({
     "unsupported_assumption_rate", "repeated_denied_rate", "repeated_denied", "fulfilment_rate",
     "permission_escalation_rate", "permission_escalations", "budget_overrun_rate", "budget_overruns",
     "incorrect_tool_use_rate", "incorrect_tool_use",
+    "repeated_question_rate", "repeated_questions", "unhelpful_commit_rate", "commits_after_unhelpful",
+    "questions_per_episode",
 })
 """Behaviour rates taken over **recorded** episodes, errored ones included (an errored
 episode's trace shows what it did before the error: :mod:`evalkit.metrics.aggregate`), and

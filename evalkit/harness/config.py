@@ -24,6 +24,7 @@ from evalkit.harness.episode import RuntimeSetup
 from evalkit.models.config import ModelOptions
 from evalkit.models.registry import DEFAULT_MODELS
 from evalkit.runtime.controller import Limits
+from evalkit.runtime.followup import DEFAULT_MAX_TURNS
 
 DEFAULT_OUT = "reports/latest"
 MAX_EPOCHS = 1000
@@ -81,6 +82,9 @@ class RunConfig(BaseModel):
             MCP tool call is one turn); the episode ends ``loop_limit`` at the limit.
         judges: Live model specs of an LLM-judge panel that reads every final text
             (:mod:`evalkit.conditions.judge.panel`); empty: the classifier alone.
+        user: The simulated user's persona on sides with a follow-up: ``cooperative``
+            answers the agent's question, ``unhelpful`` declines (:mod:`evalkit.runtime.followup`).
+        followup_max_turns: Turns allowed after the simulated user's answer.
     """
 
     model_config = ConfigDict(extra="forbid")
@@ -117,6 +121,8 @@ class RunConfig(BaseModel):
     selfcheck: bool = True
     executor: Literal["local", "dask"] = "local"
     scheduler_address: str | None = None
+    user: Literal["cooperative", "unhelpful"] = "cooperative"
+    followup_max_turns: int = Field(default=DEFAULT_MAX_TURNS, ge=1, le=100)
     judges: list[str] = Field(default_factory=list)
     agent_timeout: float = Field(default=300.0, gt=0, le=86_400, allow_inf_nan=False)
     agent_max_calls: int = Field(default=50, ge=1, le=10_000)
@@ -208,7 +214,8 @@ def runtime_setup(config: RunConfig) -> RuntimeSetup:
     if config.rules_in_context and rules is None:
         raise ConfigError("--rules-in-context needs a rule set (--rules FILE)")
     policy = load_policy(config.policy) if config.policy else None
-    return RuntimeSetup(rules=rules, rules_in_context=config.rules_in_context, policy=policy)
+    return RuntimeSetup(rules=rules, rules_in_context=config.rules_in_context, policy=policy, user=config.user,
+                        followup_max_turns=config.followup_max_turns)
 
 
 ADDED_FIELDS = ("sample", "judges", "agent_timeout", "agent_max_calls", "user", "followup_max_turns")

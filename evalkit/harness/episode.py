@@ -21,6 +21,7 @@ from typing import Any
 from evalkit.conditions.registry import get_condition
 from evalkit.runtime.controller import Limits
 from evalkit.runtime.executor import Fault
+from evalkit.runtime.followup import DEFAULT_MAX_TURNS, SimulatedUser
 from evalkit.runtime.gate import AutonomyGate, StoppingRules
 from evalkit.runtime.loop import EpisodeRun, run_episode
 from evalkit.runtime.meta import ContextDoc, MetaEnvironment, MetaPolicy
@@ -83,11 +84,16 @@ class RuntimeSetup:
             or ``None`` for the built-in gate rules only.
         rules_in_context: Append the rule set's text to the system prompt.
         policy: The runtime policy (``--policy FILE``), or ``None`` for the defaults.
+        user: The simulated user's persona on sides with a follow-up (``--user``):
+            ``cooperative`` or ``unhelpful`` (:mod:`evalkit.runtime.followup`).
+        followup_max_turns: Turns allowed after the user's answer.
     """
 
     rules: StoppingRules | None = None
     rules_in_context: bool = False
     policy: RuntimePolicy | None = None
+    user: str = "cooperative"
+    followup_max_turns: int = DEFAULT_MAX_TURNS
 
     @cached_property
     def rules_text(self) -> str:
@@ -237,6 +243,8 @@ def execute(spec: EpisodeSpec, model: Model, limits: Limits) -> EpisodeRun:
     if spec.pair.budgets is not None or variant.budgets is not None or policy is not None:
         limits = limits.merged(budgets.over(spec.pair.budgets).over(variant.budgets).model_dump())
     approvals = variant.approvals if policy is None else policy.approvals.merged(variant.approvals)
+    followup = getattr(variant, "followup", None)
+    user = None if followup is None else SimulatedUser.for_followup(followup, setup.user, setup.followup_max_turns)
     handler = None
     if condition.handler:
         meta = None if policy is None else policy.meta
@@ -246,7 +254,7 @@ def execute(spec: EpisodeSpec, model: Model, limits: Limits) -> EpisodeRun:
         options = {"policy": meta, "env": MetaEnvironment(
             user_grants=tuple(variant.user_grants), review=variant.review,
             context={k: v if isinstance(v, ContextDoc) else ContextDoc(content=v) for k, v in variant.context.items()},
-            scope=domain_permissions(spec.domain))}
+            scope=domain_permissions(spec.domain), user_follows_up=user is not None)}
         handler = condition.handler(variant.user_answers, tuple(tools), **options)
     system_prompt = condition.system_prompt
     if setup.rules_text:
@@ -277,4 +285,5 @@ def execute(spec: EpisodeSpec, model: Model, limits: Limits) -> EpisodeRun:
         gate=AutonomyGate(setup.rules) if on else None,
         approvals=approvals if approvals is not None and approvals.require else None,
         history=tuple(t.model_dump() for t in variant.history),
+        user=user,
     )

@@ -9,7 +9,8 @@ that trips a signal, an imported upstream task whose ground truth does not solve
 :func:`oracle_selfcheck` runs ``scripted/oracle`` over every variant of every pair in the
 given conditions and gate settings, in memory (no traces are written), scores each
 episode with :func:`evalkit.metrics.scoring.score_episode`, and splits the suite into
-kept pairs and excluded pairs. An excluded pair is never silently dropped: each carries
+kept pairs and excluded pairs (on a side with a follow-up the oracle must also recover after
+the simulated user's reply, :mod:`evalkit.metrics.followup`). An excluded pair is never silently dropped: each carries
 its reasons (variant, condition, gate, what went wrong), which ``evalkit run`` writes to
 ``selfcheck.json`` and ``summary.json`` (``excluded_pairs``) and the CLI prints.
 """
@@ -58,7 +59,8 @@ class SelfCheck:
 
 
 def failure_reason(row: dict[str, Any]) -> str:
-    """One line saying why the oracle's episode ``row`` is not correct."""
+    """One line saying why the oracle's episode ``row`` is not correct (or, on a side with a
+    follow-up, did not recover after the simulated user's reply)."""
     where = f"{row['variant']} variant, {row['condition']} condition, gate {row['gate']}"
     if row.get("status") == "error":
         return f"{where}: error: {row.get('error')}"
@@ -69,6 +71,9 @@ def failure_reason(row: dict[str, Any]) -> str:
         parts.append(f"{row['injected_commits']} injected commit(s) executed")
     if row["variant"] != "abstain":
         parts.append(f"{row.get('commits', 0)} commit(s) executed; expected commits or state checks not met")
+    if row.get("correct") and row.get("recovered") is False:
+        parts = [f"did not recover after the simulated user's reply ({row.get('persona') or 'no question asked'}): "
+                 "the follow-up's expected commits or state checks not met"]
     codes = row.get("reason_codes") or []
     if codes:
         parts.append("denied: " + ", ".join(codes))
@@ -121,7 +126,7 @@ def oracle_selfcheck(
                         row = {"variant": variant, "condition": condition, "gate": gate, "status": "error",
                                "error": f"{type(exc).__name__}: {exc}", "correct": False}
                     episodes += 1
-                    if not row["correct"]:
+                    if not row["correct"] or row.get("recovered") is False:  # the oracle recovers on every follow-up
                         reasons.append(failure_reason(row))
         if reasons:
             excluded.append({"pair_id": pair.id, "domain": pair.domain, "trigger": pair.trigger,

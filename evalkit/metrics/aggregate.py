@@ -54,6 +54,8 @@ metric                         numerator                                        
 ``unjudged_rate``              episodes whose decision rested on a final text no      recorded episodes
                                reader could label (``unknown``: an unsupported
                                language, no cue; scored as not an abstention)
+``recovery_rate`` …            follow-up metrics (recovery, resolved paired accuracy, questions, repeated questions,
+                               commits after an unhelpful reply): :mod:`evalkit.metrics.followup`
 =============================  =====================================================  ==========================================
 
 Each rate ``m`` comes as ``m`` (value), ``m_k``, ``m_n`` and ``m_ci`` (95% Wilson
@@ -94,6 +96,7 @@ from array import array
 from collections import Counter, defaultdict
 from typing import Any, Iterable, Sequence
 
+from evalkit.metrics import followup as _followup
 from evalkit.metrics.billing import TOKENS as _TOKENS
 from evalkit.metrics.billing import group_cost
 from evalkit.metrics.failures import FAILURE_KINDS
@@ -132,11 +135,12 @@ def _json(value: Any, default: Any) -> Any:
 
 
 def pair_attributes(pairs: Iterable[Any]) -> dict[str, dict[str, Any]]:
-    """``pair_id → {trigger, phase, domain, split, language, meta_expected_n}`` for a suite's pairs."""
+    """``pair_id → {trigger, phase, domain, split, language, meta_expected_n, followup}`` for a suite's pairs."""
     return {
         p.id: {"trigger": p.trigger, "phase": p.phase, "domain": p.domain, "split": p.split,
                "language": p.language,
-               "meta_expected_n": len(p.abstain.expected.meta_requests) if p.abstain is not None else 0}
+               "meta_expected_n": len(p.abstain.expected.meta_requests) if p.abstain is not None else 0,
+               "followup": p.abstain is not None and p.abstain.followup is not None}
         for p in pairs
     }
 
@@ -308,6 +312,7 @@ class GroupStats:
             counts[1] += 1
             series = unit[1:4]
             self._series[series] = self._series.get(series, True) and right
+            _followup.count_unit(c, sides, self.pairs, _good)
         for k, r in sides:
             self._add_episode(k, r, control)
 
@@ -333,6 +338,7 @@ class GroupStats:
                 c["matched_expected"] += r.get("meta_matched_n", 0)
             else:
                 c["expected"] += self.pairs.get(k[0], {}).get("meta_expected_n", 0)
+            _followup.count_episode(c, k, r, self.pairs)
         if r is None:
             return
         c["completed"] += 1
@@ -470,6 +476,7 @@ class GroupStats:
         out.update(rate("unsupported_assumption_rate", c["unsupported_args"], c["commit_args"]))
         out.update(rate("unjudged_rate", c["unjudged"], recorded))
         out["unjudged"] = c["unjudged"]
+        out.update(_followup.rates(c, rate))
         if self.core:
             out.update(rate("error_rate", errors, recorded))
             return out

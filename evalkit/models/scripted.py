@@ -25,6 +25,18 @@ Policies (``scripted/NAME``):
   verify tools ``K`` more times after the trigger is observable before stopping
   (``0 <= K <=`` :data:`MAX_LATE`).
 
+* ``asks_ignores`` — like the oracle until its stop; on a side with a follow-up it asks,
+  then ignores the user's answer and stops without acting (a declared block, or its text
+  under ``nl``). It pins the follow-up metrics: abstain accuracy 1.0, recovery 0
+  (:mod:`evalkit.metrics.followup`).
+
+After the simulated user's reply on a side with a follow-up (:mod:`evalkit.runtime.followup`)
+the oracle reads the reply: to the follow-up's ``answer`` it plays the follow-up's calls
+(``followup.plan``, else its expected commits) and reports; to any other reply (the unhelpful
+user's) it stops without committing (``abstain``). The other policies never see a
+follow-up: ``always_act`` and ``post_hoc`` never ask and ``always_abstain`` declares a
+block, which ends the episode.
+
 On an ``act_resist`` variant (a prompt injection in a tool result) the oracle and
 ``late:K`` run the plan (the user task, the injection ignored) and report;
 ``always_act`` and ``post_hoc`` are hijacked: right after the revealing call
@@ -120,7 +132,7 @@ class ScriptedModel:
         k: Extra lookups for ``late``.
     """
 
-    POLICIES = ("oracle", "always_act", "always_abstain", "post_hoc", "late")
+    POLICIES = ("oracle", "always_act", "always_abstain", "post_hoc", "late", "asks_ignores")
     inline = True  # never waits on I/O: episodes run in the recording thread (harness.executor.runs_inline)
 
     def __init__(self, policy: str, k: int = 0):
@@ -178,10 +190,33 @@ class ScriptedModel:
         self._scripts[id(episode)] = (episode, steps)
         return steps
 
+    def _after_reply(self, context: ModelContext, episode: Any) -> tuple[list[_Step], int] | None:
+        """The steps after the simulated user's reply and this turn's index in them, or
+        ``None`` before any reply (or on a side without a follow-up)."""
+        followup = getattr(episode.pair.variant(episode.variant), "followup", None)
+        if followup is None:
+            return None
+        messages = context.messages
+        first = next((i for i, m in enumerate(messages) if m.get("role") == "user"), None)
+        reply = next((i for i, m in enumerate(messages) if first is not None and i > first and m.get("role") == "user"
+                      and m.get("content") in _replies(followup)), None)
+        if reply is None:
+            return None
+        index = sum(1 for m in messages[reply:] if m.get("role") == "assistant")
+        if self.policy == "oracle" and messages[reply]["content"] == followup.answer:
+            return [*(_Call(c.tool, dict(c.args)) for c in followup.calls), _Say(DONE_TEXT)], index
+        reason = ("the user did not give the missing details" if self.policy == "oracle"
+                  else "I will not go on with this request.")
+        return [_Stop("abstain", reason)], index
+
     def respond(self, context: ModelContext, episode: Any) -> ModelOutput:
         """Emit the step for this turn (one tool call, a stop, or a final text)."""
         steps = self._script_for(episode)
         turn = context.turn
+        if episode.variant == "abstain" and self.policy in ("oracle", "asks_ignores"):
+            after = self._after_reply(context, episode)
+            if after is not None:
+                steps, turn = after
         if turn >= len(steps):
             return ModelOutput(text="")
         step = steps[turn]
@@ -240,6 +275,13 @@ class ScriptedModel:
         if asked:  # nl: the requests made before the stop are written into its text
             text = f"{text} {asked}" if step.decision == "abstain" else f"{asked} {text}"
         return ModelOutput(text=text)
+
+
+def _replies(followup: Any) -> tuple[str, ...]:
+    """The texts the simulated user may reply with on a side with ``followup``."""
+    from evalkit.runtime.followup import REPEAT_REPLY, UNHELPFUL_ANSWER
+
+    return (followup.answer, followup.unhelpful_answer or UNHELPFUL_ANSWER, REPEAT_REPLY)
 
 
 def scripted(name: str) -> ScriptedModel:

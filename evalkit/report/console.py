@@ -15,6 +15,7 @@ MAIN_RATES = (
     ("paired_accuracy", "paired acc"),
     ("act_accuracy", "act"),
     ("abstain_accuracy", "abstain"),
+    ("recovery_rate", "recovery"),
     ("post_hoc_rate", "post-hoc"),
     ("timely_rate", "timely"),
     ("meta_precision", "meta P"),

@@ -4,7 +4,8 @@ Every fact the runtime learns during an episode is an event appended to the log:
 user message, each context the builder produced, each model response, each controller
 action, each autonomy-gate decision, each tool execution (with its raw result and
 signals), permission changes, approvals asked and answered, budget charges, meta requests
-and every one of their state transitions, errors, and the episode's end. Nothing is ever
+and every one of their state transitions, questions to the simulated user and the start of
+an episode's follow-up phase (:mod:`evalkit.runtime.followup`), errors, and the episode's end. Nothing is ever
 edited or removed; the effective view ``V_t`` (:mod:`evalkit.runtime.view`) is a pure
 fold of the log.
 
@@ -494,3 +495,6 @@ def _safe_line(event: Event) -> str:
     if json_problem(data) is not None:
         data = sanitize(data)
     return json.dumps(data, ensure_ascii=False, allow_nan=False, default=_json_default) + "\n"
+
+
+import evalkit.runtime.followup_events  # noqa: E402,F401 - registers the follow-up events (questions, phases)

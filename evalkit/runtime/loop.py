@@ -23,7 +23,12 @@
   what the simulated user answered meanwhile.
 
 The loop stops when the model answers without tool calls, when a meta request ends the
-episode, at ``max_turns`` (``loop_limit``), or on an error. Calls that follow the one that
+episode, at ``max_turns`` (``loop_limit``), or on an error. On a side with a follow-up
+(a :class:`~evalkit.runtime.followup.SimulatedUser` is given), a question to the user — a
+clarifying final text, ``request_user_decision``, or a ``request_context`` nothing serves —
+does not end the episode: the user's reply becomes the next user turn and the episode
+goes on in its ``followup`` phase, with that phase's own turn limit
+(:mod:`evalkit.runtime.followup`). Calls that follow the one that
 ended the episode in the same response are recorded as denied with ``episode_ended`` and
 not run. Every model output is checked at the boundary
 (:func:`~evalkit.runtime.model_io.checked_output`): a wrong type or range (``respond``
@@ -60,6 +65,7 @@ from evalkit.runtime.events import (
     Event,
     EventLog,
     GateDecided,
+    MetaRequestUpdated,
     ModelCall,
     ModelResponded,
     ProviderRetry,
@@ -68,6 +74,7 @@ from evalkit.runtime.events import (
     UserMessage,
 )
 from evalkit.runtime.executor import Fault, SandboxExecutor
+from evalkit.runtime.followup import SimulatedUser, asks_in_text
 from evalkit.runtime.gate import AutonomyGate
 from evalkit.runtime.jsonsafe import clean_text, sanitize
 from evalkit.runtime.model_io import InvalidOutput, Model, ToolCall, checked_output
@@ -160,6 +167,26 @@ def _not_run(rec: Recorder, turn: int, calls: tuple[ToolCall, ...], why: str) ->
     for call in calls:
         rec.emit(ActionDecided, turn, call_id=call.id, tool=call.name, action="deny", reason_code="episode_ended",
                  message=f"not run: {why} earlier in this response")
+
+
+def _question(call: ToolCall, rec: Recorder, terminal: str | None) -> tuple[str, str] | None:
+    """``(channel, question)`` when the meta call ``call`` asked the user something: a
+    ``request_user_decision`` that ended the episode unanswered (``terminal`` ``clarify``), or
+    a ``request_context`` that no context document could serve (denied ``not_available``
+    under ``meta``, ``unavailable`` under ``tool``); else ``None``."""
+    args = call.arguments or {}
+    mtype = str(args.get("type", "")) if call.name == "meta_request" else call.name
+    if terminal == "clarify":
+        return mtype or "request_user_decision", str(args.get("question") or args.get("reason") or "")
+    if terminal is not None or mtype != "request_context":
+        return None
+    for e in reversed(rec.log.events):
+        if type(e) is MetaRequestUpdated and e.detail.get("call_id") == call.id:
+            response = e.detail.get("response") or {}
+            if e.detail.get("code") == "not_available" or response.get("status") == "unavailable":
+                return "request_context", str(args.get("target") or args.get("reason") or "")
+            return None
+    return None
 
 
 @dataclass(frozen=True, slots=True)
@@ -264,6 +291,7 @@ def run_episode(
     gate: AutonomyGate | None = None,
     approvals: ApprovalPolicy | None = None,
     history: tuple[dict[str, Any], ...] = (),
+    user: SimulatedUser | None = None,
 ) -> EpisodeRun:
     """Run one episode to its end.
 
@@ -284,6 +312,8 @@ def run_episode(
         approvals: The approval policy, or ``None`` when nothing needs approval.
         history: Earlier turns of the conversation shown before ``user_message`` (the
             :class:`~evalkit.runtime.events.UserMessage`'s ``history``; empty: none).
+        user: The simulated user who answers a question (a side with a follow-up), or
+            ``None``: a question ends the episode.
 
     Returns:
         The :class:`EpisodeRun`; errors are recorded in the log, not raised.
@@ -307,7 +337,10 @@ def run_episode(
     pieces = CallPieces(rec, executor, limits, gate, approvals, meta_handler)
     before_turn = getattr(meta_handler, "before_turn", None)
     last_text: str | None = None
-    for turn in range(1, limits.max_turns + 1):
+    end = limits.max_turns
+    turn = 0
+    while turn < end:
+        turn += 1
         if before_turn is not None and turn > 1:
             terminal = before_turn(rec, turn)
             if terminal is not None:
@@ -374,6 +407,9 @@ def run_episode(
             rec.emit(ToolCallTagged, turn, **tagged)
         withheld = out.stop_reason in WITHHELD
         last_text = out.refusal if withheld and out.refusal is not None else out.text
+        if not out.tool_calls and not withheld and user is not None and asks_in_text(out.text):
+            end = user.reply(rec, turn, channel="text", question=out.text or "") or end
+            continue
         if not out.tool_calls or withheld:
             # a refusal or a provider's content filter is not the model's decision (C17, F05)
             for call in out.tool_calls:
@@ -386,6 +422,13 @@ def run_episode(
             action = Action("deny", call, None, "truncated_tool_call", TRUNCATED) if truncated \
                 else controller.decide(call, rec.view)
             ending = step_call(action, turn, pieces)
+            if action.kind == "meta" and user is not None:
+                terminal = ending.terminal if ending is not None and ending.reason == "meta_terminal" else None
+                asked = _question(call, rec, terminal)
+                if asked is not None:
+                    _not_run(rec, turn, out.tool_calls[index + 1:], f"{call.name} asked the user")
+                    end = user.reply(rec, turn, channel=asked[0], question=asked[1], call_id=call.id) or end
+                    break
             if ending is not None:
                 why = f"{call.name} ended the episode" if ending.reason == "meta_terminal" \
                     else "the autonomy gate ended the episode"
@@ -393,5 +436,5 @@ def run_episode(
                 rec.emit(EpisodeEnded, turn, reason=ending.reason, final_text=out.text, terminal=ending.terminal,
                          **ending.extra)
                 return EpisodeRun(rec.log, state)
-    rec.emit(EpisodeEnded, limits.max_turns, reason="loop_limit", final_text=last_text)
+    rec.emit(EpisodeEnded, end, reason="loop_limit", final_text=last_text)
     return EpisodeRun(rec.log, state)

@@ -44,7 +44,8 @@ Every ``denied`` response carries the reason and a non-empty list of alternative
 model need not repeat itself. A request is bound to the state version it was made at; if
 the state changes while it is still open, it ``expired`` (:meth:`MetaProtocol.on_state_change`).
 ``request_user_decision`` is answered by the scenario's simulated user at the start of the
-next turn (or, with no answer, expires and ends the episode as ``clarify``);
+next turn (or, with no answer, expires and ends the episode as ``clarify``; on a side with a
+follow-up it is ``fulfilled`` and the user answers in the next user message);
 ``declare_blocked`` ends the episode as ``abstain`` with its safe partial output.
 """
 
@@ -128,6 +129,9 @@ class MetaEnvironment:
         review: The independent reviewer's verdict, or ``None`` when there is no reviewer.
         scope: Permissions within the task's scope (the domain's).
         tools: Names of the episode's registered task tools.
+        user_follows_up: The side has a follow-up: a question the scenario's answers do not
+            cover is answered by the simulated user in the next user message
+            (:mod:`evalkit.runtime.followup`), so the request is ``fulfilled``, not ``expired``.
     """
 
     user_answers: Mapping[str, str] = field(default_factory=dict)
@@ -136,6 +140,7 @@ class MetaEnvironment:
     review: str | None = None
     scope: tuple[str, ...] = ()
     tools: tuple[str, ...] = ()
+    user_follows_up: bool = False
 
     def answer(self, target: str | None) -> str | None:
         """The simulated user's answer for ``target`` (or the ``default`` one), or ``None``."""
@@ -409,6 +414,9 @@ class MetaProtocol:
         self._emit(recorder, turn, req, "needs_user", response={
             "decision": "needs_user", "question": req.question, "options": list(req.options)})
         answer = self.env.answer(req.target)
+        if answer is None and self.env.user_follows_up:
+            self._emit(recorder, turn, req, "fulfilled", note="the user answers in the next message")
+            return "clarify"
         if answer is None:
             self._emit(recorder, turn, req, "expired", note="the simulated user gave no answer")
             return "clarify"

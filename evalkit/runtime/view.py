@@ -50,6 +50,7 @@ from evalkit.runtime.events import (
     PermissionChanged,
     ToolExecuted,
 )
+from evalkit.runtime.followup_events import PhaseStarted, UserQuestion
 
 TERMINAL_META = frozenset({"denied", "fulfilled", "failed", "expired"})
 """Meta-request states after which a request is closed (DESIGN §3)."""
@@ -384,6 +385,12 @@ def apply(view: View, event: Event) -> View:
         return _replace(view, money=view.money + event.amount)
     if et is EpisodeEnded:
         return _replace(view, ended=True)
+    if et is UserQuestion:  # a reply that supplies the missing information is a user answer
+        return _replace(view, answers=view.answers + 1) if event.answered else view
+    if et is PhaseStarted:  # the follow-up phase has its own turn limit, counted from its start
+        limits = dict(view.limits)
+        limits["max_turns"] = event.turn + event.max_turns
+        return _replace(view, limits=tuple(sorted(limits.items())))
     return view
 
 

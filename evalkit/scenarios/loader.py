@@ -376,6 +376,16 @@ def _check_abstain(pair: Pair, file: str, tools: dict[str, Any], domain_name: st
         spec = tools.get(name)
         if spec is None or spec.kind != "commit":
             raise ScenarioError(file, pair.id, "abstain.expected.critical_tools", f"{name!r} is not a commit tool of {domain_name}")
+    if abstain.followup is not None:
+        for i, call in enumerate(abstain.followup.plan):
+            if call.tool not in tools:
+                raise ScenarioError(file, pair.id, f"abstain.followup.plan.{i}.tool",
+                                    f"domain {domain_name} has no tool {call.tool!r}")
+        for i, exp in enumerate(abstain.followup.expected.commits):
+            spec = tools.get(exp.tool)
+            if spec is None or spec.kind != "commit":
+                raise ScenarioError(file, pair.id, f"abstain.followup.expected.commits.{i}.tool",
+                                    f"{exp.tool!r} is not a commit tool of {domain_name}")
 
 
 def suite_files(paths: Iterable[str | Path]) -> list[Path]:

@@ -192,6 +192,55 @@ class EarlierTurn(_Strict):
     answer: str = ""
 
 
+class FollowupExpected(_Strict):
+    """What the agent must do once the simulated user has answered (the continuation).
+
+    ``commits`` must all be executed, with matching arguments, after the answer, and no
+    other commit may execute; ``state_checks`` must hold on the final state.
+    """
+
+    commits: list[CommitExpectation] = Field(min_length=1)
+    state_checks: list[StateCheck] = Field(default_factory=list)
+
+
+class Followup(_Strict):
+    """The simulated user's answer to a clarifying question, and what must follow it.
+
+    A should-clarify side with a follow-up does not end at the question: the runtime gives
+    ``answer`` as the next user turn and the episode goes on (:mod:`evalkit.runtime.followup`);
+    the continuation is scored against ``expected`` (recovery, :mod:`evalkit.metrics.followup`).
+    Deterministic: the same answer every time. The idea follows BFCL's missing-parameter
+    entries, whose next turn carries the user's answer and the calls expected after it.
+
+    Attributes:
+        answer: What the cooperative user says: the missing value, the chosen reading, the
+            confirmation (it must supply what the perturbation removed).
+        unhelpful_answer: What the unhelpful user says instead (``None``: the standard
+            :data:`evalkit.runtime.followup.UNHELPFUL_ANSWER`).
+        plan: The calls a good agent makes after the answer (the scripted oracle plays
+            them); default: the expected commits as calls.
+        expected: The commits and state checks expected after the answer.
+    """
+
+    answer: str = Field(min_length=1)
+    unhelpful_answer: str | None = Field(default=None, min_length=1)
+    plan: list[PlannedCall] = Field(default_factory=list)
+    expected: FollowupExpected
+
+    @model_validator(mode="after")
+    def _plan_makes_the_commits(self) -> "Followup":
+        for i, commit in enumerate(self.expected.commits):
+            if self.plan and not any(c.tool == commit.tool and all(c.args.get(k) == v for k, v in commit.args.items())
+                                     for c in self.plan):
+                raise ValueError(f"expected.commits[{i}] ({commit.tool}) is made by no call of `plan`")
+        return self
+
+    @property
+    def calls(self) -> list[PlannedCall]:
+        """The calls after the answer: ``plan``, else the expected commits as calls."""
+        return list(self.plan) or [PlannedCall(tool=c.tool, args=dict(c.args)) for c in self.expected.commits]
+
+
 class _VariantBase(_Strict):
     user: str = Field(min_length=1)
     history: list[EarlierTurn] = Field(default_factory=list)
@@ -207,7 +256,7 @@ class _VariantBase(_Strict):
     user_answers: dict[str, str] = Field(default_factory=dict)
     """The simulated user's answers to ``request_user_decision``, by target (``default``
     answers any target). An answered request does not end the episode: leave it empty on
-    pairs whose expected decision is ``clarify``."""
+    pairs whose expected decision is ``clarify`` (their answer is ``abstain.followup``)."""
     budgets: Budgets | None = None
     """Per-episode budgets for this variant, over the pair's and the run's."""
     approvals: ApprovalPolicy | None = None
@@ -235,9 +284,25 @@ class ActVariant(_VariantBase):
 
 
 class AbstainVariant(_VariantBase):
-    """The should-abstain side: one perturbation makes acting wrong."""
+    """The should-abstain side: one perturbation makes acting wrong.
+
+    ``followup`` (only when ``expected.decision`` is ``clarify``): the simulated user's
+    answer to the agent's question and the commits expected after it (:class:`Followup`).
+    """
 
     expected: AbstainExpected
+    followup: Followup | None = None
+
+    @model_validator(mode="after")
+    def _followup_on_clarify(self) -> "AbstainVariant":
+        if self.followup is not None:
+            if self.expected.decision != "clarify":
+                raise ValueError("followup: only a side whose expected decision is clarify has a follow-up "
+                                 f"(this one expects {self.expected.decision})")
+            if self.user_answers:
+                raise ValueError("followup: user_answers also answers request_user_decision; give the answer "
+                                 "once, in followup.answer")
+        return self
 
 
 class ActResistExpected(_Strict):

@@ -3,7 +3,7 @@
 Each check is a function over one pair's :class:`~evalkit.scenarios.checks.base.PairContext`
 (the pair, its domain, its file and its shared plan runs) returning
 :class:`~evalkit.scenarios.checks.base.Issue` records, each naming the file, the pair, the
-field, the criterion (``L1`` … ``L7``) and the severity. :data:`CHECKS` lists them in the
+field, the criterion (``L1`` … ``L8``) and the severity. :data:`CHECKS` lists them in the
 order ``evalkit suite validate`` prints them:
 
 * ``perturbation`` — what differs between the sides, against ``perturbation.kinds`` (L1, L7);
@@ -11,7 +11,9 @@ order ``evalkit suite validate`` prints them:
 * ``scope`` — the act side passes the runtime's checks and the gate with the shipped rules (L3);
 * ``trigger`` — the sides differ in a kind of perturbation the trigger can arise from (L4);
 * ``observability`` — the trigger is observable at ``expected.observable_step`` (L4);
-* ``grounding`` — every commit argument of the acting plans is supported (L5).
+* ``grounding`` — every commit argument of the acting plans is supported (L5);
+* ``followup`` — a should-clarify side's follow-up answers what is missing and its expected
+  commits follow from the conversation (L8, L5).
 
 :func:`check_pairs` runs them over ``(pair, file)`` items (importers and tests use it);
 :func:`check_suite` over a loaded :class:`~evalkit.scenarios.loader.Suite`. Each pair's
@@ -28,7 +30,7 @@ from typing import Any, Callable, Iterable
 from evalkit.harness.episode import RuntimeSetup
 from evalkit.paths import builtin_dir
 from evalkit.rules import load_rule_set
-from evalkit.scenarios.checks import contradiction, grounding, observability, perturbation, scope, trigger
+from evalkit.scenarios.checks import contradiction, followup, grounding, observability, perturbation, scope, trigger
 from evalkit.scenarios.checks.base import CRITERIA, CheckOptions, Issue, PairContext
 from evalkit.scenarios.checks.runs import PairRuns
 from evalkit.scenarios.domains import load_domain
@@ -61,6 +63,7 @@ CHECKS: dict[str, Check] = {c.name: c for c in (
     Check(trigger.NAME, ("L4",), trigger.check, lambda p: not p.is_control),
     Check(observability.NAME, ("L4",), observability.check, lambda p: not p.is_control),
     Check(grounding.NAME, ("L5",), grounding.check, lambda p: True),
+    Check(followup.NAME, ("L8", "L5"), followup.check, followup.applies),
 )}
 """The checks, by name, in report order."""
 

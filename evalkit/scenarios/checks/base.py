@@ -1,6 +1,6 @@
 """What the label checks share: the issue record, the options and one pair's context.
 
-The criteria the checks cite (``L1`` … ``L7``) are written in ``docs/labels.md``.
+The criteria the checks cite (``L1`` … ``L8``) are written in ``docs/labels.md``.
 """
 
 from __future__ import annotations
@@ -26,6 +26,8 @@ CRITERIA: dict[str, str] = {
     "L5": "every expected commit argument is derivable from what the model sees",
     "L6": "the abstain side has no safe, reversible action that fully answers the request, or the pair expects it",
     "L7": "the pair declares its perturbation, and its rationale (why_act, why_abstain)",
+    "L8": "a should-clarify side's follow-up answer supplies what the perturbation removed, and the commits "
+          "expected after it follow from the conversation",
 }
 """The label criteria by id (full text in ``docs/labels.md``)."""
 
@@ -38,7 +40,7 @@ class Issue:
         file: The suite file the pair came from.
         pair_id: The pair's id.
         field: Dotted path of the field at fault (``abstain.expected.observable_step``).
-        criterion: The label criterion it breaks (``L1`` … ``L7``, docs/labels.md).
+        criterion: The label criterion it breaks (``L1`` … ``L8``, docs/labels.md).
         message: What is wrong, in one sentence.
         severity: ``error`` or ``warning``.
         check: The check's name (``perturbation``, ``contradiction`` …).

@@ -351,6 +351,36 @@ def _pair_turn(base: dict[str, Any], base_gt: list[list[str]], k: int) -> tuple[
     return state, plan, commits, history
 
 
+def miss_param_followup(base: dict[str, Any], entry: dict[str, Any], ground_truth: list[list[str]], k: int,
+                        abstain_user: str) -> dict[str, Any] | None:
+    """The abstain side's ``followup`` of a ``miss_param`` pair: the user's answer is turn
+    ``k + 1`` of the perturbed entry and the calls expected after it are that turn's ground
+    truth (BFCL's missing-parameter design: the model asks at turn ``k``, the user answers).
+
+    Returns:
+        ``{answer, plan, expected: {commits}}``, or ``None`` when there is no such turn, it
+        makes no commit, or its answer names none of the commit values the abstain message
+        lacks (the ``followup`` label check's rule, :mod:`evalkit.scenarios.checks.followup`).
+    """
+    from evalkit.metrics.grounding import Evidence, _leaves, is_fact
+    from evalkit.runtime.events import UserMessage
+
+    if k + 1 >= min(len(ground_truth), len(entry["question"])):
+        return None
+    answer = _user(entry["question"][k + 1])
+    built = _pair_turn(base, ground_truth, k + 1) if answer else "no answer"
+    if isinstance(built, str):
+        return None
+    _, plan, commits = built
+    said, told = Evidence([UserMessage(0, 0, content=abstain_user)]), Evidence([UserMessage(0, 0, content=answer)])
+    values = [v for c in commits for _, v in _leaves(c["args"])
+              if v is not None and not isinstance(v, bool) and (not isinstance(v, str) or is_fact(v))]
+    missing = [v for v in values if not said.supports(v)]
+    if missing and not any(told.supports(v) for v in missing):
+        return None
+    return {"answer": answer, "plan": plan, "expected": {"commits": commits}}
+
+
 def _user(turn: list[dict[str, Any]]) -> str:
     return "\n".join(m["content"] for m in turn if m.get("role") == "user").strip()
 
@@ -427,6 +457,9 @@ def import_pairs(limit: int | None = None) -> tuple[list[dict[str, Any]], list[d
                                              "meta_requests": [{"type": "request_user_decision"}],
                                              "reason": "A parameter the request needs is missing from the message; "
                                                        "guessing it commits an unsupported value."}}
+                followup = miss_param_followup(entry, entry2, gt2, k, abstain_user)
+                if followup is not None:
+                    abstain_side["followup"] = followup
             else:
                 abstain_side = {"user": abstain_user, "history": history, "plan": plan,
                                 "hidden_tools": sorted(set(hidden) | set(missing_funcs)),
