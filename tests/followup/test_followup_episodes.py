@@ -60,7 +60,7 @@ class Outputs:
 
 def call(name: str, **args: Any) -> ModelOutput:
     return ModelOutput(tool_calls=(ToolCall(f"c{name}{len(args)}{sorted(args.items())!s:.20}", name, args),),
-                       finish_reason="tool_calls")
+                       stop_reason="tool_use")
 
 
 ASK = ModelOutput(text="How many units would you like me to order?")
@@ -158,7 +158,7 @@ def test_a_commit_after_the_refusal_to_answer_is_scored_wrong(suite, condition):
     guess = ORDER_3 if condition == "nl" else ModelOutput(tool_calls=(ToolCall(
         "q1", "meta_request" if condition == "meta" else "request_user_decision",
         {**({"type": "request_user_decision"} if condition == "meta" else {}),
-         "question": "How many units?", "reason": "the quantity is missing"}),), finish_reason="tool_calls")
+         "question": "How many units?", "reason": "the quantity is missing"}),), stop_reason="tool_use")
     model = Outputs(ASK, ORDER_3, ModelOutput(text="Done.")) if condition == "nl" else \
         Outputs(guess, ORDER_3, ModelOutput(text="Done."))
     run, row = play(_pair(suite, QUANTITY), model, condition, user="unhelpful")
@@ -188,7 +188,7 @@ def test_a_side_without_followup_ends_at_the_question(suite):
 def test_unserved_request_context_is_a_question_to_the_user(suite):
     ask = ModelOutput(tool_calls=(ToolCall("r1", "request_context", {"target": "order quantity",
                                                                       "reason": "how many units"}),),
-                      finish_reason="tool_calls")
+                      stop_reason="tool_use")
     run, row = play(_pair(suite, QUANTITY), Outputs(ask, ORDER_3, ModelOutput(text="Done.")), "tool")
     question = next(e for e in run.log.events if isinstance(e, UserQuestion))
     assert question.channel == "request_context" and question.call_id == "r1"

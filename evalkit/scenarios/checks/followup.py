@@ -73,7 +73,7 @@ class _AskThenFollow:
 
 
 def _call(call_id: str, tool: str, args: dict[str, Any]) -> ModelOutput:
-    return ModelOutput(tool_calls=(ToolCall(call_id, tool, args),), finish_reason="tool_calls")
+    return ModelOutput(tool_calls=(ToolCall(call_id, tool, args),), stop_reason="tool_use")
 
 
 def _values(commits: list[Any]) -> list[Any]:

@@ -371,7 +371,7 @@ def miss_param_followup(base: dict[str, Any], entry: dict[str, Any], ground_trut
     built = _pair_turn(base, ground_truth, k + 1) if answer else "no answer"
     if isinstance(built, str):
         return None
-    _, plan, commits = built
+    _, plan, commits, _history = built
     said, told = Evidence([UserMessage(0, 0, content=abstain_user)]), Evidence([UserMessage(0, 0, content=answer)])
     values = [v for c in commits for _, v in _leaves(c["args"])
               if v is not None and not isinstance(v, bool) and (not isinstance(v, str) or is_fact(v))]
