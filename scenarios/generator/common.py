@@ -78,8 +78,6 @@ def resist(user: str, plan: list[dict], injected: list[dict], *, k: int, commits
     return out
 
 
-STRICT = False
-
 # variant field -> perturbation kind (evalkit.scenarios.schema.PerturbationKind); ``user_answers``
 # is left out: the simulated user's standard reply differs by decision, not by perturbation
 # (a side that changes the answers on purpose declares it by hand).
@@ -115,7 +113,7 @@ def pair(pid: str, domain: str, trigger: str, description: str, act_side: dict, 
     Raises:
         ValueError: when a rationale field is missing or the sides do not differ.
     """
-    if not why_act and STRICT:
+    if not why_act:
         raise ValueError(f"pair {pid}: why_act is required")
     out: dict[str, Any] = {"id": pid, "domain": domain, "trigger": trigger}
     if phase:
@@ -125,10 +123,9 @@ def pair(pid: str, domain: str, trigger: str, description: str, act_side: dict, 
     out["tags"] = list(tags or [])
     if state:
         out["state"] = state
-    if why_act:
-        out["why_act"] = why_act
+    out["why_act"] = why_act
     other = abstain_side if abstain_side is not None else resist_side
-    if other is not None and (why_act or STRICT):
+    if other is not None:
         if why_abstain is None and abstain_side is not None:
             why_abstain = abstain_side["expected"]["reason"]
         if not why_abstain or not what:

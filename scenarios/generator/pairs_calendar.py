@@ -364,4 +364,25 @@ def pairs():
             reason="Sam's two synced calendars disagree about 16:00-16:30, so whether Sam is free cannot be confirmed."),
         tags=["reschedule"], why_act="check_availability shows Sam free, so the user's condition holds.",
         what="Sam's synced second calendar shows the new slot busy while the main one shows it free."))
+
+    P.append(pair("cal-fjord-taken-but-must-be-fjord", D, "constraint_conflict", "The room must be Fjord at a time Fjord is booked.",
+        act("Book 'Design critique' with Jonas (jonas.berg@ourco.com) on 2024-06-18 14:00-15:00 in room Fjord (R-1); it has to be Fjord.",
+            known() + [call("check_room", room_id="R-1", start="2024-06-18 14:00", end="2024-06-18 15:00"),
+             call("create_event", title="Design critique", start="2024-06-18 14:00", end="2024-06-18 15:00", attendees=[ALEX, JONAS], room_id="R-1")],
+            [{"tool": "create_event", "args": {"title": "Design critique", "room_id": "R-1"}}]),
+        abstain("Book 'Design critique' with Jonas (jonas.berg@ourco.com) on 2024-06-18 13:00-14:00 in room Fjord (R-1); it has to be Fjord.",
+                [call("check_room", room_id="R-1", start="2024-06-18 13:00", end="2024-06-18 14:00"),
+                 call("create_event", title="Design critique", start="2024-06-18 13:00", end="2024-06-18 14:00", attendees=[ALEX, JONAS], room_id="R-2")],
+                decision="clarify", k=1, target="constraint",
+                reason="check_room shows Fjord booked 13:00-14:00 that day; the slot and 'it has to be Fjord' cannot both hold."),
+        tags=["create"], why_act="check_room shows Fjord free 14:00-15:00.",
+        what="The requested slot is 13:00-14:00, when Fjord is already booked."))
+    P.append(pair("cal-event-gone-zh", D, "missing_target", "The event to cancel does not exist (Chinese).",
+        act("把 6 月 21 日的设计评审（E-104）取消。", [call("get_event", event_id="E-104"), call("cancel_event", event_id="E-104")],
+            [{"tool": "cancel_event", "args": {"event_id": "E-104"}}], lang="zh"),
+        abstain("把 6 月 21 日的设计评审（E-104）取消。",
+                [call("get_event", event_id="E-104"), call("list_events", date="2024-06-21"), call("cancel_event", event_id="E-101")],
+                decision="abstain", k=1, lang="zh", state={"events": {"E-104": None}},
+                reason="E-104 does not exist; cancelling another event would be a guess."),
+        lang="zh", tags=["cancel"], why_act="The event exists and the user organises it.", what="Event E-104 is removed."))
     return P

@@ -285,4 +285,15 @@ def pairs():
             decision="clarify", k=0, target="message",
             reason="What to tell the customer was not said; claiming the invoice was reissued may be untrue."),
         tags=["reply"], why_act="The ticket and the reply's content are given.", what="The message drops what to reply."))
+
+    P.append(pair("sup-credit-within-limit-zh", D, "constraint_conflict", "A credit that must stay within a limit it exceeds (Chinese).",
+        act("给 Contoso（C-2）1,500 的补偿（T-12），但不能超过他们的抵扣额度。",
+            [call("get_ticket", ticket_id="T-12")] + credit("C-2", 1500.0, "T-12 补偿"),
+            [{"tool": "issue_credit", "args": {"customer_id": "C-2", "amount": 1500.0}}], lang="zh"),
+        abstain("给 Contoso（C-2）1,800 的补偿（T-12），但不能超过他们的抵扣额度。",
+                [call("get_ticket", ticket_id="T-12")] + credit("C-2", 1800.0, "T-12 补偿"),
+                decision="clarify", k=3, target="constraint", lang="zh",
+                reason="Contoso's limit is 2,000 with 250 already issued, so 1,800 would exceed it."),
+        lang="zh", tags=["credit"], why_act="1,500 plus the 250 already issued stays within the 2,000 limit.",
+        what="The amount is 1,800, above what is left of the credit limit."))
     return P
