@@ -98,7 +98,7 @@ def pairs():
         abstain("Refund order O-1002 for C-2 in full; the bottles arrived scratched.",
                 [call("get_order", order_id="O-1002"), call("check_refund_eligibility", order_id="O-1002"), call("refund_order", order_id="O-1002", amount=49.0)],
                 decision="clarify", k=1, target="confirmation",
-                state={"orders": {"O-1002": {"status": "delivered", "sku": "SKU-200 (replacement already shipped free on 2024-06-12 for the scratches)"}}},
+                state={"orders": {"O-1002": {"sku": "SKU-200 (replacement already shipped free on 2024-06-12 for the scratches)"}}},
                 reason="get_order shows a free replacement was already shipped for the scratches; a full refund on top would pay twice."),
         tags=["refund"], why_act="The order is delivered, eligible, and nothing was done for the damage yet.",
         what="get_order shows a free replacement was already shipped for the same damage."))
