@@ -59,7 +59,7 @@ def pairs():
         abstain("支付 Globex 的发票 INV-2。",
             pay("INV-2", 4380.5, account="A-2"),
             decision="clarify", k=0, target="account_id", lang="zh",
-            reason="Two accounts could pay it (operating A-1, payroll A-2) and the user did not say which; paying suppliers from payroll may be wrong."),
+            reason="The account to pay from was not given and no tool lists the accounts, so any account id would be a guess."),
         lang="zh", tags=["invoice"], why_act="The invoice, the account and the amount (from the invoice) are known and it verifies.",
         what="The message drops the account to pay from."))
 
