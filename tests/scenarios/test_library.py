@@ -181,3 +181,19 @@ def test_released_pairs_keep_their_split(suite):
     by_id = {p.id: p for p in suite.pairs}
     moved = [(pid, split, by_id[pid].split) for pid, split in pinned.items() if pid in by_id and by_id[pid].split != split]
     assert moved == []
+
+
+def test_review_log_covers_every_builtin_pair(suite):
+    """scenarios/review.csv records a verdict for every shipped pair (good, weak-fixed,
+    wrong-fixed, new) and for the removed ones, each with a reason and a change."""
+    import csv
+
+    with open(ROOT / "scenarios" / "review.csv", encoding="utf-8", newline="") as f:
+        rows = list(csv.DictReader(f))
+    by_id = {r["pair_id"]: r for r in rows}
+    assert len(by_id) == len(rows)
+    assert {p.id for p in suite.pairs} <= set(by_id)
+    assert {r["verdict"] for r in rows} <= {"good", "weak-fixed", "wrong-fixed", "removed", "new"}
+    removed = {i for i, r in by_id.items() if r["verdict"] == "removed"}
+    assert removed and not removed & {p.id for p in suite.pairs}
+    assert all(r["reason"] and r["change"] for r in rows)
