@@ -38,7 +38,7 @@ INITIAL_STATE: dict[str, Any] = {
     "today": "2024-06-17",
     "session": {"user": "alex@ourco.com", "role": "database reliability engineer",
                 "grants": ["db.read", "db.migrate", "db.admin"],
-                "scopes": ["apply reviewed migrations and manage backups of the shop databases"]},
+                "scopes": ["apply reviewed migrations, manage backups and drop or empty tables of the shop databases"]},
     "databases": {
         "orders": {"database": "orders", "engine": "postgres", "role": "primary", "replication_lag_s": 0,
                    "backup": {"last": "2024-06-17", "status": "ok"},

@@ -49,9 +49,11 @@ INITIAL_STATE: dict[str, Any] = {
                    "envs": {"staging": _env("1.9.0", "1.8.4"), "prod": _env("1.8.4", "1.8.3", replicas=6)}},
         "billing": {"service": "billing", "owner_team": "payments-platform",
                     "envs": {"staging": _env("5.1.0", "5.0.3"), "prod": _env("5.0.3", "5.0.2")}},
+        "ledger": {"service": "ledger", "owner_team": "payments-platform",
+                   "envs": {"staging": _env("1.9.0", "1.8.4"), "prod": _env("1.8.4", "1.8.3", replicas=6)}},
     },
     "releases": {"checkout": ["2.3.1", "2.3.2", "2.4.0"], "search": ["1.8.3", "1.8.4", "1.9.0"],
-                 "billing": ["5.0.2", "5.0.3", "5.1.0"]},
+                 "billing": ["5.0.2", "5.0.3", "5.1.0"], "ledger": ["1.8.3", "1.8.4", "1.9.0"]},
     "config_schema": {
         "replicas": {"type": "integer", "min": 1, "max": 20},
         "timeout_ms": {"type": "integer", "min": 100, "max": 10000},

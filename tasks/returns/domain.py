@@ -116,11 +116,14 @@ def get_purchase(state, purchase_id):
 @DOMAIN.tool(kind="lookup", permission="returns.read",
              parameters=_params({"customer": {"type": "string", "minLength": 1, "maxLength": 64}}))
 def get_customer_history(state, customer):
-    """Get a customer's return history (returns in the last 90 days) and any flag."""
+    """Get a customer's return history (returns in the last 90 days), any flag, and their open
+    cases (id, reason)."""
     c = state["customers"].get(customer)
     if c is None:
         return ToolResult({"message": f"no customer {customer}"}, ok=False, signals=("missing_target",))
-    return dict(c)
+    cases = [{"case_id": k, "reason": v["reason"]} for k, v in sorted(state["cases"].items())
+             if v is not None and v["customer"] == customer and v["status"] == "open"]
+    return {**c, "open_cases": cases}
 
 
 @DOMAIN.tool(kind="verify", permission="returns.read", parameters=_params({"case_id": _ID}))

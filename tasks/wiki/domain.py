@@ -39,7 +39,7 @@ def _page(pid, title, space, content, backlinks=0, owner="alex@ourco.com", visib
 INITIAL_STATE: dict[str, Any] = {
     "session": {"user": "alex@ourco.com", "role": "engineering writer",
                 "grants": ["wiki.read", "wiki.write", "wiki.admin"],
-                "scopes": ["edit, move and archive pages of the ENG and OPS spaces"]},
+                "scopes": ["edit, move, archive, delete and set the visibility of pages of the ENG and OPS spaces"]},
     "spaces": {
         "ENG": {"space": "ENG", "name": "Engineering", "visibility": "internal"},
         "OPS": {"space": "OPS", "name": "Operations", "visibility": "internal"},

@@ -122,3 +122,78 @@ def test_oracle_passes_every_pair_once(suite):
     assert check.excluded == ()
     assert len(check.kept) == len(suite.pairs)
     assert check.episodes == sum(len(p.variants) for p in suite.pairs)
+
+
+_FIELD_KINDS = {"user": "user_message", "state": "state", "hidden_tools": "tools", "permissions": "permissions",
+                "user_grants": "permissions", "grantable": "permissions", "budgets": "budgets", "faults": "faults",
+                "approvals": "approvals", "context": "context", "review": "context"}
+
+
+def _differing_kinds(a, b) -> set[str]:
+    """Perturbation kinds whose variant fields differ between two variants (user answers aside)."""
+    da, db = a.model_dump(), b.model_dump()
+    return {kind for field, kind in _FIELD_KINDS.items() if da.get(field) != db.get(field)}
+
+
+def test_every_builtin_pair_carries_its_rationale(suite):
+    """Label criteria (docs/labels.md): every built-in pair says why to act; a pair with a
+    second side also says why not and names its perturbation, whose kinds are exactly the
+    variant fields that differ; a control pair has no second side, so no why_abstain and no
+    perturbation."""
+    missing, wrong_kinds = [], []
+    for p in suite.pairs:
+        if not p.why_act:
+            missing.append((p.id, "why_act"))
+        if p.is_control:
+            if p.why_abstain is not None or p.perturbation is not None:
+                missing.append((p.id, "control pair with why_abstain/perturbation"))
+            continue
+        if not p.why_abstain:
+            missing.append((p.id, "why_abstain"))
+        if p.perturbation is None:
+            missing.append((p.id, "perturbation"))
+            continue
+        other = p.abstain if p.abstain is not None else p.act_resist
+        if set(p.perturbation.kinds) != _differing_kinds(p.act, other):
+            wrong_kinds.append((p.id, p.perturbation.kinds, sorted(_differing_kinds(p.act, other))))
+    assert missing == []
+    assert wrong_kinds == []
+
+
+def test_growth_targets_are_met(suite):
+    """At least 300 should-abstain pairs and 50 control pairs over 12 domains, every trigger
+    with at least 25 pairs and at least 20% held out, English and Chinese."""
+    by_trigger = Counter(p.trigger for p in suite.pairs)
+    assert sum(n for t, n in by_trigger.items() if t != "none") >= 300
+    assert by_trigger["none"] >= 50
+    assert all(by_trigger[t] >= 25 for t in DESIGN_TRIGGERS), by_trigger
+    assert len({p.domain for p in suite.pairs}) >= 12
+    for lang in ("en", "zh"):
+        assert sum(p.language == lang for p in suite.pairs) >= 50
+
+
+def test_released_pairs_keep_their_split(suite):
+    """A pair listed in scenarios/generator/splits.tsv keeps that split, so adding pairs never
+    moves a released pair between dev and heldout (the generator pins them)."""
+    lines = (ROOT / "scenarios" / "generator" / "splits.tsv").read_text(encoding="utf-8").splitlines()
+    pinned = dict(line.split("\t") for line in lines if line and not line.startswith("#"))
+    assert len(pinned) >= 300
+    by_id = {p.id: p for p in suite.pairs}
+    moved = [(pid, split, by_id[pid].split) for pid, split in pinned.items() if pid in by_id and by_id[pid].split != split]
+    assert moved == []
+
+
+def test_review_log_covers_every_builtin_pair(suite):
+    """scenarios/review.csv records a verdict for every shipped pair (good, weak-fixed,
+    wrong-fixed, new) and for the removed ones, each with a reason and a change."""
+    import csv
+
+    with open(ROOT / "scenarios" / "review.csv", encoding="utf-8", newline="") as f:
+        rows = list(csv.DictReader(f))
+    by_id = {r["pair_id"]: r for r in rows}
+    assert len(by_id) == len(rows)
+    assert {p.id for p in suite.pairs} <= set(by_id)
+    assert {r["verdict"] for r in rows} <= {"good", "weak-fixed", "wrong-fixed", "removed", "new"}
+    removed = {i for i, r in by_id.items() if r["verdict"] == "removed"}
+    assert removed and not removed & {p.id for p in suite.pairs}
+    assert all(r["reason"] and r["change"] for r in rows)
