@@ -145,6 +145,7 @@ MEAN_UNITS: tuple[tuple[str, str], ...] = (
     ("latency_s", "seconds"),
     ("usd", "USD"),
     ("cost", "USD"),
+    ("questions", "questions"),
 )
 """``(part of the name, unit)`` of the **mean** metrics, first match wins: each is a mean,
 percentile or total of a non-negative per-episode quantity (lag, tool calls, tokens, seconds,

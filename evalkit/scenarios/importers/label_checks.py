@@ -38,8 +38,10 @@ from typing import Any, Iterable
 
 from evalkit.scenarios.schema import Pair
 
-ANNOTATIONS = frozenset({"plan", "expected", "injected_plan"})
-"""Variant fields that describe the right outcome, not the model's input."""
+ANNOTATIONS = frozenset({"plan", "expected", "injected_plan", "followup"})
+"""Variant fields that describe the right outcome, not the model's input (``followup`` is
+the simulated user's reply once the agent has asked: it comes after the decision the
+labels are about)."""
 _RESOLVED = frozenset({"hidden_tools", "state", "permissions", "budgets"})
 
 
