@@ -1,8 +1,8 @@
 """Counting a suite: the trigger × phase × domain table and the library's minimums.
 
-The built-in library must meet the minimums of the issue "scenario library" (DESIGN §6):
-at least 300 pairs over at least 12 domains; every trigger of DESIGN §6 with at least 20
-pairs; at least 30 control pairs (trigger ``none``: no extra request needed); a held-out
+The built-in library must meet these minimums (DESIGN §6; docs/labels.md): at least 300
+should-abstain pairs over at least 12 domains; every trigger of DESIGN §6 with at least 25
+pairs; at least 50 control pairs (trigger ``none``: no extra request needed); a held-out
 split of at least 20% of each trigger's pairs; user messages in English and Chinese.
 :func:`check_minimums` reports each as ``(name, value, required, ok)``; ``evalkit suite
 validate`` prints them under the count table (``--strict`` turns a miss into exit code 1).
@@ -22,12 +22,13 @@ DESIGN_TRIGGERS: tuple[str, ...] = tuple(t for t in TRIGGERS if t != "none")
 
 @dataclass(frozen=True)
 class Minimums:
-    """The library's minimums (issue "scenario library")."""
+    """The built-in library's minimums (module docstring)."""
 
     pairs: int = 300
+    should_abstain: int = 300
     domains: int = 12
-    per_trigger: int = 20
-    control: int = 30
+    per_trigger: int = 25
+    control: int = 50
     heldout_share: float = 0.20
     languages: tuple[str, ...] = ("en", "zh")
 
@@ -65,12 +66,15 @@ def check_minimums(pairs: Iterable[Any], minimums: Minimums = Minimums()) -> lis
     pairs = list(pairs)
     by_trigger = Counter(p.trigger for p in pairs)
     held = Counter(p.trigger for p in pairs if p.split == "heldout")
+    abstain = sum(1 for p in pairs if p.trigger != "none")  # a trigger makes acting as asked wrong
     out: list[tuple[str, str, str, bool]] = [
         ("pairs", str(len(pairs)), f">= {minimums.pairs}", len(pairs) >= minimums.pairs),
         ("domains", str(len({p.domain for p in pairs})), f">= {minimums.domains}",
          len({p.domain for p in pairs}) >= minimums.domains),
         ("control pairs (trigger none)", str(by_trigger["none"]), f">= {minimums.control}",
          by_trigger["none"] >= minimums.control),
+        ("should-abstain pairs (a trigger, not control)", str(abstain), f">= {minimums.should_abstain}",
+         abstain >= minimums.should_abstain),
     ]
     for t in DESIGN_TRIGGERS:
         out.append((f"{t} ({TRIGGER_PHASE[t]})", str(by_trigger[t]), f">= {minimums.per_trigger}",

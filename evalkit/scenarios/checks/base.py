@@ -77,7 +77,7 @@ class CheckOptions:
     """
 
     undeclared: Severity = "warning"
-    undeclared_builtin: Severity = "warning"
+    undeclared_builtin: Severity = "error"
     setup: RuntimeSetup | None = None
 
     @classmethod
