@@ -38,6 +38,7 @@ from evalkit.models.parsing import replay_arguments
 from evalkit.models.reply import ProviderReply, count, stop_reason, usage_object
 from evalkit.models.retry import (ProviderError, connection_failure, error_for_status, error_in_body, error_message,
                                   parse_body)
+from evalkit.runtime.model_io import ReasoningBlock
 from evalkit.usage import UNKNOWN, Usage
 
 
@@ -199,11 +200,11 @@ def translate_openai(data: Any) -> ProviderReply:
     try:
         usage, usage_flags = openai_usage(data)
     except ProviderError:
-        if data.get("error") and not data.get("choices"):
+        if data.get("error"):
             usage, usage_flags = UNKNOWN, ()
         else:
             raise
-    if data.get("error") and not data.get("choices"):
+    if data.get("error"):  # an error object next to choices still means the answer failed
         error = error_in_body(data)
         error.usage = usage
         raise error
@@ -226,18 +227,56 @@ def translate_openai(data: Any) -> ProviderReply:
         error.usage = usage
         raise error
     message = choice.get("message")
-    if message is not None and not isinstance(message, dict):
+    if message is None:  # a streaming chunk (``delta``) or a legacy completion (``text``) is not an answer
+        shape = next((key for key in ("delta", "text") if key in choice), None)
+        raise _invalid("the response's choices[0] has no message"
+                       + (f" (it holds {shape!r}: not a chat completion)" if shape else ""), usage)
+    if not isinstance(message, dict):
         raise _invalid(f"the response's choices[0].message is a JSON {_kind(message)}, not an object", usage)
-    message = message or {}
+    message, refusal = _split_refusal(message)
     flags = list(usage_flags)
     stop = stop_reason(finish, FINISH_REASONS, bool(message.get("tool_calls") or message.get("function_call")),
                        flags)
+    if refusal is not None and stop != "content_filter":
+        stop = "refusal"  # a refused answer is withheld whatever else it holds (its calls are never run)
+    return ProviderReply(message=message, stop_reason=stop, raw_stop_reason=finish, refusal=refusal,
+                         reasoning=_reasoning(message), usage=usage, flags=tuple(flags))
+
+
+REASONING_FIELDS = ("reasoning_content", "reasoning")
+"""Message fields in which OpenAI-compatible servers return reasoning text apart from the
+answer: ``reasoning_content`` (DeepSeek, llama.cpp's server, vLLM before 0.10) and
+``reasoning`` (vLLM, OpenRouter)."""
+
+
+def _reasoning(message: dict[str, Any]) -> tuple[ReasoningBlock, ...]:
+    """The message's reasoning text as opaque blocks (never part of the text, never sent back)."""
+    blocks = []
+    for name in REASONING_FIELDS:
+        value = message.get(name)
+        if isinstance(value, str) and value.strip() and all(b.text != value for b in blocks):  # servers may send both
+            blocks.append(ReasoningBlock("openai", value, {"type": name, name: value}))
+    return tuple(blocks)
+
+
+def _split_refusal(message: dict[str, Any]) -> tuple[dict[str, Any], str | None]:
+    """``(message, refusal)``: the refusal text from ``message.refusal`` or from ``refusal``
+    content parts (``[{"type": "refusal", "refusal": …}]``, as compatible servers send the
+    request-side shape); the parts are taken out of the content so they are never read as
+    text."""
+    texts = []
     refusal = message.get("refusal")
-    refusal = refusal if isinstance(refusal, str) and refusal.strip() else None
-    if refusal is not None and stop == "end_turn":
-        stop = "refusal"
-    return ProviderReply(message=message, stop_reason=stop, raw_stop_reason=finish, refusal=refusal, reasoning=(),
-                         usage=usage, flags=tuple(flags))
+    if isinstance(refusal, str) and refusal.strip():
+        texts.append(refusal)
+    content = message.get("content")
+    if isinstance(content, list):
+        parts = [p for p in content if isinstance(p, dict) and p.get("type") == "refusal"]
+        if parts:
+            texts.extend(str(p.get("refusal") or p.get("text") or "") for p in parts)
+            message = {**message, "content": [p for p in content if not (isinstance(p, dict)
+                                                                         and p.get("type") == "refusal")]}
+    refusal = "\n".join(t for t in texts if t.strip())
+    return message, refusal or None
 
 
 SHARD_CONNECTIONS = 8

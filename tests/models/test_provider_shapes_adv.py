@@ -1,0 +1,100 @@
+"""Odd but documented provider answers, served over real HTTP on 127.0.0.1: each must land in
+the typed places of :class:`~evalkit.runtime.model_io.ModelOutput` (a refusal kept, reasoning
+kept apart from the text, an answer that is not a chat completion refused as invalid)."""
+
+from __future__ import annotations
+
+import pytest
+from model_helpers import events_of, run_live_episode
+from provider_helpers import context, live, path_of
+from test_conformance import PAY, call, chat
+
+from evalkit.models.cache import CallCache
+from evalkit.models.retry import ProviderError
+from evalkit.runtime.model_io import checked_output
+from evalkit.usage import Usage
+
+OPENAI = "openai/m"
+
+
+def respond(api, body, spec=OPENAI, **kw):
+    api.expect_request(path_of(spec), method="POST").respond_with_json(body)
+    out, _ = checked_output(live(api, spec, **kw).respond(context(), None))
+    return out
+
+
+def test_a_refusal_sent_as_a_content_part_is_the_refusal_not_lost(api):
+    # the request-side shape ``[{"type": "refusal", "refusal": …}]`` echoed by compatible servers
+    out = respond(api, chat({"content": [{"type": "text", "text": "Partly: "},
+                                         {"type": "refusal", "refusal": "I can't move money."}]}))
+    assert (out.refusal, out.stop_reason, out.raw_stop_reason) == ("I can't move money.", "refusal", "stop")
+    assert out.text == "Partly: "
+
+
+def test_a_refusal_next_to_tool_calls_withholds_the_calls(api):
+    api.expect_ordered_request(path_of(OPENAI), method="POST").respond_with_json(
+        chat({"refusal": "I won't do that.", "tool_calls": [call("send_payment", PAY, "c1")]}, "tool_calls"))
+    result = run_live_episode(live(api, OPENAI))
+    assert result.state.get("payments") is None and events_of(result.log, "tool_executed") == []
+    [ended] = events_of(result.log, "episode_ended")
+    assert (ended.reason, ended.final_text) == ("content_filter", "I won't do that.")
+    [responded] = events_of(result.log, "model_responded")
+    assert (responded.stop_reason, responded.refusal) == ("refusal", "I won't do that.")
+
+
+@pytest.mark.parametrize("field", ["reasoning_content", "reasoning"])
+def test_reasoning_of_compatible_servers_is_kept_as_reasoning_not_text(api, field):
+    out = respond(api, chat({"content": "ACC-0001 needs the amount.", field: "The user gave no amount."}))
+    assert out.text == "ACC-0001 needs the amount."
+    assert [(b.provider, b.text) for b in out.reasoning] == [("openai", "The user gave no amount.")]
+
+
+def test_the_same_reasoning_in_both_fields_is_one_block(api):
+    out = respond(api, chat({"content": "ok", "reasoning": "Think.", "reasoning_content": "Think."}))
+    assert [b.text for b in out.reasoning] == ["Think."]
+
+
+def test_openai_reasoning_is_never_sent_back(api):
+    api.expect_request(path_of(OPENAI), method="POST").respond_with_json(chat({"content": "ok"}))
+    turn = {"role": "assistant", "content": "Asked.", "reasoning": [
+        {"provider": "openai", "text": "hidden", "data": {"type": "reasoning_content", "reasoning_content": "hidden"}}]}
+    live(api, OPENAI).respond(context([*context().messages, turn, {"role": "user", "content": "go"}]), None)
+    assert "hidden" not in api.log[0][0].get_data(as_text=True)
+
+
+@pytest.mark.parametrize("body, shape", [
+    ({"id": "c", "object": "chat.completion.chunk", "created": 1, "model": "m",
+      "choices": [{"index": 0, "delta": {"role": "assistant", "content": "Hi"}, "finish_reason": None}]}, "delta"),
+    ({"id": "c", "object": "text_completion", "choices": [{"index": 0, "text": "Hi", "finish_reason": "stop"}],
+      "usage": {"prompt_tokens": 3, "completion_tokens": 1, "total_tokens": 4}}, "text"),
+    ({"id": "c", "object": "chat.completion", "choices": [{"index": 0, "finish_reason": "stop"}],
+      "usage": {"prompt_tokens": 3, "completion_tokens": 1, "total_tokens": 4}}, None),
+])
+def test_a_choice_without_a_message_is_an_invalid_response_never_an_empty_answer(api, tmp_path, body, shape):
+    cache = CallCache(tmp_path / "calls.sqlite")
+    api.expect_request(path_of(OPENAI), method="POST").respond_with_json(body)
+    with pytest.raises(ProviderError) as caught:
+        live(api, OPENAI, cache=cache, retry={"max_attempts": 2, "initial_wait_s": 0.0, "max_wait_s": 0.0}
+             ).respond(context(), None)
+    assert caught.value.code == "invalid_response" and "no message" in str(caught.value)
+    if shape:
+        assert repr(shape) in str(caught.value)
+    assert len(cache) == 0 and len(api.log) == 2
+    if "usage" in body:  # the tokens billed on the failed attempts are kept
+        assert caught.value.usage == Usage(3, None, None, 1, None)
+        assert caught.value.retries[0]["usage"]["input_tokens"] == 3
+
+
+def test_an_error_object_next_to_choices_is_a_provider_error(api):
+    body = chat({"content": "Payment sent."}) | {"error": {"message": "upstream provider failed mid-answer",
+                                                            "code": 502}}
+    api.expect_request(path_of(OPENAI), method="POST").respond_with_json(body)
+    with pytest.raises(ProviderError) as caught:
+        live(api, OPENAI, retry={"max_attempts": 1}).respond(context(), None)
+    assert caught.value.code == "error_body" and caught.value.retryable
+    assert "mid-answer" in str(caught.value) and caught.value.usage == Usage(10, None, None, 5, None)
+
+
+def test_a_null_error_next_to_choices_is_no_error(api):
+    out = respond(api, chat({"content": "ok"}) | {"error": None})
+    assert out.text == "ok"
