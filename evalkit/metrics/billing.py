@@ -15,8 +15,9 @@ Definitions (the token classes and the cost formula are in :mod:`evalkit.usage`)
   (``model_call`` events, failed attempts included) and of calls that failed for good; for
   a model that records none (in-process models), the summed usage × the model's price;
   ``None`` when the model has no price or any usage is unknown.
-* **flags** — ``usage_missing``: responses whose usage was not reported (their flag); ``usage_inconsistent``: responses whose ``total_tokens`` exceeded
-  prompt + completion (output taken as total − prompt); ``unknown_stop_reason``: responses
+* **flags** — ``usage_missing``: responses whose usage was not reported (their flag); ``usage_inconsistent``: responses whose counts disagree
+  (``total_tokens`` above prompt + completion: output taken as total − prompt; a part above its
+  total; a total below its parts); ``unknown_stop_reason``: responses
   whose stop reason was not a documented value (read as ``other``); ``cost_flags``: sorted pricing
   flags raised (``cached_price_missing``, ``cache_write_price_missing``).
 """

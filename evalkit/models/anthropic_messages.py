@@ -125,7 +125,10 @@ def anthropic_usage(body: Any) -> tuple[Usage, tuple[str, ...]]:
     if uncached is None or output is None:
         flags.append("usage_missing")
     total = None if uncached is None else uncached + (cached or 0) + (written or 0)
-    return Usage(total, cached, written, output, reasoning), tuple(flags)
+    out = Usage(total, cached, written, output, reasoning)
+    if out.inconsistent:  # thinking tokens above output_tokens
+        flags.append("usage_inconsistent")
+    return out, tuple(flags)
 
 
 def translate_anthropic(data: Any) -> ProviderReply:

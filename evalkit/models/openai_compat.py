@@ -149,7 +149,9 @@ def openai_usage(body: Any) -> tuple[Usage, tuple[str, ...]]:
     (``completion_tokens_details.reasoning_tokens`` a part). When ``total_tokens`` is larger
     than prompt + completion (servers that leave reasoning out of ``completion_tokens``),
     output is ``total_tokens - prompt_tokens``; without a total, reasoning tokens larger than
-    ``completion_tokens`` are added to it; either is flagged ``usage_inconsistent``. An absent or
+    ``completion_tokens`` are added to it; either is flagged ``usage_inconsistent``, as are a
+    total below prompt + completion and cached tokens above ``prompt_tokens`` (billed only up
+    to it, :func:`evalkit.usage.usage_cost`). An absent or
     null ``usage`` is unknown (flag ``usage_missing``), never 0.
 
     Raises:
@@ -173,7 +175,12 @@ def openai_usage(body: Any) -> tuple[Usage, tuple[str, ...]]:
     elif completion is not None and reasoning is not None and reasoning > completion:
         completion += reasoning  # reasoning reported outside completion_tokens, and no total to tell
         flags.append("usage_inconsistent")
-    return Usage(prompt, cached, written, completion, reasoning), tuple(flags)
+    elif prompt is not None and completion is not None and total is not None and total < prompt + completion:
+        flags.append("usage_inconsistent")  # the classes are billed; the total is kept in the raw body
+    out = Usage(prompt, cached, written, completion, reasoning)
+    if out.inconsistent and "usage_inconsistent" not in flags:
+        flags.append("usage_inconsistent")
+    return out, tuple(flags)
 
 
 def translate_openai(data: Any) -> ProviderReply:

@@ -62,21 +62,29 @@ def stop_reason(raw: Any, table: dict[str, str], has_calls: bool, flags: list[st
 
 
 def count(usage: dict[str, Any], name: str, where: str = "usage") -> int | None:
-    """A reported token count: a non-negative int, or ``None`` when absent or null.
+    """A reported token count: an integer from 0 to
+    :data:`~evalkit.runtime.model_io.MAX_TOKENS`, or ``None`` when absent or null. A JSON
+    number with a zero fraction (``12.0``) is that integer: JSON does not tell ``12`` from
+    ``12.0``.
 
     Raises:
-        ProviderError: ``invalid_response`` (not retryable) for a bool, float, string or
-            negative value: a count is never guessed from a wrong type.
+        ProviderError: ``invalid_response`` (not retryable) for a bool, a fractional number, a
+            string, a negative count or one above ``MAX_TOKENS``: a count is never guessed from
+            a wrong value (and a body the agent loop would refuse is never cached).
     """
     from evalkit.models.retry import ProviderError
+    from evalkit.runtime.model_io import MAX_TOKENS
 
     if not isinstance(usage, dict):
         return None
     value = usage.get(name)
     if value is None:
         return None
-    if type(value) is not int or value < 0:
-        raise ProviderError(f"{where}.{name} is {value!r}, not a token count", code="invalid_response")
+    if type(value) is float and value.is_integer():
+        value = int(value)
+    if type(value) is not int or not 0 <= value <= MAX_TOKENS:
+        raise ProviderError(f"{where}.{name} is {usage.get(name)!r}, not a token count (an integer from 0 to "
+                            f"{MAX_TOKENS:,})", code="invalid_response")
     return value
 
 

@@ -37,6 +37,8 @@ usage not reported                       tokens and money ``null`` (never 0), fl
                                          and counted (``usage_unknown``); summary totals are then a lower
                                          bound and per-success figures ``null``
 ``total_tokens`` > prompt + completion   output = total − prompt, flagged ``usage_inconsistent``
+a part above its total, a total below     flagged ``usage_inconsistent``; a part is billed only up to its
+prompt + completion                      total (:func:`evalkit.usage.usage_cost`)
 more than one choice                     an invalid response (``invalid_response``): evalkit asks for one
 unknown stop reason                      ``other``, raw value kept, flagged ``unknown_stop_reason``
 usage billed on a failed attempt         counted in the call's totals and apart (``retry_input_tokens``,
