@@ -28,7 +28,7 @@ from typing import Any
 
 from evalkit.models.config import ModelSettings
 from evalkit.models.parsing import replay_arguments
-from evalkit.models.reply import ProviderReply, count, stop_reason, usage_object
+from evalkit.models.reply import ProviderReply, count, error_usage, stop_reason, usage_object
 from evalkit.models.retry import (ProviderError, connection_failure, error_for_status, error_in_body, error_message,
                                   parse_body)
 from evalkit.runtime.model_io import ReasoningBlock
@@ -247,8 +247,10 @@ class AnthropicProvider:
             raise connection_failure(exc) from None
         except anthropic.APIStatusError as exc:
             text = exc.response.text if exc.response is not None else ""
-            raise error_for_status(exc.status_code, error_message(exc.body, text or str(exc)),
-                                   dict(exc.response.headers)) from None
+            error = error_for_status(exc.status_code, error_message(exc.body, text or str(exc)),
+                                     dict(exc.response.headers))
+            error.usage = error_usage(text, anthropic_usage)
+            raise error from None
         body = parse_body(raw.http_response.text)
         translate_anthropic(body)  # an error the body reports is raised here, inside the retry policy
         return body

@@ -102,3 +102,24 @@ def usage_object(body: Any) -> tuple[dict[str, Any] | None, list[str]]:
     if not isinstance(usage, dict):
         raise ProviderError(f"usage is a {type(usage).__name__}, not an object", code="invalid_response")
     return usage, []
+
+
+def error_usage(text: str, read: Any) -> Usage | None:
+    """The usage an HTTP error answer's body reports billing, read by the provider's usage
+    function ``read`` (``body -> (Usage, flags)``); ``None`` when the body is not JSON, holds
+    no ``usage`` or a malformed one (an error answer usually bills nothing)."""
+    import json
+
+    from evalkit.models.retry import ProviderError
+
+    try:
+        body = json.loads(text) if text else None
+    except (ValueError, RecursionError):
+        return None
+    if not isinstance(body, dict) or body.get("usage") is None:
+        return None
+    try:
+        usage = read(body)[0]
+    except ProviderError:
+        return None
+    return usage if usage.known else None

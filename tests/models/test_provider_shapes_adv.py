@@ -7,7 +7,7 @@ from __future__ import annotations
 import pytest
 from model_helpers import events_of, run_live_episode
 from provider_helpers import context, live, path_of
-from test_conformance import PAY, call, chat
+from test_conformance import PAY, call, chat, msg
 
 from evalkit.models.cache import CallCache
 from evalkit.models.retry import ProviderError
@@ -98,3 +98,44 @@ def test_an_error_object_next_to_choices_is_a_provider_error(api):
 def test_a_null_error_next_to_choices_is_no_error(api):
     out = respond(api, chat({"content": "ok"}) | {"error": None})
     assert out.text == "ok"
+
+
+def test_a_tool_call_of_another_type_keeps_its_name_and_is_denied_not_run(api):
+    custom = {"id": "c1", "type": "custom", "custom": {"name": "send_payment", "input": "to ACC-0001, 40 EUR"}}
+    api.expect_ordered_request(path_of(OPENAI), method="POST").respond_with_json(
+        chat({"tool_calls": [custom]}, "tool_calls"))
+    api.expect_ordered_request(path_of(OPENAI), method="POST").respond_with_json(chat({"content": "Sorry."}))
+    result = run_live_episode(live(api, OPENAI))
+    assert result.state.get("payments") is None and events_of(result.log, "tool_executed") == []
+    [responded, _] = events_of(result.log, "model_responded")
+    [c] = responded.tool_calls
+    assert c["name"] == "send_payment" and c["parse_error"].startswith("unsupported_call_type: a 'custom'")
+    assert c["arguments"] == "to ACC-0001, 40 EUR"
+    [denied] = events_of(result.log, "action_decided")
+    assert (denied.tool, denied.action, denied.reason_code) == ("send_payment", "deny", "parse_error")
+
+
+@pytest.mark.parametrize("spec, status, usage, expected", [
+    (OPENAI, 500, {"prompt_tokens": 7, "completion_tokens": 3, "total_tokens": 10}, Usage(7, None, None, 3, None)),
+    ("anthropic/m", 529, {"input_tokens": 7, "output_tokens": 3}, Usage(7, None, None, 3, None)),
+    (OPENAI, 429, None, None),
+])
+def test_usage_an_http_error_answer_reports_is_counted_on_the_failed_attempt(api, spec, status, usage, expected):
+    error = {"error": {"message": "upstream failed after generating", "type": "server_error"}}
+    if spec.startswith("anthropic/"):
+        error = {"type": "error", "error": {"type": "overloaded_error", "message": "Overloaded"}}
+    if usage is not None:
+        error["usage"] = usage
+    api.expect_ordered_request(path_of(spec), method="POST").respond_with_json(error, status=status)
+    ok = chat({"content": "ok"}) if spec == OPENAI else msg([{"type": "text", "text": "ok"}])
+    api.expect_ordered_request(path_of(spec), method="POST").respond_with_json(ok)
+    out, _ = checked_output(live(api, spec).respond(context(), None))
+    [retry] = out.extra["retries"]
+    assert retry["status"] == status
+    assert retry["usage"] == (None if expected is None else expected.to_dict())
+    call_ = out.extra["call"]
+    extra_in, extra_out = (0, 0) if expected is None else (7, 3)
+    assert (call_["input_tokens"], call_["output_tokens"]) == (10 + extra_in, 5 + extra_out)
+    assert (call_["retry_input_tokens"], call_["retry_output_tokens"]) == (extra_in, extra_out)
+    # the test price: 1 USD / Mtok in, 2 out
+    assert call_["cost_usd"] == round((10 + extra_in + 2 * (5 + extra_out)) / 1e6, 10)
