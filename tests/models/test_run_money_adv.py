@@ -1,0 +1,66 @@
+"""Money and tokens over whole runs against local servers on 127.0.0.1: calls replayed from
+the cache are shown apart from what a run spent, classes a provider never reports stay null,
+a condition whose usage is all unknown does not blank the known money of the others."""
+
+from __future__ import annotations
+
+from provider_helpers import Endpoint, run_pair
+from test_conformance import chat
+
+PRICED = ("defaults: {retry: {initial_wait_s: 0.01, max_wait_s: 0.02, max_attempts: 3}}\n"
+          "models: {openai/m: {price: {input_per_mtok: 1, output_per_mtok: 2}}}\n")
+ASK = chat({"content": "Which quantity should I order?"})  # 10 in, 5 out: 2e-05 USD
+
+
+def test_calls_replayed_from_the_cache_are_not_new_spend(api, tmp_path):
+    endpoint = Endpoint({"act": [ASK], "abstain": [ASK]})
+    _, first, _ = run_pair(api, tmp_path, "openai/m", endpoint, config_yaml=PRICED, cache=True, out="first")
+    calls = len(endpoint.requests)
+    summary, again, _ = run_pair(api, tmp_path, "openai/m", endpoint, config_yaml=PRICED, cache=True, out="again")
+    assert len(endpoint.requests) == calls  # nothing was sent the second time
+    for variant in ("act", "abstain"):
+        assert first[variant]["replayed_cost_usd"] == 0.0 and first[variant]["cost_usd"] == 2e-05
+        # the calls cost the same (runs compare), and all of it is replayed, none spent
+        assert again[variant]["cost_usd"] == 2e-05 and again[variant]["replayed_cost_usd"] == 2e-05
+        assert (again[variant]["input_tokens"], again[variant]["output_tokens"]) == (10, 5)
+    [group] = summary["rows"]
+    assert (group["cost_usd"], group["replayed_cost_usd"]) == (4e-05, 4e-05)
+
+    from evalkit.report.console import provider_lines
+
+    [line] = provider_lines(summary)
+    assert "money $0.000040 ($0.000040 of it replayed from the cache, not spent by this run)" in line
+
+
+def test_token_classes_never_reported_are_null_in_the_summary_not_zero(api, tmp_path):
+    summary, rows, _ = run_pair(api, tmp_path, "openai/m", Endpoint({"act": [ASK], "abstain": [ASK]}),
+                                config_yaml=PRICED)
+    assert rows["act"]["cached_input_tokens"] is None and rows["act"]["reasoning_tokens"] is None
+    [group] = summary["rows"]
+    assert (group["input_tokens"], group["output_tokens"]) == (20, 10)
+    assert (group["cached_input_tokens"], group["cache_write_tokens"], group["reasoning_tokens"]) == (None, None, None)
+
+
+def test_reported_zero_cached_tokens_stay_zero(api, tmp_path):
+    body = chat({"content": "Which quantity?"}, usage=None) | {"usage": {
+        "prompt_tokens": 10, "completion_tokens": 5, "total_tokens": 15, "prompt_tokens_details": {"cached_tokens": 0}}}
+    summary, _, _ = run_pair(api, tmp_path, "openai/m", Endpoint({"act": [body], "abstain": [ASK]}),
+                             config_yaml=PRICED)
+    [group] = summary["rows"]
+    assert group["cached_input_tokens"] == 0 and group["reasoning_tokens"] is None
+
+
+def test_a_group_with_no_known_usage_leaves_the_known_money_a_lower_bound():
+    from evalkit.report.console import provider_lines
+
+    known = {"model": "openai/m", "condition": "nl", "completed": 2, "usage_unknown": 0, "input_tokens": 20,
+             "output_tokens": 10, "cost_usd": 4e-05}
+    unknown = {"model": "openai/m", "condition": "tool", "completed": 2, "usage_unknown": 2, "input_tokens": None,
+               "output_tokens": None, "cost_usd": None}
+    provider = [{"model": "openai/m", "condition": c, "model_calls": 2, "cache_hits": 0, "retries": 0,
+                 "parse_failures": 0, "content_filter": 0, "usage_missing": n} for c, n in (("nl", 0), ("tool", 2))]
+    [line] = provider_lines({"rows": [known, unknown], "provider": provider})
+    assert "tokens ≥ 20 in / ≥ 10 out, money ≥ $0.000040 (usage not reported in 2 of 4 episodes)" in line
+    # without a price the money is unknown, never 0
+    [line] = provider_lines({"rows": [{**known, "cost_usd": None}, unknown], "provider": provider})
+    assert "money n/a" in line
