@@ -136,9 +136,15 @@ FINISH_REASONS = {
     "length": "max_tokens",
     "content_filter": "content_filter",
     "error": "error",
+    "abort": "error",
+    "eos_token": "end_turn",
+    "stop_sequence": "end_turn",
 }
 """Chat-completions ``finish_reason`` values (the ``openai`` SDK's ``Choice.finish_reason``
-literal, plus ``error`` sent by gateways such as OpenRouter) → :data:`evalkit.types.StopReason`."""
+literal; ``error`` sent by gateways such as OpenRouter and by vLLM; ``abort``, vLLM's and
+SGLang's value for a generation the engine aborted, whose text is partial; ``eos_token`` and
+``stop_sequence`` of Hugging Face TGI) → :data:`evalkit.types.StopReason`. A value that maps
+to ``error`` is a provider error, never the model's answer."""
 
 
 def openai_usage(body: Any) -> tuple[Usage, tuple[str, ...]]:
@@ -229,8 +235,8 @@ def translate_openai(data: Any) -> ProviderReply:
     finish = choice.get("finish_reason")
     if finish is not None and not isinstance(finish, str):
         raise _invalid(f"the response's choices[0].finish_reason is a JSON {_kind(finish)}, not a string", usage)
-    if finish == "error" or choice.get("error"):
-        error = error_in_body({"error": choice.get("error") or {"message": "finish_reason is error"}})
+    if FINISH_REASONS.get(finish) == "error" or choice.get("error"):
+        error = error_in_body({"error": choice.get("error") or {"message": f"finish_reason is {finish}"}})
         error.usage = usage
         raise error
     message = choice.get("message")

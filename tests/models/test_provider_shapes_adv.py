@@ -139,3 +139,20 @@ def test_usage_an_http_error_answer_reports_is_counted_on_the_failed_attempt(api
     assert (call_["retry_input_tokens"], call_["retry_output_tokens"]) == (extra_in, extra_out)
     # the test price: 1 USD / Mtok in, 2 out
     assert call_["cost_usd"] == round((10 + extra_in + 2 * (5 + extra_out)) / 1e6, 10)
+
+
+def test_an_aborted_generation_is_a_provider_error_never_the_answer(api, tmp_path):
+    # vLLM / SGLang finish an engine-aborted request with finish_reason "abort" and partial text
+    cache = CallCache(tmp_path / "calls.sqlite")
+    api.expect_request(path_of(OPENAI), method="POST").respond_with_json(chat({"content": "I will pay 4"}, "abort"))
+    with pytest.raises(ProviderError) as caught:
+        live(api, OPENAI, cache=cache, retry={"max_attempts": 2, "initial_wait_s": 0.0, "max_wait_s": 0.0}
+             ).respond(context(), None)
+    assert caught.value.code == "error_body" and caught.value.retryable and "abort" in str(caught.value)
+    assert caught.value.usage == Usage(10, None, None, 5, None) and len(cache) == 0 and len(api.log) == 2
+
+
+@pytest.mark.parametrize("finish", ["eos_token", "stop_sequence"])
+def test_tgi_finish_reasons_are_end_turn_not_unknown(api, finish):
+    out = respond(api, chat({"content": "Which quantity?"}, finish))
+    assert (out.stop_reason, out.raw_stop_reason, out.flags) == ("end_turn", finish, ())
