@@ -28,7 +28,7 @@ from typing import Any
 
 from evalkit.models.config import ModelSettings
 from evalkit.models.parsing import replay_arguments
-from evalkit.models.reply import ProviderReply, count, error_usage, stop_reason, usage_object
+from evalkit.models.reply import ProviderReply, count, error_usage, invalid, json_kind, stop_reason, usage_object
 from evalkit.models.retry import (ProviderError, connection_failure, error_for_status, error_in_body, error_message,
                                   parse_body)
 from evalkit.runtime.model_io import ReasoningBlock
@@ -159,12 +159,15 @@ def translate_anthropic(data: Any) -> ProviderReply:
     texts: list[str] = []
     calls: list[dict[str, Any]] = []
     reasoning: list[ReasoningBlock] = []
-    for block in data["content"]:
+    for i, block in enumerate(data["content"]):
         if not isinstance(block, dict):
-            continue
+            raise invalid(f"the response's content[{i}] is a JSON {json_kind(block)}, not a content block", usage)
         kind = block.get("type")
         if kind == "text":
-            texts.append(str(block.get("text", "")))
+            text = block.get("text")
+            if not isinstance(text, str):
+                raise invalid(f"the response's content[{i}].text is a JSON {json_kind(text)}, not a string", usage)
+            texts.append(text)
         elif kind == "tool_use":
             raw_input = block.get("input")
             calls.append({
@@ -179,8 +182,7 @@ def translate_anthropic(data: Any) -> ProviderReply:
             reasoning.append(ReasoningBlock("anthropic", text if isinstance(text, str) else None, dict(block)))
     raw_stop = data.get("stop_reason")
     if raw_stop is not None and not isinstance(raw_stop, str):
-        raise ProviderError(f"the response's stop_reason is {type(raw_stop).__name__}, not a string",
-                            code="invalid_response", retryable=True)
+        raise invalid(f"the response's stop_reason is {type(raw_stop).__name__}, not a string", usage)
     flags = list(usage_flags)
     stop = stop_reason(raw_stop, STOP_REASONS, bool(calls), flags)
     text = "".join(texts) if texts else None

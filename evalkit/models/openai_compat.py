@@ -36,6 +36,8 @@ from typing import Any, Collection
 from evalkit.models.config import ModelSettings
 from evalkit.models.parsing import replay_arguments
 from evalkit.models.reply import ProviderReply, count, error_usage, stop_reason, usage_object
+from evalkit.models.reply import invalid as _invalid
+from evalkit.models.reply import json_kind as _kind
 from evalkit.models.retry import (ProviderError, connection_failure, error_for_status, error_in_body, error_message,
                                   parse_body)
 from evalkit.runtime.model_io import ReasoningBlock
@@ -115,18 +117,6 @@ def tool_choice_param(choice: str) -> Any:
     if choice in ("auto", "required", "none"):
         return choice
     return {"type": "function", "function": {"name": choice}}
-
-
-def _kind(value: Any) -> str:
-    """The JSON type name of a parsed value (``object``, ``array``, ``string``, …)."""
-    names = {dict: "object", list: "array", str: "string", bool: "boolean", int: "number", float: "number"}
-    return "null" if value is None else names.get(type(value), type(value).__name__)
-
-
-def _invalid(message: str, usage: Usage | None = None, *, retryable: bool = True) -> ProviderError:
-    error = ProviderError(message, code="invalid_response", retryable=retryable)
-    error.usage = usage
-    return error
 
 
 FINISH_REASONS = {
@@ -246,6 +236,9 @@ def translate_openai(data: Any) -> ProviderReply:
                        + (f" (it holds {shape!r}: not a chat completion)" if shape else ""), usage)
     if not isinstance(message, dict):
         raise _invalid(f"the response's choices[0].message is a JSON {_kind(message)}, not an object", usage)
+    problem = _message_problem(message)
+    if problem is not None:
+        raise _invalid(f"the response's choices[0].message.{problem}", usage)
     message, refusal = _split_refusal(message)
     flags = list(usage_flags)
     stop = stop_reason(finish, FINISH_REASONS, bool(message.get("tool_calls") or message.get("function_call")),
@@ -254,6 +247,32 @@ def translate_openai(data: Any) -> ProviderReply:
         stop = "refusal"  # a refused answer is withheld whatever else it holds (its calls are never run)
     return ProviderReply(message=message, stop_reason=stop, raw_stop_reason=finish, refusal=refusal,
                          reasoning=_reasoning(message), usage=usage, flags=tuple(flags))
+
+
+def _message_problem(message: dict[str, Any]) -> str | None:
+    """What makes ``message`` unreadable as an assistant message, or ``None``: ``content`` a
+    string, ``null`` or an array of part objects whose ``text`` / ``refusal`` are strings;
+    ``refusal`` and each reasoning field a string or ``null``; ``tool_calls`` an array or
+    ``null``; ``function_call`` an object or ``null``. A value of another JSON type is never
+    turned into text (``42`` → ``"42"``) or into calls (a string iterated character by
+    character)."""
+    content = message.get("content")
+    if content is not None and not isinstance(content, (str, list)):
+        return f"content is a JSON {_kind(content)}, not a string or an array of parts"
+    for i, part in enumerate(content if isinstance(content, list) else ()):
+        if not isinstance(part, dict):
+            return f"content[{i}] is a JSON {_kind(part)}, not a content part object"
+        for key in ("text", "refusal"):
+            if part.get(key) is not None and not isinstance(part[key], str):
+                return f"content[{i}].{key} is a JSON {_kind(part[key])}, not a string"
+    for key in ("refusal", *REASONING_FIELDS):
+        if message.get(key) is not None and not isinstance(message[key], str):
+            return f"{key} is a JSON {_kind(message[key])}, not a string"
+    if message.get("tool_calls") is not None and not isinstance(message["tool_calls"], list):
+        return f"tool_calls is a JSON {_kind(message['tool_calls'])}, not an array"
+    if message.get("function_call") is not None and not isinstance(message["function_call"], dict):
+        return f"function_call is a JSON {_kind(message['function_call'])}, not an object"
+    return None
 
 
 REASONING_FIELDS = ("reasoning_content", "reasoning")

@@ -123,3 +123,19 @@ def error_usage(text: str, read: Any) -> Usage | None:
     except ProviderError:
         return None
     return usage if usage.known else None
+
+
+def json_kind(value: Any) -> str:
+    """The JSON type name of a parsed value (``object``, ``array``, ``string``, …)."""
+    names = {dict: "object", list: "array", str: "string", bool: "boolean", int: "number", float: "number"}
+    return "null" if value is None else names.get(type(value), type(value).__name__)
+
+
+def invalid(message: str, usage: Usage | None = None, *, retryable: bool = True) -> Any:
+    """The :class:`~evalkit.models.retry.ProviderError` ``invalid_response`` for a body of the
+    wrong shape, carrying the usage it reported (billed even though the answer is unusable)."""
+    from evalkit.models.retry import ProviderError
+
+    error = ProviderError(message, code="invalid_response", retryable=retryable)
+    error.usage = usage
+    return error

@@ -156,3 +156,34 @@ def test_an_aborted_generation_is_a_provider_error_never_the_answer(api, tmp_pat
 def test_tgi_finish_reasons_are_end_turn_not_unknown(api, finish):
     out = respond(api, chat({"content": "Which quantity?"}, finish))
     assert (out.stop_reason, out.raw_stop_reason, out.flags) == ("end_turn", finish, ())
+
+
+WRONG_TYPES = [
+    (OPENAI, chat({"content": 42}), "message.content is a JSON number"),
+    (OPENAI, chat({"content": {"text": "hi"}}), "message.content is a JSON object"),
+    (OPENAI, chat({"content": ["hello"]}), "message.content[0] is a JSON string"),
+    (OPENAI, chat({"content": [{"type": "text", "text": 7}]}), "message.content[0].text is a JSON number"),
+    (OPENAI, chat({"tool_calls": "send_payment()"}, "tool_calls"), "message.tool_calls is a JSON string"),
+    (OPENAI, chat({"tool_calls": call("send_payment", PAY, "c1")}, "tool_calls"), "message.tool_calls is a JSON object"),
+    (OPENAI, chat({"refusal": {"message": "no"}}), "message.refusal is a JSON object"),
+    (OPENAI, chat({"content": "ok", "reasoning_content": ["a"]}), "message.reasoning_content is a JSON array"),
+    (OPENAI, chat({"function_call": "lookup"}, "function_call"), "message.function_call is a JSON string"),
+    ("anthropic/m", msg([{"type": "text", "text": None}]), "content[0].text is a JSON null"),
+    ("anthropic/m", msg([{"type": "text", "text": 5}]), "content[0].text is a JSON number"),
+    ("anthropic/m", msg(["hello"]), "content[0] is a JSON string"),
+]
+
+
+@pytest.mark.parametrize("spec, body, needle", WRONG_TYPES)
+def test_a_field_of_the_wrong_type_is_an_invalid_response_never_text_or_calls(api, tmp_path, spec, body, needle):
+    cache = CallCache(tmp_path / "calls.sqlite")
+    api.expect_request(path_of(spec), method="POST").respond_with_json(body)
+    with pytest.raises(ProviderError) as caught:
+        live(api, spec, cache=cache, retry={"max_attempts": 1}).respond(context(), None)
+    assert caught.value.code == "invalid_response" and needle in str(caught.value)
+    assert caught.value.usage == Usage(10, None, None, 5, None) and len(cache) == 0
+
+
+def test_a_text_part_with_null_text_is_no_text(api):
+    out = respond(api, chat({"content": [{"type": "text", "text": None}, {"type": "text", "text": "ok"}]}))
+    assert out.text == "ok"
