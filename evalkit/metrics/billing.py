@@ -22,7 +22,8 @@ Definitions (the token classes and the cost formula are in :mod:`evalkit.usage`)
 * **flags** — ``usage_missing``: responses whose usage was not reported (their flag); ``usage_inconsistent``: responses whose counts disagree
   (``total_tokens`` above prompt + completion: output taken as total − prompt; a part above its
   total; a total below its parts); ``unknown_stop_reason``: responses
-  whose stop reason was not a documented value (read as ``other``); ``cost_flags``: sorted pricing
+  whose stop reason was not a documented value (read as ``other``) or missing (read as
+  ``tool_use`` with calls, else ``end_turn``); ``cost_flags``: sorted pricing
   flags raised (``cached_price_missing``, ``cache_write_price_missing``).
 """
 
@@ -40,6 +41,7 @@ BILLING_FIELDS = ("input_tokens", "output_tokens", "cached_input_tokens", "cache
 """The result-row fields :func:`episode_billing` returns."""
 
 _PRICE_FLAGS = frozenset({"cached_price_missing", "cache_write_price_missing"})
+_STOP_FLAGS = frozenset({"unknown_stop_reason", "stop_reason_missing"})
 
 
 def _usage(event: Any) -> Usage:
@@ -108,7 +110,7 @@ def episode_billing(by_type: dict[type, list[Any]], price: Any = None) -> dict[s
         "cost_usd": cost,
         "usage_missing": unknown,
         "usage_inconsistent": sum(1 for r in responses if "usage_inconsistent" in r.flags),
-        "unknown_stop_reason": sum(1 for r in responses if "unknown_stop_reason" in r.flags),
+        "unknown_stop_reason": sum(1 for r in responses if _STOP_FLAGS.intersection(r.flags)),
         "cost_flags": sorted(flags),
     })
     return out

@@ -264,9 +264,9 @@ class LiveModel:
         retry_cost: float | None = 0.0
         for retry in retries:
             retry["cost_usd"] = _retry_cost(retry, s.price)
-            if retry.get("usage") is not None:
-                failed = Usage.from_dict(retry["usage"])
-                total = total + failed if failed.known else total
+            failed = Usage.from_dict(retry.get("usage"))
+            if failed.known:  # the same failed attempts the row counts (evalkit.metrics.billing)
+                total = total + failed
                 retry_in += failed.input_tokens or 0
                 retry_out += failed.output_tokens or 0
                 retry_cost = None if retry_cost is None or retry["cost_usd"] is None else retry_cost + retry["cost_usd"]

@@ -64,3 +64,23 @@ def test_a_group_with_no_known_usage_leaves_the_known_money_a_lower_bound():
     # without a price the money is unknown, never 0
     [line] = provider_lines({"rows": [{**known, "cost_usd": None}, unknown], "provider": provider})
     assert "money n/a" in line
+
+
+def test_a_missing_stop_reason_is_counted(api, tmp_path):
+    summary, rows, traces = run_pair(api, tmp_path, "openai/m", Endpoint({
+        "act": [chat({"content": "Which quantity?"}, None)], "abstain": [ASK]}), config_yaml=PRICED)
+    assert (rows["act"]["unknown_stop_reason"], rows["abstain"]["unknown_stop_reason"]) == (1, 0)
+    [provider] = summary["provider"]
+    assert provider["unknown_stop_reason"] == 1
+
+
+def test_a_failed_attempt_with_partial_usage_is_left_out_of_the_call_and_the_row_alike(api, tmp_path):
+    partial = {"error": {"message": "upstream reset", "code": 502}, "usage": {"prompt_tokens": 7}}
+    summary, rows, traces = run_pair(api, tmp_path, "openai/m", Endpoint({"act": [[partial, ASK]], "abstain": [ASK]}),
+                                     config_yaml=PRICED)
+    from provider_helpers import events
+
+    [call] = events(traces["act"], "model_call")
+    row = rows["act"]
+    assert (call.input_tokens, call.retry_input_tokens) == (row["input_tokens"], row["retry_input_tokens"]) == (10, 0)
+    assert call.cost_usd == row["cost_usd"] == 2e-05
