@@ -187,3 +187,18 @@ def test_a_field_of_the_wrong_type_is_an_invalid_response_never_text_or_calls(ap
 def test_a_text_part_with_null_text_is_no_text(api):
     out = respond(api, chat({"content": [{"type": "text", "text": None}, {"type": "text", "text": "ok"}]}))
     assert out.text == "ok"
+
+
+@pytest.mark.parametrize("error, code, retryable", [
+    ({"message": "Incorrect API key provided", "code": "invalid_api_key"}, "error_body", False),
+    ({"message": "You exceeded your current quota", "type": "insufficient_quota", "code": "insufficient_quota"},
+     "error_body", False),
+    ({"message": "Request too big for this model", "code": "context_length_exceeded"}, "context_length_exceeded", False),
+    ({"message": "Rate limit reached", "code": "rate_limit_exceeded"}, "error_body", True),
+])
+def test_an_error_body_naming_a_request_fault_by_code_is_not_retried(api, error, code, retryable):
+    api.expect_request(path_of(OPENAI), method="POST").respond_with_json({"error": error})
+    with pytest.raises(ProviderError) as caught:
+        live(api, OPENAI, retry={"max_attempts": 2, "initial_wait_s": 0.0, "max_wait_s": 0.0}).respond(context(), None)
+    assert (caught.value.code, caught.value.retryable) == (code, retryable)
+    assert len(api.log) == (2 if retryable else 1)
