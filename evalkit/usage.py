@@ -13,6 +13,7 @@ field                       what it counts                                      
                                                                                    + ``cache_read_input_tokens``
                                                                                    + ``cache_creation_input_tokens``
 ``cached_input_tokens``     part of ``input_tokens`` read from the prompt cache    ``prompt_tokens_details.cached_tokens``
+                                                                                   (DeepSeek: ``prompt_cache_hit_tokens``)
                                                                                    / ``cache_read_input_tokens``
 ``cache_write_tokens``      part of ``input_tokens`` written to the prompt cache   — / ``cache_creation_input_tokens``
 ``output_tokens``           every generated token billed (reasoning included)      ``completion_tokens`` (or ``total -

@@ -140,8 +140,8 @@ to ``error`` is a provider error, never the model's answer."""
 def openai_usage(body: Any) -> tuple[Usage, tuple[str, ...]]:
     """The :class:`~evalkit.usage.Usage` a chat-completion body reports, and its flags.
 
-    ``prompt_tokens`` is every input token (``prompt_tokens_details.cached_tokens`` and
-    ``cache_write_tokens`` are parts of it); ``completion_tokens`` every output token
+    ``prompt_tokens`` is every input token (``prompt_tokens_details.cached_tokens``, or
+    DeepSeek's ``prompt_cache_hit_tokens``, and ``cache_write_tokens`` are parts of it); ``completion_tokens`` every output token
     (``completion_tokens_details.reasoning_tokens`` a part). When ``total_tokens`` is larger
     than prompt + completion (servers that leave reasoning out of ``completion_tokens``),
     output is ``total_tokens - prompt_tokens``; without a total, reasoning tokens larger than
@@ -161,6 +161,8 @@ def openai_usage(body: Any) -> tuple[Usage, tuple[str, ...]]:
     prompt_details = usage.get("prompt_tokens_details")
     completion_details = usage.get("completion_tokens_details")
     cached = count(prompt_details, "cached_tokens", "usage.prompt_tokens_details")
+    if cached is None:  # DeepSeek's fields: prompt_tokens = prompt_cache_hit_tokens + prompt_cache_miss_tokens
+        cached = count(usage, "prompt_cache_hit_tokens")
     written = count(prompt_details, "cache_write_tokens", "usage.prompt_tokens_details")
     reasoning = count(completion_details, "reasoning_tokens", "usage.completion_tokens_details")
     if prompt is None or completion is None:

@@ -70,3 +70,11 @@ def test_an_impossible_count_is_an_invalid_response_and_never_cached(api, tmp_pa
         live(api, "openai/m", cache=cache).respond(context(), None)
     assert caught.value.code == "invalid_response" and "usage.prompt_tokens" in str(caught.value)
     assert len(cache) == 0
+
+
+def test_deepseek_cache_hits_are_cached_input(api):
+    out = answer(api, "openai/m", chat({"content": "x"}, usage=None) | {"usage": {
+        "prompt_tokens": 1200, "completion_tokens": 50, "total_tokens": 1250,
+        "prompt_cache_hit_tokens": 1024, "prompt_cache_miss_tokens": 176}})
+    assert out.usage == Usage(1200, 1024, None, 50, None) and out.flags == ()
+    assert out.extra["call"]["cost_usd"] == round((176 * 1.0 + 1024 * 0.5 + 50 * 2.0) / 1e6, 10)
