@@ -145,7 +145,9 @@ def openai_usage(body: Any) -> tuple[Usage, tuple[str, ...]]:
     (``completion_tokens_details.reasoning_tokens`` a part). When ``total_tokens`` is larger
     than prompt + completion (servers that leave reasoning out of ``completion_tokens``),
     output is ``total_tokens - prompt_tokens``; without a total, reasoning tokens larger than
-    ``completion_tokens`` are added to it; either is flagged ``usage_inconsistent``, as are a
+    ``completion_tokens`` are added to it; either is flagged ``usage_inconsistent``. When one of
+    prompt and completion is left out but ``total_tokens`` is given (servers that omit a zero
+    count), it is the total minus the other, flagged ``usage_derived``; these are flagged, as are a
     total below prompt + completion and cached tokens above ``prompt_tokens`` (billed only up
     to it, :func:`evalkit.usage.usage_cost`). An absent or
     null ``usage`` is unknown (flag ``usage_missing``), never 0.
@@ -165,9 +167,14 @@ def openai_usage(body: Any) -> tuple[Usage, tuple[str, ...]]:
         cached = count(usage, "prompt_cache_hit_tokens")
     written = count(prompt_details, "cache_write_tokens", "usage.prompt_tokens_details")
     reasoning = count(completion_details, "reasoning_tokens", "usage.completion_tokens_details")
+    if total is not None and (prompt is None) != (completion is None):  # one class left out: total − the other
+        known = prompt if completion is None else completion
+        if total >= known:
+            prompt, completion = (prompt, total - known) if completion is None else (total - known, completion)
+            flags.append("usage_derived")
     if prompt is None or completion is None:
         flags.append("usage_missing")
-    if prompt is not None and total is not None and total > prompt + (completion or 0):
+    if prompt is not None and completion is not None and total is not None and total > prompt + completion:
         completion = total - prompt
         flags.append("usage_inconsistent")
     elif completion is not None and reasoning is not None and reasoning > completion:

@@ -78,3 +78,20 @@ def test_deepseek_cache_hits_are_cached_input(api):
         "prompt_cache_hit_tokens": 1024, "prompt_cache_miss_tokens": 176}})
     assert out.usage == Usage(1200, 1024, None, 50, None) and out.flags == ()
     assert out.extra["call"]["cost_usd"] == round((176 * 1.0 + 1024 * 0.5 + 50 * 2.0) / 1e6, 10)
+
+
+@pytest.mark.parametrize("usage, expected", [
+    ({"prompt_tokens": 10, "total_tokens": 10}, Usage(10, None, None, 0, None)),  # a zero count left out
+    ({"prompt_tokens": 10, "total_tokens": 14}, Usage(10, None, None, 4, None)),
+    ({"completion_tokens": 4, "total_tokens": 14}, Usage(10, None, None, 4, None)),
+])
+def test_a_count_left_out_next_to_a_total_is_derived_not_unknown(api, usage, expected):
+    out = answer(api, "openai/m", chat({"content": "x"}, usage=None) | {"usage": usage})
+    assert out.usage == expected and out.flags == ("usage_derived",)
+    assert out.extra["call"]["cost_usd"] == round((expected.input_tokens + 2 * expected.output_tokens) / 1e6, 10)
+
+
+def test_a_count_left_out_without_a_total_stays_unknown(api):
+    out = answer(api, "openai/m", chat({"content": "x"}, usage=None) | {"usage": {"prompt_tokens": 10}})
+    assert out.usage == Usage(10, None, None, None, None) and out.flags == ("usage_missing",)
+    assert out.extra["call"]["cost_usd"] is None
