@@ -202,3 +202,30 @@ def test_an_error_body_naming_a_request_fault_by_code_is_not_retried(api, error,
         live(api, OPENAI, retry={"max_attempts": 2, "initial_wait_s": 0.0, "max_wait_s": 0.0}).respond(context(), None)
     assert (caught.value.code, caught.value.retryable) == (code, retryable)
     assert len(api.log) == (2 if retryable else 1)
+
+
+@pytest.mark.parametrize("spec", [OPENAI, "anthropic/m"])
+def test_an_html_page_answered_with_200_is_an_invalid_response(api, tmp_path, spec):
+    from werkzeug import Response
+
+    cache = CallCache(tmp_path / "calls.sqlite")
+    api.expect_request(path_of(spec), method="POST").respond_with_response(
+        Response("<html><body>Sign in to the proxy</body></html>", status=200, content_type="text/html"))
+    with pytest.raises(ProviderError) as caught:
+        live(api, spec, cache=cache, retry={"max_attempts": 2, "initial_wait_s": 0.0, "max_wait_s": 0.0}
+             ).respond(context(), None)
+    assert caught.value.code == "invalid_response" and "not JSON" in str(caught.value)
+    assert len(cache) == 0 and len(api.log) == 2
+
+
+def test_an_anthropic_refusal_with_a_tool_use_keeps_the_refusal_and_runs_nothing(api):
+    body = msg([{"type": "text", "text": "I started to "},
+                {"type": "tool_use", "id": "toolu_1", "name": "send_payment", "input": {"to": "ACC-0001", "amount": 40}}],
+               "refusal")
+    api.expect_request(path_of("anthropic/m"), method="POST").respond_with_json(body)
+    result = run_live_episode(live(api, "anthropic/m"))
+    assert result.state.get("payments") is None and events_of(result.log, "tool_executed") == []
+    [ended] = events_of(result.log, "episode_ended")
+    assert (ended.reason, ended.final_text) == ("content_filter", "I started to ")
+    [denied] = events_of(result.log, "action_decided")
+    assert (denied.action, denied.reason_code) == ("deny", "episode_ended")
