@@ -111,7 +111,9 @@ def anthropic_usage(body: Any) -> tuple[Usage, tuple[str, ...]]:
     cache_read_input_tokens + cache_creation_input_tokens``, the last two kept as the cached
     and cache-write parts. ``output_tokens`` is every output token, thinking included
     (``output_tokens_details.thinking_tokens`` is the reasoning part). An absent or null
-    ``usage`` is unknown (flag ``usage_missing``), never 0.
+    ``usage`` is unknown (flag ``usage_missing``), never 0. Server tool requests
+    (``server_tool_use.web_search_requests`` …) are billed per request, outside the token
+    price: they are flagged ``server_tool_unpriced``, so the cost is known to leave them out.
 
     Raises:
         ProviderError: ``invalid_response`` for a count of the wrong type.
@@ -128,6 +130,9 @@ def anthropic_usage(body: Any) -> tuple[Usage, tuple[str, ...]]:
     out = Usage(total, cached, written, output, reasoning)
     if out.inconsistent:  # thinking tokens above output_tokens
         flags.append("usage_inconsistent")
+    server = usage.get("server_tool_use")
+    if isinstance(server, dict) and any(type(n) is int and n > 0 for n in server.values()):
+        flags.append("server_tool_unpriced")  # billed per request (web search …): not in the token price
     return out, tuple(flags)
 
 

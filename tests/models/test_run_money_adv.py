@@ -84,3 +84,21 @@ def test_a_failed_attempt_with_partial_usage_is_left_out_of_the_call_and_the_row
     row = rows["act"]
     assert (call.input_tokens, call.retry_input_tokens) == (row["input_tokens"], row["retry_input_tokens"]) == (10, 0)
     assert call.cost_usd == row["cost_usd"] == 2e-05
+
+
+def test_anthropic_server_tool_requests_are_flagged_as_left_out_of_the_cost(api, tmp_path):
+    from test_conformance import msg
+
+    searched = msg([{"type": "server_tool_use", "id": "srvtoolu_1", "name": "web_search", "input": {"query": "q"}},
+                    {"type": "web_search_tool_result", "tool_use_id": "srvtoolu_1", "content": []},
+                    {"type": "text", "text": "Which quantity?", "citations": None}],
+                   usage={"input_tokens": 10, "output_tokens": 5, "server_tool_use": {"web_search_requests": 2},
+                          "service_tier": "standard"})
+    plain = msg([{"type": "text", "text": "Which quantity?"}],
+                usage={"input_tokens": 10, "output_tokens": 5, "server_tool_use": {"web_search_requests": 0}})
+    config = PRICED.replace("openai/m", "anthropic/m")
+    _, rows, _ = run_pair(api, tmp_path, "anthropic/m", Endpoint({"act": [searched], "abstain": [plain]}),
+                          config_yaml=config)
+    assert rows["act"]["cost_usd"] == rows["abstain"]["cost_usd"] == 2e-05
+    assert rows["act"]["cost_flags"] == ["server_tool_unpriced"] and rows["abstain"]["cost_flags"] == []
+    assert rows["act"]["final_text"] == "Which quantity?"
