@@ -177,7 +177,7 @@ def openai_usage(body: Any) -> tuple[Usage, tuple[str, ...]]:
     if prompt is not None and completion is not None and total is not None and total > prompt + completion:
         completion = total - prompt
         flags.append("usage_inconsistent")
-    elif completion is not None and reasoning is not None and reasoning > completion:
+    elif total is None and completion is not None and reasoning is not None and reasoning > completion:
         completion += reasoning  # reasoning reported outside completion_tokens, and no total to tell
         flags.append("usage_inconsistent")
     elif prompt is not None and completion is not None and total is not None and total < prompt + completion:

@@ -95,3 +95,12 @@ def test_a_count_left_out_without_a_total_stays_unknown(api):
     out = answer(api, "openai/m", chat({"content": "x"}, usage=None) | {"usage": {"prompt_tokens": 10}})
     assert out.usage == Usage(10, None, None, None, None) and out.flags == ("usage_missing",)
     assert out.extra["call"]["cost_usd"] is None
+
+
+def test_reasoning_above_completion_is_not_added_when_the_total_agrees_with_prompt_plus_completion(api):
+    # two counts agree (total = prompt + completion); the reasoning count is the outlier
+    out = answer(api, "openai/m", chat({"content": "x"}, usage=None) | {"usage": {
+        "prompt_tokens": 10, "completion_tokens": 5, "total_tokens": 15,
+        "completion_tokens_details": {"reasoning_tokens": 50}}})
+    assert out.usage == Usage(10, None, None, 5, 50) and out.flags == ("usage_inconsistent",)
+    assert out.extra["call"]["cost_usd"] == round((10 * 1.0 + 5 * 2.0) / 1e6, 10)  # never above the total
