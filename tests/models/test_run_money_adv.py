@@ -102,3 +102,16 @@ def test_anthropic_server_tool_requests_are_flagged_as_left_out_of_the_cost(api,
     assert rows["act"]["cost_usd"] == rows["abstain"]["cost_usd"] == 2e-05
     assert rows["act"]["cost_flags"] == ["server_tool_unpriced"] and rows["abstain"]["cost_flags"] == []
     assert rows["act"]["final_text"] == "Which quantity?"
+
+
+def test_attempts_exhausted_end_in_an_error_row_that_counts_every_billed_attempt(api, tmp_path):
+    failed = {"error": {"message": "upstream timeout", "code": 504}, "usage": {"prompt_tokens": 7, "completion_tokens": 3}}
+    summary, rows, _ = run_pair(api, tmp_path, "openai/m", Endpoint({"act": [[failed]], "abstain": [ASK]}),
+                                config_yaml=PRICED)  # max_attempts 3, every one fails
+    act = rows["act"]
+    assert (act["status"], act["error_code"]) == ("error", "error_body")
+    assert (act["input_tokens"], act["output_tokens"]) == (21, 9)
+    assert (act["retry_input_tokens"], act["retry_output_tokens"]) == (21, 9)
+    assert act["cost_usd"] == act["retry_cost_usd"] == round((21 + 2 * 9) / 1e6, 10)
+    [group] = summary["rows"]
+    assert (group["input_tokens"], group["cost_usd"], group["retry_cost_usd"]) == (31, 5.9e-05, 3.9e-05)
