@@ -124,6 +124,7 @@ FINISH_REASONS = {
     "tool_calls": "tool_use",
     "function_call": "tool_use",
     "length": "max_tokens",
+    "model_length": "max_tokens",
     "content_filter": "content_filter",
     "error": "error",
     "abort": "error",
@@ -133,7 +134,7 @@ FINISH_REASONS = {
 """Chat-completions ``finish_reason`` values (the ``openai`` SDK's ``Choice.finish_reason``
 literal; ``error`` sent by gateways such as OpenRouter and by vLLM; ``abort``, vLLM's and
 SGLang's value for a generation the engine aborted, whose text is partial; ``eos_token`` and
-``stop_sequence`` of Hugging Face TGI) → :data:`evalkit.types.StopReason`. A value that maps
+``stop_sequence`` of Hugging Face TGI; Mistral's ``model_length``, the context window filled) → :data:`evalkit.types.StopReason`. A value that maps
 to ``error`` is a provider error, never the model's answer."""
 
 
@@ -290,13 +291,31 @@ answer: ``reasoning_content`` (DeepSeek, llama.cpp's server, vLLM before 0.10) a
 ``reasoning`` (vLLM, OpenRouter)."""
 
 
+def _part_text(value: Any) -> str:
+    """The text of a reasoning content part's value: a string, or a list of text parts."""
+    if isinstance(value, str):
+        return value
+    if isinstance(value, list):
+        return "".join(p.get("text") or "" for p in value if isinstance(p, dict) and isinstance(p.get("text"), str))
+    return ""
+
+
 def _reasoning(message: dict[str, Any]) -> tuple[ReasoningBlock, ...]:
-    """The message's reasoning text as opaque blocks (never part of the text, never sent back)."""
+    """The message's reasoning text as opaque blocks (never part of the text, never sent back):
+    the :data:`REASONING_FIELDS`, and ``thinking`` / ``reasoning`` content parts (Mistral's
+    reasoning models: ``{"type": "thinking", "thinking": [{"type": "text", "text": …}]}``)."""
     blocks = []
     for name in REASONING_FIELDS:
         value = message.get(name)
         if isinstance(value, str) and value.strip() and all(b.text != value for b in blocks):  # servers may send both
             blocks.append(ReasoningBlock("openai", value, {"type": name, name: value}))
+    content = message.get("content")
+    for part in content if isinstance(content, list) else ():
+        kind = part.get("type") if isinstance(part, dict) else None
+        if kind in ("thinking", "reasoning"):
+            text = _part_text(part.get(kind)) or _part_text(part.get("text"))
+            if text.strip():
+                blocks.append(ReasoningBlock("openai", text, dict(part)))
     return tuple(blocks)
 
 

@@ -272,7 +272,8 @@ def _raw_text(raw: Any) -> str:
 
 def _content_text(content: Any) -> str | None:
     if isinstance(content, list):  # content parts
-        content = "".join(p.get("text") or "" for p in content if isinstance(p, dict))
+        content = "".join(p.get("text") or "" for p in content  # reasoning parts are never text
+                          if isinstance(p, dict) and p.get("type") not in ("thinking", "reasoning"))
     if content is None:
         return None
     text = str(content)

@@ -229,3 +229,24 @@ def test_an_anthropic_refusal_with_a_tool_use_keeps_the_refusal_and_runs_nothing
     assert (ended.reason, ended.final_text) == ("content_filter", "I started to ")
     [denied] = events_of(result.log, "action_decided")
     assert (denied.action, denied.reason_code) == ("deny", "episode_ended")
+
+
+def test_mistral_model_length_is_max_tokens_and_its_calls_are_not_run(api):
+    api.expect_ordered_request(path_of(OPENAI), method="POST").respond_with_json(
+        chat({"tool_calls": [call("send_payment", PAY, "c1")]}, "model_length"))
+    api.expect_ordered_request(path_of(OPENAI), method="POST").respond_with_json(chat({"content": "Sorry."}))
+    result = run_live_episode(live(api, OPENAI))
+    assert result.state.get("payments") is None and events_of(result.log, "tool_executed") == []
+    [denied] = events_of(result.log, "action_decided")
+    assert denied.reason_code == "truncated_tool_call"
+    assert events_of(result.log, "model_responded")[0].stop_reason == "max_tokens"
+
+
+@pytest.mark.parametrize("part", [
+    {"type": "thinking", "thinking": [{"type": "text", "text": "No amount was given."}]},
+    {"type": "reasoning", "text": "No amount was given."},
+])
+def test_reasoning_content_parts_are_reasoning_never_text(api, part):
+    out = respond(api, chat({"content": [part, {"type": "text", "text": "How much should I send?"}]}))
+    assert out.text == "How much should I send?"
+    assert [b.text for b in out.reasoning] == ["No amount was given."]
