@@ -339,6 +339,39 @@ def _split_refusal(message: dict[str, Any]) -> tuple[dict[str, Any], str | None]
     return message, refusal or None
 
 
+def filtered_request(status: int, text: str) -> dict[str, Any] | None:
+    """The answer to record for a request the provider's content filter refused, or ``None``.
+
+    Azure OpenAI (and gateways in front of it) answer a prompt its content filter blocks with
+    HTTP 400 and ``{"error": {"code": "content_filter", "message": …}}``. That is the
+    provider's policy acting on the request, reproducibly, not a fault of the run, so it is
+    read like a ``finish_reason: "content_filter"`` answer (:func:`translate_openai`): no text,
+    stop reason ``content_filter``, usage unknown; the error body is kept under
+    ``filtered_request`` for the trace.
+
+    Args:
+        status: The HTTP status of the error answer.
+        text: Its body.
+
+    Returns:
+        A chat-completion body, or ``None`` when the answer is not a content-filter refusal.
+    """
+    import json
+
+    if not 400 <= status < 500:
+        return None
+    try:
+        body = json.loads(text) if text else None
+    except (ValueError, RecursionError):
+        return None
+    error = body.get("error") if isinstance(body, dict) else None
+    if not isinstance(error, dict) or "content_filter" not in (error.get("code"), error.get("type")):
+        return None
+    return {"object": "chat.completion", "filtered_request": {"status": status, "body": body},
+            "choices": [{"index": 0, "finish_reason": "content_filter",
+                         "message": {"role": "assistant", "content": None}}]}
+
+
 SHARD_CONNECTIONS = 8
 """Connections per HTTP client of a model: a model with more (``--max-connections 64``) gets
 several clients, each episode thread keeping one."""
@@ -425,6 +458,9 @@ class OpenAIProvider:
             raise connection_failure(exc) from None
         except openai.APIStatusError as exc:
             text = exc.response.text if exc.response is not None else ""
+            filtered = filtered_request(exc.status_code, text)
+            if filtered is not None:
+                return filtered
             message = error_message(exc.body, text or str(exc))
             error = error_for_status(exc.status_code, message, dict(exc.response.headers))
             error.usage = error_usage(text, openai_usage)

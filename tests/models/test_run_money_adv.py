@@ -4,6 +4,8 @@ a condition whose usage is all unknown does not blank the known money of the oth
 
 from __future__ import annotations
 
+import json
+
 from provider_helpers import Endpoint, run_pair
 from test_conformance import chat
 
@@ -115,3 +117,23 @@ def test_attempts_exhausted_end_in_an_error_row_that_counts_every_billed_attempt
     assert act["cost_usd"] == act["retry_cost_usd"] == round((21 + 2 * 9) / 1e6, 10)
     [group] = summary["rows"]
     assert (group["input_tokens"], group["cost_usd"], group["retry_cost_usd"]) == (31, 5.9e-05, 3.9e-05)
+
+
+def test_a_prompt_blocked_by_the_providers_content_filter_is_a_content_filter_stop_not_a_run_error(api, tmp_path):
+    blocked = {"error": {"message": "The response was filtered due to the prompt triggering the content management "
+                                    "policy.", "type": None, "param": "prompt", "code": "content_filter", "status": 400}}
+
+    def check(body):
+        return (400, blocked) if any("order 2 of" in json.dumps(m) for m in body["messages"]) else None
+
+    endpoint = Endpoint({"act": [ASK], "abstain": [ASK]}, check=check)
+    summary, rows, traces = run_pair(api, tmp_path, "openai/m", endpoint, config_yaml=PRICED)
+    act = rows["act"]
+    assert (act["status"], act["end_reason"], act["content_filter"], act["correct"]) == ("ok", "content_filter", True,
+                                                                                          False)
+    assert act["input_tokens"] is None and act["cost_usd"] is None and act["usage_missing"] == 1
+    assert len([r for r in endpoint.requests if r[0] == "act"]) == 1  # not retried
+    from provider_helpers import events
+
+    [responded] = events(traces["act"], "model_responded")
+    assert responded.stop_reason == "content_filter" and responded.raw["filtered_request"]["body"] == blocked
