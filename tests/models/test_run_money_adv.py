@@ -137,3 +137,17 @@ def test_a_prompt_blocked_by_the_providers_content_filter_is_a_content_filter_st
 
     [responded] = events(traces["act"], "model_responded")
     assert responded.stop_reason == "content_filter" and responded.raw["filtered_request"]["body"] == blocked
+
+
+def test_no_price_is_null_money_and_a_zero_price_is_free(api, tmp_path):
+    fast = PRICED.splitlines()[0] + "\n"
+    endpoint = Endpoint({"act": [ASK], "abstain": [ASK]})
+    unpriced, rows, _ = run_pair(api, tmp_path, "openai/m", endpoint, config_yaml=fast, out="unpriced")
+    assert [rows[v]["cost_usd"] for v in ("act", "abstain")] == [None, None]
+    assert [rows[v]["input_tokens"] for v in ("act", "abstain")] == [10, 10]
+    [group] = unpriced["rows"]
+    assert (group["cost_usd"], group["cost_lower_bound"], group["input_tokens"]) == (None, False, 20)
+    free, rows, _ = run_pair(api, tmp_path, "openai/m", endpoint, out="free", config_yaml=fast +
+                             "models: {openai/m: {price: {input_per_mtok: 0, output_per_mtok: 0}}}\n")
+    assert [rows[v]["cost_usd"] for v in ("act", "abstain")] == [0.0, 0.0]
+    assert free["rows"][0]["cost_usd"] == 0.0
