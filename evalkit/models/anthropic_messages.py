@@ -28,7 +28,8 @@ from typing import Any
 
 from evalkit.models.config import ModelSettings
 from evalkit.models.parsing import replay_arguments
-from evalkit.models.reply import ProviderReply, count, error_usage, invalid, json_kind, stop_reason, usage_object
+from evalkit.models.reply import (ProviderReply, count, error_usage, invalid, json_kind, stop_reason, tier_flags,
+                                  usage_object)
 from evalkit.models.retry import (ProviderError, connection_failure, error_for_status, error_in_body, error_message,
                                   parse_body)
 from evalkit.runtime.model_io import ReasoningBlock
@@ -113,7 +114,9 @@ def anthropic_usage(body: Any) -> tuple[Usage, tuple[str, ...]]:
     (``output_tokens_details.thinking_tokens`` is the reasoning part). An absent or null
     ``usage`` is unknown (flag ``usage_missing``), never 0. Server tool requests
     (``server_tool_use.web_search_requests`` …) are billed per request, outside the token
-    price: they are flagged ``server_tool_unpriced``, so the cost is known to leave them out.
+    price: they are flagged ``server_tool_unpriced``, so the cost is known to leave them out;
+    a ``service_tier`` other than ``standard`` (``priority``, ``batch``) is flagged
+    ``service_tier_unpriced``.
 
     Raises:
         ProviderError: ``invalid_response`` for a count of the wrong type.
@@ -133,6 +136,7 @@ def anthropic_usage(body: Any) -> tuple[Usage, tuple[str, ...]]:
     server = usage.get("server_tool_use")
     if isinstance(server, dict) and any(type(n) is int and n > 0 for n in server.values()):
         flags.append("server_tool_unpriced")  # billed per request (web search …): not in the token price
+    flags.extend(tier_flags(usage.get("service_tier")))
     return out, tuple(flags)
 
 

@@ -35,7 +35,7 @@ from typing import Any, Collection
 
 from evalkit.models.config import ModelSettings
 from evalkit.models.parsing import replay_arguments
-from evalkit.models.reply import ProviderReply, count, error_usage, stop_reason, usage_object
+from evalkit.models.reply import ProviderReply, count, error_usage, stop_reason, tier_flags, usage_object
 from evalkit.models.reply import invalid as _invalid
 from evalkit.models.reply import json_kind as _kind
 from evalkit.models.retry import (ProviderError, connection_failure, error_for_status, error_in_body, error_message,
@@ -150,7 +150,9 @@ def openai_usage(body: Any) -> tuple[Usage, tuple[str, ...]]:
     prompt and completion is left out but ``total_tokens`` is given (servers that omit a zero
     count), it is the total minus the other, flagged ``usage_derived``; these are flagged, as are a
     total below prompt + completion and cached tokens above ``prompt_tokens`` (billed only up
-    to it, :func:`evalkit.usage.usage_cost`). An absent or
+    to it, :func:`evalkit.usage.usage_cost`). A ``service_tier`` other than ``default``
+    (``flex``, ``priority`` …) is flagged ``service_tier_unpriced``: the price table holds
+    list prices. An absent or
     null ``usage`` is unknown (flag ``usage_missing``), never 0.
 
     Raises:
@@ -186,6 +188,7 @@ def openai_usage(body: Any) -> tuple[Usage, tuple[str, ...]]:
     out = Usage(prompt, cached, written, completion, reasoning)
     if out.inconsistent and "usage_inconsistent" not in flags:
         flags.append("usage_inconsistent")
+    flags.extend(tier_flags(body.get("service_tier")))
     return out, tuple(flags)
 
 

@@ -139,3 +139,14 @@ def invalid(message: str, usage: Usage | None = None, *, retryable: bool = True)
     error = ProviderError(message, code="invalid_response", retryable=retryable)
     error.usage = usage
     return error
+
+
+STANDARD_TIERS = frozenset({"default", "standard", "auto"})
+"""``service_tier`` values billed at a model's list price (OpenAI ``default``, Anthropic
+``standard``); another tier (``flex``, ``priority``, ``batch``, ``scale`` …) has its own prices."""
+
+
+def tier_flags(tier: Any) -> list[str]:
+    """``["service_tier_unpriced"]`` when a response reports a ``service_tier`` billed at
+    other rates than the list price the model's price gives, else ``[]``."""
+    return ["service_tier_unpriced"] if isinstance(tier, str) and tier.lower() not in STANDARD_TIERS else []

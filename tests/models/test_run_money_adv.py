@@ -151,3 +151,21 @@ def test_no_price_is_null_money_and_a_zero_price_is_free(api, tmp_path):
                              "models: {openai/m: {price: {input_per_mtok: 0, output_per_mtok: 0}}}\n")
     assert [rows[v]["cost_usd"] for v in ("act", "abstain")] == [0.0, 0.0]
     assert free["rows"][0]["cost_usd"] == 0.0
+
+
+def test_a_response_served_on_another_service_tier_is_flagged_in_the_cost(api, tmp_path):
+    from test_conformance import msg
+
+    flex = ASK | {"service_tier": "flex"}
+    default = ASK | {"service_tier": "default"}
+    _, rows, _ = run_pair(api, tmp_path, "openai/m", Endpoint({"act": [flex], "abstain": [default]}),
+                          config_yaml=PRICED, out="openai")
+    assert rows["act"]["cost_flags"] == ["service_tier_unpriced"] and rows["abstain"]["cost_flags"] == []
+    assert rows["act"]["cost_usd"] == rows["abstain"]["cost_usd"] == 2e-05  # list prices, flagged
+    api.clear()
+    usage = {"input_tokens": 10, "output_tokens": 5}
+    _, rows, _ = run_pair(api, tmp_path, "anthropic/m", Endpoint({
+        "act": [msg([{"type": "text", "text": "Which quantity?"}], usage=usage | {"service_tier": "priority"})],
+        "abstain": [msg([{"type": "text", "text": "Which quantity?"}], usage=usage | {"service_tier": "standard"})]}),
+        config_yaml=PRICED.replace("openai/m", "anthropic/m"), out="anthropic")
+    assert rows["act"]["cost_flags"] == ["service_tier_unpriced"] and rows["abstain"]["cost_flags"] == []
