@@ -250,3 +250,22 @@ def test_reasoning_content_parts_are_reasoning_never_text(api, part):
     out = respond(api, chat({"content": [part, {"type": "text", "text": "How much should I send?"}]}))
     assert out.text == "How much should I send?"
     assert [b.text for b in out.reasoning] == ["No amount was given."]
+
+
+def test_a_cached_body_now_read_as_an_error_is_asked_again_and_replaced(api, tmp_path):
+    from evalkit.models.cache import cache_key
+
+    cache = CallCache(tmp_path / "calls.sqlite")
+    model = live(api, OPENAI, cache=cache)
+    s = model.settings
+    key = cache_key(provider=s.provider, model=s.model, endpoint=model.endpoint, messages=context().messages,
+                    tools=context().tools, sampling={**s.sampling(), "tool_results_as": s.tool_results_as,
+                                                     "max_string_length": s.max_string_length,
+                                                     "drop_schema_keywords": s.drop_schema_keywords}, epoch=None)
+    # what an older reading stored: an aborted generation's partial text
+    cache.put(key, {"body": chat({"content": "I will pay 4"}, "abort"), "latency_s": 0.1}, provider="openai", model="m")
+    api.expect_request(path_of(OPENAI), method="POST").respond_with_json(chat({"content": "How much?"}))
+    out = model.respond(context(), None)
+    assert out.text == "How much?" and not out.extra["call"]["cached"] and len(api.log) == 1
+    again = model.respond(context(), None)
+    assert again.text == "How much?" and again.extra["call"]["cached"] and len(api.log) == 1
