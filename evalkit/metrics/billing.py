@@ -26,7 +26,8 @@ Definitions (the token classes and the cost formula are in :mod:`evalkit.usage`)
   ``tool_use`` with calls, else ``end_turn``); ``cost_flags``: sorted pricing
   flags raised (``cached_price_missing``, ``cache_write_price_missing``, and
   ``server_tool_unpriced`` for server tool requests billed outside the token price,
-  ``service_tier_unpriced`` for a response served on a tier with other prices).
+  ``service_tier_unpriced`` for a response served on a tier with other prices,
+  ``cache_write_1h_unpriced`` for Anthropic 1-hour cache writes).
 """
 
 from __future__ import annotations
@@ -43,7 +44,7 @@ BILLING_FIELDS = ("input_tokens", "output_tokens", "cached_input_tokens", "cache
 """The result-row fields :func:`episode_billing` returns."""
 
 _PRICE_FLAGS = frozenset({"cached_price_missing", "cache_write_price_missing", "server_tool_unpriced",
-                          "service_tier_unpriced"})
+                          "service_tier_unpriced", "cache_write_1h_unpriced"})
 _STOP_FLAGS = frozenset({"unknown_stop_reason", "stop_reason_missing"})
 
 

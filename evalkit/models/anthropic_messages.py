@@ -116,7 +116,9 @@ def anthropic_usage(body: Any) -> tuple[Usage, tuple[str, ...]]:
     (``server_tool_use.web_search_requests`` …) are billed per request, outside the token
     price: they are flagged ``server_tool_unpriced``, so the cost is known to leave them out;
     a ``service_tier`` other than ``standard`` (``priority``, ``batch``) is flagged
-    ``service_tier_unpriced``.
+    ``service_tier_unpriced``, and cache writes with the 1-hour lifetime
+    (``cache_creation.ephemeral_1h_input_tokens``), dearer than the 5-minute ones the single
+    ``cache_write_per_mtok`` prices, ``cache_write_1h_unpriced``.
 
     Raises:
         ProviderError: ``invalid_response`` for a count of the wrong type.
@@ -137,6 +139,9 @@ def anthropic_usage(body: Any) -> tuple[Usage, tuple[str, ...]]:
     if isinstance(server, dict) and any(type(n) is int and n > 0 for n in server.values()):
         flags.append("server_tool_unpriced")  # billed per request (web search …): not in the token price
     flags.extend(tier_flags(usage.get("service_tier")))
+    creation = usage.get("cache_creation")
+    if isinstance(creation, dict) and count(creation, "ephemeral_1h_input_tokens", "usage.cache_creation"):
+        flags.append("cache_write_1h_unpriced")  # 1-hour writes cost more than the one cache-write price
     return out, tuple(flags)
 
 

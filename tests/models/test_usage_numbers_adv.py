@@ -104,3 +104,11 @@ def test_reasoning_above_completion_is_not_added_when_the_total_agrees_with_prom
         "completion_tokens_details": {"reasoning_tokens": 50}}})
     assert out.usage == Usage(10, None, None, 5, 50) and out.flags == ("usage_inconsistent",)
     assert out.extra["call"]["cost_usd"] == round((10 * 1.0 + 5 * 2.0) / 1e6, 10)  # never above the total
+
+
+def test_anthropic_one_hour_cache_writes_are_flagged(api):
+    usage = {"input_tokens": 10, "cache_creation_input_tokens": 100, "cache_read_input_tokens": 0, "output_tokens": 5,
+             "cache_creation": {"ephemeral_5m_input_tokens": 40, "ephemeral_1h_input_tokens": 60}}
+    out = answer(api, "anthropic/m", msg([{"type": "text", "text": "x"}], usage=usage))
+    assert out.usage == Usage(110, 0, 100, 5, None) and out.flags == ("cache_write_1h_unpriced",)
+    assert "cache_write_1h_unpriced" in out.extra["call"]["flags"]
