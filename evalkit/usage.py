@@ -13,6 +13,7 @@ field                       what it counts                                      
                                                                                    + ``cache_read_input_tokens``
                                                                                    + ``cache_creation_input_tokens``
 ``cached_input_tokens``     part of ``input_tokens`` read from the prompt cache    ``prompt_tokens_details.cached_tokens``
+                                                                                   (DeepSeek: ``prompt_cache_hit_tokens``)
                                                                                    / ``cache_read_input_tokens``
 ``cache_write_tokens``      part of ``input_tokens`` written to the prompt cache   — / ``cache_creation_input_tokens``
 ``output_tokens``           every generated token billed (reasoning included)      ``completion_tokens`` (or ``total -
@@ -27,7 +28,10 @@ Money (:func:`usage_cost`), with prices in USD per million tokens::
          + cached × cached_input_per_mtok + cache_write × cache_write_per_mtok
          + (output − reasoning) × output_per_mtok + reasoning × reasoning_per_mtok
 
-An unreported part (``cached``, ``cache_write``, ``reasoning``) counts as 0 of its total.
+An unreported part (``cached``, ``cache_write``, ``reasoning``) counts as 0 of its total; a
+part larger than its total (a provider's miscount, flagged ``usage_inconsistent`` by the
+translators) is billed only up to the total, so the tokens billed never exceed the totals
+reported and no class is negative.
 ``reasoning_per_mtok`` defaults to ``output_per_mtok`` (OpenAI and Anthropic bill reasoning
 as output). Cached or cache-write tokens without their own rate are priced at
 ``input_per_mtok`` and flagged (``cached_price_missing`` / ``cache_write_price_missing``).
@@ -83,6 +87,15 @@ class Usage:
         if self.input_tokens is None:
             return None
         return max(self.input_tokens - (self.cached_input_tokens or 0) - (self.cache_write_tokens or 0), 0)
+
+    @property
+    def inconsistent(self) -> bool:
+        """Whether a part exceeds its total: cached + cache-write input above
+        ``input_tokens``, or ``reasoning_tokens`` above ``output_tokens`` (a provider's
+        miscount; :func:`usage_cost` then bills each part at most up to its total)."""
+        parts_in = (self.cached_input_tokens or 0) + (self.cache_write_tokens or 0)
+        return (self.input_tokens is not None and parts_in > self.input_tokens) or (
+            self.output_tokens is not None and (self.reasoning_tokens or 0) > self.output_tokens)
 
     def __add__(self, other: "Usage") -> "Usage":
         """Class-wise sum; a total is unknown when either side's is, a part when both are."""
@@ -142,7 +155,9 @@ def usage_cost(usage: Usage, price: Any) -> tuple[float | None, tuple[str, ...]]
     flags: list[str] = []
     rate_in = _rate(price, "input_per_mtok") or 0.0
     rate_out = _rate(price, "output_per_mtok") or 0.0
-    cached, written = usage.cached_input_tokens or 0, usage.cache_write_tokens or 0
+    total_in = usage.input_tokens or 0
+    cached = min(usage.cached_input_tokens or 0, total_in)
+    written = min(usage.cache_write_tokens or 0, total_in - cached)
     rate_cached, rate_write = _rate(price, "cached_input_per_mtok"), _rate(price, "cache_write_per_mtok")
     if rate_cached is None:
         rate_cached = rate_in
@@ -154,7 +169,7 @@ def usage_cost(usage: Usage, price: Any) -> tuple[float | None, tuple[str, ...]]
             flags.append("cache_write_price_missing")
     rate_reasoning = _rate(price, "reasoning_per_mtok")
     reasoning = min(usage.reasoning_tokens or 0, usage.output_tokens or 0)
-    total = ((usage.uncached_input_tokens or 0) * rate_in + cached * rate_cached + written * rate_write
+    total = ((total_in - cached - written) * rate_in + cached * rate_cached + written * rate_write
              + ((usage.output_tokens or 0) - reasoning) * rate_out
              + reasoning * (rate_out if rate_reasoning is None else rate_reasoning))
     return round(total / 1e6, 10), tuple(flags)

@@ -72,7 +72,8 @@ episodes as given. Counts and means: ``model_escalations``, ``review_rounds``,
 ``lag_hist`` (lag → correct abstentions), ``tool_calls`` (total) and ``tool_calls_mean``,
 ``input_tokens``, ``output_tokens`` (and their parts ``cached_input_tokens``,
 ``cache_write_tokens``, ``reasoning_tokens``; the failed attempts' share
-``retry_input_tokens``, ``retry_output_tokens``, ``retry_cost_usd``), ``tokens_per_episode``,
+``retry_input_tokens``, ``retry_output_tokens``, ``retry_cost_usd``; the share replayed from
+the call cache ``replayed_cost_usd``), ``tokens_per_episode``,
 ``tokens_per_success``, ``latency_s_mean``, ``latency_s_p95``, ``cost_usd`` (``None`` when
 any recorded episode has no price), ``cost_per_success_usd``. Episodes whose usage the
 provider did not report (``usage_unknown`` counts them) are left out of the token and money
@@ -97,6 +98,7 @@ from collections import Counter, defaultdict
 from typing import Any, Iterable, Sequence
 
 from evalkit.metrics import followup as _followup
+from evalkit.metrics.billing import PARTS as _PARTS
 from evalkit.metrics.billing import TOKENS as _TOKENS
 from evalkit.metrics.billing import group_cost
 from evalkit.metrics.failures import FAILURE_KINDS
@@ -275,6 +277,7 @@ class GroupStats:
         self.latencies = array("d")
         self.costs = array("d")  # of recorded episodes with a known cost, summed exactly at the end
         self.retry_costs = array("d")  # their failed attempts' share
+        self.replayed_costs = array("d")  # their share replayed from the call cache
         self.cost_known = True
         self._pair: str | None = None
         self._series: dict[tuple, bool] = {}  # (model, condition, gate) → every epoch's unit right, this pair
@@ -397,6 +400,9 @@ class GroupStats:
         else:
             for col in _TOKENS:
                 c[col] += r.get(col) or 0
+            for col in _PARTS:
+                if r.get(col) is not None:
+                    c[f"{col}_reported"] += 1
         cost = r.get("cost_usd")
         if cost is None:
             if not unknown:
@@ -404,6 +410,7 @@ class GroupStats:
         elif self.cost_known:
             self.costs.append(cost)
             self.retry_costs.append(r.get("retry_cost_usd") or 0.0)
+            self.replayed_costs.append(r.get("replayed_cost_usd") or 0.0)
 
     def _close_pair(self) -> None:
         if self._series:
@@ -434,6 +441,7 @@ class GroupStats:
         self.latencies.extend(other.latencies)
         self.costs.extend(other.costs)
         self.retry_costs.extend(other.retry_costs)
+        self.replayed_costs.extend(other.replayed_costs)
         self.cost_known = self.cost_known and other.cost_known
 
     def metrics(self) -> dict[str, Any]:
@@ -506,7 +514,8 @@ class GroupStats:
         return out
 
     def _cost(self) -> dict[str, Any]:
-        return group_cost(self.c, costs=self.costs, retry_costs=self.retry_costs, cost_known=self.cost_known,
+        return group_cost(self.c, costs=self.costs, retry_costs=self.retry_costs, replayed_costs=self.replayed_costs,
+                          cost_known=self.cost_known,
                           latencies=self.latencies)
 
 

@@ -15,10 +15,19 @@ Definitions (the token classes and the cost formula are in :mod:`evalkit.usage`)
   (``model_call`` events, failed attempts included) and of calls that failed for good; for
   a model that records none (in-process models), the summed usage × the model's price;
   ``None`` when the model has no price or any usage is unknown.
-* **flags** — ``usage_missing``: responses whose usage was not reported (their flag); ``usage_inconsistent``: responses whose ``total_tokens`` exceeded
-  prompt + completion (output taken as total − prompt); ``unknown_stop_reason``: responses
-  whose stop reason was not a documented value (read as ``other``); ``cost_flags``: sorted pricing
-  flags raised (``cached_price_missing``, ``cache_write_price_missing``).
+* **replayed** — ``replayed_cost_usd``: the share of ``cost_usd`` of calls replayed from the
+  call cache (``model_call`` events with ``cached``): what those calls cost when they were
+  made, not money spent by this run (this run spent ``cost_usd − replayed_cost_usd``);
+  ``None`` when ``cost_usd`` is.
+* **flags** — ``usage_missing``: responses whose usage was not reported (their flag); ``usage_inconsistent``: responses whose counts disagree
+  (``total_tokens`` above prompt + completion: output taken as total − prompt; a part above its
+  total; a total below its parts); ``unknown_stop_reason``: responses
+  whose stop reason was not a documented value (read as ``other``) or missing (read as
+  ``tool_use`` with calls, else ``end_turn``); ``cost_flags``: sorted pricing
+  flags raised (``cached_price_missing``, ``cache_write_price_missing``, and
+  ``server_tool_unpriced`` for server tool requests billed outside the token price,
+  ``service_tier_unpriced`` for a response served on a tier with other prices,
+  ``cache_write_1h_unpriced`` for Anthropic 1-hour cache writes).
 """
 
 from __future__ import annotations
@@ -29,11 +38,14 @@ from evalkit.runtime.events import ErrorRaised, ModelCall, ModelResponded, Provi
 from evalkit.usage import USAGE_FIELDS, Usage, usage_cost
 
 BILLING_FIELDS = ("input_tokens", "output_tokens", "cached_input_tokens", "cache_write_tokens", "reasoning_tokens",
-                  "retry_input_tokens", "retry_output_tokens", "retry_cost_usd", "cost_usd", "usage_missing",
+                  "retry_input_tokens", "retry_output_tokens", "retry_cost_usd", "cost_usd", "replayed_cost_usd",
+                  "usage_missing",
                   "usage_inconsistent", "unknown_stop_reason", "cost_flags")
 """The result-row fields :func:`episode_billing` returns."""
 
-_PRICE_FLAGS = frozenset({"cached_price_missing", "cache_write_price_missing"})
+_PRICE_FLAGS = frozenset({"cached_price_missing", "cache_write_price_missing", "server_tool_unpriced",
+                          "service_tier_unpriced", "cache_write_1h_unpriced"})
+_STOP_FLAGS = frozenset({"unknown_stop_reason", "stop_reason_missing"})
 
 
 def _usage(event: Any) -> Usage:
@@ -93,14 +105,16 @@ def episode_billing(by_type: dict[type, list[Any]], price: Any = None) -> dict[s
     out: dict[str, Any] = {name: getattr(total, name) for name in USAGE_FIELDS}
     if unknown:
         out["input_tokens"] = out["output_tokens"] = None
+    replayed = None if cost is None else _fsum([c.cost_usd for c in calls if c.cached and c.cost_usd is not None])
     out.update({
+        "replayed_cost_usd": replayed,
         "retry_input_tokens": retry_in,
         "retry_output_tokens": retry_out,
         "retry_cost_usd": retry_cost,
         "cost_usd": cost,
         "usage_missing": unknown,
         "usage_inconsistent": sum(1 for r in responses if "usage_inconsistent" in r.flags),
-        "unknown_stop_reason": sum(1 for r in responses if "unknown_stop_reason" in r.flags),
+        "unknown_stop_reason": sum(1 for r in responses if _STOP_FLAGS.intersection(r.flags)),
         "cost_flags": sorted(flags),
     })
     return out
@@ -110,14 +124,20 @@ TOKENS = ("input_tokens", "output_tokens", "cached_input_tokens", "cache_write_t
           "retry_input_tokens", "retry_output_tokens")
 """Token counts a group sums over its recorded episodes whose usage is known."""
 
+PARTS = ("cached_input_tokens", "cache_write_tokens", "reasoning_tokens")
+"""Token classes a provider may not report at all: a group's sum is ``None`` unless some
+summed episode reported the class (counted in ``<class>_reported``)."""
 
-def group_cost(c: dict[str, int], *, costs: Any, retry_costs: Any, cost_known: bool, latencies: Any) -> dict[str, Any]:
+
+def group_cost(c: dict[str, int], *, costs: Any, retry_costs: Any, cost_known: bool, latencies: Any,
+               replayed_costs: Any = ()) -> dict[str, Any]:
     """The cost metrics of a group (:mod:`evalkit.metrics.aggregate`) from its running counts.
 
     Args:
         c: The group's counts (``completed``, ``correct``, ``tool_calls``, ``usage_unknown``
             and the :data:`TOKENS` sums).
-        costs: The known episode costs (USD); ``retry_costs`` their failed attempts' share.
+        costs: The known episode costs (USD); ``retry_costs`` their failed attempts' share,
+            ``replayed_costs`` their share replayed from the call cache.
         cost_known: False when a recorded episode had no price.
         latencies: Every recorded episode's latency (s).
 
@@ -125,7 +145,8 @@ def group_cost(c: dict[str, int], *, costs: Any, retry_costs: Any, cost_known: b
         ``tool_calls``, ``tool_calls_mean``, the :data:`TOKENS` totals, ``usage_unknown``,
         ``tokens_lower_bound``, ``tokens_per_episode``, ``tokens_per_success``,
         ``latency_s_mean``, ``latency_s_p95``, ``cost_usd``, ``cost_lower_bound``,
-        ``retry_cost_usd``, ``cost_per_success_usd``.
+        ``retry_cost_usd``, ``replayed_cost_usd``, ``cost_per_success_usd``. A part
+        (:data:`PARTS`) no summed episode reported is ``None``, never 0.
     """
     import math
 
@@ -139,7 +160,7 @@ def group_cost(c: dict[str, int], *, costs: Any, retry_costs: Any, cost_known: b
     return {
         "tool_calls": calls,
         "tool_calls_mean": calls / n if n else None,
-        **{col: c[col] if some else None for col in TOKENS},
+        **{col: c[col] if some and (col not in PARTS or c.get(f"{col}_reported")) else None for col in TOKENS},
         "usage_unknown": unknown,
         "tokens_lower_bound": bool(unknown) and some,
         "tokens_per_episode": (tin + tout) / n if n and exact else None,
@@ -149,5 +170,6 @@ def group_cost(c: dict[str, int], *, costs: Any, retry_costs: Any, cost_known: b
         "cost_usd": money,
         "cost_lower_bound": bool(unknown) and money is not None,
         "retry_cost_usd": round(math.fsum(retry_costs), 10) if money is not None else None,
+        "replayed_cost_usd": round(math.fsum(replayed_costs), 10) if money is not None else None,
         "cost_per_success_usd": money / correct if money is not None and correct and exact else None,
     }

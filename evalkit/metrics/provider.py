@@ -15,7 +15,7 @@ episodes' rows (:func:`evalkit.metrics.scoring.score_episode`):
   token limit) and ``truncated_calls`` (tool calls denied for it),
   ``claimed_action_without_call``;
 * ``usage_missing`` (responses whose usage was not reported: their tokens and money are
-  ``null``), ``usage_inconsistent`` (``total_tokens`` above prompt + completion),
+  ``null``), ``usage_inconsistent`` (responses whose counts disagree, :mod:`evalkit.metrics.billing`),
   ``unknown_stop_reason`` (responses whose stop reason is not a documented value),
   ``retry_input_tokens`` / ``retry_output_tokens`` (billed on failed attempts);
 * ``error_codes``: errored episodes by outcome code (``context_length_exceeded`` …).

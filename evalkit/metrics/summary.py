@@ -277,7 +277,7 @@ SUMMARY_FIELDS = (
     "claimed_action_without_call", "error_code", "failure_kind", "unjudged",
     # usage by class, failed attempts and output faults (evalkit.metrics.billing, evalkit.metrics.scoring)
     "cached_input_tokens", "cache_write_tokens", "reasoning_tokens", "retry_input_tokens", "retry_output_tokens",
-    "retry_cost_usd", "usage_missing", "usage_inconsistent", "unknown_stop_reason", "refusal", "truncated_calls", "truncated_output",
+    "retry_cost_usd", "replayed_cost_usd", "usage_missing", "usage_inconsistent", "unknown_stop_reason", "refusal", "truncated_calls", "truncated_output",
     # the LLM-judge panel (evalkit.metrics.judging)
     "text_judge", "judge_disagrees", "judge_tie", "judge_errors", "judge_cost_usd",
 )
@@ -287,7 +287,7 @@ _TEXT_FIELDS = frozenset({"pair_id", "variant", "model", "condition", "gate", "t
 _FLAG_FIELDS = frozenset({"correct", "decision_match", "post_hoc", "timely", "first_pass", "call_in_content",
                           "content_filter", "claimed_action_without_call", "refusal", "truncated_output", "unjudged",
                           "judge_disagrees", "judge_tie"})
-_MEASURES = frozenset({"latency_s", "cost_usd", "retry_wait_s", "retry_cost_usd", "judge_cost_usd"})
+_MEASURES = frozenset({"latency_s", "cost_usd", "retry_wait_s", "retry_cost_usd", "judge_cost_usd", "replayed_cost_usd"})
 _UNKNOWN_COUNTS = frozenset({"input_tokens", "output_tokens", "cached_input_tokens", "cache_write_tokens",
                              "reasoning_tokens"})
 """Token counts that are null when the provider did not report them (never 0)."""

@@ -28,7 +28,8 @@ from typing import Any
 
 from evalkit.models.config import ModelSettings
 from evalkit.models.parsing import replay_arguments
-from evalkit.models.reply import ProviderReply, count, stop_reason, usage_object
+from evalkit.models.reply import (ProviderReply, count, error_usage, invalid, json_kind, stop_reason, tier_flags,
+                                  usage_object)
 from evalkit.models.retry import (ProviderError, connection_failure, error_for_status, error_in_body, error_message,
                                   parse_body)
 from evalkit.runtime.model_io import ReasoningBlock
@@ -111,7 +112,13 @@ def anthropic_usage(body: Any) -> tuple[Usage, tuple[str, ...]]:
     cache_read_input_tokens + cache_creation_input_tokens``, the last two kept as the cached
     and cache-write parts. ``output_tokens`` is every output token, thinking included
     (``output_tokens_details.thinking_tokens`` is the reasoning part). An absent or null
-    ``usage`` is unknown (flag ``usage_missing``), never 0.
+    ``usage`` is unknown (flag ``usage_missing``), never 0. Server tool requests
+    (``server_tool_use.web_search_requests`` …) are billed per request, outside the token
+    price: they are flagged ``server_tool_unpriced``, so the cost is known to leave them out;
+    a ``service_tier`` other than ``standard`` (``priority``, ``batch``) is flagged
+    ``service_tier_unpriced``, and cache writes with the 1-hour lifetime
+    (``cache_creation.ephemeral_1h_input_tokens``), dearer than the 5-minute ones the single
+    ``cache_write_per_mtok`` prices, ``cache_write_1h_unpriced``.
 
     Raises:
         ProviderError: ``invalid_response`` for a count of the wrong type.
@@ -125,7 +132,17 @@ def anthropic_usage(body: Any) -> tuple[Usage, tuple[str, ...]]:
     if uncached is None or output is None:
         flags.append("usage_missing")
     total = None if uncached is None else uncached + (cached or 0) + (written or 0)
-    return Usage(total, cached, written, output, reasoning), tuple(flags)
+    out = Usage(total, cached, written, output, reasoning)
+    if out.inconsistent:  # thinking tokens above output_tokens
+        flags.append("usage_inconsistent")
+    server = usage.get("server_tool_use")
+    if isinstance(server, dict) and any(type(n) is int and n > 0 for n in server.values()):
+        flags.append("server_tool_unpriced")  # billed per request (web search …): not in the token price
+    flags.extend(tier_flags(usage.get("service_tier")))
+    creation = usage.get("cache_creation")
+    if isinstance(creation, dict) and count(creation, "ephemeral_1h_input_tokens", "usage.cache_creation"):
+        flags.append("cache_write_1h_unpriced")  # 1-hour writes cost more than the one cache-write price
+    return out, tuple(flags)
 
 
 def translate_anthropic(data: Any) -> ProviderReply:
@@ -156,12 +173,15 @@ def translate_anthropic(data: Any) -> ProviderReply:
     texts: list[str] = []
     calls: list[dict[str, Any]] = []
     reasoning: list[ReasoningBlock] = []
-    for block in data["content"]:
+    for i, block in enumerate(data["content"]):
         if not isinstance(block, dict):
-            continue
+            raise invalid(f"the response's content[{i}] is a JSON {json_kind(block)}, not a content block", usage)
         kind = block.get("type")
         if kind == "text":
-            texts.append(str(block.get("text", "")))
+            text = block.get("text")
+            if not isinstance(text, str):
+                raise invalid(f"the response's content[{i}].text is a JSON {json_kind(text)}, not a string", usage)
+            texts.append(text)
         elif kind == "tool_use":
             raw_input = block.get("input")
             calls.append({
@@ -176,8 +196,7 @@ def translate_anthropic(data: Any) -> ProviderReply:
             reasoning.append(ReasoningBlock("anthropic", text if isinstance(text, str) else None, dict(block)))
     raw_stop = data.get("stop_reason")
     if raw_stop is not None and not isinstance(raw_stop, str):
-        raise ProviderError(f"the response's stop_reason is {type(raw_stop).__name__}, not a string",
-                            code="invalid_response", retryable=True)
+        raise invalid(f"the response's stop_reason is {type(raw_stop).__name__}, not a string", usage)
     flags = list(usage_flags)
     stop = stop_reason(raw_stop, STOP_REASONS, bool(calls), flags)
     text = "".join(texts) if texts else None
@@ -244,8 +263,10 @@ class AnthropicProvider:
             raise connection_failure(exc) from None
         except anthropic.APIStatusError as exc:
             text = exc.response.text if exc.response is not None else ""
-            raise error_for_status(exc.status_code, error_message(exc.body, text or str(exc)),
-                                   dict(exc.response.headers)) from None
+            error = error_for_status(exc.status_code, error_message(exc.body, text or str(exc)),
+                                     dict(exc.response.headers))
+            error.usage = error_usage(text, anthropic_usage)
+            raise error from None
         body = parse_body(raw.http_response.text)
         translate_anthropic(body)  # an error the body reports is raised here, inside the retry policy
         return body

@@ -127,7 +127,8 @@ class ParseSettings(_Strict):
 
 class Price(_Strict):
     """Price of a model in US dollars per million tokens, by token class
-    (:func:`evalkit.usage.usage_cost` has the formula).
+    (:func:`evalkit.usage.usage_cost` has the formula). Each is a finite number ``>= 0``
+    (``0``: free); a string, a boolean, ``.inf`` or ``.nan`` is a config error, never a price.
 
     Attributes:
         input_per_mtok: Uncached input tokens.
@@ -140,11 +141,11 @@ class Price(_Strict):
             OpenAI and Anthropic bill them).
     """
 
-    input_per_mtok: float = Field(ge=0)
-    output_per_mtok: float = Field(ge=0)
-    cached_input_per_mtok: float | None = Field(default=None, ge=0)
-    cache_write_per_mtok: float | None = Field(default=None, ge=0)
-    reasoning_per_mtok: float | None = Field(default=None, ge=0)
+    input_per_mtok: float = Field(ge=0, strict=True, allow_inf_nan=False)
+    output_per_mtok: float = Field(ge=0, strict=True, allow_inf_nan=False)
+    cached_input_per_mtok: float | None = Field(default=None, ge=0, strict=True, allow_inf_nan=False)
+    cache_write_per_mtok: float | None = Field(default=None, ge=0, strict=True, allow_inf_nan=False)
+    reasoning_per_mtok: float | None = Field(default=None, ge=0, strict=True, allow_inf_nan=False)
 
 
 class LocalServerSettings(_Strict):

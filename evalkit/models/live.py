@@ -3,7 +3,9 @@ parsing layers (DESIGN §2 "model", §7 cost).
 
 Layers, outermost first, for each call ``D_t ~ model(M_t)``:
 
-1. **cache** (:mod:`evalkit.models.cache`): a hit replays the stored response;
+1. **cache** (:mod:`evalkit.models.cache`): a hit replays the stored response (a stored
+   body the translator now reads as an error, e.g. stored by an older version, is a miss
+   and is replaced);
 2. **retry** (:mod:`evalkit.models.retry`): transient failures are retried; each retry is
    returned for the trace and its wait is not charged to latency;
 3. **provider**: :class:`~evalkit.models.openai_compat.OpenAIProvider` (``openai/`` and
@@ -214,11 +216,17 @@ class LiveModel:
                                       "drop_schema_keywords": s.drop_schema_keywords},
                             epoch=getattr(episode, "epoch", None))
             stored = self.cache.get(key)
+        translate = _translator(s.provider)
+        reply = None
+        if stored is not None:
+            try:
+                reply = translate(stored.get("body"))
+            except ProviderError:  # stored under older reading rules, now an error: asked again, replaced
+                stored = None
         cached = stored is not None
         retries: list[dict[str, Any]] = []
         waited = 0.0
         provider = None if cached else self.provider
-        translate = _translator(s.provider)
         if stored is None:
             slept = [0.0]
 
@@ -241,7 +249,8 @@ class LiveModel:
             if self.cache is not None and key is not None:
                 self.cache.put(key, stored, provider=s.provider, model=s.model)
         body = stored.get("body")
-        reply = translate(body)  # pure: a cache hit reads the stored body again
+        if reply is None:
+            reply = translate(body)  # pure: a cache hit has read the stored body again above
         return self._output(context, reply, body, float(stored.get("latency_s") or 0.0), cached, retries, waited)
 
     def _output(self, context: ModelContext, reply: Any, body: Any, latency: float, cached: bool,
@@ -264,9 +273,9 @@ class LiveModel:
         retry_cost: float | None = 0.0
         for retry in retries:
             retry["cost_usd"] = _retry_cost(retry, s.price)
-            if retry.get("usage") is not None:
-                failed = Usage.from_dict(retry["usage"])
-                total = total + failed if failed.known else total
+            failed = Usage.from_dict(retry.get("usage"))
+            if failed.known:  # the same failed attempts the row counts (evalkit.metrics.billing)
+                total = total + failed
                 retry_in += failed.input_tokens or 0
                 retry_out += failed.output_tokens or 0
                 retry_cost = None if retry_cost is None or retry["cost_usd"] is None else retry_cost + retry["cost_usd"]

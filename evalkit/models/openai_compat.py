@@ -35,9 +35,12 @@ from typing import Any, Collection
 
 from evalkit.models.config import ModelSettings
 from evalkit.models.parsing import replay_arguments
-from evalkit.models.reply import ProviderReply, count, stop_reason, usage_object
+from evalkit.models.reply import ProviderReply, count, error_usage, stop_reason, tier_flags, usage_object
+from evalkit.models.reply import invalid as _invalid
+from evalkit.models.reply import json_kind as _kind
 from evalkit.models.retry import (ProviderError, connection_failure, error_for_status, error_in_body, error_message,
                                   parse_body)
+from evalkit.runtime.model_io import ReasoningBlock
 from evalkit.usage import UNKNOWN, Usage
 
 
@@ -116,39 +119,40 @@ def tool_choice_param(choice: str) -> Any:
     return {"type": "function", "function": {"name": choice}}
 
 
-def _kind(value: Any) -> str:
-    """The JSON type name of a parsed value (``object``, ``array``, ``string``, …)."""
-    names = {dict: "object", list: "array", str: "string", bool: "boolean", int: "number", float: "number"}
-    return "null" if value is None else names.get(type(value), type(value).__name__)
-
-
-def _invalid(message: str, usage: Usage | None = None, *, retryable: bool = True) -> ProviderError:
-    error = ProviderError(message, code="invalid_response", retryable=retryable)
-    error.usage = usage
-    return error
-
-
 FINISH_REASONS = {
     "stop": "end_turn",
     "tool_calls": "tool_use",
     "function_call": "tool_use",
     "length": "max_tokens",
+    "model_length": "max_tokens",
     "content_filter": "content_filter",
     "error": "error",
+    "abort": "error",
+    "eos_token": "end_turn",
+    "stop_sequence": "end_turn",
 }
 """Chat-completions ``finish_reason`` values (the ``openai`` SDK's ``Choice.finish_reason``
-literal, plus ``error`` sent by gateways such as OpenRouter) → :data:`evalkit.types.StopReason`."""
+literal; ``error`` sent by gateways such as OpenRouter and by vLLM; ``abort``, vLLM's and
+SGLang's value for a generation the engine aborted, whose text is partial; ``eos_token`` and
+``stop_sequence`` of Hugging Face TGI; Mistral's ``model_length``, the context window filled) → :data:`evalkit.types.StopReason`. A value that maps
+to ``error`` is a provider error, never the model's answer."""
 
 
 def openai_usage(body: Any) -> tuple[Usage, tuple[str, ...]]:
     """The :class:`~evalkit.usage.Usage` a chat-completion body reports, and its flags.
 
-    ``prompt_tokens`` is every input token (``prompt_tokens_details.cached_tokens`` and
-    ``cache_write_tokens`` are parts of it); ``completion_tokens`` every output token
+    ``prompt_tokens`` is every input token (``prompt_tokens_details.cached_tokens``, or
+    DeepSeek's ``prompt_cache_hit_tokens``, and ``cache_write_tokens`` are parts of it); ``completion_tokens`` every output token
     (``completion_tokens_details.reasoning_tokens`` a part). When ``total_tokens`` is larger
     than prompt + completion (servers that leave reasoning out of ``completion_tokens``),
     output is ``total_tokens - prompt_tokens``; without a total, reasoning tokens larger than
-    ``completion_tokens`` are added to it; either is flagged ``usage_inconsistent``. An absent or
+    ``completion_tokens`` are added to it; either is flagged ``usage_inconsistent``. When one of
+    prompt and completion is left out but ``total_tokens`` is given (servers that omit a zero
+    count), it is the total minus the other, flagged ``usage_derived``; these are flagged, as are a
+    total below prompt + completion and cached tokens above ``prompt_tokens`` (billed only up
+    to it, :func:`evalkit.usage.usage_cost`). A ``service_tier`` other than ``default``
+    (``flex``, ``priority`` …) is flagged ``service_tier_unpriced``: the price table holds
+    list prices. An absent or
     null ``usage`` is unknown (flag ``usage_missing``), never 0.
 
     Raises:
@@ -162,17 +166,30 @@ def openai_usage(body: Any) -> tuple[Usage, tuple[str, ...]]:
     prompt_details = usage.get("prompt_tokens_details")
     completion_details = usage.get("completion_tokens_details")
     cached = count(prompt_details, "cached_tokens", "usage.prompt_tokens_details")
+    if cached is None:  # DeepSeek's fields: prompt_tokens = prompt_cache_hit_tokens + prompt_cache_miss_tokens
+        cached = count(usage, "prompt_cache_hit_tokens")
     written = count(prompt_details, "cache_write_tokens", "usage.prompt_tokens_details")
     reasoning = count(completion_details, "reasoning_tokens", "usage.completion_tokens_details")
+    if total is not None and (prompt is None) != (completion is None):  # one class left out: total − the other
+        known = prompt if completion is None else completion
+        if total >= known:
+            prompt, completion = (prompt, total - known) if completion is None else (total - known, completion)
+            flags.append("usage_derived")
     if prompt is None or completion is None:
         flags.append("usage_missing")
-    if prompt is not None and total is not None and total > prompt + (completion or 0):
+    if prompt is not None and completion is not None and total is not None and total > prompt + completion:
         completion = total - prompt
         flags.append("usage_inconsistent")
-    elif completion is not None and reasoning is not None and reasoning > completion:
+    elif total is None and completion is not None and reasoning is not None and reasoning > completion:
         completion += reasoning  # reasoning reported outside completion_tokens, and no total to tell
         flags.append("usage_inconsistent")
-    return Usage(prompt, cached, written, completion, reasoning), tuple(flags)
+    elif prompt is not None and completion is not None and total is not None and total < prompt + completion:
+        flags.append("usage_inconsistent")  # the classes are billed; the total is kept in the raw body
+    out = Usage(prompt, cached, written, completion, reasoning)
+    if out.inconsistent and "usage_inconsistent" not in flags:
+        flags.append("usage_inconsistent")
+    flags.extend(tier_flags(body.get("service_tier")))
+    return out, tuple(flags)
 
 
 def translate_openai(data: Any) -> ProviderReply:
@@ -199,11 +216,11 @@ def translate_openai(data: Any) -> ProviderReply:
     try:
         usage, usage_flags = openai_usage(data)
     except ProviderError:
-        if data.get("error") and not data.get("choices"):
+        if data.get("error"):
             usage, usage_flags = UNKNOWN, ()
         else:
             raise
-    if data.get("error") and not data.get("choices"):
+    if data.get("error"):  # an error object next to choices still means the answer failed
         error = error_in_body(data)
         error.usage = usage
         raise error
@@ -221,23 +238,141 @@ def translate_openai(data: Any) -> ProviderReply:
     finish = choice.get("finish_reason")
     if finish is not None and not isinstance(finish, str):
         raise _invalid(f"the response's choices[0].finish_reason is a JSON {_kind(finish)}, not a string", usage)
-    if finish == "error" or choice.get("error"):
-        error = error_in_body({"error": choice.get("error") or {"message": "finish_reason is error"}})
+    if FINISH_REASONS.get(finish) == "error" or choice.get("error"):
+        error = error_in_body({"error": choice.get("error") or {"message": f"finish_reason is {finish}"}})
         error.usage = usage
         raise error
     message = choice.get("message")
-    if message is not None and not isinstance(message, dict):
+    if message is None:  # a streaming chunk (``delta``) or a legacy completion (``text``) is not an answer
+        shape = next((key for key in ("delta", "text") if key in choice), None)
+        raise _invalid("the response's choices[0] has no message"
+                       + (f" (it holds {shape!r}: not a chat completion)" if shape else ""), usage)
+    if not isinstance(message, dict):
         raise _invalid(f"the response's choices[0].message is a JSON {_kind(message)}, not an object", usage)
-    message = message or {}
+    problem = _message_problem(message)
+    if problem is not None:
+        raise _invalid(f"the response's choices[0].message.{problem}", usage)
+    message, refusal = _split_refusal(message)
     flags = list(usage_flags)
     stop = stop_reason(finish, FINISH_REASONS, bool(message.get("tool_calls") or message.get("function_call")),
                        flags)
+    if refusal is not None and stop != "content_filter":
+        stop = "refusal"  # a refused answer is withheld whatever else it holds (its calls are never run)
+    return ProviderReply(message=message, stop_reason=stop, raw_stop_reason=finish, refusal=refusal,
+                         reasoning=_reasoning(message), usage=usage, flags=tuple(flags))
+
+
+def _message_problem(message: dict[str, Any]) -> str | None:
+    """What makes ``message`` unreadable as an assistant message, or ``None``: ``content`` a
+    string, ``null`` or an array of part objects whose ``text`` / ``refusal`` are strings;
+    ``refusal`` and each reasoning field a string or ``null``; ``tool_calls`` an array or
+    ``null``; ``function_call`` an object or ``null``. A value of another JSON type is never
+    turned into text (``42`` → ``"42"``) or into calls (a string iterated character by
+    character)."""
+    content = message.get("content")
+    if content is not None and not isinstance(content, (str, list)):
+        return f"content is a JSON {_kind(content)}, not a string or an array of parts"
+    for i, part in enumerate(content if isinstance(content, list) else ()):
+        if not isinstance(part, dict):
+            return f"content[{i}] is a JSON {_kind(part)}, not a content part object"
+        for key in ("text", "refusal"):
+            if part.get(key) is not None and not isinstance(part[key], str):
+                return f"content[{i}].{key} is a JSON {_kind(part[key])}, not a string"
+    for key in ("refusal", *REASONING_FIELDS):
+        if message.get(key) is not None and not isinstance(message[key], str):
+            return f"{key} is a JSON {_kind(message[key])}, not a string"
+    if message.get("tool_calls") is not None and not isinstance(message["tool_calls"], list):
+        return f"tool_calls is a JSON {_kind(message['tool_calls'])}, not an array"
+    if message.get("function_call") is not None and not isinstance(message["function_call"], dict):
+        return f"function_call is a JSON {_kind(message['function_call'])}, not an object"
+    return None
+
+
+REASONING_FIELDS = ("reasoning_content", "reasoning")
+"""Message fields in which OpenAI-compatible servers return reasoning text apart from the
+answer: ``reasoning_content`` (DeepSeek, llama.cpp's server, vLLM before 0.10) and
+``reasoning`` (vLLM, OpenRouter)."""
+
+
+def _part_text(value: Any) -> str:
+    """The text of a reasoning content part's value: a string, or a list of text parts."""
+    if isinstance(value, str):
+        return value
+    if isinstance(value, list):
+        return "".join(p.get("text") or "" for p in value if isinstance(p, dict) and isinstance(p.get("text"), str))
+    return ""
+
+
+def _reasoning(message: dict[str, Any]) -> tuple[ReasoningBlock, ...]:
+    """The message's reasoning text as opaque blocks (never part of the text, never sent back):
+    the :data:`REASONING_FIELDS`, and ``thinking`` / ``reasoning`` content parts (Mistral's
+    reasoning models: ``{"type": "thinking", "thinking": [{"type": "text", "text": …}]}``)."""
+    blocks = []
+    for name in REASONING_FIELDS:
+        value = message.get(name)
+        if isinstance(value, str) and value.strip() and all(b.text != value for b in blocks):  # servers may send both
+            blocks.append(ReasoningBlock("openai", value, {"type": name, name: value}))
+    content = message.get("content")
+    for part in content if isinstance(content, list) else ():
+        kind = part.get("type") if isinstance(part, dict) else None
+        if kind in ("thinking", "reasoning"):
+            text = _part_text(part.get(kind)) or _part_text(part.get("text"))
+            if text.strip():
+                blocks.append(ReasoningBlock("openai", text, dict(part)))
+    return tuple(blocks)
+
+
+def _split_refusal(message: dict[str, Any]) -> tuple[dict[str, Any], str | None]:
+    """``(message, refusal)``: the refusal text from ``message.refusal`` or from ``refusal``
+    content parts (``[{"type": "refusal", "refusal": …}]``, as compatible servers send the
+    request-side shape); the parts are taken out of the content so they are never read as
+    text."""
+    texts = []
     refusal = message.get("refusal")
-    refusal = refusal if isinstance(refusal, str) and refusal.strip() else None
-    if refusal is not None and stop == "end_turn":
-        stop = "refusal"
-    return ProviderReply(message=message, stop_reason=stop, raw_stop_reason=finish, refusal=refusal, reasoning=(),
-                         usage=usage, flags=tuple(flags))
+    if isinstance(refusal, str) and refusal.strip():
+        texts.append(refusal)
+    content = message.get("content")
+    if isinstance(content, list):
+        parts = [p for p in content if isinstance(p, dict) and p.get("type") == "refusal"]
+        if parts:
+            texts.extend(str(p.get("refusal") or p.get("text") or "") for p in parts)
+            message = {**message, "content": [p for p in content if not (isinstance(p, dict)
+                                                                         and p.get("type") == "refusal")]}
+    refusal = "\n".join(t for t in texts if t.strip())
+    return message, refusal or None
+
+
+def filtered_request(status: int, text: str) -> dict[str, Any] | None:
+    """The answer to record for a request the provider's content filter refused, or ``None``.
+
+    Azure OpenAI (and gateways in front of it) answer a prompt its content filter blocks with
+    HTTP 400 and ``{"error": {"code": "content_filter", "message": …}}``. That is the
+    provider's policy acting on the request, reproducibly, not a fault of the run, so it is
+    read like a ``finish_reason: "content_filter"`` answer (:func:`translate_openai`): no text,
+    stop reason ``content_filter``, usage unknown; the error body is kept under
+    ``filtered_request`` for the trace.
+
+    Args:
+        status: The HTTP status of the error answer.
+        text: Its body.
+
+    Returns:
+        A chat-completion body, or ``None`` when the answer is not a content-filter refusal.
+    """
+    import json
+
+    if not 400 <= status < 500:
+        return None
+    try:
+        body = json.loads(text) if text else None
+    except (ValueError, RecursionError):
+        return None
+    error = body.get("error") if isinstance(body, dict) else None
+    if not isinstance(error, dict) or "content_filter" not in (error.get("code"), error.get("type")):
+        return None
+    return {"object": "chat.completion", "filtered_request": {"status": status, "body": body},
+            "choices": [{"index": 0, "finish_reason": "content_filter",
+                         "message": {"role": "assistant", "content": None}}]}
 
 
 SHARD_CONNECTIONS = 8
@@ -326,8 +461,13 @@ class OpenAIProvider:
             raise connection_failure(exc) from None
         except openai.APIStatusError as exc:
             text = exc.response.text if exc.response is not None else ""
+            filtered = filtered_request(exc.status_code, text)
+            if filtered is not None:
+                return filtered
             message = error_message(exc.body, text or str(exc))
-            raise error_for_status(exc.status_code, message, dict(exc.response.headers)) from None
+            error = error_for_status(exc.status_code, message, dict(exc.response.headers))
+            error.usage = error_usage(text, openai_usage)
+            raise error from None
         body = parse_body(raw.text)
         translate_openai(body)  # an error the body reports is raised here, inside the retry policy
         return body

@@ -19,6 +19,8 @@ empty arguments           ``invalid_json: empty arguments``             ``empty_
 arguments as an object    accepted, tagged ``arguments_encoding=object``
 missing / duplicate id    a unique ``evalkit_call_T_I`` id, tagged ``synthetic_id``
 empty / null name         ``empty_tool_name`` (never dropped)
+a call whose ``type`` is  ``unsupported_call_type`` (name and input
+not ``function``          kept; e.g. OpenAI ``custom`` calls)
 call written as text      no call; the output is flagged                ``parse.extract_from_content``:
 (C04, C11)                ``call_in_content`` (an act attempt, never    ``hermes``, ``python_tag``,
                           an abstention)                                ``bare_json``; tagged
@@ -270,7 +272,8 @@ def _raw_text(raw: Any) -> str:
 
 def _content_text(content: Any) -> str | None:
     if isinstance(content, list):  # content parts
-        content = "".join(p.get("text", "") for p in content if isinstance(p, dict))
+        content = "".join(p.get("text") or "" for p in content  # reasoning parts are never text
+                          if isinstance(p, dict) and p.get("type") not in ("thinking", "reasoning"))
     if content is None:
         return None
     text = str(content)
@@ -380,7 +383,7 @@ def parse_message(
     tagged: list[dict[str, Any]] = []
     flags: list[str] = []
 
-    def add(call_id: Any, name: Any, raw_args: Any, extra_tags: dict[str, Any]) -> None:
+    def add(call_id: Any, name: Any, raw_args: Any, extra_tags: dict[str, Any], error: str | None = None) -> None:
         tags = dict(extra_tags)
         cid = call_id if isinstance(call_id, str) and call_id.strip() else None
         if cid is None or cid in used:
@@ -394,7 +397,10 @@ def parse_message(
                 cid = f"{id_prefix}{n}"
         used.add(cid)
         raw_text = _raw_text(raw_args)
-        if not isinstance(name, str) or not name.strip():
+        if error is not None:  # a call of a kind evalkit never runs: kept, named, denied
+            calls.append(ToolCall(cid, name if isinstance(name, str) else "", None, raw_text, error))
+            repaired = False
+        elif not isinstance(name, str) or not name.strip():
             calls.append(ToolCall(cid, "", None, raw_text, "empty_tool_name: the call has no function name"))
             repaired = False
         else:
@@ -409,6 +415,12 @@ def parse_message(
     for raw in raw_calls:
         if not isinstance(raw, dict):
             add(None, None, raw, {})
+            continue
+        kind = raw.get("type")
+        if isinstance(kind, str) and kind != "function" and isinstance(raw.get(kind), dict):
+            other = raw[kind]  # e.g. ``{"type": "custom", "custom": {"name", "input"}}``: free-form input
+            add(raw.get("id"), other.get("name"), other.get("input", other.get("arguments")), {"call_type": kind},
+                f"unsupported_call_type: a {kind!r} tool call (evalkit offers function tools only)")
             continue
         fn = raw.get("function") if isinstance(raw.get("function"), dict) else {}
         tags = {"legacy_function_call": True} if raw.get("legacy_function_call") else {}

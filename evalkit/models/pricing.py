@@ -24,7 +24,6 @@ from typing import Any
 from evalkit.errors import ConfigError
 from evalkit.usage import PRICE_FIELDS, Usage, usage_cost
 
-_REQUIRED = ("input_per_mtok", "output_per_mtok")
 
 BUILTIN_PRICES = Path(__file__).resolve().parent / "prices.yaml"
 
@@ -40,6 +39,9 @@ def load_price_table(path: str | Path) -> dict[str, dict[str, float]]:
         ConfigError: naming the file and the model when it is unreadable or malformed.
     """
     import yaml
+    from pydantic import ValidationError
+
+    from evalkit.models.config import Price
 
     from evalkit.scenarios.documents import DocumentError, load_yaml
 
@@ -62,14 +64,20 @@ def load_price_table(path: str | Path) -> dict[str, dict[str, float]]:
             raise ConfigError(f"{p}: model {spec}: unknown price key {unknown[0]!r}; "
                               f"known: {', '.join(PRICE_FIELDS)}")
         try:
-            out[str(spec)] = {k: float(price[k]) for k in PRICE_FIELDS if k in _REQUIRED or price.get(k) is not None}
-        except (TypeError, KeyError, ValueError, AttributeError):
-            raise ConfigError(
-                f"{p}: model {spec}: give input_per_mtok and output_per_mtok (and any of "
-                f"cached_input_per_mtok, cache_write_per_mtok, reasoning_per_mtok) as numbers"
-            ) from None
-        if min(out[str(spec)].values()) < 0:
-            raise ConfigError(f"{p}: model {spec}: prices must not be negative")
+            checked = Price.model_validate(price).model_dump(exclude_none=True)
+        except ValidationError as exc:
+            first = exc.errors()[0]
+            where = ".".join(str(x) for x in first["loc"]) or "price"
+            if first["type"] in ("missing", "model_type", "dict_type"):
+                raise ConfigError(
+                    f"{p}: model {spec}: give input_per_mtok and output_per_mtok (and any of "
+                    f"cached_input_per_mtok, cache_write_per_mtok, reasoning_per_mtok) as numbers"
+                ) from None
+            if first["type"] == "greater_than_equal":
+                raise ConfigError(f"{p}: model {spec}: prices must not be negative ({where})") from None
+            raise ConfigError(f"{p}: model {spec}: {where} is {first.get('input')!r}; "
+                              f"a price is a finite number >= 0 (USD per million tokens)") from None
+        out[str(spec)] = {k: float(v) for k, v in checked.items()}
     return out
 
 

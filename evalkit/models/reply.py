@@ -62,21 +62,29 @@ def stop_reason(raw: Any, table: dict[str, str], has_calls: bool, flags: list[st
 
 
 def count(usage: dict[str, Any], name: str, where: str = "usage") -> int | None:
-    """A reported token count: a non-negative int, or ``None`` when absent or null.
+    """A reported token count: an integer from 0 to
+    :data:`~evalkit.runtime.model_io.MAX_TOKENS`, or ``None`` when absent or null. A JSON
+    number with a zero fraction (``12.0``) is that integer: JSON does not tell ``12`` from
+    ``12.0``.
 
     Raises:
-        ProviderError: ``invalid_response`` (not retryable) for a bool, float, string or
-            negative value: a count is never guessed from a wrong type.
+        ProviderError: ``invalid_response`` (not retryable) for a bool, a fractional number, a
+            string, a negative count or one above ``MAX_TOKENS``: a count is never guessed from
+            a wrong value (and a body the agent loop would refuse is never cached).
     """
     from evalkit.models.retry import ProviderError
+    from evalkit.runtime.model_io import MAX_TOKENS
 
     if not isinstance(usage, dict):
         return None
     value = usage.get(name)
     if value is None:
         return None
-    if type(value) is not int or value < 0:
-        raise ProviderError(f"{where}.{name} is {value!r}, not a token count", code="invalid_response")
+    if type(value) is float and value.is_integer():
+        value = int(value)
+    if type(value) is not int or not 0 <= value <= MAX_TOKENS:
+        raise ProviderError(f"{where}.{name} is {usage.get(name)!r}, not a token count (an integer from 0 to "
+                            f"{MAX_TOKENS:,})", code="invalid_response")
     return value
 
 
@@ -94,3 +102,51 @@ def usage_object(body: Any) -> tuple[dict[str, Any] | None, list[str]]:
     if not isinstance(usage, dict):
         raise ProviderError(f"usage is a {type(usage).__name__}, not an object", code="invalid_response")
     return usage, []
+
+
+def error_usage(text: str, read: Any) -> Usage | None:
+    """The usage an HTTP error answer's body reports billing, read by the provider's usage
+    function ``read`` (``body -> (Usage, flags)``); ``None`` when the body is not JSON, holds
+    no ``usage`` or a malformed one (an error answer usually bills nothing)."""
+    import json
+
+    from evalkit.models.retry import ProviderError
+
+    try:
+        body = json.loads(text) if text else None
+    except (ValueError, RecursionError):
+        return None
+    if not isinstance(body, dict) or body.get("usage") is None:
+        return None
+    try:
+        usage = read(body)[0]
+    except ProviderError:
+        return None
+    return usage if usage.known else None
+
+
+def json_kind(value: Any) -> str:
+    """The JSON type name of a parsed value (``object``, ``array``, ``string``, …)."""
+    names = {dict: "object", list: "array", str: "string", bool: "boolean", int: "number", float: "number"}
+    return "null" if value is None else names.get(type(value), type(value).__name__)
+
+
+def invalid(message: str, usage: Usage | None = None, *, retryable: bool = True) -> Any:
+    """The :class:`~evalkit.models.retry.ProviderError` ``invalid_response`` for a body of the
+    wrong shape, carrying the usage it reported (billed even though the answer is unusable)."""
+    from evalkit.models.retry import ProviderError
+
+    error = ProviderError(message, code="invalid_response", retryable=retryable)
+    error.usage = usage
+    return error
+
+
+STANDARD_TIERS = frozenset({"default", "standard", "auto"})
+"""``service_tier`` values billed at a model's list price (OpenAI ``default``, Anthropic
+``standard``); another tier (``flex``, ``priority``, ``batch``, ``scale`` …) has its own prices."""
+
+
+def tier_flags(tier: Any) -> list[str]:
+    """``["service_tier_unpriced"]`` when a response reports a ``service_tier`` billed at
+    other rates than the list price the model's price gives, else ``[]``."""
+    return ["service_tier_unpriced"] if isinstance(tier, str) and tier.lower() not in STANDARD_TIERS else []

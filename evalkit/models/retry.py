@@ -202,9 +202,10 @@ def error_for_status(status: int, message: str, headers: Mapping[str, str] | Non
 
 _CLIENT_FAULTS = frozenset({
     "invalid_request_error", "authentication_error", "permission_error", "permission_denied", "not_found_error",
-    "invalid_api_key", "request_too_large", "billing_error",
+    "invalid_api_key", "request_too_large", "billing_error", "insufficient_quota", "model_not_found",
 })
-"""Error ``type`` values that name a fault of the request itself: trying it again fails the same way."""
+"""Error ``type`` or ``code`` values that name a fault of the request (or of the account) itself:
+trying it again fails the same way."""
 
 
 def error_in_body(body: Any, *, limit: int = 300) -> ProviderError:
@@ -218,8 +219,9 @@ def error_in_body(body: Any, *, limit: int = 300) -> ProviderError:
     message says the prompt is too long; never retried), and the status is 200, so repeats
     are never taken for identical HTTP 500 answers (``provider_rejects_history``). It is
     retried like a server error unless the error names a fault of the request: a ``type``
-    in :data:`_CLIENT_FAULTS`, or a numeric ``code`` that is an HTTP status not retried
-    (a 4xx other than 408, 409 and 429).
+    or string ``code`` in :data:`_CLIENT_FAULTS` (``context_length_exceeded`` gives that
+    outcome code), or a numeric ``code`` that is an HTTP status not retried (a 4xx other than
+    408, 409 and 429).
 
     Args:
         body: The parsed response body.
@@ -238,13 +240,14 @@ def error_in_body(body: Any, *, limit: int = 300) -> ProviderError:
     detail = ", ".join(f"{name} {value}" for name, value in (("type", kind), ("code", code))
                        if isinstance(value, (str, int)) and not isinstance(value, bool) and str(value))
     text = f"the server answered HTTP 200 with an error body{f' ({detail})' if detail else ''}: {message}"
-    if _CONTEXT.search(message):
+    names = {str(v).lower() for v in (kind, code) if isinstance(v, str)}
+    if _CONTEXT.search(message) or "context_length_exceeded" in names:
         return ProviderError(text, code="context_length_exceeded", status=200, retryable=False)
     status = code if type(code) is int else int(code) if isinstance(code, str) and code.isdigit() else None
     if status is not None and 400 <= status < 600:
         retryable = error_for_status(status, message).retryable
     else:
-        retryable = str(kind).lower() not in _CLIENT_FAULTS
+        retryable = not names & _CLIENT_FAULTS
     return ProviderError(text, code="error_body", status=200, retryable=retryable)
 
 

@@ -8,6 +8,7 @@ is signed; a p-value has three decimals.
 
 from __future__ import annotations
 
+import math
 from typing import Any
 
 MAIN_RATES = (
@@ -192,7 +193,8 @@ def provider_lines(summary: dict[str, Any]) -> list[str]:
     """One line per live model (a model that made provider calls): calls, cache hits,
     retries, output faults, then tokens and money over its groups. Unknown usage is shown as
     such, never as 0: ``n/a`` when no episode's usage is known, ``≥`` before a total that
-    leaves out episodes whose usage was not reported, with their count.
+    leaves out episodes whose usage was not reported, with their count; the money of calls
+    replayed from the call cache is shown apart.
 
     Args:
         summary: The dict written to ``summary.json`` (``provider`` and ``rows``).
@@ -212,14 +214,17 @@ def provider_lines(summary: dict[str, Any]) -> list[str]:
         known = [r for r in groups if r.get("input_tokens") is not None]
         tin = sum(r["input_tokens"] for r in known) if known else None
         tout = sum(r.get("output_tokens") or 0 for r in known) if known else None
-        costs = [r.get("cost_usd") for r in groups]
-        money = None if not known or any(c is None for c in costs) else sum(costs)
+        costs = [r.get("cost_usd") for r in known]  # a group with no known usage has no money to add
+        money = None if not known or any(c is None for c in costs) else math.fsum(costs)
+        replayed = math.fsum(r.get("replayed_cost_usd") or 0.0 for r in known)
         bound = bool(unknown) and bool(known)
         line = (f"{model}: {t['model_calls']} model calls, {t['cache_hits']} cache hits, {t['retries']} retries, "
                 f"{t['parse_failures']} parse failures, {t['content_filter']} content-filter stops "
                 f"({t['refusal']} refusals), {t['truncated_calls']} truncated tool calls; "
                 f"tokens {_tokens(tin, bound)} in / {_tokens(tout, bound)} out, "
                 f"money {'n/a' if money is None else ('≥ ' if bound else '') + f'${money:,.6f}'}")
+        if money is not None and replayed:
+            line += f" (${replayed:,.6f} of it replayed from the cache, not spent by this run)"
         if unknown:
             line += f" (usage not reported in {unknown} of {episodes} episodes)"
         lines.append(line)

@@ -22,11 +22,12 @@ stop ``max_tokens`` with tool calls      no call is run, even when its arguments
 stop ``max_tokens`` without calls        the text is read as usual; the episode is flagged
                                          ``truncated_output``
 an error in the body or a choice         a provider error (``error_body``): retried by the policy, never
-(``finish_reason: error``, ``error``     read as the model's text or decision, never cached; when it
-object, HTTP 200 without choices)        persists the episode is ``status: error``
-``refusal`` / ``content_filter``         the refusal text is kept verbatim (``refusal``, the episode's
-                                         ``final_text``); the episode ends with ``end_reason``
-                                         ``content_filter`` and is counted (``content_filter``,
+(``finish_reason`` ``error`` / ``abort``, read as the model's text or decision, never cached; when it
+an ``error`` object, HTTP 200 without    persists the episode is ``status: error``
+choices or a choice without a message)
+``refusal`` / ``content_filter`` (a      the refusal text is kept verbatim (``refusal``, the episode's
+refusal wins over any other stop; its    ``final_text``); the episode ends with ``end_reason``
+calls are never run)                     ``content_filter`` and is counted (``content_filter``,
                                          ``refusal``); its stated decision is ``none``, so it is incorrect
                                          on both sides — a provider's policy refusal is not the
                                          clarify/abstain the pair asks for, and scoring it as a run error
@@ -37,8 +38,13 @@ usage not reported                       tokens and money ``null`` (never 0), fl
                                          and counted (``usage_unknown``); summary totals are then a lower
                                          bound and per-success figures ``null``
 ``total_tokens`` > prompt + completion   output = total − prompt, flagged ``usage_inconsistent``
+a part above its total, a total below    flagged ``usage_inconsistent``; a part is billed only up to its
+prompt + completion                      total (:func:`evalkit.usage.usage_cost`)
 more than one choice                     an invalid response (``invalid_response``): evalkit asks for one
+a field of the wrong JSON type           an invalid response, never turned into text or calls
 unknown stop reason                      ``other``, raw value kept, flagged ``unknown_stop_reason``
+no stop reason                           ``tool_use`` with calls, else ``end_turn``; flagged
+                                         ``stop_reason_missing``, counted in ``unknown_stop_reason``
 usage billed on a failed attempt         counted in the call's totals and apart (``retry_input_tokens``,
                                          ``retry_output_tokens``, ``retry_cost_usd``)
 =======================================  ==================================================================
