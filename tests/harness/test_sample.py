@@ -120,10 +120,12 @@ def test_limit_help_says_file_order():
     assert "Only the first N pairs in file order" in text and "--sample" in text
 
 
-def test_a_manifest_written_before_sample_existed_still_resumes_its_config():
-    from evalkit.harness.config import load_config
+def test_a_manifest_written_before_later_options_existed_still_resumes_its_config(tmp_path):
+    from evalkit.harness.config import ADDED_FIELDS, load_config
 
     manifest = json.loads((ROOT / "reports" / "baseline" / "config.json").read_text())
-    assert "sample" not in manifest["config"]  # written before --sample
-    config = load_config(ROOT / "reports" / "baseline")  # its config_sha256 still matches
-    assert config.sample is None and config.pair_ids
+    for name in ADDED_FIELDS:  # as written before --sample, --judge, --agent, --user existed
+        manifest["config"].pop(name, None)
+    (tmp_path / "config.json").write_text(json.dumps(manifest), encoding="utf-8")
+    config = load_config(tmp_path)  # its config_sha256 still matches
+    assert config.sample is None and config.pair_ids and config.judges == [] and config.user == "cooperative"
