@@ -11,7 +11,7 @@ ROOT = Path(__file__).resolve().parents[2]
 SCRIPTED_AGENT = ROOT / "examples" / "agents" / "scripted_mcp_agent.py"
 
 USAGE = frozenset({"input_tokens", "output_tokens", "cached_input_tokens", "cache_write_tokens", "reasoning_tokens",
-                   "usage_missing", "cost_usd", "retry_cost_usd"})
+                   "usage_missing", "cost_usd", "retry_cost_usd", "replayed_cost_usd"})
 """Row fields of usage and money: a scripted model bills nothing (0); an agent's tokens and
 cost are not seen by evalkit (``None``, counted as unknown usage)."""
 
