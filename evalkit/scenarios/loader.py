@@ -163,7 +163,9 @@ def _read_file(path: Path, data: bytes) -> list[Pair]:
             line = f" (line {where.line + 1})"
         else:
             line = f" (line {exc.lineno})" if isinstance(exc, json.JSONDecodeError) else ""
-        raise ScenarioError(str(path), None, None, f"not valid {path.suffix[1:].upper()}{line}") from None
+        problem = getattr(exc, "problem", None) or getattr(exc, "msg", None)
+        raise ScenarioError(str(path), None, None, f"not valid {path.suffix[1:].upper()}{line}"
+                            + (f": {problem}" if problem else "")) from None
     if not isinstance(raw_doc, dict):
         raise ScenarioError(str(path), None, None, "expected a mapping with a `pairs` list")
     raw_pairs = raw_doc.get("pairs") if isinstance(raw_doc.get("pairs"), list) else []

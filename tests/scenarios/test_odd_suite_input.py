@@ -1,0 +1,133 @@
+"""Odd suite input: empty and scalar documents, values that are not JSON values, alias bombs,
+blank rationales, repeated perturbation kinds and rationale fields on control pairs are each one
+scenario error naming the file, the pair and the field, never a traceback or a silent pass."""
+
+from __future__ import annotations
+
+import copy
+import subprocess
+import sys
+
+import pytest
+import yaml
+
+from evalkit.errors import ScenarioError
+from evalkit.scenarios.documents import DocumentError, check_values, load_yaml
+from evalkit.scenarios.loader import load_suite
+
+
+@pytest.fixture()
+def pair(mini_suite):
+    raw = yaml.safe_load(mini_suite.read_text())["pairs"][0]
+    raw.update(why_act="Apples are in stock.", why_abstain="There are no kiwis.",
+               perturbation={"kinds": ["user_message"], "what": "kiwis instead of apples"})
+    return raw
+
+
+def error(tmp_path, mini_tasks, text, name="s.yaml") -> ScenarioError:
+    path = tmp_path / name
+    path.write_text(text, encoding="utf-8")
+    with pytest.raises(ScenarioError) as info:
+        load_suite([path], tasks_dir=mini_tasks)
+    assert "\n" not in str(info.value) and str(path) in str(info.value)
+    return info.value
+
+
+def dump(*pairs) -> str:
+    return yaml.safe_dump({"pairs": list(pairs)}, sort_keys=False)
+
+
+@pytest.mark.parametrize("name,text", [("e.yaml", ""), ("c.yaml", "# only a comment\n"), ("n.yaml", "5\n"),
+                                       ("n.json", "5"), ("z.json", "null"), ("l.yaml", "[1, 2]\n")])
+def test_an_empty_or_scalar_document_is_one_line(tmp_path, mini_tasks, name, text):
+    err = error(tmp_path, mini_tasks, text, name)
+    assert err.message == "expected a mapping with a `pairs` list"
+
+
+@pytest.mark.parametrize("written,kind", [("!!binary aGVsbG8=", "bytes"), ("!!set {a, b}", "set"),
+                                          ("[1, !!timestamp 2024-01-01]", "date"), ("!!omap [{a: 1}]", "tuple")])
+def test_a_tagged_value_that_is_not_json_is_refused(tmp_path, mini_tasks, pair, written, kind):
+    text = dump(pair).replace("  domain: mini\n", f"  domain: mini\n  state: {{extra: {written}}}\n", 1)
+    err = error(tmp_path, mini_tasks, text)
+    assert err.pair_id == "mini-missing-target" and err.field.startswith("state.extra")
+    assert f"a {kind} value" in err.message and "JSON values only" in err.message
+
+
+@pytest.mark.parametrize("written", ["1", "true", "~", "1.5"])
+def test_a_mapping_key_that_is_not_a_string_is_refused(tmp_path, mini_tasks, pair, written):
+    text = dump(pair).replace("  domain: mini\n", f"  domain: mini\n  state: {{extra: {{{written}: x}}}}\n", 1)
+    err = error(tmp_path, mini_tasks, text)
+    assert err.pair_id == "mini-missing-target" and err.field.startswith("state.extra.")
+    assert "keys are strings" in err.message
+
+
+def test_an_alias_bomb_in_a_pair_is_refused_at_load(tmp_path, mini_tasks, pair):
+    lines = ['a: &a ["lol","lol","lol","lol","lol","lol","lol","lol","lol"]']
+    lines += [f"{n}: &{n} [{', '.join([f'*{p}'] * 9)}]" for p, n in zip("abcdefgh", "bcdefghi")]
+    state = "\n".join("    " + line for line in lines)
+    text = dump(pair).replace("  domain: mini\n", f"  domain: mini\n  state:\n{state}\n", 1)
+    err = error(tmp_path, mini_tasks, text)
+    assert err.pair_id == "mini-missing-target" and err.field.startswith("state.")
+    assert "aliases expand to" in err.message
+
+
+def test_shared_anchors_within_the_bound_still_load():
+    doc = load_yaml("base: &b {x: [1, 2, 3]}\nuses: [*b, *b, *b]\n")
+    assert doc["uses"][2] == {"x": [1, 2, 3]}
+    assert check_values(doc) == 1 + 2 * 5 + 2 + 3 * 5  # root, two keys, base's 5 values, 3 expanded copies
+    with pytest.raises(DocumentError, match="aliases expand"):
+        check_values(doc, limit=10)
+
+
+def test_a_python_tag_names_the_problem(tmp_path, mini_tasks, pair):
+    text = dump(pair).replace("  domain: mini\n", "  domain: mini\n  state: !!python/object/apply:os.system [x]\n", 1)
+    err = error(tmp_path, mini_tasks, text)
+    assert "not valid YAML (line 4)" in err.message and "python/object/apply:os.system" in err.message
+
+
+@pytest.mark.parametrize("field,value,where", [
+    ("why_act", "   ", "why_act"), ("why_abstain", "\t", "why_abstain"),
+    ("perturbation", {"kinds": ["user_message"], "what": " "}, "perturbation.what"),
+])
+def test_a_blank_rationale_is_refused(tmp_path, mini_tasks, pair, field, value, where):
+    pair[field] = value
+    err = error(tmp_path, mini_tasks, dump(pair))
+    assert (err.pair_id, err.field, err.message) == ("mini-missing-target", where, "is blank: write a sentence")
+
+
+def test_a_blank_abstain_reason_is_refused(tmp_path, mini_tasks, pair):
+    pair["abstain"]["expected"]["reason"] = "  "
+    err = error(tmp_path, mini_tasks, dump(pair))
+    assert err.field == "abstain.expected.reason" and err.message == "is blank: write a sentence"
+
+
+def test_a_perturbation_kind_listed_twice_is_refused(tmp_path, mini_tasks, pair):
+    pair["perturbation"]["kinds"] = ["user_message", "state", "user_message"]
+    err = error(tmp_path, mini_tasks, dump(pair))
+    assert err.field == "perturbation" and "user_message listed more than once" in err.message
+
+
+@pytest.mark.parametrize("field,value", [("why_abstain", "Nothing to refuse."),
+                                         ("perturbation", {"kinds": ["state"], "what": "nothing"})])
+def test_a_control_pair_takes_no_abstain_rationale(tmp_path, mini_tasks, pair, field, value):
+    control = copy.deepcopy(pair)
+    for key in ("abstain", "why_abstain", "perturbation"):
+        control.pop(key)
+    control.update(id="mini-control", trigger="none")
+    assert load_suite([_write(tmp_path / "ok.yaml", dump(control))], tasks_dir=mini_tasks).pairs[0].is_control
+    control[field] = value
+    err = error(tmp_path, mini_tasks, dump(control))
+    assert err.pair_id == "mini-control" and err.message.startswith(f"{field}: a control pair")
+
+
+def _write(path, text):
+    path.write_text(text, encoding="utf-8")
+    return path
+
+
+def test_validate_on_an_empty_file_exits_2_with_one_line(tmp_path, mini_tasks):
+    path = _write(tmp_path / "empty.yaml", "")
+    proc = subprocess.run([sys.executable, "-m", "evalkit", "suite", "validate", str(path), "--tasks", str(mini_tasks),
+                           "--no-oracle"], capture_output=True, text=True, timeout=120)
+    assert proc.returncode == 2 and "Traceback" not in proc.stderr
+    assert proc.stderr.strip() == f"evalkit: error: {path}: expected a mapping with a `pairs` list"
