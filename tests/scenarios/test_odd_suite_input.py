@@ -131,3 +131,56 @@ def test_validate_on_an_empty_file_exits_2_with_one_line(tmp_path, mini_tasks):
                            "--no-oracle"], capture_output=True, text=True, timeout=120)
     assert proc.returncode == 2 and "Traceback" not in proc.stderr
     assert proc.stderr.strip() == f"evalkit: error: {path}: expected a mapping with a `pairs` list"
+
+
+# --- a domain tool that misbehaves while the label checks run its plans ------------------------
+
+BAD_DOMAIN = '''
+"""Tools that misbehave on given names."""
+import sys
+
+from evalkit.runtime.tools import Domain
+
+DOMAIN = Domain("mini", "A store whose lookup misbehaves.", initial_state={"items": {"apple": {"stock": 5}}},
+                permissions=("mini.read", "mini.buy"))
+_ARGS = {"type": "object", "properties": {"name": {"type": "string"}, "qty": {"type": "integer"}},
+         "required": ["name"], "additionalProperties": False}
+
+
+@DOMAIN.tool(kind="lookup", permission="mini.read", parameters=_ARGS)
+def find_item(state, name):
+    """Look an item up."""
+    if name == "raise":
+        raise ValueError("boom in find_item")
+    if name == "exit":
+        sys.exit(3)
+    if name == "object":
+        return {"item": object()}
+    return {"found": name in state["items"]}
+
+
+@DOMAIN.tool(kind="commit", permission="mini.buy", parameters=_ARGS)
+def buy_item(state, name, qty):
+    """Buy an item."""
+    return {"ok": True}
+'''
+
+
+@pytest.mark.parametrize("name,shown", [("raise", "ValueError: boom in find_item"), ("exit", "SystemExit: 3"),
+                                        ("object", "find_item returned a result that is not JSON")])
+def test_a_tool_failing_on_the_act_side_is_a_check_error_naming_the_tool_error(tmp_path, pair, name, shown):
+    from evalkit.scenarios.checks import check_suite
+
+    (tmp_path / "tasks" / "mini").mkdir(parents=True)
+    (tmp_path / "tasks" / "mini" / "domain.py").write_text(BAD_DOMAIN, encoding="utf-8")
+    pair["act"]["plan"][0]["args"]["name"] = name
+    path = _write(tmp_path / "s.yaml", dump(pair))
+    tasks = tmp_path / "tasks"
+    report = check_suite(load_suite([path], tasks_dir=tasks), tasks_dir=tasks, names=["scope"])
+    first = report.errors[0]
+    assert (first.pair_id, first.field, first.criterion) == ("mini-missing-target", "act.plan.0", "L3")
+    assert first.message.startswith("find_item fails in the act side's own world, which declares no fault on it (")
+    assert shown in first.message
+    pair["act"]["plan"][0]["args"]["name"] = "apple"
+    path = _write(tmp_path / "s.yaml", dump(pair))
+    assert check_suite(load_suite([path], tasks_dir=tasks), tasks_dir=tasks, names=["scope"]).errors == []
