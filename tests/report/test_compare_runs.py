@@ -88,3 +88,20 @@ def test_a_run_given_twice_is_refused(two_runs, tmp_path):
     _, first, _ = two_runs
     result = CliRunner().invoke(app, ["compare", str(first), str(first) + "/", "--out", str(tmp_path / "x")])
     assert result.exit_code == 2 and "given twice" in result.output
+
+
+def test_an_unfinished_run_or_a_file_is_one_line_naming_it(two_runs, tmp_path):
+    import shutil
+
+    base, first, second = two_runs
+    unfinished = tmp_path / "unfinished"
+    shutil.copytree(second, unfinished)
+    (unfinished / "summary.json").unlink()
+    result = CliRunner().invoke(app, ["compare", str(first), str(unfinished), "--out", str(tmp_path / "o")])
+    assert result.exit_code == 2
+    assert result.output.strip().endswith(f"continue it with `evalkit run --resume {unfinished}`, then compare it")
+    a_file = tmp_path / "suite.yaml"
+    a_file.write_text("pairs: []\n")
+    result = CliRunner().invoke(app, ["compare", str(first), str(a_file), "--out", str(tmp_path / "o")])
+    assert result.exit_code == 2
+    assert result.output.strip() == f"evalkit: error: {a_file}: a file, not a run directory"
