@@ -11,10 +11,11 @@ import typer
 from evalkit.cli_errors import ERRORS as _ERRORS
 from evalkit.cli_errors import fail as _fail
 from evalkit.cli_errors import show_results_warnings as _show_results_warnings
+from evalkit.cli_help import Command
 
 
 def compare(
-    runs: Annotated[list[Path], typer.Argument(metavar="RUN...", help="Two or more run directories written by `evalkit run`.")],
+    runs: Annotated[list[Path], typer.Argument(metavar="RUN", help="Two or more run directories written by `evalkit run`.")],
     out: Annotated[Path, typer.Option("--out", metavar="DIR", help="Output folder: summary.json, results.jsonl and report.html (new, empty, or an earlier compare output).")] = Path("reports/compare"),
     report: Annotated[bool, typer.Option("--report/--no-report", help="Write report.html.")] = True,
 ) -> None:
@@ -42,8 +43,8 @@ def compare(
 
 
 def view(
-    runs: Annotated[list[Path], typer.Argument(metavar="RUN...", help="Run directories (or `evalkit compare` outputs) to browse.")],
-    port: Annotated[int, typer.Option("--port", min=0, max=65535, help="Port on 127.0.0.1; 0 picks a free one.")] = 0,
+    runs: Annotated[list[Path], typer.Argument(metavar="RUN", help="Run directories (or `evalkit compare` outputs) to browse.")],
+    port: Annotated[int, typer.Option("--port", min=0, max=65535, metavar="N", help="Port on 127.0.0.1; 0 picks a free one.")] = 0,
 ) -> None:
     """Browse every episode's trace and each pair's two sides in a local web viewer (127.0.0.1 only; Ctrl-C stops it)."""
     from evalkit.report.viewer import Viewer, make_server
@@ -69,5 +70,5 @@ def view(
 
 def register(app: typer.Typer) -> None:
     """Add ``compare`` and ``view`` to the ``evalkit`` command line."""
-    app.command("compare")(compare)
-    app.command("view")(view)
+    app.command("compare", cls=Command)(compare)
+    app.command("view", cls=Command)(view)
