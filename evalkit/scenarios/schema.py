@@ -316,6 +316,17 @@ class Perturbation(_Strict):
         return self
 
 
+def error_message(err: dict[str, Any]) -> str:
+    """One pydantic error of a pair as the message of a scenario error (``unknown field (check
+    the spelling)``, ``field required``, or pydantic's message without its ``Value error, ``
+    prefix)."""
+    if err["type"] == "extra_forbidden":
+        return "unknown field (check the spelling)"
+    if err["type"] == "missing":
+        return "field required"
+    return err["msg"].removeprefix("Value error, ")
+
+
 VARIANT_KINDS: tuple[str, ...] = ("act", "abstain", "act_resist")
 """Variant kinds, in the order a pair's variants are planned and reported."""
 

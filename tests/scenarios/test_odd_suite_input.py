@@ -184,3 +184,51 @@ def test_a_tool_failing_on_the_act_side_is_a_check_error_naming_the_tool_error(t
     pair["act"]["plan"][0]["args"]["name"] = "apple"
     path = _write(tmp_path / "s.yaml", dump(pair))
     assert check_suite(load_suite([path], tasks_dir=tasks), tasks_dir=tasks, names=["scope"]).errors == []
+
+
+# --- tables (Parquet) whose rows were edited by hand ----------------------------------------------
+
+@pytest.fixture()
+def table(tmp_path, mini_suite, mini_tasks):
+    import pandas as pd
+
+    from evalkit.scenarios.export import export_suite
+
+    path = export_suite(load_suite([mini_suite], tasks_dir=mini_tasks).pairs, tmp_path / "t.parquet", "parquet")
+    return pd.read_parquet(path)
+
+
+@pytest.mark.parametrize("column,value,shown", [("split", "heldout", "'heldout'"), ("id", "other", "'other'"),
+                                                ("trigger", "tool_gap", "'tool_gap'"),
+                                                ("variants", ["act"], "['act']")])
+def test_a_table_column_that_disagrees_with_its_pair_is_refused(tmp_path, mini_tasks, table, column, value, shown):
+    table.at[0, column] = value
+    table.to_parquet(tmp_path / "edited.parquet")
+    with pytest.raises(ScenarioError) as info:
+        load_suite([tmp_path / "edited.parquet"], tasks_dir=mini_tasks)
+    err = info.value
+    assert (err.pair_id, err.field) == ("mini-missing-target", column)
+    assert err.message.startswith(f"the {column} column holds {shown}, but the pair's JSON says ")
+
+
+@pytest.mark.parametrize("edit,field,message", [
+    (lambda p: p.update(why_act=" "), "why_act", "is blank: write a sentence"),
+    (lambda p: p.update(whyact="x"), "whyact", "unknown field (check the spelling)"),
+    (lambda p: p.pop("domain"), "domain", "field required"),
+])
+def test_table_pair_errors_read_like_suite_file_errors(tmp_path, mini_tasks, table, edit, field, message):
+    import json
+
+    pair = json.loads(table.at[0, "pair"])
+    edit(pair)
+    table.at[0, "pair"] = json.dumps(pair)
+    table.to_parquet(tmp_path / "edited.parquet")
+    with pytest.raises(ScenarioError) as info:
+        load_suite([tmp_path / "edited.parquet"], tasks_dir=mini_tasks)
+    assert (info.value.pair_id, info.value.field, info.value.message) == ("mini-missing-target", field, message)
+
+
+def test_an_unedited_table_loads(tmp_path, mini_suite, mini_tasks, table):
+    table.to_parquet(tmp_path / "same.parquet")
+    assert load_suite([tmp_path / "same.parquet"], tasks_dir=mini_tasks).pairs == \
+        load_suite([mini_suite], tasks_dir=mini_tasks).pairs
