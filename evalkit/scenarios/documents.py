@@ -221,9 +221,9 @@ def check_values(data: Any, limit: int = MAX_EXPANDED) -> int:
         if isinstance(obj, _JSON_SCALARS):
             return 1
         name = type(obj).__name__
-        raise DocumentError(f"a {name} value (YAML tag {_TAG_OF.get(name, 'with a non-JSON type')}): a suite "
-                            "document holds JSON values only (strings, numbers, booleans, null, lists, "
-                            "mappings); quote the value to keep it as text", path=path, data=data)
+        raise DocumentError(f"a {name} value (YAML tag {_TAG_OF.get(name, 'with a non-JSON type')}): only "
+                            "JSON values are allowed (strings, numbers, booleans, null, lists, mappings); quote "
+                            "the value to keep it as text", path=path, data=data)
 
     return walk(data, ())
 

@@ -141,7 +141,7 @@ def test_an_explicit_timestamp_tag_is_a_date_and_is_refused(tmp_path):
         load_suite([path])
     err = info.value
     assert (err.pair_id, err.field) == ("yaml-date-commit", "act.expected.commits.0.args.effective")
-    assert err.message.startswith("a date value (YAML tag !!timestamp): a suite document holds JSON values only")
+    assert err.message.startswith("a date value (YAML tag !!timestamp): only JSON values are allowed")
 
 
 def test_expected_commit_pattern_and_unknown_argument_are_checked_in_json(tmp_path):
