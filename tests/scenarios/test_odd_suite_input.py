@@ -232,3 +232,22 @@ def test_an_unedited_table_loads(tmp_path, mini_suite, mini_tasks, table):
     table.to_parquet(tmp_path / "same.parquet")
     assert load_suite([tmp_path / "same.parquet"], tasks_dir=mini_tasks).pairs == \
         load_suite([mini_suite], tasks_dir=mini_tasks).pairs
+
+
+# --- no silent coercion of a value of the wrong type -------------------------------------------
+
+@pytest.mark.parametrize("where,value,message", [
+    (("abstain", "expected", "observable_step"), True, "Input should be a valid integer"),
+    (("abstain", "expected", "observable_step"), "1", "Input should be a valid integer"),
+    (("act", "expected", "state_checks"), [{"path": "purchases.P-1.qty", "exists": "yes"}],
+     "Input should be a valid boolean"),
+    (("abstain", "faults"), {"find_item": {"mode": "transient", "times": True}}, "Input should be a valid integer"),
+])
+def test_a_value_of_the_wrong_type_is_not_coerced(tmp_path, mini_tasks, pair, where, value, message):
+    target = pair
+    for key in where[:-1]:
+        target = target[key]
+    target[where[-1]] = value
+    err = error(tmp_path, mini_tasks, dump(pair))
+    assert err.pair_id == "mini-missing-target" and err.field.startswith(".".join(where))
+    assert err.message == message
