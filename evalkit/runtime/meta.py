@@ -55,7 +55,7 @@ import re
 from dataclasses import dataclass, field
 from typing import Any, Literal, Mapping
 
-from pydantic import BaseModel, ConfigDict
+from pydantic import BaseModel, ConfigDict, Field
 
 from evalkit.runtime.events import BudgetCharged, MetaRequestUpdated, PermissionChanged
 from evalkit.runtime.model_io import ToolCall
@@ -82,7 +82,7 @@ class ContextDoc(BaseModel):
     model_config = ConfigDict(extra="forbid", frozen=True)
 
     content: str
-    sensitive: bool = False
+    sensitive: bool = Field(default=False, strict=True)  # "yes" (a string) is not true
 
 
 class MetaPolicy(BaseModel):

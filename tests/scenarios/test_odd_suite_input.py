@@ -251,3 +251,32 @@ def test_a_value_of_the_wrong_type_is_not_coerced(tmp_path, mini_tasks, pair, wh
     err = error(tmp_path, mini_tasks, dump(pair))
     assert err.pair_id == "mini-missing-target" and err.field.startswith(".".join(where))
     assert err.message == message
+
+
+@pytest.mark.parametrize("extra,field", [
+    ({"budgets": {"tool_calls": True}}, "budgets.tool_calls"),
+    ({"budgets": {"money": "5"}}, "budgets.money"),
+    ({"act_context": {"doc": {"content": "x", "sensitive": "yes"}}}, "act.context.doc"),
+    ({"act_approvals": {"user": [{"tool": "buy_item", "approve": "no"}]}}, "act.approvals.user.0.approve"),
+    ({"act_approvals": {"require": [{"tool": "buy_item", "args": {"qty": {"gt": "1"}}}]}},
+     "act.approvals.require.0.args.qty.gt"),
+])
+def test_budgets_approvals_and_context_of_a_pair_are_not_coerced(tmp_path, mini_tasks, pair, extra, field):
+    for key, value in extra.items():
+        if key.startswith("act_"):
+            pair["act"][key.removeprefix("act_")] = value
+        else:
+            pair[key] = value
+    err = error(tmp_path, mini_tasks, dump(pair))
+    assert err.pair_id == "mini-missing-target" and err.field.startswith(field), err
+    assert err.message.startswith("Input should be a valid"), err
+
+
+def test_a_policy_file_budget_written_as_a_string_is_refused(tmp_path):
+    from evalkit.errors import ConfigError
+    from evalkit.runtime.policy import load_policy
+
+    path = _write(tmp_path / "policy.yaml", "budgets: {tool_calls: '5'}\n")
+    with pytest.raises(ConfigError) as info:
+        load_policy(path)
+    assert str(info.value) == f"{path}: field budgets.tool_calls: Input should be a valid integer"
