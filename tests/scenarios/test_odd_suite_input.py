@@ -280,3 +280,13 @@ def test_a_policy_file_budget_written_as_a_string_is_refused(tmp_path):
     with pytest.raises(ConfigError) as info:
         load_policy(path)
     assert str(info.value) == f"{path}: field budgets.tool_calls: Input should be a valid integer"
+
+
+def test_a_policy_file_meta_limit_written_as_a_boolean_is_refused(tmp_path):
+    from evalkit.errors import ConfigError
+    from evalkit.runtime.policy import load_policy
+
+    path = _write(tmp_path / "policy.yaml", "meta: {max_per_turn: true}\n")
+    with pytest.raises(ConfigError) as info:
+        load_policy(path)
+    assert str(info.value) == f"{path}: field meta.max_per_turn: Input should be a valid integer"
