@@ -179,7 +179,7 @@ def test_a_tool_failing_on_the_act_side_is_a_check_error_naming_the_tool_error(t
     report = check_suite(load_suite([path], tasks_dir=tasks), tasks_dir=tasks, names=["scope"])
     first = report.errors[0]
     assert (first.pair_id, first.field, first.criterion) == ("mini-missing-target", "act.plan.0", "L3")
-    assert first.message.startswith("find_item fails in the act side's own world, which declares no fault on it (")
+    assert first.message.startswith("find_item fails in the act side's own world (no declared fault: ")
     assert shown in first.message
     pair["act"]["plan"][0]["args"]["name"] = "apple"
     path = _write(tmp_path / "s.yaml", dump(pair))
@@ -290,3 +290,24 @@ def test_a_policy_file_meta_limit_written_as_a_boolean_is_refused(tmp_path):
     with pytest.raises(ConfigError) as info:
         load_policy(path)
     assert str(info.value) == f"{path}: field meta.max_per_turn: Input should be a valid integer"
+
+
+@pytest.mark.parametrize("fault,plan_extra,failing", [
+    ({"mode": "error", "message": "store closed"}, [], True),
+    ({"mode": "transient", "message": "busy"}, [], True),
+    ({"mode": "transient", "message": "busy"}, [{"tool": "buy_item", "args": {"name": "apple", "qty": 2}}], False),
+])
+def test_a_lasting_fault_on_the_act_side_commit_is_an_error_a_retried_transient_is_not(
+        tmp_path, mini_tasks, pair, fault, plan_extra, failing):
+    from evalkit.scenarios.checks import check_suite
+
+    pair["act"]["faults"] = {"buy_item": fault}
+    pair["act"]["plan"] += plan_extra
+    pair["perturbation"]["kinds"] = ["user_message", "faults"]
+    path = _write(tmp_path / "s.yaml", dump(pair))
+    report = check_suite(load_suite([path], tasks_dir=mini_tasks), tasks_dir=mini_tasks, names=["scope"])
+    found = [i for i in report.errors if "fails in the act side's own world" in i.message]
+    assert bool(found) == failing
+    if failing:
+        assert found[0].field == "act.plan.1"
+        assert f"(its declared {fault['mode']} fault: {fault['message']})" in found[0].message
