@@ -197,15 +197,30 @@ class RunData:
 
     def trace(self, episode_id: str) -> list[dict[str, Any]]:
         """The event log of one episode: ``traces/EPISODE_ID.jsonl`` as a list of event dicts
-        (an unreadable line is skipped).
+        (an unreadable line is skipped); for an ``evalkit compare`` output, whose rows point at
+        their source run (``source_run``, ``source_episode``), the source run's trace.
 
         Raises:
             KeyError: when the run has no trace of that episode.
         """
         path = inputs.trace_path(self.path, episode_id)
         if path is None or not path.is_file():
+            row = self._sources.get(episode_id)
+            if row is not None:
+                path = inputs.trace_path(Path(row[0]), row[1])
+        if path is None or not path.is_file():
             raise KeyError(f"{self.path}: no trace of episode {episode_id!r}")
         return load_trace(path)
+
+    @cached_property
+    def _sources(self) -> dict[str, tuple[str, Any]]:
+        """``episode_id → (source_run, source_episode)`` of the rows that name a source run."""
+        try:
+            rows = self.rows()
+        except RunError:
+            return {}
+        return {r["episode_id"]: (r["source_run"], r.get("source_episode")) for r in rows
+                if isinstance(r.get("source_run"), str) and r["source_run"] and isinstance(r.get("episode_id"), str)}
 
     @cached_property
     def suite_pairs(self) -> dict[str, Any]:
