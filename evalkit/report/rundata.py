@@ -266,9 +266,23 @@ def load_runs(paths: Iterable[str | Path]) -> RunSet:
     (the directory as given).
 
     Raises:
-        RunError: when a path is not a folder.
+        RunError: when a path is not a folder, or names a run already given (its episodes
+            would be counted twice).
+        TypeError: when ``paths`` is one path (a string) rather than a list of them.
     """
-    return RunSet([RunData(p) for p in paths])
+    if isinstance(paths, (str, Path)):
+        raise TypeError(f"load_runs takes a list of run directories, got the single path {str(paths)!r}: "
+                        f"use load_runs([{str(paths)!r}]) or load_run({str(paths)!r})")
+    runs: list[RunData] = []
+    seen: dict[Path, Path] = {}
+    for p in paths:
+        run = RunData(p)
+        key = run.path.resolve()
+        if key in seen:
+            raise RunError(f"{run.path}: given twice (as {seen[key]}); its episodes would be counted twice")
+        seen[key] = run.path
+        runs.append(run)
+    return RunSet(runs)
 
 
 class RunSet:
