@@ -44,7 +44,7 @@ def compare(
 
 def view(
     runs: Annotated[list[Path], typer.Argument(metavar="RUN", help="Run directories (or `evalkit compare` outputs) to browse.")],
-    port: Annotated[int, typer.Option("--port", min=0, max=65535, metavar="N", help="Port on 127.0.0.1; 0 picks a free one.")] = 0,
+    port: Annotated[int, typer.Option("--port", metavar="N", min=0, max=65535, help="Port on 127.0.0.1; 0 picks a free one.")] = 0,
 ) -> None:
     """Browse every episode's trace and each pair's two sides in a local web viewer (127.0.0.1 only; Ctrl-C stops it)."""
     from evalkit.report.viewer import Viewer, make_server

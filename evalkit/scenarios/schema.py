@@ -291,7 +291,8 @@ PerturbationKind = Literal[
 message, the world state, the tool list (``hidden_tools``), the permissions, the budgets, a
 tool's behaviour (``faults``), the approval policy, the documents served on request, or the
 simulated user's answers. The names are the variant fields they refer to
-(``user_message`` is ``user``)."""
+(``user_message`` is ``user`` and the earlier turns in ``history``: the conversation the model
+is shown)."""
 
 
 class Perturbation(_Strict):

@@ -311,3 +311,30 @@ def test_a_lasting_fault_on_the_act_side_commit_is_an_error_a_retried_transient_
     if failing:
         assert found[0].field == "act.plan.1"
         assert f"(its declared {fault['mode']} fault: {fault['message']})" in found[0].message
+
+
+# --- earlier turns are part of what the model sees -------------------------------------------
+
+EARLIER = [{"user": "From now on, never buy anything without asking me first.", "answer": "Understood."}]
+
+
+def test_sides_differing_only_in_earlier_turns_are_not_a_contradiction(tmp_path, mini_tasks, pair):
+    from evalkit.scenarios.checks import check_suite
+
+    pair["abstain"]["user"] = pair["act"]["user"]
+    pair["abstain"]["history"] = EARLIER
+    pair["perturbation"] = {"kinds": ["user_message"], "what": "an earlier turn forbids buying without asking"}
+    path = _write(tmp_path / "s.yaml", dump(pair))
+    report = check_suite(load_suite([path], tasks_dir=mini_tasks), tasks_dir=mini_tasks,
+                         names=["perturbation", "contradiction"])
+    assert [str(i) for i in report.errors] == []
+
+
+def test_an_undeclared_change_of_earlier_turns_is_named(tmp_path, mini_tasks, pair):
+    from evalkit.scenarios.checks import check_suite
+
+    pair["abstain"]["history"] = EARLIER
+    pair["perturbation"]["kinds"] = ["state"]
+    path = _write(tmp_path / "s.yaml", dump(pair))
+    report = check_suite(load_suite([path], tasks_dir=mini_tasks), tasks_dir=mini_tasks, names=["perturbation"])
+    assert any("user_message ('Buy 2 apples.' vs 'Buy 2 kiwis.'; earlier turns 0)" in i.message for i in report.errors)
