@@ -34,6 +34,8 @@ def suite_validate(
 
     tasks_dir = Path(tasks) if tasks else None
     try:
+        if json_out:
+            _check_output_file("--json", json_out)
         suite = load_suite(paths or [], tasks_dir=tasks_dir)
     except _ERRORS as exc:
         _fail(exc)
@@ -101,6 +103,23 @@ def suite_validate(
                   if report is not None else ""))
     if strict and (missed or excluded or n_errors):
         raise typer.Exit(1)
+
+
+def _check_output_file(flag: str, path: str) -> None:
+    """Refuse, before any work, an output file path that cannot be written: a folder, or a
+    path under an existing file.
+
+    Raises:
+        EvalkitError: naming the flag and the path.
+    """
+    p = Path(path)
+    if p.is_dir():
+        raise EvalkitError(f"{flag} {path}: is a folder; give a file name")
+    for parent in p.parents:
+        if parent.exists():
+            if not parent.is_dir():
+                raise EvalkitError(f"{flag} {path}: {parent} is a file, not a folder")
+            break
 
 
 @suite_app.command("export", cls=Command)

@@ -135,9 +135,9 @@ class Threshold(_Strict):
 
     by: str | None = None
     metric: str
-    min: float | None = None
-    max: float | None = None
-    equals: float | None = None
+    min: float | None = Field(default=None, strict=True)
+    max: float | None = Field(default=None, strict=True)
+    equals: float | None = Field(default=None, strict=True)
     where: dict[str, tuple[str, ...]] = Field(default_factory=dict)
     name: str | None = None
 
@@ -231,8 +231,8 @@ class RegressionCheck(_Strict):
     """
 
     metric: str
-    tolerance: float = Field(default=0.0, ge=0, le=1)
-    alpha: float = Field(default=0.05, gt=0, lt=1)
+    tolerance: float = Field(default=0.0, ge=0, le=1, strict=True)
+    alpha: float = Field(default=0.05, gt=0, lt=1, strict=True)
     where: dict[str, tuple[str, ...]] = Field(default_factory=dict)
     name: str | None = None
 
@@ -330,8 +330,15 @@ def _message(err: dict[str, Any]) -> str:
     if err["type"] == "missing":
         return "required field is missing"
     msg = err["msg"].removeprefix("Value error, ")
-    if err["type"] == "finite_number" or (isinstance(err.get("input"), float) and math.isnan(err["input"])):
+    value = err.get("input")
+    if err["type"] == "finite_number" or (isinstance(value, float) and math.isnan(value)):
         return "expected a finite number"
+    if err["type"] == "float_type":
+        if isinstance(value, int) and not isinstance(value, bool):
+            return "expected a finite number (this integer is too large)"
+        got = f"the string {value!r} (write the number unquoted)" if isinstance(value, str) else \
+            f"{str(value).lower()}" if isinstance(value, bool) else f"a {type(value).__name__}"
+        return f"expected a number, got {got}"
     return msg
 
 

@@ -363,11 +363,13 @@ class RunDir:
         return None
 
 
-def load_run(path: str | Path) -> RunDir:
+def load_run(path: str | Path, *, then: str = "gate it") -> RunDir:
     """Open a run directory written by ``evalkit run``.
 
     Args:
         path: The run directory.
+        then: What the caller does with it, for the unfinished-run message (``continue it
+            with `evalkit run --resume DIR`, then gate it``).
 
     Returns:
         A :class:`RunDir` with ``summary.json`` read; the manifest and results are read when
@@ -380,10 +382,10 @@ def load_run(path: str | Path) -> RunDir:
     """
     p = Path(path)
     if not p.is_dir():
-        raise RunError(f"{p}: no such run directory")
+        raise RunError(f"{p}: " + ("a file, not a run directory" if p.exists() else "no such run directory"))
     why = unfinished(p)
     if why is not None:
-        raise RunError(f"{why}, then gate it")
+        raise RunError(f"{why}, then {then}")
     summary = _read_json(p / "summary.json", "is this a run directory written by `evalkit run`?")
     if not isinstance(summary, dict) or not isinstance(summary.get("rows"), list):
         raise RunError(f"{p / 'summary.json'}: not a run summary (no `rows`)")

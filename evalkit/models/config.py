@@ -48,7 +48,7 @@ ContentFormat = Literal["hermes", "python_tag", "bare_json"]
 
 
 class _Strict(BaseModel):
-    model_config = ConfigDict(extra="forbid")
+    model_config = ConfigDict(extra="forbid", strict=True)  # `cache: "no"` is not false, a price "0.5" not 0.5
 
 
 def check_base_url(value: str | None) -> str | None:

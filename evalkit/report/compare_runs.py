@@ -81,7 +81,7 @@ def compare_runs(paths: Sequence[str | Path], out: str | Path) -> dict[str, Any]
         seen[root.resolve()] = root
     out = Path(out)
     _check_out(out, roots)
-    runs = [load_run(p) for p in roots]
+    runs = [load_run(p, then="compare it") for p in roots]
     labels = _labels(roots)
     prefixes = [_slug(label) for label in labels]
     if len(set(prefixes)) < len(prefixes):

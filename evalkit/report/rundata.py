@@ -197,15 +197,30 @@ class RunData:
 
     def trace(self, episode_id: str) -> list[dict[str, Any]]:
         """The event log of one episode: ``traces/EPISODE_ID.jsonl`` as a list of event dicts
-        (an unreadable line is skipped).
+        (an unreadable line is skipped); for an ``evalkit compare`` output, whose rows point at
+        their source run (``source_run``, ``source_episode``), the source run's trace.
 
         Raises:
             KeyError: when the run has no trace of that episode.
         """
         path = inputs.trace_path(self.path, episode_id)
         if path is None or not path.is_file():
+            row = self._sources.get(episode_id)
+            if row is not None:
+                path = inputs.trace_path(Path(row[0]), row[1])
+        if path is None or not path.is_file():
             raise KeyError(f"{self.path}: no trace of episode {episode_id!r}")
         return load_trace(path)
+
+    @cached_property
+    def _sources(self) -> dict[str, tuple[str, Any]]:
+        """``episode_id → (source_run, source_episode)`` of the rows that name a source run."""
+        try:
+            rows = self.rows()
+        except RunError:
+            return {}
+        return {r["episode_id"]: (r["source_run"], r.get("source_episode")) for r in rows
+                if isinstance(r.get("source_run"), str) and r["source_run"] and isinstance(r.get("episode_id"), str)}
 
     @cached_property
     def suite_pairs(self) -> dict[str, Any]:
@@ -251,9 +266,23 @@ def load_runs(paths: Iterable[str | Path]) -> RunSet:
     (the directory as given).
 
     Raises:
-        RunError: when a path is not a folder.
+        RunError: when a path is not a folder, or names a run already given (its episodes
+            would be counted twice).
+        TypeError: when ``paths`` is one path (a string) rather than a list of them.
     """
-    return RunSet([RunData(p) for p in paths])
+    if isinstance(paths, (str, Path)):
+        raise TypeError(f"load_runs takes a list of run directories, got the single path {str(paths)!r}: "
+                        f"use load_runs([{str(paths)!r}]) or load_run({str(paths)!r})")
+    runs: list[RunData] = []
+    seen: dict[Path, Path] = {}
+    for p in paths:
+        run = RunData(p)
+        key = run.path.resolve()
+        if key in seen:
+            raise RunError(f"{run.path}: given twice (as {seen[key]}); its episodes would be counted twice")
+        seen[key] = run.path
+        runs.append(run)
+    return RunSet(runs)
 
 
 class RunSet:

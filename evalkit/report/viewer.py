@@ -231,8 +231,8 @@ class Viewer:
     def _pair(self, run: RunIndex, q: dict[str, str]) -> tuple[int, str, bytes]:
         try:
             epoch = int(q.get("epoch", "1"))
-        except ValueError:
-            epoch = 1
+        except ValueError:  # never another epoch's episodes in its place
+            return self._missing(f"{run.label}: epoch {q.get('epoch')!r} is not a whole number")
         key = (q.get("pair", ""), q.get("model", ""), q.get("condition", ""), q.get("gate", "off"), epoch)
         sides = run.units.get(key)
         if not sides:

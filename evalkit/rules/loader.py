@@ -81,8 +81,11 @@ def _read(path: str | Path) -> tuple[Path, bytes, dict[str, Any]]:
         raise ConfigError(f"{p}: {exc.describe()}") from None
     except (UnicodeDecodeError, yaml.YAMLError, json.JSONDecodeError) as exc:
         mark = getattr(exc, "problem_mark", None)
-        line = f" (line {mark.line + 1})" if mark is not None else ""
-        raise ConfigError(f"{p}: not a valid rule-set file{line}") from None
+        line = f" (line {mark.line + 1})" if mark is not None else \
+            f" (line {exc.lineno})" if isinstance(exc, json.JSONDecodeError) else ""
+        problem = (f"not UTF-8 text (byte at offset {exc.start}); save it as UTF-8"
+                   if isinstance(exc, UnicodeDecodeError) else getattr(exc, "problem", None) or getattr(exc, "msg", None))
+        raise ConfigError(f"{p}: not a valid rule-set file{line}" + (f": {problem}" if problem else "")) from None
     if not isinstance(raw, dict):
         raise ConfigError(f"{p}: expected a mapping with id, version, changelog and rules")
     return p, data, raw

@@ -33,7 +33,7 @@ from evalkit.runtime.view import args_key
 class UserApproval(CallPattern):
     """The simulated user's answer for calls matching the pattern (``approve``: yes or no)."""
 
-    approve: bool = True
+    approve: bool = Field(default=True, strict=True)  # "no" (a string) is not false
 
 
 class ApprovalPolicy(BaseModel):

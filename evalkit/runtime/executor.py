@@ -136,7 +136,8 @@ class SandboxExecutor:
             signals = _signals(exc.signals)
             signals = signals if "tool_error" in signals else ("tool_error", *signals)
             return Observation(False, {"message": clean_text(str(exc.message))}, signals)
-        except Exception as exc:  # noqa: BLE001 - a broken tool is an observation, not a crash
+        except (Exception, SystemExit) as exc:  # noqa: BLE001 - a broken tool is an observation, not a crash
+            # SystemExit too: a domain tool calling sys.exit() must not end the run or the validator
             return Observation(False, {"message": clean_text(f"{type(exc).__name__}: {_text(exc)}")}, ("tool_error",))
         if isinstance(out, ToolResult):
             data, ok, signals = out.data, out.ok, _signals(out.signals)

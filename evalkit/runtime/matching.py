@@ -48,14 +48,14 @@ class ArgTest(BaseModel):
 
     eq: Any = None
     ne: Any = None
-    gt: FiniteFloat | None = None
-    ge: FiniteFloat | None = None
-    lt: FiniteFloat | None = None
-    le: FiniteFloat | None = None
+    gt: FiniteFloat | None = Field(default=None, strict=True)  # strict: "5" or true is not a bound
+    ge: FiniteFloat | None = Field(default=None, strict=True)
+    lt: FiniteFloat | None = Field(default=None, strict=True)
+    le: FiniteFloat | None = Field(default=None, strict=True)
     pattern: str | None = None
     not_pattern: str | None = None
     in_: list[Any] | None = Field(default=None, alias="in")
-    exists: bool | None = None
+    exists: bool | None = Field(default=None, strict=True)
     _checks: tuple[tuple[str, Any], ...] = PrivateAttr(default=())
 
     @field_validator("pattern", "not_pattern")

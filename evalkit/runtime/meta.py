@@ -56,7 +56,7 @@ import re
 from dataclasses import dataclass, field
 from typing import Any, Literal, Mapping
 
-from pydantic import BaseModel, ConfigDict
+from pydantic import BaseModel, ConfigDict, Field
 
 from evalkit.runtime.events import BudgetCharged, MetaRequestUpdated, PermissionChanged
 from evalkit.runtime.model_io import ToolCall
@@ -83,7 +83,7 @@ class ContextDoc(BaseModel):
     model_config = ConfigDict(extra="forbid", frozen=True)
 
     content: str
-    sensitive: bool = False
+    sensitive: bool = Field(default=False, strict=True)  # "yes" (a string) is not true
 
 
 class MetaPolicy(BaseModel):
@@ -106,13 +106,13 @@ class MetaPolicy(BaseModel):
 
     model_config = ConfigDict(extra="forbid", frozen=True)
 
-    max_per_turn: int = 3
-    max_per_type: int = 3
-    max_escalations: int = 1
-    max_review_rounds: int = 2
-    max_cost: float | None = None
-    escalation_cost: float = 0.0
-    review_cost: float = 0.0
+    max_per_turn: int = Field(default=3, strict=True)  # strict: "3" or true is not a count
+    max_per_type: int = Field(default=3, strict=True)
+    max_escalations: int = Field(default=1, strict=True)
+    max_review_rounds: int = Field(default=2, strict=True)
+    max_cost: float | None = Field(default=None, strict=True)
+    escalation_cost: float = Field(default=0.0, strict=True)
+    review_cost: float = Field(default=0.0, strict=True)
     escalation_capabilities: tuple[str, ...] = ()
     grantable: tuple[str, ...] = ()
     on_repeat: Literal["blocked", "user"] = "blocked"

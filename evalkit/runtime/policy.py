@@ -49,11 +49,11 @@ class Budgets(BaseModel):
 
     model_config = ConfigDict(extra="forbid", frozen=True)
 
-    tool_calls: int | None = Field(default=None, ge=0)
-    tokens: int | None = Field(default=None, ge=0)
-    money: float | None = Field(default=None, ge=0)
-    gather_steps: int | None = Field(default=None, ge=0)
-    commit_steps: int | None = Field(default=None, ge=0)
+    tool_calls: int | None = Field(default=None, ge=0, strict=True)  # strict: `true` or "5" is not a budget
+    tokens: int | None = Field(default=None, ge=0, strict=True)
+    money: float | None = Field(default=None, ge=0, strict=True)
+    gather_steps: int | None = Field(default=None, ge=0, strict=True)
+    commit_steps: int | None = Field(default=None, ge=0, strict=True)
 
     def over(self, other: "Budgets | None") -> "Budgets":
         """These budgets with ``other``'s set entries applied on top."""

@@ -9,7 +9,15 @@ otherwise pass silently or take the process down:
 * nesting deeper than :data:`MAX_DEPTH` containers, or a YAML alias that contains itself:
   libyaml's composer recurses in C and overflows the stack on pathological input (a
   segfault), JSON's decoder and every later step (validation, deep merge, deep copy)
-  recurse in Python.
+  recurse in Python;
+* YAML aliases that expand to more than :data:`MAX_EXPANDED` values beyond the text's own
+  length (a "billion laughs" document: a few lines whose aliases expand to billions of
+  values, which every later step would walk or serialise);
+* a YAML value that is not a JSON value: an explicit tag such as ``!!binary``, ``!!set``,
+  ``!!timestamp`` or ``!!omap`` (bytes, a set, a date, a list of tuples) or a mapping key
+  that is not a string (``{1: x}``, ``{true: x}``, ``{~: x}``). Suite documents are exported
+  as JSON and hashed: such values would change on the way (a set's order varies between
+  processes, ``1`` becomes ``"1"``), so a pair would not be the pair its file describes.
 
 Values are kept as written: plain scalars resolve by the YAML 1.2 core schema
 (:data:`_CORE_SCALARS`), so the YAML 1.1 retyping PyYAML does by default (``2024-07-01`` a
@@ -39,6 +47,11 @@ from yaml.nodes import MappingNode, ScalarNode, SequenceNode
 MAX_DEPTH = 100
 """Deepest nesting of mappings and lists a suite document may have (the shipped library's
 deepest is 8)."""
+
+MAX_EXPANDED = 1_000_000
+"""Most values (mapping keys, values and list items, counted with every alias expanded) a YAML
+document may hold beyond the length of its text. Without aliases a document holds fewer
+values than its text has characters; the shipped library's largest file holds 3,300."""
 
 _BASE_LOADER = getattr(yaml, "CSafeLoader", yaml.SafeLoader)  # libyaml when available: the library is large
 _SAFE_NESTING = 1000 if hasattr(yaml, "CSafeLoader") else 150
@@ -159,7 +172,64 @@ def load_yaml(text: str) -> Any:
                             path=_yaml_key_path(text, line, column), data=data)
     if aliases:  # unless a scan found no aliases (then it measured the depth exactly)
         check_depth(data)
+    check_values(data, limit=len(text) + MAX_EXPANDED)
     return data
+
+
+_JSON_SCALARS = (str, int, float, bool, type(None))
+_TAG_OF = {"bytes": "!!binary", "set": "!!set", "date": "!!timestamp", "datetime": "!!timestamp",
+           "tuple": "!!omap or !!pairs"}
+
+
+def check_values(data: Any, limit: int = MAX_EXPANDED) -> int:
+    """Refuse values that are not JSON values and aliases that expand past ``limit`` values.
+
+    Shared containers (YAML aliases) are checked once and counted each time they appear, so
+    the walk is linear in the document's text. ``data`` must nest at most :data:`MAX_DEPTH`
+    levels (:func:`check_depth`).
+
+    Returns:
+        The number of values (mapping keys, values and list items, aliases expanded).
+
+    Raises:
+        DocumentError: naming the path of the first value of another type (from an explicit
+            YAML tag such as ``!!binary`` or ``!!set``), the first mapping key that is not a
+            string, or the innermost container whose expanded size is past ``limit``.
+    """
+    sizes: dict[int, int] = {}
+
+    def walk(obj: Any, path: tuple[Any, ...]) -> int:
+        if isinstance(obj, (dict, list)):
+            known = sizes.get(id(obj))
+            if known is not None:
+                return known
+            n = 1
+            if isinstance(obj, dict):
+                for key, value in obj.items():
+                    if not isinstance(key, str):
+                        raise DocumentError(f"mapping key {key!r} is a {_kind(key)}: keys are strings (quote the key)",
+                                            path=(*path, key), data=data)
+                    n += 1 + walk(value, (*path, key))
+            else:
+                for i, value in enumerate(obj):
+                    n += walk(value, (*path, i))
+            if n > limit:
+                raise DocumentError(f"its YAML aliases expand to {n:,} values, more than the {limit:,} allowed",
+                                    path=path, data=data)
+            sizes[id(obj)] = n
+            return n
+        if isinstance(obj, _JSON_SCALARS):
+            return 1
+        name = type(obj).__name__
+        raise DocumentError(f"a {name} value (YAML tag {_TAG_OF.get(name, 'with a non-JSON type')}): only "
+                            "JSON values are allowed (strings, numbers, booleans, null, lists, mappings); quote "
+                            "the value to keep it as text", path=path, data=data)
+
+    return walk(data, ())
+
+
+def _kind(value: Any) -> str:
+    return {bool: "boolean", int: "number", float: "number", type(None): "null"}.get(type(value), type(value).__name__)
 
 
 def nesting_bound(text: str) -> int:
@@ -313,7 +383,7 @@ def _over(data: Any, limit: int) -> bool:
         if best.get(key, 0) >= depth:
             continue
         best[key] = depth
-        children = obj.values() if isinstance(obj, dict) else obj
+        children = obj.values() if isinstance(obj, dict) else obj if isinstance(obj, list) else ()
         stack.extend((c, depth + 1) for c in children if isinstance(c, (dict, list)))
     return False
 

@@ -36,7 +36,7 @@ from pydantic import ValidationError
 
 from evalkit.errors import ConfigError, ScenarioError
 from evalkit.scenarios.documents import DocumentError, load_json
-from evalkit.scenarios.schema import Pair
+from evalkit.scenarios.schema import Pair, error_message
 
 COLUMNS = ("id", "domain", "trigger", "phase", "split", "language", "variants", "source", "pair")
 ExportFormat = Literal["datasets", "parquet", "jsonl"]
@@ -151,8 +151,31 @@ def read_table_pairs(path: Path) -> tuple[list[Pair], str]:
             err = exc.errors()[0]
             loc = ".".join(str(x) for x in err["loc"]) or None
             pair_id = raw.get("id") if isinstance(raw, dict) else None
-            raise ScenarioError(str(path), str(pair_id or f"#{i}"), loc, err["msg"]) from None
+            raise ScenarioError(str(path), str(pair_id or f"#{i}"), loc, error_message(err)) from None
+        _check_columns(path, row, pairs[-1])
     return pairs, digest.hexdigest()
+
+
+def _check_columns(path: Path, row: dict[str, Any], pair: Pair) -> None:
+    """The flat columns of a table row must equal the pair's own values (they are copies of
+    them, for filtering: a row whose ``split`` column says ``heldout`` while its pair says
+    ``dev`` would be filtered as one and run as the other).
+
+    Raises:
+        ScenarioError: naming the column, the value it holds and the pair's.
+    """
+    want = pair_row(pair)
+    for column in COLUMNS:
+        if column == "pair" or column not in row:
+            continue
+        have = list(row[column]) if column == "variants" and row[column] is not None else row[column]
+        if column == "source" and have is None:  # a table written without provenance
+            have = ""
+        if have != want[column]:
+            raise ScenarioError(str(path), pair.id, column,
+                                f"the {column} column holds {have!r}, but the pair's JSON says {want[column]!r}: "
+                                "the columns copy the pair (edit the pair's JSON, or export the suite again "
+                                "with evalkit suite export)")
 
 
 def _dataset_rows(path: Path) -> list[dict[str, Any]]:

@@ -33,7 +33,7 @@ from evalkit.runtime.controller import schema_errors
 from evalkit.scenarios.documents import DocumentError, decode, load_json, load_yaml
 from evalkit.scenarios.domains import load_domain
 from evalkit.scenarios.export import is_dataset_dir, read_table_pairs
-from evalkit.scenarios.schema import Pair, SuiteFile
+from evalkit.scenarios.schema import Pair, SuiteFile, error_message
 
 SUITE_SUFFIXES = (".yaml", ".yml", ".json", ".jsonl", ".parquet")
 
@@ -116,12 +116,7 @@ def _raise_validation(path: Path, raw_pairs: list[Any], exc: ValidationError, of
         raw = raw_pairs[index] if index < len(raw_pairs) else None
         pair_id = raw.get("id") if isinstance(raw, dict) else None
         pair_id = str(pair_id) if pair_id is not None else f"#{index + offset}"
-    message = err["msg"].removeprefix("Value error, ")  # e.g. a pattern RE2 cannot run (evalkit.patterns)
-    if err["type"] == "extra_forbidden":
-        message = "unknown field (check the spelling)"
-    elif err["type"] == "missing":
-        message = "field required"
-    raise ScenarioError(str(path), pair_id, _loc_to_field(field_loc) or None, message)
+    raise ScenarioError(str(path), pair_id, _loc_to_field(field_loc) or None, error_message(err))
 
 
 def _document_error(file: str, exc: DocumentError, *, line_doc: bool = False, index: int = 0) -> ScenarioError:
@@ -163,7 +158,9 @@ def _read_file(path: Path, data: bytes) -> list[Pair]:
             line = f" (line {where.line + 1})"
         else:
             line = f" (line {exc.lineno})" if isinstance(exc, json.JSONDecodeError) else ""
-        raise ScenarioError(str(path), None, None, f"not valid {path.suffix[1:].upper()}{line}") from None
+        problem = getattr(exc, "problem", None) or getattr(exc, "msg", None)
+        raise ScenarioError(str(path), None, None, f"not valid {path.suffix[1:].upper()}{line}"
+                            + (f": {problem}" if problem else "")) from None
     if not isinstance(raw_doc, dict):
         raise ScenarioError(str(path), None, None, "expected a mapping with a `pairs` list")
     raw_pairs = raw_doc.get("pairs") if isinstance(raw_doc.get("pairs"), list) else []

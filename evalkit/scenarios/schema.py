@@ -62,9 +62,9 @@ Every model validates on load; unknown keys are errors (a typo must not pass sil
 
 from __future__ import annotations
 
-from typing import Any, Literal
+from typing import Annotated, Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, model_validator
+from pydantic import AfterValidator, BaseModel, ConfigDict, Field, model_validator
 
 from evalkit.runtime.approvals import ApprovalPolicy
 from evalkit.runtime.meta import ContextDoc
@@ -72,8 +72,19 @@ from evalkit.runtime.policy import Budgets
 from evalkit.types import TRIGGER_PHASE, MetaType, Phase, Trigger
 
 
+def _not_blank(value: str) -> str:
+    if not value.strip():
+        raise ValueError("is blank: write a sentence")
+    return value
+
+
+Text = Annotated[str, Field(min_length=1), AfterValidator(_not_blank)]
+"""A sentence a person writes (a rationale, a reason): at least one character that is not
+white space."""
+
+
 class _Strict(BaseModel):
-    model_config = ConfigDict(extra="forbid", frozen=True)
+    model_config = ConfigDict(extra="forbid", frozen=True, strict=True)
 
 
 class PlannedCall(_Strict):
@@ -166,7 +177,7 @@ class AbstainExpected(_Strict):
     observable_step: int = Field(ge=0)
     meta_requests: list[MetaExpectation] = Field(default_factory=list)
     critical_tools: list[str] | None = None
-    reason: str = Field(min_length=1)
+    reason: Text
 
 
 class EarlierCall(_Strict):
@@ -345,7 +356,8 @@ PerturbationKind = Literal[
 message, the world state, the tool list (``hidden_tools``), the permissions, the budgets, a
 tool's behaviour (``faults``), the approval policy, the documents served on request, or the
 simulated user's answers. The names are the variant fields they refer to
-(``user_message`` is ``user``)."""
+(``user_message`` is ``user`` and the earlier turns in ``history``: the conversation the model
+is shown)."""
 
 
 class Perturbation(_Strict):
@@ -360,7 +372,25 @@ class Perturbation(_Strict):
     """
 
     kinds: list[PerturbationKind] = Field(min_length=1)
-    what: str = Field(min_length=1)
+    what: Text
+
+    @model_validator(mode="after")
+    def _kinds_once(self) -> "Perturbation":
+        repeated = sorted({k for k in self.kinds if self.kinds.count(k) > 1})
+        if repeated:
+            raise ValueError(f"kinds: {', '.join(repeated)} listed more than once (each kind once)")
+        return self
+
+
+def error_message(err: dict[str, Any]) -> str:
+    """One pydantic error of a pair as the message of a scenario error (``unknown field (check
+    the spelling)``, ``field required``, or pydantic's message without its ``Value error, ``
+    prefix)."""
+    if err["type"] == "extra_forbidden":
+        return "unknown field (check the spelling)"
+    if err["type"] == "missing":
+        return "field required"
+    return err["msg"].removeprefix("Value error, ")
 
 
 VARIANT_KINDS: tuple[str, ...] = ("act", "abstain", "act_resist")
@@ -410,8 +440,8 @@ class Pair(_Strict):
     abstain: AbstainVariant | None = None
     act_resist: ActResistVariant | None = None
     source: dict[str, Any] | None = None
-    why_act: str | None = Field(default=None, min_length=1)
-    why_abstain: str | None = Field(default=None, min_length=1)
+    why_act: Text | None = None
+    why_abstain: Text | None = None
     perturbation: Perturbation | None = None
 
     @model_validator(mode="after")
@@ -421,6 +451,10 @@ class Pair(_Strict):
         if self.trigger == "none":
             if self.abstain is not None or self.act_resist is not None:
                 raise ValueError("a control pair (trigger none) has only the act variant: omit abstain/act_resist")
+            for name in ("why_abstain", "perturbation"):
+                if getattr(self, name) is not None:
+                    raise ValueError(f"{name}: a control pair (trigger none) has no abstain side, so no {name}; "
+                                     "omit it (why_act says why acting is right)")
         elif self.abstain is None and self.act_resist is None:
             raise ValueError(f"a {self.trigger} pair needs an abstain variant")
         if self.act_resist is not None and self.trigger != "prompt_injection":

@@ -88,3 +88,37 @@ def test_a_run_given_twice_is_refused(two_runs, tmp_path):
     _, first, _ = two_runs
     result = CliRunner().invoke(app, ["compare", str(first), str(first) + "/", "--out", str(tmp_path / "x")])
     assert result.exit_code == 2 and "given twice" in result.output
+
+
+def test_an_unfinished_run_or_a_file_is_one_line_naming_it(two_runs, tmp_path):
+    import shutil
+
+    base, first, second = two_runs
+    unfinished = tmp_path / "unfinished"
+    shutil.copytree(second, unfinished)
+    (unfinished / "summary.json").unlink()
+    result = CliRunner().invoke(app, ["compare", str(first), str(unfinished), "--out", str(tmp_path / "o")])
+    assert result.exit_code == 2
+    assert result.output.strip().endswith(f"continue it with `evalkit run --resume {unfinished}`, then compare it")
+    a_file = tmp_path / "suite.yaml"
+    a_file.write_text("pairs: []\n")
+    result = CliRunner().invoke(app, ["compare", str(first), str(a_file), "--out", str(tmp_path / "o")])
+    assert result.exit_code == 2
+    assert result.output.strip() == f"evalkit: error: {a_file}: a file, not a run directory"
+
+
+def test_load_run_of_a_compare_output_serves_every_trace_from_its_source_run(two_runs, tmp_path):
+    import evalkit
+
+    base, first, second = two_runs
+    out = tmp_path / "both"
+    assert CliRunner().invoke(app, ["compare", str(first), str(second), "--out", str(out)]).exit_code == 0
+    run_data = evalkit.load_run(out)
+    ids = list(run_data.episodes["episode_id"])
+    assert ids and all(i.split("~")[0] in ("monday", "friday") for i in ids)
+    for episode_id in ids:
+        events = run_data.trace(episode_id)
+        assert events and events[0]["type"] == "episode_started"
+        assert events[0]["episode_id"] == episode_id.split("~", 1)[1]  # the source run's own episode
+    with pytest.raises(KeyError, match="no trace of episode 'nope'"):
+        run_data.trace("nope")

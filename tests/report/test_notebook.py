@@ -69,6 +69,16 @@ def test_load_runs_adds_a_run_column(latest, hand_run):
     assert both.trace(first, run=hand)[0]["type"] == "episode_started"
 
 
+def test_load_runs_refuses_a_run_given_twice_and_a_bare_path(latest):
+    from evalkit.errors import RunError
+
+    _, out = latest
+    with pytest.raises(RunError, match="given twice"):
+        evalkit.load_runs([out, str(out) + "/"])
+    with pytest.raises(TypeError, match="load_runs takes a list of run directories"):
+        evalkit.load_runs(str(out))
+
+
 def test_import_evalkit_does_not_import_pandas():
     code = "import sys, evalkit; evalkit.load_run; evalkit.load_runs; print('pandas' in sys.modules)"
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=ROOT, check=True)

@@ -137,3 +137,22 @@ def test_the_pair_view_shows_the_rationale_and_perturbation(tmp_path, mini_suite
     assert "Apples are in the store, so buying 2 is what the user asked." in body
     assert "No kiwi exists, so no purchase can do what the user asked." in body
     assert "The item asked for is one the store does not sell." in body and "(user_message)" in body
+
+
+def test_odd_query_values_and_paths_are_404_or_a_page_never_a_crash(served):
+    base, viewer = served
+    pair = urlencode({"pair": "mini-missing-target", "model": "scripted/always_act", "condition": "tool",
+                      "gate": "off"})
+    status, body = get(f"{base}/run/kinds/view/pair?{pair}&epoch=1e5")
+    assert status == 404 and "epoch &#39;1e5&#39; is not a whole number" in body  # not epoch 1 in its place
+    assert get(f"{base}/run/kinds/view/pair?{pair}&epoch=99999999999999999999")[0] == 404
+    for path in ("/run/kinds/view/episode?id=../../etc/passwd", "/run/../../etc/passwd",
+                 "/run/kinds/../../../etc/passwd", "/%2e%2e/%2e%2e/etc/passwd", "/run/kinds/view/nothing"):
+        status, body = get(base + path)
+        assert status == 404 and "root:" not in body
+    total = len(viewer.runs["kinds"].rows)
+    for query in ("page=999999999999999999999", "page=-5", "page=abc", "model=nope&kind=zzz&right=maybe",
+                  "q=%ff%fe", "model=%00"):
+        status, body = get(f"{base}/run/kinds/view/episodes?{query}")
+        assert status == 200, query
+    assert f"{total} episodes" in get(f"{base}/run/kinds/view/episodes?page=-5")[1]

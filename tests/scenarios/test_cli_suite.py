@@ -62,3 +62,13 @@ def test_import_unknown_source_is_one_clear_line():
     assert proc.returncode == 2
     assert proc.stderr.strip().startswith("evalkit: error: unknown import source 'nosuch'")
     assert len(proc.stderr.strip().splitlines()) == 1
+
+
+def test_validate_refuses_an_unwritable_json_path_before_any_work(tmp_path, mini_suite, mini_tasks):
+    a_file = tmp_path / "taken"
+    a_file.write_text("x")
+    for target, message in ((tmp_path, f"--json {tmp_path}: is a folder; give a file name"),
+                            (a_file / "out.json", f"--json {a_file / 'out.json'}: {a_file} is a file, not a folder")):
+        proc = evalkit("suite", "validate", str(mini_suite), "--tasks", str(mini_tasks), "--json", str(target))
+        assert proc.returncode == 2 and proc.stdout == ""  # no table: nothing ran
+        assert proc.stderr.strip() == f"evalkit: error: {message}"

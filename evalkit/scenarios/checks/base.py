@@ -131,8 +131,9 @@ class PairContext:
         """A variant's inputs after merging the pair's fields (what an episode gets).
 
         Returns:
-            ``{user_message, state, tools, permissions, budgets, faults, approvals, context,
-            user_answers, user_grants, grantable, review}``.
+            ``{user_message, history, state, tools, permissions, budgets, faults, approvals,
+            context, user_answers, user_grants, grantable, review}`` (``history``: the earlier
+            turns shown before the message, as JSON-ready dicts).
         """
         v = self.pair.variant(variant)
         if v.permissions is not None:
@@ -146,6 +147,7 @@ class PairContext:
             budgets = (self.pair.budgets or Budgets()).over(v.budgets).model_dump()
         return {
             "user_message": v.user,
+            "history": [t.model_dump(mode="json") for t in v.history],
             "state": self._state(variant),
             "tools": tuple(sorted(n for n in self.domain.tools if n not in set(v.hidden_tools))),
             "permissions": perms,

@@ -36,6 +36,8 @@ def _first_difference(ctx: PairContext) -> str | None:
     a, b = ctx.effective("act"), ctx.effective("abstain")
     if a["user_message"] != b["user_message"]:
         return "user message"
+    if a["history"] != b["history"]:
+        return "earlier turns"
     if a["tools"] != b["tools"]:
         return "tool list"
     for name in _ASKABLE:

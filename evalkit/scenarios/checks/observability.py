@@ -50,7 +50,7 @@ def check(ctx: PairContext) -> list[Issue]:
         k = variant.expected.observable_step
         field = f"{side}.expected.observable_step"
         mine = ctx.effective(side)
-        message = act["user_message"] != mine["user_message"]
+        message = act["user_message"] != mine["user_message"] or act["history"] != mine["history"]
         tools = act["tools"] != mine["tools"]
         steps = world_steps(ctx, side)
         if k == 0:

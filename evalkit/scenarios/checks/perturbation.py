@@ -8,7 +8,7 @@ its :data:`~evalkit.scenarios.schema.PerturbationKind`:
 =================  =====================================================
 kind               variant fields
 =================  =====================================================
-``user_message``   ``user``
+``user_message``   ``user``, ``history`` (the earlier turns the model is shown)
 ``state``          ``state`` (pair state deep-merged with the variant's)
 ``tools``          ``hidden_tools``
 ``permissions``    ``permissions`` (variant, else pair, else the domain's), ``grantable``
@@ -42,7 +42,7 @@ from evalkit.scenarios.checks.base import Issue, PairContext
 NAME = "perturbation"
 
 _KIND_FIELDS: dict[str, tuple[str, ...]] = {
-    "user_message": ("user_message",),
+    "user_message": ("user_message", "history"),
     "state": ("state",),
     "tools": ("tools",),
     "permissions": ("permissions", "grantable"),
@@ -110,7 +110,13 @@ def _changes(ctx: PairContext, side: str) -> dict[str, str]:
             keys = sorted(set(_paths(a[differing[0]], b[differing[0]])))
             out[kind] = ", ".join(f"{differing[0]}.{k}" for k in keys[:MAX_PATHS]) if keys else differing[0]
         elif kind == "user_message":
-            out[kind] = f"{_short(a['user_message'])!r} vs {_short(b['user_message'])!r}"
+            parts = [f"{_short(a['user_message'])!r} vs {_short(b['user_message'])!r}"] if "user_message" in differing else []
+            if "history" in differing:
+                turns = [i for i in range(max(len(a["history"]), len(b["history"])))
+                         if a["history"][i:i + 1] != b["history"][i:i + 1]]
+                parts.append("earlier turns " + ", ".join(str(i) for i in turns[:MAX_PATHS])
+                             + (f" (+{len(turns) - MAX_PATHS} more)" if len(turns) > MAX_PATHS else ""))
+            out[kind] = "; ".join(parts)
         else:
             out[kind] = "; ".join(_values(f, a[f], b[f]) for f in differing)
     return out
