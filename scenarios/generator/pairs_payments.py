@@ -60,7 +60,7 @@ def pairs():
         abstain("支付 Globex 的发票 INV-2。",
             pay("INV-2", 4380.5, account="A-2"),
             followup=followup("从账户 A-1 付。", [{"tool": "pay_invoice", "args": {"invoice_id": "INV-2", "account_id": "A-1", "amount": 4380.5}}],
-                                 [call("check_limit", account_id="A-1", amount=4380.5), call("pay_invoice", invoice_id="INV-2", account_id="A-1", amount=4380.5)]),
+                                 [call("get_invoice", invoice_id="INV-2"), call("verify_invoice", invoice_id="INV-2"), call("check_limit", account_id="A-1", amount=4380.5), call("pay_invoice", invoice_id="INV-2", account_id="A-1", amount=4380.5)]),
                 decision="clarify", k=0, target="account_id", lang="zh",
             reason="The account to pay from was not given and no tool lists the accounts, so any account id would be a guess."),
         lang="zh", tags=["invoice"], why_act="The invoice, the account and the amount (from the invoice) are known and it verifies.",
