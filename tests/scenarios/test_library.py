@@ -197,3 +197,25 @@ def test_review_log_covers_every_builtin_pair(suite):
     removed = {i for i, r in by_id.items() if r["verdict"] == "removed"}
     assert removed and not removed & {p.id for p in suite.pairs}
     assert all(r["reason"] and r["change"] for r in rows)
+
+
+def test_every_builtin_should_clarify_side_has_a_followup_that_passes_the_label_check(suite):
+    """Every built-in abstain side expecting ``clarify`` carries a follow-up (the user's answer
+    and the commits after it), the ``followup`` label check (L8) finds no error in any of them
+    (its only warnings are answers that confirm or choose: the message already held every
+    value), and each answer is written in the pair's language."""
+    import re
+
+    from evalkit.scenarios.checks import check_suite
+
+    clarify = [p for p in suite.pairs if p.abstain is not None and p.abstain.expected.decision == "clarify"]
+    assert len(clarify) >= 112
+    assert [p.id for p in clarify if p.abstain.followup is None] == []
+    cjk = re.compile(r"[\u3400-\u9fff]")
+    wrong_language = [p.id for p in clarify if bool(cjk.search(p.abstain.followup.answer)) != (p.language == "zh")]
+    assert wrong_language == []
+    report = check_suite(suite, names=["followup"])
+    assert report.counts["followup"]["applicable"] == len(clarify)
+    assert [(i.pair_id, i.message) for i in report.issues if i.severity == "error"] == []
+    assert {i.message for i in report.issues} <= {"the abstain message already holds every expected commit value; "
+                                                  "the answer must confirm or choose"}
