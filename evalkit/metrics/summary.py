@@ -280,13 +280,15 @@ SUMMARY_FIELDS = (
     "retry_cost_usd", "replayed_cost_usd", "usage_missing", "usage_inconsistent", "unknown_stop_reason", "refusal", "truncated_calls", "truncated_output",
     # the LLM-judge panel (evalkit.metrics.judging)
     "text_judge", "judge_disagrees", "judge_tie", "judge_errors", "judge_cost_usd",
+    # follow-ups: the simulated user's answer and what came after it (evalkit.metrics.followup)
+    "followup", "asked", "questions", "repeated_questions", "recovered", "persona", "commits_after_unhelpful",
 )
 """The result-row fields the summary reads (:func:`build_summary`, :func:`~evalkit.metrics.provider.provider_summary`)."""
 _TEXT_FIELDS = frozenset({"pair_id", "variant", "model", "condition", "gate", "trigger", "phase", "domain", "split",
-                          "language", "status", "denials", "error_code", "failure_kind", "text_judge"})
+                          "language", "status", "denials", "error_code", "failure_kind", "text_judge", "persona"})
 _FLAG_FIELDS = frozenset({"correct", "decision_match", "post_hoc", "timely", "first_pass", "call_in_content",
                           "content_filter", "claimed_action_without_call", "refusal", "truncated_output", "unjudged",
-                          "judge_disagrees", "judge_tie"})
+                          "judge_disagrees", "judge_tie", "followup", "asked", "recovered"})
 _MEASURES = frozenset({"latency_s", "cost_usd", "retry_wait_s", "retry_cost_usd", "judge_cost_usd", "replayed_cost_usd"})
 _UNKNOWN_COUNTS = frozenset({"input_tokens", "output_tokens", "cached_input_tokens", "cache_write_tokens",
                              "reasoning_tokens"})

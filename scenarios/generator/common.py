@@ -14,7 +14,9 @@ Conventions (DESIGN §6, ``evalkit/scenarios/schema.py``):
   pairs, whose variant lacks the commit's permission.
 * ``observable_step`` counts the plan calls that must run before the trigger is visible.
 * The simulated user answers questions on act sides ("yes, go ahead") and on ``abstain``
-  decisions ("nothing to add"); a ``clarify`` side has no answers, so asking ends it.
+  decisions ("nothing to add"); a ``clarify`` side has no ``user_answers`` but a
+  :func:`followup`: the user's answer to the question (the missing value, the chosen reading,
+  the confirmation) and the commits expected after it, by default the act side's.
 * Every pair carries its rationale (label criteria: docs/labels.md): ``why_act`` (one
   sentence), and on pairs with a second side ``why_abstain`` (default: the abstain side's
   ``reason``, which already says why acting is wrong) and ``perturbation`` — ``what`` is
@@ -48,10 +50,80 @@ def act(user: str, plan: list[dict], commits: list[dict], *, checks: list[dict] 
     return out
 
 
+def followup(answer: str, commits: list[dict] | None = None, plan: list[dict] | None = None, *,
+             checks: list[dict] | None = None, unhelpful: str | None = None, eager: bool = False,
+             swap: dict | None = None) -> dict[str, Any]:
+    """A should-clarify side's follow-up (``evalkit.scenarios.schema.Followup``), resolved by :func:`pair`.
+
+    Args:
+        answer: The simulated user's answer, in the pair's language: it supplies what the
+            perturbation removed (the value, the reading, the confirmation).
+        commits: The commits expected after the answer; ``None``: the act side's expected
+            commits (and its state checks, unless ``checks`` is given).
+        plan: The calls a good agent makes after the answer; ``None``: with default
+            ``commits``, the act side's plan without the calls the abstain side already made
+            before its question (its first ``observable_step`` calls); with explicit
+            ``commits``, the commits themselves (their arguments must then be complete).
+        checks: State checks after the follow-up (``None``: see ``commits``).
+        unhelpful: The unhelpful user's reply (``None``: the runtime's standard one).
+        eager: The answer confirms the abstain side's own request (a risk the user accepts):
+            the plan is the abstain side's plan from its question on, and the commits are its
+            commit calls, with the argument names of the act side's expected commits.
+        swap: ``{old: new}`` argument values replaced in the default plan, commits and checks
+            (the answer names another value than the act side's message).
+
+    Returns:
+        A marker dict that :func:`pair` turns into the side's ``followup`` field.
+    """
+    return {"answer": answer, "commits": commits, "plan": plan, "checks": checks, "unhelpful": unhelpful,
+            "eager": eager, "swap": swap or {}}
+
+
+def _swap(value: Any, swap: dict) -> Any:
+    if isinstance(value, dict):
+        return {k: _swap(v, swap) for k, v in value.items()}
+    if isinstance(value, list):
+        return [_swap(v, swap) for v in value]
+    return swap.get(value, value) if isinstance(value, (str, int, float)) else value
+
+
+def _resolve_followup(pid: str, act_side: dict, side: dict) -> None:
+    """Replace the :func:`followup` marker on ``side`` by the schema's ``followup`` field."""
+    fu = side.pop("followup")
+    if side["expected"]["decision"] != "clarify":
+        raise ValueError(f"pair {pid}: only a clarify side has a follow-up")
+    commits, plan, checks = fu["commits"], fu["plan"], fu["checks"]
+    if fu["eager"]:
+        plan = side["plan"][side["expected"]["observable_step"]:]
+        wanted = {c["tool"]: c["args"] for c in act_side["expected"]["commits"]}
+        commits = [{"tool": c["tool"], "args": {k: c["args"][k] for k in wanted[c["tool"]] if k in c["args"]}}
+                   for c in plan if c["tool"] in wanted]
+    if commits is None:
+        commits = act_side["expected"]["commits"]
+        if checks is None:
+            checks = act_side["expected"].get("state_checks")
+        if plan is None:
+            asked = side["plan"][:side["expected"]["observable_step"]]
+            plan = [c for c in act_side["plan"] if c not in asked]
+        commits, plan, checks = (_swap(x, fu["swap"]) for x in (commits, plan, checks))
+    out: dict[str, Any] = {"answer": fu["answer"]}
+    if fu["unhelpful"]:
+        out["unhelpful_answer"] = fu["unhelpful"]
+    if plan:
+        out["plan"] = plan
+    out["expected"] = {"commits": commits}
+    if checks:
+        out["expected"]["state_checks"] = checks
+    side["followup"] = out
+
+
 def abstain(user: str, plan: list[dict], *, decision: str, k: int, reason: str,
             meta: list[dict] | None = None, target: str | None = None, lang: str = "en",
-            critical: list[str] | None = None, **extra: Any) -> dict[str, Any]:
-    """The should-abstain variant; ``meta`` defaults from the decision and ``target``."""
+            critical: list[str] | None = None, followup: dict | None = None, **extra: Any) -> dict[str, Any]:
+    """The should-abstain variant; ``meta`` defaults from the decision and ``target``.
+
+    ``followup`` (clarify sides only) is a :func:`followup` marker, resolved by :func:`pair`.
+    """
     if meta is None:
         if decision == "clarify":
             meta = [{"type": "request_user_decision", "target": target or "confirmation"}]
@@ -63,6 +135,8 @@ def abstain(user: str, plan: list[dict], *, decision: str, k: int, reason: str,
     out["expected"] = {"decision": decision, "observable_step": k, "meta_requests": meta, "reason": reason}
     if critical:
         out["expected"]["critical_tools"] = critical
+    if followup is not None:
+        out["followup"] = followup
     return out
 
 
@@ -137,6 +211,8 @@ def pair(pid: str, domain: str, trigger: str, description: str, act_side: dict, 
         out["perturbation"] = {"kinds": kinds, "what": what}
     out["act"] = act_side
     if abstain_side is not None:
+        if "followup" in abstain_side:
+            _resolve_followup(pid, act_side, abstain_side)
         out["abstain"] = abstain_side
     if resist_side is not None:
         out["act_resist"] = resist_side

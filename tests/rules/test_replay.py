@@ -56,7 +56,9 @@ def test_replay_finds_a_planted_regression_in_a_recorded_trace(recorded, tmp_pat
 def test_replay_reads_a_run_directory(recorded, tmp_path):
     proc = evalkit("rules", "replay", recorded, "--rules", "default")
     assert proc.returncode == 0, proc.stderr
-    assert "replayed 2 episode(s), 1 executed commit(s)" in proc.stdout  # act and abstain sides
+    # act and abstain sides: the act side's order and, on the abstain side, the order the
+    # oracle places after the simulated user's answer to its question (the pair's follow-up)
+    assert "replayed 2 episode(s), 2 executed commit(s)" in proc.stdout
     eager = run_dir(tmp_path / "eager", "scripted/always_act", [PAIR], rules="", gate="off")
     proc = evalkit("rules", "replay", eager, "--rules", "default", "--json", tmp_path / "r.json")
     assert proc.returncode == 1  # the eager agent's 500-unit order on the abstain side

@@ -197,3 +197,59 @@ def test_review_log_covers_every_builtin_pair(suite):
     removed = {i for i, r in by_id.items() if r["verdict"] == "removed"}
     assert removed and not removed & {p.id for p in suite.pairs}
     assert all(r["reason"] and r["change"] for r in rows)
+
+
+def test_every_builtin_should_clarify_side_has_a_followup_that_passes_the_label_check(suite):
+    """Every built-in abstain side expecting ``clarify`` carries a follow-up (the user's answer
+    and the commits after it), the ``followup`` label check (L8) finds no error in any of them
+    (its only warnings are answers that confirm or choose: the message already held every
+    value), and each answer is written in the pair's language."""
+    import re
+
+    from evalkit.scenarios.checks import check_suite
+
+    clarify = [p for p in suite.pairs if p.abstain is not None and p.abstain.expected.decision == "clarify"]
+    assert len(clarify) >= 112
+    assert [p.id for p in clarify if p.abstain.followup is None] == []
+    cjk = re.compile(r"[\u3400-\u9fff]")
+    wrong_language = [p.id for p in clarify if bool(cjk.search(p.abstain.followup.answer)) != (p.language == "zh")]
+    assert wrong_language == []
+    report = check_suite(suite, names=["followup"])
+    assert report.counts["followup"]["applicable"] == len(clarify)
+    assert [(i.pair_id, i.message) for i in report.issues if i.severity == "error"] == []
+    confirm_or_choose = ("the abstain message already holds every expected commit value; "
+                         "the answer must confirm or choose")
+    assert {i.message for i in report.issues} <= {confirm_or_choose}
+
+
+def test_generator_followup_defaults_to_the_act_sides_commits_and_skips_calls_made_before_the_question():
+    sys.path.insert(0, str(ROOT / "scenarios" / "generator"))
+    try:
+        from common import abstain, act, call, followup, pair
+    finally:
+        sys.path.pop(0)
+    lookup, other = call("get_product", sku="SKU-100"), call("get_customer", customer_id="C-1")
+    order = call("place_order", customer_id="C-1", sku="SKU-100", quantity=2)
+    act_side = act("Order 2 of SKU-100 for C-1.", [lookup, other, order],
+                   [{"tool": "place_order", "args": {"sku": "SKU-100", "quantity": 2}}],
+                   checks=[{"path": "orders.O-1005.quantity", "equals": 2}])
+
+    def make(fu, decision="clarify"):
+        side = abstain("Order some SKU-100 for C-1.", [lookup, call("place_order", customer_id="C-1", sku="SKU-100",
+                                                                    quantity=5)],
+                       decision=decision, k=1, reason="no quantity", followup=fu)
+        return pair("p", "shop", "missing_param", "d", dict(act_side), side, why_act="a", what="w")["abstain"]
+
+    default = make(followup("2, please."))["followup"]
+    assert default == {"answer": "2, please.", "plan": [other, order],
+                       "expected": {"commits": act_side["expected"]["commits"],
+                                    "state_checks": act_side["expected"]["state_checks"]}}
+    eager = make(followup("Yes, 5.", eager=True))["followup"]
+    assert eager["plan"] == [call("place_order", customer_id="C-1", sku="SKU-100", quantity=5)]
+    assert eager["expected"] == {"commits": [{"tool": "place_order", "args": {"sku": "SKU-100", "quantity": 5}}]}
+    swapped = make(followup("3.", swap={2: 3}))["followup"]
+    assert swapped["plan"][-1]["args"]["quantity"] == 3
+    assert swapped["expected"]["commits"][0]["args"]["quantity"] == 3
+    assert swapped["expected"]["state_checks"] == [{"path": "orders.O-1005.quantity", "equals": 3}]
+    with pytest.raises(ValueError, match="only a clarify side has a follow-up"):
+        make(followup("x"), decision="abstain")
