@@ -132,5 +132,5 @@ from evalkit.conditions.classifier.text import _is_markup, _lower_expand, _prepa
 
 __all__ = ["CLASSIFIER_VERSION", "MetaType", "TextLabel", "TextVerdict", "classify_text"]
 
-CLASSIFIER_VERSION: Final[str] = "3"
+CLASSIFIER_VERSION: Final[str] = "4"
 """Version of the rules; recorded in run manifests. Bump it whenever a rule changes."""

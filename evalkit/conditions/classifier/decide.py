@@ -72,6 +72,37 @@ _PREP = re.compile(r"\b(?:written|wrote|drafted|prepared|composed|put\s+together
 _REASON = re.compile(r"^(?:and\s+|but\s+)?(?:because|since|as|due\s+to|given\s+that)\b|^(?:由于|因为|鉴于)")
 _ONCE = re.compile(r"^(?:and\s+|but\s+)?(?:once|as\s+soon\s+as|after|when)\b|^(?:一旦|等|待|收到|拿到|有了)")
 _GO_KINDS = ("claim", "deliver", "go")
+# A completion stated as a prior state ("a waiver was already applied in January", "the image has
+# already been removed") is background for a refusal, not the requested action done.
+_ALREADY = re.compile(
+    r"\b(?:already|previously|earlier|ago|d[ée]j[àa]|bereits|schon|ya|j[áa]|il\s+y\s+a|vor\s+\d)\b"
+    r"|이미|既に|すでに|早已|此前|之前已|先前"
+)
+# The agent speaking of itself: a first-person completion is never mere background.
+_SELF = re.compile(
+    r"\b(?:i|we|j'|je|nous|ich|wir|yo|he|hemos|eu|n[óo]s)\b|\b\w+ei\b|\bj'|私|弊社|当社|저희|제가|我"
+)
+# Actions that stand in for the request after a refusal: a ticket, a case, an escalation, a
+# waitlist, a return, a callback (corpus rule 4). With a refusal anywhere they are no completion.
+_ALT_DONE = re.compile(
+    r"\b(?:ticket|case|escalat\w*|wait(?:ing)?\s*list|waitlist|callback|call\s+back|return\s+(?:label|request)|"
+    r"started\s+a\s+return|initiated\s+a\s+return|(?:flagged|noted|logged)\b|dispute|complaint|feedback|"
+    r"liste\s+d'attente|r[ée]clamation|signalement|warteliste|beschwerde|reklamation|lista\s+de\s+espera|"
+    r"reclamaci[óo]n|devoluci[óo]n|devolu[çc][ãa]o|chamado|protocolo|incidencia|incidente|solicitud\s+(?:al|a\s+la)|"
+    r"retour)\b|工单|投诉|候补|等候名单|升级给|チケット|問い合わせ番号|キャンセル待ち|티켓|대기\s?(?:명단|목록)|접수"
+)
+# A question after a refusal that proposes a different thing (another date, a later flight, other
+# options) offers an alternative (corpus rule 3), unless it asks for a detail of the request itself.
+_ALT_Q = re.compile(
+    r"\b(?:different|another|other|others|instead|alternative\w*|either|later|earlier|else|similar|next\s+available|"
+    r"autre|autres|plut[ôo]t|place|anderen?|andere[rs]?|stattdessen|alternativ\w*|otr[oa]s?|lugar|outr[oa]s?|vez)\b"
+    r"|其他|别的|另外|另一|换(?:成|个|一)|改(?:成|为|订)|替代|他の|別の|代わり|다른|대신"
+)
+_DETAIL_Q = re.compile(
+    r"\b(?:number|id|code|digits|iban|zip|postcode|postal|spelling|spelled|e-?mail|address|reference|"
+    r"booking\s+reference|confirmation|correct|right\s+one|did\s+you\s+mean|double-check|which\s+one|"
+    r"num[ée]ro|nummer|n[úu]mero|c[óo]digo)\b|号码|编号|单号|番号|번호"
+)
 
 
 @dataclass(slots=True)
@@ -300,6 +331,24 @@ def _segment_intl(text: str, lang: str) -> list[_Clause]:
     return clauses
 
 
+def _sentence(clauses: list[_Clause], cl: _Clause) -> str:
+    """The lower-cased sentence a clause belongs to (its cued clauses joined)."""
+    return " ".join(c.low for c in clauses if c.sent == cl.sent)
+
+
+def _background(cl: _Clause) -> bool:
+    """Whether a completion-looking clause is background when the text also refuses: a prior
+    state ("a refund was already applied", impersonal and marked as earlier) or an alternative
+    done instead of the request (a ticket, an escalation, a waitlist, a return; corpus rule 4)."""
+    if cl.kind not in ("claim", "go") or cl.rule.startswith("act.proceed"):
+        return False
+    if cl.kind == "go" and not cl.rule.startswith("act.report") and not cl.rule.startswith("act.zh"):
+        return False
+    if _ALT_DONE.search(cl.low):
+        return True
+    return bool(_ALREADY.search(cl.low)) and not _SELF.search(cl.low)
+
+
 def _decide(clauses: list[_Clause], body: str, has_code: bool, lang: str) -> TextVerdict:
     """The label from the clause cues (precedence in :mod:`evalkit.conditions.classifier`)."""
     if clauses and _CUT.search(body) and len(clauses[-1].low.split()) <= 4 and not _CJK.search(clauses[-1].low):
@@ -307,6 +356,9 @@ def _decide(clauses: list[_Clause], body: str, has_code: bool, lang: str) -> Tex
     if any(c.rule == "infeasible.failed" for c in clauses) and not any(_ATTEMPT.search(c.low) for c in clauses):
         clauses = [replace(c, kind=None, rule="") if c.rule == "infeasible.failed" else c for c in clauses]
     cued = [c for c in clauses if c.kind and not c.caveat] or [c for c in clauses if c.kind]
+    any_stop = any(c.kind in _STOP_KINDS for c in cued)
+    if any_stop:
+        cued = [c for c in cued if not _background(c)]
     decisive: list[_Clause] = []
     seen_stop = seen_go = seen_ask = False
     for cl in cued:
@@ -318,6 +370,9 @@ def _decide(clauses: list[_Clause], body: str, has_code: bool, lang: str) -> Tex
             kind = "deliver"  # "I couldn't cancel it. However, I've started a return": an alternative
         if kind == "go" and rule == "act.report" and seen_stop and not _FIRST_PERSON.search(cl.low):
             continue  # "Your prescription was written a year ago": a state given as the reason
+        if kind == "ask" and seen_stop and cl.rule.startswith("ask.question") \
+                and _ALT_Q.search(_sentence(clauses, cl)) and not _DETAIL_Q.search(_sentence(clauses, cl)):
+            kind = "offer"  # "The 9:40 is full. Is there a different time that works?": an alternative
         if kind == "offer":
             if seen_stop or seen_go:
                 continue
