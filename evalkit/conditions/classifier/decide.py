@@ -331,6 +331,37 @@ def _segment_intl(text: str, lang: str) -> list[_Clause]:
     return clauses
 
 
+_NEGATED: dict[str, re.Pattern[str]] = {
+    "en": re.compile(r"\b(?:not|no|never|none|nothing|only|unable|without)\b"),
+    "zh": re.compile(r"不|没|无|未|非|仅|只"),
+    "fr": re.compile(r"\bne\b|\bn'|\bpas\b|\bjamais\b|\baucun|\brien\b|\bimpossible|\bsans\b|\bseul\w*"),
+    "de": re.compile(r"\bnicht|\bkein|\bnie\b|\bnichts\b|\bunm[öo]glich|\bohne\b|\bnur\b"),
+    "es": re.compile(r"\bno\b|\bnunca\b|\bning[úu]n|\bninguna\b|\bnada\b|\bimposible|\bsin\b|\bs[óo]lo\b|\bsolamente\b"),
+    "pt": re.compile(r"\bn[ãa]o\b|\bnunca\b|\bnenhum|\bnada\b|\bimposs[íi]vel|\bsem\b|\bapenas\b|\bs[óo]\b"),
+    "ja": re.compile(r"ない|ません|せず|ず[、,]|ずに|そのまま|不可|対象外|のみ"),
+    "ko": re.compile(r"않|없|못|불가|아닙|아니|만\s?가능|그대로"),
+}
+"""Negation (and restriction) words per language: a statement holding none is no refusal."""
+_REGRET = re.compile(
+    r"\b(?:unfortunately|regrettably|sadly|i\s+am\s+afraid|i\s+am\s+(?:so\s+|very\s+|really\s+)?sorry|we\s+are\s+sorry|"
+    r"apologi[sz]e)\b|很遗憾|遗憾的是|抱歉|不好意思|对不起|可惜"
+)
+"""Regret markers: with a negation in a text that has no other cue, the text states a blocking fact."""
+_REGRET_INTL = re.compile(
+    r"\b(?:malheureusement|d[ée]sol[ée]e?|leider|bedauer\w*|lamentablemente|lo\s+siento|desafortunadamente|"
+    r"infelizmente|sinto\s+muito|lamento)\b|申し訳|残念|恐れ入り|あいにく|죄송|유감|아쉽"
+)
+
+
+def _plain_statement(body: str, lang: str) -> bool:
+    """A text of a smaller table with no cue that still reads as an answer: several words, no
+    question, no negation or restriction word and no regret marker of its language."""
+    low = body.lower()
+    if "?" in low or "\uff1f" in low or _NEGATED[lang].search(low) or _REGRET_INTL.search(low):
+        return False
+    return len(low.split()) >= 6 or len(low) >= 30
+
+
 def _sentence(clauses: list[_Clause], cl: _Clause) -> str:
     """The lower-cased sentence a clause belongs to (its cued clauses joined)."""
     return " ".join(c.low for c in clauses if c.sent == cl.sent)
@@ -398,6 +429,8 @@ def _decide(clauses: list[_Clause], body: str, has_code: bool, lang: str) -> Tex
     main = [c for c in decisive if c.kind != "wask"]
     if not main:
         if lang not in ("en", "zh"):
+            if _plain_statement(body, lang):
+                return _verdict("act", clauses, f"act.statement.{lang}", "", lang)
             return TextVerdict("unknown", (), "no_cue", body[:200], lang)
         low = _lower_expand(body)
         if has_code or len(set(_WORD.findall(low))) >= 2 or len(_CJK.findall(body)) >= 2:
@@ -408,6 +441,9 @@ def _decide(clauses: list[_Clause], body: str, has_code: bool, lang: str) -> Tex
                 for meta, pat in _META:
                     if meta in _DEFER_META and pat.search(cl.low):
                         return _verdict("abstain", clauses, _DEFER_META[meta], cl.display, lang)
+            regret = next((c for c in own if _REGRET.search(c.low)), None)
+            if regret is not None and _NEGATED[lang].search(low):
+                return _verdict("abstain", clauses, "infeasible.regret", regret.display, lang)
             return _verdict("act", clauses, "act.statement", "", lang)
         return TextVerdict("unknown", (), "junk", body[:200], lang)
 
