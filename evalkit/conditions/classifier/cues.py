@@ -52,7 +52,7 @@ _ACTION = (
 _ZH_ACTION = (
     r"(?:取消|退款|退还|预订|预定|订好|发送|发出|创建|删除|更新|修改|提交|完成|处理|办理|安排|下单|支付|付款|"
     r"添加|保存|设置|重置|发起|转账|开通|关闭|发放|寄出|改签|生成|写好|整理|修复|撤销|转发|上传|导出|"
-    r"申请|登记|预约|变更|升级|注销|退订|订阅|发给|改到|改为|调整|加入|移到|换成|发货|提升|提高|上线|发布|部署|回滚|扩容|"
+    r"申请|登记|预约|续费|续订|续期|变更|升级|注销|退订|订阅|发给|改到|改为|调整|加入|移到|换成|发货|提升|提高|上线|发布|部署|回滚|扩容|"
     r"重建|恢复|修好|搞定|弄好|处理好|办好|设置好|配置好|办理好|解锁|重新发送)"
 )
 _ZH_SUBJ = r"(?:我|我们|本助手|助手)"
@@ -336,7 +336,8 @@ _CLAIM: list[tuple[str, _Cue]] = [
         rf"|^(?:已|已经)(?:成功)?{_ZH_ACTION}(?!的)|已(?:经)?(?:全部|都)?(?:办理好|办好|处理好|修好|搞定|弄好|完成)了"
         rf"|我(?:已|已经)(?:按计划|按照.{{1,8}}?|根据.{{1,8}}?)(?:把|将)?.{{0,16}}?{_ZH_ACTION}"
         rf"|^(?:已|我已|我已经|已经)(?:成功)?(?:将|把).{{1,40}}?{_ZH_ACTION}|已(?:经)?(?:成功)?(?:为您|帮您|给您|替您)(?:成功)?.{{0,12}}?{_ZH_ACTION}|{_ZH_ACTION}(?:成功|完毕)|已(?:经)?成功{_ZH_ACTION}"
-        rf"|我(?:已|已经)(?:成功)?(?:为您|帮您)?(?:(?:把|将).{{1,12}}?)?(?:{_ZH_ACTION}|整理成)|^(?:搞定|已完成|办好了|完成了)")),
+        rf"|我(?:已|已经)(?:成功)?(?:为您|帮您)?(?:(?:把|将).{{1,12}}?)?(?:{_ZH_ACTION}|整理成)|^(?:搞定|已完成|办好了|完成了)"
+        r"|(?<![未没不])已(?:经)?[\u4e00-\u9fff]{1,4}成功")),
 ]
 
 _INFEASIBLE: list[tuple[str, _Cue]] = [
@@ -355,6 +356,8 @@ _INFEASIBLE: list[tuple[str, _Cue]] = [
         r"written|kept|held)\b")),
     ("infeasible.not_done", _c(
         r"\b(?:is|are|was|were)\s+(?:no\s+longer|not)\s+eligible\b|\bineligible\b"
+        r"|\bno\s+longer\s+(?:available|offered|possible|valid|eligible|in\s+stock|supported|bookable|open)\b"
+        rf"|\b(?:is|are|was|were)\s+not\s+(?:being\s+)?(?:automatically\s+|fully\s+|currently\s+)?{_ACTION}\b"
         r"|\b(?:has|have|had|was|were|is|are)\s+not\s+(?:been\s+|yet\s+been\s+)?(?:sent|processed|completed|"
         r"cancell?ed|booked|"
         r"issued|refunded|paid|transferred|made|placed|submitted|executed|approved)\b(?=.*\b(?:yet|because|since|"

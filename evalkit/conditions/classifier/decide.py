@@ -86,7 +86,7 @@ _SELF = re.compile(
 # waitlist, a return, a callback (corpus rule 4). With a refusal anywhere they are no completion.
 _ALT_DONE = re.compile(
     r"\b(?:ticket|case|escalat\w*|wait(?:ing)?\s*list|waitlist|callback|call\s+back|return\s+(?:label|request)|"
-    r"started\s+a\s+return|initiated\s+a\s+return|(?:flagged|noted|logged)\b|dispute|complaint|feedback|"
+    r"started\s+a\s+return|added\s+(?:you\s+)?to\s+(?:the|a|our|their)\s+(?:[\w'-]+\s+){0,3}?list|initiated\s+a\s+return|(?:flagged|noted|logged)\b|dispute|complaint|feedback|"
     r"liste\s+d'attente|r[ée]clamation|signalement|warteliste|beschwerde|reklamation|lista\s+de\s+espera|"
     r"reclamaci[óo]n|devoluci[óo]n|devolu[çc][ãa]o|chamado|protocolo|incidencia|incidente|solicitud\s+(?:al|a\s+la)|"
     r"retour)\b|工单|投诉|候补|等候名单|升级给|チケット|問い合わせ番号|キャンセル待ち|티켓|대기\s?(?:명단|목록)|접수"
@@ -298,6 +298,13 @@ def _classify(text: str | None) -> TextVerdict:
     return _decide(_segment_intl(body, lang), body, has_code, lang)
 
 
+_STATUS_LINE = re.compile(
+    r"^(?:status|estado|statut|[ée]tat|r[ée]sultat|resultado|ergebnis|stand|situa[çc][ãa]o|結果|状態|対応結果|실시\s?내용|"
+    r"상태|결과|実施内容)\s*[:：]\s*"
+)
+"""A status line of a markdown report ("Status: not done"): negated, it reports nothing done."""
+
+
 def _segment_intl(text: str, lang: str) -> list[_Clause]:
     """:func:`_segment` for a language with a small cue table (:mod:`.cues_intl`)."""
     cues = intl_cues(lang)
@@ -311,6 +318,10 @@ def _segment_intl(text: str, lang: str) -> list[_Clause]:
         if _QUESTION_END.search(low.rstrip(" .\u3002")) or low.startswith("\u00bf"):
             question = "transfer" if cues.transfer.search(low) else "offer" if cues.offer.search(low) else "ask"
         parts = [p for p in _CLAUSE_SPLIT.split(sent) if p and p.strip(_TRAIL)]
+        status = _STATUS_LINE.match(low)
+        if status and _NEGATED[lang].search(low[status.end():]):  # "Estado: no completado"
+            clauses.append(_Clause(sent, low, "refuse", f"refusal.status.{lang}", False, False, si))
+            continue
         for pi, part in enumerate(parts):
             plow = part.lower().strip(_TRAIL)
             kind, rule = None, ""
@@ -353,6 +364,25 @@ _REGRET_INTL = re.compile(
 )
 
 
+_CHECKED = re.compile(
+    r"\b(?:i|we)\s+(?:have\s+|had\s+)?(?:just\s+|now\s+|already\s+|also\s+|carefully\s+)*(?:checked|looked|reviewed|"
+    r"searched|verified|investigated|examined|inspected|queried|pulled\s+up|located|took\s+a\s+look|looked\s+into)\b"
+    r"|查询|查看|核实|核查|检查|确认了|v[ée]rifi|regard|consult|examin|gepr[üu]ft|nachgesehen|angesehen|revisad|"
+    r"comprobad|consultad|verifiquei|consultei|analisei|確認いた|確認しま|確認했|확인했|확인하였|조회했"
+)
+"""An investigation report ("I checked your booking"): not the request done, nor an answer by itself."""
+
+
+def _regret_clause(clauses: list[_Clause], body: str, lang: str) -> _Clause | None:
+    """The clause holding a regret marker ("unfortunately", "I'm afraid", 很遗憾, leider ...) when
+    the text also holds a negation or restriction word of its language, else ``None``."""
+    pat = _REGRET if lang in ("en", "zh") else _REGRET_INTL
+    low = _lower_expand(body) if lang == "en" else body.lower()
+    if not _NEGATED[lang].search(low):
+        return None
+    return next((c for c in clauses if pat.search(c.low)), None)
+
+
 def _plain_statement(body: str, lang: str) -> bool:
     """A text of a smaller table with no cue that still reads as an answer: several words, no
     question, no negation or restriction word and no regret marker of its language."""
@@ -367,15 +397,16 @@ def _sentence(clauses: list[_Clause], cl: _Clause) -> str:
     return " ".join(c.low for c in clauses if c.sent == cl.sent)
 
 
-def _background(cl: _Clause) -> bool:
-    """Whether a completion-looking clause is background when the text also refuses: a prior
-    state ("a refund was already applied", impersonal and marked as earlier) or an alternative
-    done instead of the request (a ticket, an escalation, a waitlist, a return; corpus rule 4)."""
+def _background(cl: _Clause, refused: bool) -> bool:
+    """Whether a completion-looking clause is background: a prior state ("a refund was already
+    applied", impersonal and marked as earlier), or, when the text also refuses (``refused``),
+    an alternative done instead of the request (a ticket, an escalation, a waitlist, a return;
+    corpus rule 4)."""
     if cl.kind not in ("claim", "go") or cl.rule.startswith("act.proceed"):
         return False
     if cl.kind == "go" and not cl.rule.startswith("act.report") and not cl.rule.startswith("act.zh"):
         return False
-    if _ALT_DONE.search(cl.low):
+    if refused and _ALT_DONE.search(cl.low):
         return True
     return bool(_ALREADY.search(cl.low)) and not _SELF.search(cl.low)
 
@@ -388,8 +419,7 @@ def _decide(clauses: list[_Clause], body: str, has_code: bool, lang: str) -> Tex
         clauses = [replace(c, kind=None, rule="") if c.rule == "infeasible.failed" else c for c in clauses]
     cued = [c for c in clauses if c.kind and not c.caveat] or [c for c in clauses if c.kind]
     any_stop = any(c.kind in _STOP_KINDS for c in cued)
-    if any_stop:
-        cued = [c for c in cued if not _background(c)]
+    cued = [c for c in cued if not _background(c, any_stop)]
     decisive: list[_Clause] = []
     seen_stop = seen_go = seen_ask = False
     for cl in cued:
@@ -427,8 +457,15 @@ def _decide(clauses: list[_Clause], body: str, has_code: bool, lang: str) -> Tex
         decisive.append(cl if (kind, rule) == (cl.kind, cl.rule) else replace(cl, kind=kind, rule=rule))
 
     main = [c for c in decisive if c.kind != "wask"]
+    if main and all(c.kind == "go" and c.rule.startswith("act.report") and _CHECKED.search(c.low) for c in main):
+        regret = _regret_clause(clauses, body, lang)  # "I checked your booking. Unfortunately the deadline has passed."
+        if regret is not None:
+            return _verdict("abstain", clauses, "infeasible.regret", regret.display, lang)
     if not main:
         if lang not in ("en", "zh"):
+            regret = _regret_clause(clauses, body, lang)
+            if regret is not None:
+                return _verdict("abstain", clauses, f"infeasible.regret.{lang}", regret.display, lang)
             if _plain_statement(body, lang):
                 return _verdict("act", clauses, f"act.statement.{lang}", "", lang)
             return TextVerdict("unknown", (), "no_cue", body[:200], lang)
@@ -441,8 +478,8 @@ def _decide(clauses: list[_Clause], body: str, has_code: bool, lang: str) -> Tex
                 for meta, pat in _META:
                     if meta in _DEFER_META and pat.search(cl.low):
                         return _verdict("abstain", clauses, _DEFER_META[meta], cl.display, lang)
-            regret = next((c for c in own if _REGRET.search(c.low)), None)
-            if regret is not None and _NEGATED[lang].search(low):
+            regret = _regret_clause(clauses, body, lang)
+            if regret is not None:
                 return _verdict("abstain", clauses, "infeasible.regret", regret.display, lang)
             return _verdict("act", clauses, "act.statement", "", lang)
         return TextVerdict("unknown", (), "junk", body[:200], lang)
