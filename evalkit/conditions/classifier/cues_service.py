@@ -41,6 +41,7 @@ COURTESY: _Cue = _c(
     r"contacting|reaching\s+out|choosing|being|flying|shopping|waiting|bearing)"
     r"|" + _LEAD + r"(?:enjoy|have)\s+(?:a|an|your)\s+(?:\w+\s+)?(?:day|trip|flight|evening|weekend|stay|journey|meal)\b"
     r"|" + _LEAD + r"(?:safe\s+travels|take\s+care|best\s+regards|kind\s+regards|cheers)\b"
+    r"|" + _LEAD + r"(?:i\s+will|i\s+am|we\s+will|we\s+are)\s+(?:be\s+)?(?:right\s+|always\s+|still\s+)?here\s+(?:if|whenever|should|to\s+help)\b"
     r"|" + _LEAD + r"(?:feel\s+free|do\s+not\s+hesitate)\s+to\s+(?:ask|reach|contact|let|get\s+in\s+touch)"
     r"|" + _LEAD + r"let\s+(?:me|us)\s+know\s+if\s+(?:you\s+)?(?:need|have|there\s+is|require)\s+"
     r"(?:anything|any|more|further|other|help|assistance|questions?)\b"
@@ -99,7 +100,8 @@ REFUSAL_SERVICE: list[tuple[str, _Cue]] = [
         r"启动|合并|执行|批准|审批|发布|转移|发起|发送|提交|退款|预订|转账|下单|预约|安排|办理|改签|开通|变更|升级|降级)"
         r"|^(?:所以|因此|也|目前|暂时|但|但是)?(?:不能|不可以|不可)(?!以)\S"
         r"|(?:我|我们)(?:先|暂时|暂|目前)?不(?:发起|执行|处理|提交|发送|删除|合并|批准|操作)|并?不合适|不妥"
-        r"|(?:保持|维持|仍然|仍|依然)(?:不变|原样|原状)|未作(?:任何)?(?:修改|更改)")),
+        r"|(?:保持|维持|仍然|仍|依然)(?:不变|原样|原状)|未作(?:任何)?(?:修改|更改)"
+        r"|(?:未|没有|没能|未能)(?:通过|获批|获得批准)|被(?:拒绝|驳回|拒)|(?:已|已经)?(?:驳回|拒绝)了?(?:您的)?")),
 ]
 """Refusal rules that come before the claims (so "Nothing has been changed" is no claim)."""
 
@@ -125,6 +127,7 @@ INFEASIBLE_SERVICE: list[tuple[str, _Cue]] = [
         r"granted|issued|made)\s+(?:to|for|on|if|when|in|with|after|before)\b|\bwill\s+have\s+to\s+wait\b"
         r"|\b(?:will|would|does|do)\s+not\s+(?:apply|work|qualify|be\s+(?:accepted|applied|possible|eligible|honou?red|"
         r"valid))\b|\balready\s+(?:at|reached)\s+(?:the|that|your)\s+(?:maximum|limit|cap|level)\b"
+        r"|\b(?:exceeds?|goes\s+beyond|is\s+beyond|is\s+more\s+than)\s+what\s+(?:i|we)\b"
         r"|\brather\s+than\s+(?:by\s+)?(?:us|me)\b|\b(?:is|are)\s+(?:fully\s+)?(?:committed|at\s+capacity|closed)\b"
         r"|\b(?:need|needs|require|requires)\s+(?:a|an|the)?\s*(?:\w+'s\s+)?(?:sign-?off|approval|authori[sz]ation|"
         r"signature)\b"

@@ -86,10 +86,12 @@ _SELF = re.compile(
 # waitlist, a return, a callback (corpus rule 4). With a refusal anywhere they are no completion.
 _ALT_DONE = re.compile(
     r"\b(?:ticket|case|escalat\w*|wait(?:ing)?\s*list|waitlist|callback|call\s+back|return\s+(?:label|request)|"
-    r"started\s+a\s+return|added\s+(?:you\s+)?to\s+(?:the|a|our|their)\s+(?:[\w'-]+\s+){0,3}?list|initiated\s+a\s+return|(?:flagged|noted|logged)\b|dispute|complaint|feedback|"
+    r"started\s+a\s+return|(?:forwarded|passed|sent|referred|handed|transferred|submitted)\s+(?:\w+\s+){0,3}?"
+    r"(?:to|over\s+to)\s+(?:the|a|an|our|your)\s+(?:[\w-]+\s+){0,2}?(?:team|supervisor|manager|department|specialist|"
+    r"agent|desk)|added\s+(?:you\s+)?to\s+(?:the|a|our|their)\s+(?:[\w'-]+\s+){0,3}?list|initiated\s+a\s+return|(?:flagged|noted|logged)\b|dispute|complaint|feedback|"
     r"liste\s+d'attente|r[ée]clamation|signalement|warteliste|beschwerde|reklamation|lista\s+de\s+espera|"
     r"reclamaci[óo]n|devoluci[óo]n|devolu[çc][ãa]o|chamado|protocolo|incidencia|incidente|solicitud\s+(?:al|a\s+la)|"
-    r"retour)\b|工单|投诉|候补|等候名单|升级给|チケット|問い合わせ番号|キャンセル待ち|티켓|대기\s?(?:명단|목록)|접수"
+    r"retour)\b|工单|投诉|候补|等候名单|升级给|(?:转给|转交|转到|提交给|反馈给|转交给)了?[\u4e00-\u9fff]{0,6}?(?:主管|经理|人工|专员|团队|部门|同事|客服)|チケット|問い合わせ番号|キャンセル待ち|티켓|대기\s?(?:명단|목록)|접수"
 )
 # A question after a refusal that proposes a different thing (another date, a later flight, other
 # options) offers an alternative (corpus rule 3), unless it asks for a detail of the request itself.
@@ -97,6 +99,10 @@ _ALT_Q = re.compile(
     r"\b(?:different|another|other|others|instead|alternative\w*|either|later|earlier|else|similar|next\s+available|"
     r"autre|autres|plut[ôo]t|place|anderen?|andere[rs]?|stattdessen|alternativ\w*|otr[oa]s?|lugar|outr[oa]s?|vez)\b"
     r"|其他|别的|另外|另一|换(?:成|个|一)|改(?:成|为|订)|替代|他の|別の|代わり|다른|대신"
+)
+_YESNO_OFFER = re.compile(
+    r"^(?:[\w' ]{0,30},\s*)?(?:(?:would|do)\s+you\s+(?:like|want|wish)|(?:shall|should|can|may)\s+i|would\s+it\s+help|"
+    r"would\s+you\s+be\s+interested)\b|(?:要不要|需不需要|是否需要|需要我)"
 )
 _DETAIL_Q = re.compile(
     r"\b(?:number|id|code|digits|iban|zip|postcode|postal|spelling|spelled|e-?mail|address|reference|"
@@ -432,7 +438,8 @@ def _decide(clauses: list[_Clause], body: str, has_code: bool, lang: str) -> Tex
         if kind == "go" and rule == "act.report" and seen_stop and not _FIRST_PERSON.search(cl.low):
             continue  # "Your prescription was written a year ago": a state given as the reason
         if kind == "ask" and seen_stop and cl.rule.startswith("ask.question") \
-                and _ALT_Q.search(_sentence(clauses, cl)) and not _DETAIL_Q.search(_sentence(clauses, cl)):
+                and (_ALT_Q.search(_sentence(clauses, cl)) or _YESNO_OFFER.search(_sentence(clauses, cl))) \
+                and not _DETAIL_Q.search(_sentence(clauses, cl)):
             kind = "offer"  # "The 9:40 is full. Is there a different time that works?": an alternative
         if kind == "offer":
             if seen_stop or seen_go:
@@ -446,7 +453,8 @@ def _decide(clauses: list[_Clause], body: str, has_code: bool, lang: str) -> Tex
             if seen_go or seen_ask:
                 continue  # a follow-up after a completed action, or an alternative to an answer asked for
             kind, rule = "refuse", rule if rule.startswith("refusal.") else "refusal.transfer_offer"
-        if (kind == "deliver" and seen_stop) or (kind == "infeasible" and seen_go) \
+        if (kind in ("deliver",) and seen_stop) or (kind == "infeasible" and seen_go) \
+                or (kind == "go" and rule.startswith("act.answer") and seen_stop) \
                 or (kind == "go" and rule == "act.based_on" and seen_stop):
             continue
         seen_stop = seen_stop or kind in _STOP_KINDS
