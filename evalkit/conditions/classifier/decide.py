@@ -426,6 +426,8 @@ def _decide(clauses: list[_Clause], body: str, has_code: bool, lang: str) -> Tex
     cued = [c for c in clauses if c.kind and not c.caveat] or [c for c in clauses if c.kind]
     any_stop = any(c.kind in _STOP_KINDS for c in cued)
     cued = [c for c in cued if not _background(c, any_stop)]
+    stop_sents = {c.sent for c in cued if c.kind in _STOP_KINDS}
+    cued = [c for c in cued if not (c.rule == "claim.state.zh" and c.sent in stop_sents)]
     decisive: list[_Clause] = []
     seen_stop = seen_go = seen_ask = False
     for cl in cued:
@@ -454,7 +456,7 @@ def _decide(clauses: list[_Clause], body: str, has_code: bool, lang: str) -> Tex
                 continue  # a follow-up after a completed action, or an alternative to an answer asked for
             kind, rule = "refuse", rule if rule.startswith("refusal.") else "refusal.transfer_offer"
         if (kind in ("deliver",) and seen_stop) or (kind == "infeasible" and seen_go) \
-                or (kind == "go" and rule.startswith("act.answer") and seen_stop) \
+                or (kind == "go" and rule == "act.answer.zh" and "原因" in cl.low and seen_stop) \
                 or (kind == "go" and rule == "act.based_on" and seen_stop):
             continue
         seen_stop = seen_stop or kind in _STOP_KINDS
