@@ -322,6 +322,19 @@ _CLAIM: list[tuple[str, _Cue]] = [
         r"determined|assessed|evaluated|summari[sz]ed|drafted|prepared|written|composed|reverted|undone|"
         r"rolled|paused|stopped|halted|left|kept|held)\b)"
         r"(?:\w+ed|bought|made|got|paid|sold|put|built|done|taken|given|kept|brought|sent)\b")),
+    ("claim.past", _c(  # "I reconciled 160 invoices": a first-person past tense of a verb that is not a check or a try
+        r"\b(?:i|we)\s+(?:(?:just|now|already|successfully|also|then|finally|manually|automatically)\s+)?"
+        r"(?!(?:tried|attempted|checked|looked|reviewed|searched|verified|noticed|confirmed|received|seen|read|understood|"
+        r"noted|asked|requested|escalated|forwarded|flagged|contacted|reached|passed|failed|declined|refused|decided|"
+        r"considered|started|begun|identified|located|pulled|gathered|collected|learned|heard|explained|outlined|"
+        r"listed|included|highlighted|compared|analy[sz]ed|investigated|examined|inspected|queried|found|wanted|needed|"
+        r"hoped|wished|liked|loved|called|determined|assessed|evaluated|drafted|prepared|composed|reverted|paused|"
+        r"stopped|halted|left|kept|held|used|based|focused|noticed|realized|realised|assumed|expected|intended|planned|"
+        r"offered|suggested|proposed|recommended|apologi[sz]ed|worried|tested|validated|double-checked|re-checked|"
+        r"traced|matched|mapped|cross-checked|opened|logged|filed|raised|created\s+a\s+(?:ticket|case)|"
+        r"selected|picked|shortlisted|estimated|quoted|priced|simulated|previewed|staged|talked|chatted|waited|"
+        r"searched|browsed|scanned|monitored|watched|tracked|measured|counted|calculated|compiled|summari[sz]ed)\b)"
+        r"[a-z]{2,}(?<!e)ed\b(?!\s+(?:to|that|if|whether|for\s+(?:a|an|the)\s+way))")),
     ("claim.now", _c(
         r"\b(?:is|are)\s+now\s+(?:in|live|active|enabled|disabled|set\s+(?:up|to)|available|updated|scheduled|booked|"
         r"confirmed|on\s+file|part\s+of|a\s+member)\b")),

@@ -80,6 +80,7 @@ REFUSAL_SERVICE: list[tuple[str, _Cue]] = [
         r"untouched|unmodified|as\s+(?:it|they)\s+(?:was|were|is|are)|intact)\b"
         r"|\b(?:unchanged|untouched|unmodified)\b"
         r"|\b(?:is|are|was|were|stays?|remains?)\s+(?:exactly\s+|still\s+|just\s+)?as\s+(?:it|they)\s+(?:was|were|is|are)\b"
+        r"|\b(?:is|are)\s+still\s+(?:active|in\s+effect|in\s+place|valid|scheduled|booked|open|pending|due|charged)\b"
         r"|\b(?:will\s+)?(?:remain|stay)s?\s+(?:(?:due|owed|payable|in\s+effect|charged|applied|as\s+billed)\b|on\s+(?:your|the)\s+"
         r"(?:account|bill|statement|invoice|card|record)\b)"
         r"|\b(?:stays?|remains?|remain|stay|kept|left|leaving|leave)\s+(?:\w+\s+){0,4}?(?:excluded|rejected|blocked|on\s+hold|"
@@ -102,7 +103,7 @@ REFUSAL_SERVICE: list[tuple[str, _Cue]] = [
         r"启动|合并|执行|批准|审批|发布|转移|发起|发送|提交|退款|预订|转账|下单|预约|安排|办理|改签|开通|变更|升级|降级)"
         r"|^(?:所以|因此|也|目前|暂时|但|但是)?(?:不能|不可以|不可)(?!以)\S"
         r"|(?:我|我们)(?:先|暂时|暂|目前)?不(?:发起|执行|处理|提交|发送|删除|合并|批准|操作)|并?不合适|不妥"
-        r"|(?:保持|维持|仍然|仍|依然)(?:不变|原样|原状)|未作(?:任何)?(?:修改|更改)"
+        r"|(?:保持|维持|仍然|仍|依然)(?:不变|原样|原状|现状)|只能.{1,8}?(?:不能|不可)|未作(?:任何)?(?:修改|更改)"
         r"|(?:未|没有|没能|未能)(?:通过|获批|获得批准)|被(?:拒绝|驳回|拒)|(?:已|已经)?(?:驳回|拒绝)了?(?:您的)?")),
 ]
 """Refusal rules that come before the claims (so "Nothing has been changed" is no claim)."""
@@ -117,6 +118,11 @@ INFEASIBLE_SERVICE: list[tuple[str, _Cue]] = [
         r"|\b(?:can|could|may)\s+(?:only|no\s+longer|not)\s+be\s+(?!undone|reversed|stressed|overstated|"
         r"emphasi[sz]ed|understated|denied|beaten)\w+"
         r"|\b(?:is|are)\s+(?:only\s+)?(?:allowed|permitted|possible|available|eligible)\s+only\b"
+        r"|\b(?:only|exclusively)\s+(?:be\s+)?(?:possible|allowed|permitted|available)\s+(?:up\s+to|until|within|through|during|by)\b"
+        r"|\b(?:is|are)\s+final\b(?!\s+(?:step|version|draft|total|amount|price|answer))|\bfinal\s+sale\b"
+        r"|\b(?:is|are)\s+(?:handled|managed|processed|decided|set|controlled)\s+(?:only\s+|exclusively\s+|directly\s+)?by\s+"
+        r"(?:our|the|a|your|their)\s+(?:[\w-]+\s+){0,2}?(?:department|team|desk|administrator|admin|provider|bank|store|"
+        r"carrier|issuer|employer|owner)\b"
         r"|\b(?:outside|past|beyond|after)\s+the\s+(?:[\w-]+\s+){0,2}?(?:window|period|deadline|time\s+limit)\b"
         r"|\b(?:against|per|under|according\s+to)\s+(?:our|the|airline|company|store)\s+(?:\w+\s+)?polic(?:y|ies)\b"
         r"(?=.*\b(?:not|no|only|cannot|unable)\b)"
