@@ -462,6 +462,8 @@ def _decide(clauses: list[_Clause], body: str, has_code: bool, lang: str) -> Tex
         seen_stop = seen_stop or kind in _STOP_KINDS
         seen_go = seen_go or kind in ("claim", "deliver")
         seen_ask = seen_ask or kind in ("ask", "wask")
+        if kind == "go" and cl.rule in _PROMISE and seen_stop:
+            continue  # "I can't send a replacement. I'll let you know if one comes in": a promise of something else
         if kind == "go" and cl.rule in _PROMISE and seen_ask:
             continue  # "Let me know which date works, and I'll book it": the promise waits on the answer
         decisive.append(cl if (kind, rule) == (cl.kind, cl.rule) else replace(cl, kind=kind, rule=rule))
