@@ -304,6 +304,12 @@ def _classify(text: str | None) -> TextVerdict:
     return _decide(_segment_intl(body, lang), body, has_code, lang)
 
 
+_NOTIFY = re.compile(
+    r"\b(?:let\s+you\s+know|notify|inform|update\s+you|keep\s+(?:an\s+eye|you\s+(?:posted|updated|informed))|"
+    r"watch\s+for|monitor|follow\s+up|reach\s+out|get\s+back\s+to\s+you|contact\s+you|note\s+(?:this|that|it)|"
+    r"add\s+a\s+note|make\s+a\s+note|remind\s+you)\b|通知|告知|告诉您|留意|关注|跟进|联系您|回复您|备注"
+)
+"""A promise to tell the user later or to keep watch: after a refusal it is no progress on the request."""
 _STATUS_LINE = re.compile(
     r"^(?:status|estado|statut|[ée]tat|r[ée]sultat|resultado|ergebnis|stand|situa[çc][ãa]o|結果|状態|対応結果|실시\s?내용|"
     r"상태|결과|実施内容)\s*[:：]\s*"
@@ -462,7 +468,7 @@ def _decide(clauses: list[_Clause], body: str, has_code: bool, lang: str) -> Tex
         seen_stop = seen_stop or kind in _STOP_KINDS
         seen_go = seen_go or kind in ("claim", "deliver")
         seen_ask = seen_ask or kind in ("ask", "wask")
-        if kind == "go" and cl.rule in _PROMISE and seen_stop:
+        if kind == "go" and cl.rule in _PROMISE and seen_stop and _NOTIFY.search(cl.low):
             continue  # "I can't send a replacement. I'll let you know if one comes in": a promise of something else
         if kind == "go" and cl.rule in _PROMISE and seen_ask:
             continue  # "Let me know which date works, and I'll book it": the promise waits on the answer
