@@ -66,7 +66,7 @@ _MORE: Final[dict[str, dict[str, str]]] = {
         "reason": r"^(?:weil|da|denn)\b",
     },
     "fr": {
-        "refuse": r"\bje\s+n'ai\s+(?:\w+\s+)?pas\s+pu\b|\baucune?\s+\w+\s+n'a\s+[ée]t[ée]|\bje\s+n'ai\s+(?:pas|aucun)\b|\brien\s+n'a\s+[ée]t[ée]|\bn'ai\s+trouv[ée]\s+aucun|\bil\s+n'y\s+a\s+"
+        "refuse": r"\bje\s+n'ai\s+(?:\w+\s+)?pas\s+pu\b|\baucune?\s+\w+\s+n'a\s+[ée]t[ée](?!\s+(?:n[ée]cessaire|requis|utile|besoin))|\bje\s+n'ai\s+(?:pas|aucun)\b|\brien\s+n'a\s+[ée]t[ée]|\bn'ai\s+trouv[ée]\s+aucun|\bil\s+n'y\s+a\s+"
                   r"(?:donc\s+)?rien\s+[àa]|\bje\s+ne\s+l'ai\s+pas",
         "infeasible": r"[ée]chou[ée]|[ée]chec|complet\b|n'a\s+pas\s+pu|ne\s+permet\s+pas",
         "claim": r"\b(?:a|ont)\s+(?:bien\s+)?[ée]t[ée]\s+(?:pris|mis|fait|faite|effectu[ée]e?s?)|\bterminée?\b|\bc'est\s+fait",
@@ -118,7 +118,7 @@ _TABLES: Final[dict[str, IntlCues]] = {
         courtesy=r"autre\s+chose|n'h[ée]sitez\s+pas|si\s+vous\s+avez\s+(?:d'autres|des|la\s+moindre)\s+(?:questions?|besoin)"
         r"|bonne\s+(?:journ[ée]e|soir[ée]e|continuation|fin\s+de\s+journ[ée]e)|bon\s+voyage|merci\s+(?:de|pour)\s+votre"
         r"|je\s+reste\s+(?:[àa]\s+votre|disponible)|cordialement",
-        offer=r"(?:souhaitez|voulez|aimeriez|d[ée]sirez)[- ]vous\s+que\s+je|je\s+peux\s+(?:[ée]galement|aussi)",
+        offer=r"(?:souhaitez|voulez|aimeriez|d[ée]sirez)[- ]vous\s+que\s+j(?:e\b|')|je\s+peux\s+(?:[ée]galement|aussi)",
         transfer=r"(?:transf[ée]r|mett\w*\s+en\s+relation|redirig)\w*.{0,30}(?:agent|conseiller|humain|coll[èe]gue|service)",
         ask=r"pourriez[- ]vous|pouvez[- ]vous|(?:merci|veuillez)\s+(?:de\s+)?(?:me\s+)?(?:fournir|indiquer|confirmer|"
         r"pr[ée]ciser|communiquer|donner|choisir|envoyer)|confirmez[- ]vous|j'ai\s+besoin\s+(?:de\s+votre|du|de\s+la|des)",

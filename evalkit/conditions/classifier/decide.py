@@ -310,6 +310,23 @@ _NOTIFY = re.compile(
     r"add\s+a\s+note|make\s+a\s+note|remind\s+you)\b|通知|告知|告诉您|留意|关注|跟进|联系您|回复您|备注"
 )
 """A promise to tell the user later or to keep watch: after a refusal it is no progress on the request."""
+_NEG_ONLY: dict[str, re.Pattern[str]] = {
+    "fr": re.compile(r"\bne\b|\bn'|\bpas\b|\baucun|\brien\b|\bjamais\b"),
+    "de": re.compile(r"\bnicht\b|\bkein\w*|\bnichts\b|\bnie\b"),
+    "es": re.compile(r"\bno\b|\bni\b|\bning[úu]n\w*|\bnada\b|\bnunca\b"),
+    "pt": re.compile(r"\bn[ãa]o\b|\bnem\b|\bnenhum\w*|\bnada\b|\bnunca\b"),
+    "ja": re.compile(r"ない|ません|せず|ず[、,]"),
+    "ko": re.compile(r"않|없|못|안\s"),
+}
+"""Negation words per language (no restrictions): a claim they precede is a not-done report."""
+_STRONG_DONE = re.compile(
+    r"\b(?:bien|erfolgreich|correctamente|con\s+[ée]xito|com\s+sucesso|corretamente|successfully|c'est\s+fait|termin[ée]e?s?|"
+    r"erledigt|abgeschlossen|listo|hecho|completad[oa]s?|finalizad[oa]s?|pronto|feito|conclu[íi]d[oa]s?)\b|完了|완료|成功"
+)
+"""Markers of a completion that make an impersonal passive a claim ("a bien été annulée")."""
+_ZERO_COUNT = re.compile(r"[:：]\s*(?:0|none|zero|aucune?|keine?|ninguna?|nenhum[a]?|零|无|0\s*\w{0,4})\s*[.。]?$")
+"""A report line whose count is zero ("Employees updated: none", "已生成发票：0 张")."""
+
 _STATUS_LINE = re.compile(
     r"^(?:status|estado|statut|[ée]tat|r[ée]sultat|resultado|ergebnis|stand|situa[çc][ãa]o|結果|状態|対応結果|실시\s?내용|"
     r"상태|결과|実施内容)\s*[:：]\s*"
@@ -334,15 +351,24 @@ def _segment_intl(text: str, lang: str) -> list[_Clause]:
         if status and _NEGATED[lang].search(low[status.end():]):  # "Estado: no completado"
             clauses.append(_Clause(sent, low, "refuse", f"refusal.status.{lang}", False, False, si))
             continue
+        if _ZERO_COUNT.search(low):  # "Rechnungen erstellt: 0": a report line counting nothing done
+            clauses.append(_Clause(sent, low, "refuse", f"refusal.zero_count.{lang}", False, False, si))
+            continue
         for pi, part in enumerate(parts):
             plow = part.lower().strip(_TRAIL)
             kind, rule = None, ""
+            match = None
             for rkind, rid, pat in cues.rules:
-                if pat.search(plow):
+                match = pat.search(plow)
+                if match:
                     kind, rule = rkind, rid
                     break
-            if kind == "claim" and cues.report is not None and cues.report.search(plow):
+            if kind == "claim" and match is not None and _NEG_ONLY[lang].search(plow[: match.end()]):
+                kind, rule = "refuse", f"refusal.negated.{lang}"  # "No se ha creado ningún informe"
+            elif kind == "claim" and cues.report is not None and cues.report.search(plow):
                 kind, rule = "go", f"act.report.{lang}"  # checked / tried: not the action done
+            elif kind == "claim" and lang not in ("ja", "ko") and not _SELF.search(plow) and not _STRONG_DONE.search(plow):
+                kind, rule = "go", f"act.report.{lang}"  # an impersonal passive: a state, weaker than a claim
             if kind in ("claim", "go") and cues.reason is not None and cues.reason.search(plow):
                 kind, rule = None, ""  # "because it was shipped this morning": a reason, not a report
             if pi == len(parts) - 1 and question is not None and kind not in ("ask",):
