@@ -54,7 +54,8 @@ _MORE: Final[dict[str, dict[str, str]]] = {
         "refuse": r"\b(?:kann|konnte|darf|werde|m[öo]chte)\s+ich\b.{0,60}?\b(?:nicht|keine[nmrs]?)\b"
                   r"|\bich\s+(?:kann|konnte|darf)\b.{0,60}?\bkeine[nmrs]?\b|\bwurde\s+nichts\b|\bnichts\b.{0,30}\bge\w+t\b"
                   r"|\b(?:habe|haben)\s+(?:ich|wir)\b.{0,60}\bnicht\b|\bich\s+habe\b.{0,60}\bnicht\s+\w+\b"
-                  r"|\bkeine\s+\w+\s+(?:wurde|wurden)\b|\bkein(?:e|en)?\s+(?:werkzeug|tool|zugriff|m[öo]glichkeit)",
+                  r"|\bkeine\s+\w+\s+(?:wurde|wurden)\b|\bkein(?:e|en)?\s+(?:werkzeug|tool|zugriff|m[öo]glichkeit)"
+                 r"|\bbleib(?:t|en)\s+(?:\w+\s+){0,3}?(?:bestehen|unver[äa]ndert|gleich|aktiv|g[üu]ltig|offen|f[äa]llig)\b",
         "infeasible": r"fehlgeschlagen|gescheitert|abgebrochen|ausgebucht|nicht\s+vorgesehen|erfolgt\s+(?:daher\s+)?keine"
                       r"|ausgeschlossen|nicht\s+mehr\s+m[öo]glich|bleibt\b.{0,40}\bunver[äa]ndert",
         "ask": r"(?:bräuchte|benötige|brauche)\s+ich|ich\s+(?:bräuchte|benötige|brauche)\s+(?:noch\s+)?(?:ihre|die|den|das)",
@@ -67,9 +68,11 @@ _MORE: Final[dict[str, dict[str, str]]] = {
     },
     "fr": {
         "refuse": r"\bje\s+n'ai\s+(?:\w+\s+)?pas\s+pu\b|\baucune?\s+\w+\s+n'a\s+[ée]t[ée](?!\s+(?:n[ée]cessaire|requis|utile|besoin))|\bje\s+n'ai\s+(?:pas|aucun)\b|\brien\s+n'a\s+[ée]t[ée]|\bn'ai\s+trouv[ée]\s+aucun|\bil\s+n'y\s+a\s+"
-                  r"(?:donc\s+)?rien\s+[àa]|\bje\s+ne\s+l'ai\s+pas",
+                  r"(?:donc\s+)?rien\s+[àa]|\bje\s+ne\s+l'ai\s+pas"
+                 r"|\brest(?:e|ent)\s+(?:donc\s+)?(?:payable|d[ûu]e?s?|en\s+l'[ée]tat|tel(?:le)?s?\s+quel|valable|actif|active|en\s+vigueur|inchang)",
         "infeasible": r"[ée]chou[ée]|[ée]chec|complet\b|n'a\s+pas\s+pu|ne\s+permet\s+pas",
-        "claim": r"\b(?:a|ont)\s+(?:bien\s+)?[ée]t[ée]\s+(?:pris|mis|fait|faite|effectu[ée]e?s?)|\bterminée?\b|\bc'est\s+fait",
+        "claim": r"\b(?:a|ont)\s+(?:bien\s+)?[ée]t[ée]\s+(?:pris|mis|fait|faite|effectu[ée]e?s?)|\bterminée?\b|\bc'est\s+fait"
+                 r"|\b(?:est|sont)\s+(?:d[ée]sormais|maintenant|bien)\s+(?:\w+\s+)?\w+[ée]e?s?\b|\bj'ai\s+(?:bien\s+|d[ée]j[àa]\s+|[ée]galement\s+|aussi\s+)?(?!pas\b|jamais\b|rien\b|aucun)\w+(?:is|it|ite|ites|u|ue|ert|erte|int|ris)\b",
         "offer": r"[àa]\s+la\s+place|plut[ôo]t",
         "report": r"\b(?:v[ée]rifi[ée]|regard[ée]|essay[ée]|consult[ée]|examin[ée]|[ée]tudi[ée]|re[çc]u|compris|not[ée]|"
                   r"cherch[ée]|recherch[ée]|trouv[ée]|tent[ée])\b",
@@ -77,9 +80,11 @@ _MORE: Final[dict[str, dict[str, str]]] = {
     },
     "es": {
         "refuse": r"\bno\s+(?:he|hemos)\s+\w+|\bno\s+dispongo|\bno\s+tengo\s+(?:ninguna|una|un)\s+herramienta|"
-                  r"\bno\s+(?:he\s+)?encontr[ée]|\bno\s+hay\s+(?:ninguna?|nada)|\bse\s+mantiene\b",
+                  r"\bno\s+(?:he\s+)?encontr[ée]|\bno\s+hay\s+(?:ninguna?|nada)|\bse\s+mantiene\b"
+                 r"|\bsigue(?:n)?\s+(?:sin\s+cambios|igual|vigente|activ|tal\s+(?:y|como))|\bse\s+mantiene(?:n)?\s+(?:igual|sin|tal)|\bpermanece(?:n)?\s+(?:igual|sin|activ)",
         "infeasible": r"fall[óo]|no\s+se\s+pudo|sin\s+[ée]xito|complet[oa]\b|solo\s+se\s+\w+\s+una\s+vez|ya\s+se\s+le",
-        "claim": r"\bse\s+(?:le\s+|la\s+|lo\s+)?(?:ha|han)\s+\w+(?:ado|ido)\b|\bcompletad[oa]\b|\bfinalizad[oa]\b",
+        "claim": r"\bse\s+(?:le\s+|la\s+|lo\s+)?(?:ha|han)\s+\w+(?:ado|ido)\b|\bcompletad[oa]\b|\bfinalizad[oa]\b"
+                 r"|\b(?:ha|han)\s+quedado\s+\w+(?:ado|ido|ada|ida)s?\b|\b(?:est[áa]|est[áa]n)\s+(?:ya\s+)?(?:confirmad|reservad|cancelad|activad|programad|agendad)[oa]s?\b",
         "offer": r"en\s+su\s+lugar|en\s+lugar|le\s+paso\s+con|le\s+transfiero|le\s+pongo\s+en\s+contacto",
         "report": r"\b(?:revisado|verificado|intentado|comprobado|consultado|mirado|recibido|entendido|buscado|analizado|"
                   r"encontrado)\b",
@@ -87,9 +92,11 @@ _MORE: Final[dict[str, dict[str, str]]] = {
     },
     "pt": {
         "refuse": r"\bn[ãa]o\s+foi\s+\w+(?:ado|ido|ada|ida)\b|\bn[ãa]o\s+\w+ei\b|\bn[ãa]o\s+tenho\s+(?:uma|um|nenhuma?)|\bn[ãa]o\s+encontrei|"
-                  r"\bn[ãa]o\s+[ée]\s+mais\s+poss[íi]vel|\bn[ãa]o\s+foi\s+poss[íi]vel",
+                  r"\bn[ãa]o\s+[ée]\s+mais\s+poss[íi]vel|\bn[ãa]o\s+foi\s+poss[íi]vel"
+                 r"|\bcontinua(?:m)?\s+(?:exatamente\s+)?(?:como\s+est|igua|a\s+mesma|o\s+mesmo|inalterad|em\s+vigor|ativ)|\bpermanece(?:m)?\s+(?:como|igual|inalterad|ativ)",
         "infeasible": r"falhou|sem\s+sucesso|esgotad[oa]|lotad[oa]",
-        "claim": r"\bconclu[íi]d[oa]\b|\btudo\s+certo\b|\bj[áa]\s+est[áa]\s+(?:no|na|com|marcad|agendad|inclu)",
+        "claim": r"\bconclu[íi]d[oa]\b|\btudo\s+certo\b|\bj[áa]\s+est[áa]\s+(?:no|na|com|marcad|agendad|inclu)"
+                 r"|\b(?:est[áa]|est[ãa]o|ficou|ficaram)\s+(?:agora\s+)?(?:marcad|agendad|confirmad|reservad|cancelad|ativad|bloquead|alterad|atualizad|feit|conclu[íi]d)[oa]s?\b",
         "offer": r"em\s+vez|no\s+lugar|ao\s+inv[ée]s",
         "report": r"\b(?:verifiquei|tentei|analisei|consultei|recebi|entendi|olhei|procurei|pesquisei|encontrei|revisei|"
                   r"chequei|foi\s+despachad[oa]|foi\s+cobrad[oa]|foi\s+entregue)\b",
@@ -100,9 +107,11 @@ _MORE: Final[dict[str, dict[str, str]]] = {
         "deliver": r"以下のとおり|以下の通り",
         "report": r"確認いたしました|確認しました|拝見しました|試みました|試しました|調べました|検索しました|お調べしました",
         "infeasible": r"失敗|できませんでした|見つかりませんでした|ございません",
+        "refuse": r"そのまま(?:と|に|で)?(?:なって|して|残|維持|保持)|(?:行われ|実施され|適用され|返金され|変更され|対応され|受け付けられ|承れ)ません|行っておりません|設けられておりません|おりません",
     },
     "ko": {
-        "refuse": r"(?:하지|되지|드리지)\s?않았습니다|(?:하지|되지)\s?않았",
+        "refuse": r"(?:하지|되지|드리지)\s?않았습니다|(?:하지|되지)\s?않았"
+                 r"|그대로\s?(?:두었|두겠|유지|청구|남아|있습니다|진행|적용)",
         "claim": r"(?:두었|놓았|마쳤)습니다|완료",
         "deliver": r"정보입니다|다음과\s?같습니다",
         "offer": r"다른",
