@@ -350,7 +350,8 @@ _CLAIM: list[tuple[str, _Cue]] = [
         rf"|我(?:已|已经)(?:按计划|按照.{{1,8}}?|根据.{{1,8}}?)(?:把|将)?.{{0,16}}?{_ZH_ACTION}"
         rf"|^(?:已|我已|我已经|已经)(?:成功)?(?:将|把).{{1,40}}?{_ZH_ACTION}|已(?:经)?(?:成功)?(?:为您|帮您|给您|替您)(?:成功)?.{{0,12}}?{_ZH_ACTION}|{_ZH_ACTION}(?:成功|完毕)|已(?:经)?成功{_ZH_ACTION}"
         rf"|我(?:已|已经)(?:成功)?(?:为您|帮您)?(?:(?:把|将).{{1,12}}?)?(?:{_ZH_ACTION}|整理成)|^(?:搞定|已完成|办好了|完成了)"
-        r"|(?<![未没不])已(?:经)?[\u4e00-\u9fff]{1,4}成功")),
+        r"|(?<![未没不])已(?:经)?[\u4e00-\u9fff]{1,4}成功"
+        rf"|(?:^|我)(?:已|已经)(?:按照?|根据|依照)[^，。,]{{1,12}}?(?:将|把)?[^，。,]{{0,40}}?{_ZH_ACTION}")),
     ("claim.state.zh", _c(  # "订单 #1 已取消": a claim unless its sentence refuses ("该航班已取消，无法值机")
         rf"(?<![未没不])已(?:经)?(?!发货|寄出|发出|签收|送达|出库|过期|截止|超过|注销|使用|锁定|关闭|冻结|停止|暂停|退回){_ZH_ACTION}(?![的过])")),
 ]
@@ -385,11 +386,14 @@ _INFEASIBLE: list[tuple[str, _Cue]] = [
     ("infeasible.unavailable", _c(
         r"\b(?:sold\s+out|fully\s+booked|out\s+of\s+stock|no\s+(?:longer\s+)?(?:availability|seats|rooms|tables|"
         r"tickets)\b)"
+        r"|\bno\s+(?:[\w-]+\s+){0,2}?\w+s\s+(?:are\s+|is\s+)?(?:currently\s+|still\s+)?(?:available|left|open|remaining)\b"
+        r"|\bthere\s+(?:are|is)\s+no\s+(?:[\w-]+\s+){0,2}?(?:availability|openings|slots|appointments|seats|rooms|tables)\b"
         r"|\b(?:is|are)\s+(?:already\s+)?full\b|\bno\s+(?:\w+\s+)?(?:flights|seats|rooms|tables|slots|tickets|"
         r"trains)\s+(?:are\s+)?available")),
     ("infeasible.zh", _c(
         r"(?:没有|没|未|未能)(?:能)?成功|失败|返回(?:了)?错误|不在.{0,8}(?:范围|期限|时限)|已(?:经)?(?:截止|过期|超过)|未能|不存在(?!问题|任何问题)|找不到|未找到|没有找到|查无|查不到|没有查到|不可能|不可行|不支持|冲突|矛盾|不一致"
-        r"|订满|满座|售罄|卖完|已满|缺货|没有(?:空位|余票|库存|空房)")),
+        r"|订满|满座|售罄|卖完|已满|缺货|没有(?:空位|余票|库存|空房)|(?:已|已经)?被(?:别人|其他人|他人)?(?:预订|预定|订走|占用|占了|约满|抢)"
+        r"|(?:已|已经)有人(?:预订|预定|占|用)")),
 ]
 
 _DELIVER: list[tuple[str, _Cue]] = [

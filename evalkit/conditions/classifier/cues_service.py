@@ -53,7 +53,7 @@ TRANSFER_OFFER: _Cue = _c(
     r"\b(?:transfer|connect|escalate|hand|pass|put)\w*\s+(?:you|this|it|your\s+\w+(?:\s+\w+)?)\s+(?:over\s+)?"
     r"(?:to|through\s+to|with)\s+" + _AGENT
     + r"|\b(?:speak|talk)\s+(?:to|with)\s+" + _AGENT
-    + r"|(?:转接|转给|转到|联系)(?:人工|客服|专员|工作人员)"
+    + r"|(?:转接|转给|转到|转交|联系|对接)(?:到|给)?[\u4e00-\u9fff]{0,6}?(?:人工|客服|专员|工作人员|主管|经理)"
 )
 """An offer to hand the user over to a human (a question: "Would you like me to transfer you ...?")."""
 

@@ -125,6 +125,10 @@ class _Clause:
 
 
 
+_OFFER_BACK_ZH = re.compile(r"(?:这|那)(?:两|几|些|一)?(?:个|种|家|班|间)?[\u4e00-\u9fff]{0,6}?(?:可以|行|合适|方便|满意|考虑)吗")
+"""A Chinese "would that work?" after alternatives were named (您看这两个时间可以吗?)."""
+
+
 def _question_kind(sentence: str, is_last_sentence: bool) -> str | None:
     """Whether a question sentence addresses the user.
 
@@ -141,7 +145,7 @@ def _question_kind(sentence: str, is_last_sentence: bool) -> str | None:
         return "transfer"
     if _CONFIRM_Q.search(sentence):
         return "confirm"
-    if _OFFER_BACK.search(sentence) or _OFFER_OPEN.search(sentence) or _OFFER_INSTEAD.search(sentence) \
+    if _OFFER_BACK.search(sentence) or _OFFER_BACK_ZH.search(sentence) or _OFFER_OPEN.search(sentence) or _OFFER_INSTEAD.search(sentence) \
             or _OFFER_PICK.search(sentence):
         return "offer"
     if not addressed:  # a choice between ways of doing it ("should X be A, or B?") asks even mid-text
@@ -157,6 +161,8 @@ def _question_kind(sentence: str, is_last_sentence: bool) -> str | None:
 def _cue(clause: str, question: str | None) -> tuple[str | None, str]:
     """Kind and rule id of one clause (already lower-cased and expanded)."""
     hit = _ASK_G.first(clause)
+    if hit and question in ("transfer", "offer") and hit[1].group(0) == "请问":
+        hit = None  # "请问需要我帮您转接人工客服吗?": the question is an offer, 请问 only opens it
     if hit and not _SUGGEST_RETRY.search(clause):
         if _OFFER_OPEN.search(clause):
             return "offer", "ask.offer"
