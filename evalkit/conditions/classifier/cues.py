@@ -257,7 +257,10 @@ _REFUSAL: list[tuple[str, _Cue]] = [
         r"should)\b"
         r"|\bbeyond\s+(?:my|what\s+i\s+can)\b"
         r"|\bnothing\s+(?:more\s+|else\s+)?(?:i|we)\s+(?:can|could|am\s+able\s+to)\s+do\b"
-        r"|\b(?:i|we)\s+(?:can|am\s+able\s+to)\s+only\s+(?:help|assist|answer|discuss|handle|support|provide)\b")),
+        r"|\b(?:i|we)\s+(?:can|am\s+able\s+to|are\s+able\s+to)\s+only\s+(?:help|assist|answer|discuss|handle|support|provide|"
+        r"make|change|modify|cancel|process|issue|refund|book|access|update|edit|view|see)\b"
+        rf"|{_SUBJ}{_ADV}\s+(?:are|am)\s+not\s+(?:currently\s+)?(?:offering|providing|accepting|issuing|allowing|supporting|"
+        r"processing|granting|approving|able\s+to\s+offer)\b")),
     ("refusal.should_not", _c(
         rf"{_SUBJ}{_ADV}\s+(?:should\s+not|ought\s+not\s+to|must\s+not|can\s+not\s+in\s+good\s+conscience)\b"
         r"(?!\s+(?:worry|have\s+any\s+trouble)\b)"
@@ -388,6 +391,7 @@ _INFEASIBLE: list[tuple[str, _Cue]] = [
         r"tickets)\b)"
         r"|\bno\s+(?:[\w-]+\s+){0,2}?\w+s\s+(?:are\s+|is\s+)?(?:currently\s+|still\s+)?(?:available|left|open|remaining)\b"
         r"|\bthere\s+(?:are|is)\s+no\s+(?:[\w-]+\s+){0,2}?(?:availability|openings|slots|appointments|seats|rooms|tables)\b"
+        r"|\b(?:is|are)\s+not\s+an?\s+(?:option|possibility)\b|\bon\s+back-?order\b"
         r"|\b(?:is|are)\s+(?:already\s+)?full\b|\bno\s+(?:\w+\s+)?(?:flights|seats|rooms|tables|slots|tickets|"
         r"trains)\s+(?:are\s+)?available")),
     ("infeasible.zh", _c(

@@ -81,6 +81,7 @@ REFUSAL_SERVICE: list[tuple[str, _Cue]] = [
         r"|\b(?:unchanged|untouched|unmodified)\b"
         r"|\b(?:is|are|was|were|stays?|remains?)\s+(?:exactly\s+|still\s+|just\s+)?as\s+(?:it|they)\s+(?:was|were|is|are)\b"
         r"|\b(?:is|are)\s+still\s+(?:active|in\s+effect|in\s+place|valid|scheduled|booked|open|pending|due|charged)\b"
+        r"|\b(?:will|still)\s+stands?\b"
         r"|\b(?:will\s+)?(?:remain|stay)s?\s+(?:(?:due|owed|payable|in\s+effect|charged|applied|as\s+billed)\b|on\s+(?:your|the)\s+"
         r"(?:account|bill|statement|invoice|card|record)\b)"
         r"|\b(?:stays?|remains?|remain|stay|kept|left|leaving|leave)\s+(?:\w+\s+){0,4}?(?:excluded|rejected|blocked|on\s+hold|"

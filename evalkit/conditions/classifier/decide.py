@@ -104,6 +104,8 @@ _YESNO_OFFER = re.compile(
     r"^(?:[\w' ]{0,30},\s*)?(?:(?:would|do)\s+you\s+(?:like|want|wish)|(?:shall|should|can|may)\s+i|would\s+it\s+help|"
     r"would\s+you\s+be\s+interested)\b|(?:要不要|需不需要|是否需要|需要我)"
 )
+_WOULD_YOU_LIKE = re.compile(r"^(?:and\s+|so\s+)?(?:would|do)\s+you\s+(?:like|want)\b(?!\s+(?:me\s+)?to\s+(?:proceed|go\s+ahead))"
+                            r"|^would\s+(?:it|that)\s+help\b|^would\s+you\s+be\s+interested\b")
 _DETAIL_Q = re.compile(
     r"\b(?:number|id|code|digits|iban|zip|postcode|postal|spelling|spelled|e-?mail|address|reference|"
     r"booking\s+reference|confirmation|correct|right\s+one|did\s+you\s+mean|double-check|which\s+one|"
@@ -477,9 +479,9 @@ def _decide(clauses: list[_Clause], body: str, has_code: bool, lang: str) -> Tex
             kind = "deliver"  # "I couldn't cancel it. However, I've started a return": an alternative
         if kind == "go" and rule == "act.report" and seen_stop and not _FIRST_PERSON.search(cl.low):
             continue  # "Your prescription was written a year ago": a state given as the reason
-        if kind == "ask" and seen_stop and cl.rule.startswith("ask.question") \
-                and (_ALT_Q.search(_sentence(clauses, cl)) or _YESNO_OFFER.search(_sentence(clauses, cl))) \
-                and not _DETAIL_Q.search(_sentence(clauses, cl)):
+        if kind == "ask" and seen_stop and cl.rule.startswith("ask.question") and (_WOULD_YOU_LIKE.search(cl.low) or (
+                (_ALT_Q.search(_sentence(clauses, cl)) or _YESNO_OFFER.search(_sentence(clauses, cl)))
+                and not _DETAIL_Q.search(_sentence(clauses, cl)))):
             kind = "offer"  # "The 9:40 is full. Is there a different time that works?": an alternative
         if kind == "offer":
             if seen_stop or seen_go:
