@@ -469,7 +469,7 @@ def _decide(clauses: list[_Clause], body: str, has_code: bool, lang: str) -> Tex
     stop_sents = {c.sent for c in cued if c.kind in _STOP_KINDS}
     cued = [c for c in cued if not (c.rule == "claim.state.zh" and c.sent in stop_sents)]
     decisive: list[_Clause] = []
-    seen_stop = seen_go = seen_ask = False
+    seen_stop = seen_go = seen_ask = seen_hard_stop = False
     for cl in cued:
         kind = cl.kind
         rule = cl.rule
@@ -479,7 +479,7 @@ def _decide(clauses: list[_Clause], body: str, has_code: bool, lang: str) -> Tex
             kind = "deliver"  # "I couldn't cancel it. However, I've started a return": an alternative
         if kind == "go" and rule == "act.report" and seen_stop and not _FIRST_PERSON.search(cl.low):
             continue  # "Your prescription was written a year ago": a state given as the reason
-        if kind == "ask" and seen_stop and cl.rule.startswith("ask.question") and (_WOULD_YOU_LIKE.search(cl.low) or (
+        if kind == "ask" and seen_hard_stop and cl.rule.startswith("ask.question") and (_WOULD_YOU_LIKE.search(cl.low) or (
                 (_ALT_Q.search(_sentence(clauses, cl)) or _YESNO_OFFER.search(_sentence(clauses, cl)))
                 and not _DETAIL_Q.search(_sentence(clauses, cl)))):
             kind = "offer"  # "The 9:40 is full. Is there a different time that works?": an alternative
@@ -500,6 +500,7 @@ def _decide(clauses: list[_Clause], body: str, has_code: bool, lang: str) -> Tex
                 or (kind == "go" and rule == "act.based_on" and seen_stop):
             continue
         seen_stop = seen_stop or kind in _STOP_KINDS
+        seen_hard_stop = seen_hard_stop or (kind in _STOP_KINDS and not cl.conditional)
         seen_go = seen_go or kind in ("claim", "deliver")
         seen_ask = seen_ask or kind in ("ask", "wask")
         if kind == "go" and cl.rule in _PROMISE and seen_stop and _NOTIFY.search(cl.low):
