@@ -253,7 +253,7 @@ _REFUSAL: list[tuple[str, _Cue]] = [
         r"|\b(?:that|this|it|which)\s+is\s+(?:against|outside|beyond)\s+(?:my|our|the)\s+(?:\w+\s+)?(?:policy|policies|"
         r"guidelines|rules|scope|capabilities|abilities|remit|permissions?)"
         r"|\b(?:is|are)\s+(?:against|outside|beyond)\s+(?:my|our|what\s+(?:i|we)|the\s+scope)\b"
-        r"|\b(?:not|never)\s+(?:something|anything)\s+(?:i|we)\s+(?:can|could|am\s+able\s+to|am\s+allowed\s+to|will|"
+        r"|\b(?:not|never)\s+(?:something|anything)\s+(?:i|we|our\s+\w+|the\s+\w+|they)\s+(?:can|could|am\s+able\s+to|am\s+allowed\s+to|are\s+able\s+to|will|"
         r"should)\b"
         r"|\bbeyond\s+(?:my|what\s+i\s+can)\b"
         r"|\bnothing\s+(?:more\s+|else\s+)?(?:i|we)\s+(?:can|could|am\s+able\s+to)\s+do\b"
@@ -338,6 +338,10 @@ _CLAIM: list[tuple[str, _Cue]] = [
         r"selected|picked|shortlisted|estimated|quoted|priced|simulated|previewed|staged|talked|chatted|waited|"
         r"searched|browsed|scanned|monitored|watched|tracked|measured|counted|calculated|compiled|summari[sz]ed)\b)"
         r"[a-z]{2,}(?<!e)ed\b(?!\s+(?:to|that|if|whether|for\s+(?:a|an|the)\s+way))")),
+    ("claim.event", _c(  # an impersonal event of completion: "the payment went through", "is on its way back"
+        r"(?<!time\s)\b(?:payment|transfer|charge|refund|transaction|order|booking|deposit|withdrawal|wire|purchase|"
+        r"cancell?ation|change)s?\s+(?:[^\s,;]+\s+){0,5}?(?:went|has\s+gone|have\s+gone)\s+through\b|\b(?:is|are)\s+(?:now\s+)?on\s+(?:its|their)\s+way\b"
+        r"|\b(?:is|are)\s+now\s+(?:fully\s+|officially\s+)?[a-z]{3,}(?<!e)ed\b")),
     ("claim.now", _c(
         r"\b(?:is|are)\s+now\s+(?:in|live|active|enabled|disabled|set\s+(?:up|to)|available|updated|scheduled|booked|"
         r"confirmed|on\s+file|part\s+of|a\s+member)\b")),
