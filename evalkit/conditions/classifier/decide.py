@@ -41,7 +41,7 @@ from evalkit.conditions.classifier.cues_service import COURTESY as _COURTESY
 from evalkit.conditions.classifier.cues_service import TRANSFER_OFFER as _TRANSFER_OFFER
 from evalkit.conditions.classifier.meta_cues import _COMPLY_META, _DEFER_META, _META
 from evalkit.conditions.classifier.cues_intl import intl_cues
-from evalkit.conditions.classifier.lang import detect_language
+from evalkit.conditions.classifier.lang import detect_language, function_words
 from evalkit.conditions.classifier.text import (
     _CJK,
     _CLAUSE_SPLIT,
@@ -435,6 +435,8 @@ def _plain_statement(body: str, lang: str) -> bool:
     low = body.lower()
     if "?" in low or "\uff1f" in low or _NEGATED[lang].search(low) or _REGRET_INTL.search(low):
         return False
+    if lang not in ("ja", "ko") and function_words(body, lang) < 2:
+        return False  # too little evidence that the text is in this language (telltale letters only)
     return len(low.split()) >= 6 or len(low) >= 30
 
 

@@ -69,7 +69,7 @@ _TELLTALE: Final[dict[str, re.Pattern[str]]] = {
     "fr": re.compile(r"[èêœ]|\bj'|\bn'|\bl'|\bd'|\bqu'"),
     "it": re.compile(r"zion[ei]\b|\b(?:è|più|perché|però|già|nessun[oa]?|della|delle|dello|degli)\b"),
     "pl": re.compile(r"[łąęśźżń]"),
-    "tr": re.compile(r"[ğış]"),
+    "tr": re.compile(r"[ğış]|\w+(?:ları|leri|iniz|ınız|unuz|ünüz|miz|mız|dır|dir|yor)\b"),
     "cs": re.compile(r"[řůěš]"),
     "ro": re.compile(r"[șțăâî]"),
     "vi": re.compile(r"[ơưạảấầẩẫậắằẳẵặẹẻẽếềểễệỉịọỏốồổỗộớờởỡợụủứừửữựỳỵỷỹđ]"),
@@ -122,3 +122,21 @@ def detect_language(text: str) -> str | None:
     if len(supported) == len(winners):  # a tie between supported languages: English first, then table order
         return supported[0]
     return None
+
+
+def function_words(text: str, lang: str) -> int:
+    """How many words of ``text`` are function words of ``lang`` (0 for a language without a
+    word list, e.g. ``ja``, ``ko``, ``zh``): the evidence for a Latin-script language beyond its
+    telltale letters.
+
+    Args:
+        text: Normalised text (NFKC), any length.
+        lang: An ISO 639-1 code.
+
+    Returns:
+        The count of words found in the language's function-word list.
+    """
+    vocab = _FUNCTION_WORDS.get(lang)
+    if vocab is None:
+        return 0
+    return sum(1 for w in _WORDS.findall(text.lower().replace("\u2019", "'")) if w in vocab)
