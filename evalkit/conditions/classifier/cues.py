@@ -123,7 +123,9 @@ _SUGGEST_RETRY = _c(  # a suggestion to retry or to take it elsewhere, not a req
     r"(?:team|department|desk|manager|supervisor|communications|support|administrator|admin|office|store|bank|airline|"
     r"provider|carrier|landlord|doctor|lawyer|accountant))\b|[\w.-]+@[\w-]+|\bcontact\b|\breach\s+out\s+to\b"
 )
-_QUESTION_END = re.compile(r"(?:\?|[吗么嘛呢])\s*$")
+_QUESTION_END = re.compile(  # 呢 / 嘛 close a statement too: a question only with a question word
+    r"(?:\?|[吗么])\s*$|(?:什么|哪|怎么|怎样|如何|谁|多少|几|是否|还是|要不要|能不能|可不可以|是不是)[^。！!，,]*[呢嘛]\s*$"
+)
 _ADDRESSED_EN = _c(
     r"\b(?:you|your|yours|u)\b|\b(?:should|shall|may|can|could|do|would|must)\s+(?:i|we)\b|^(?:which|what|when|where|"
     r"who|whom|whose|how\s+many|how\s+much)\b"
@@ -359,6 +361,7 @@ _CLAIM: list[tuple[str, _Cue]] = [
         rf"|我(?:已|已经)(?:成功)?(?:为您|帮您)?(?:(?:把|将).{{1,12}}?)?(?:{_ZH_ACTION}|整理成)|^(?:搞定|已完成|办好了|完成了)"
         r"|(?<![未没不])已(?:经)?[\u4e00-\u9fff]{1,4}成功"
         rf"|我(?:这边|们)?(?:已经?|刚刚?|也|就)?(?:给您|为您|帮您|替您)?(?:重新|直接)?(?:{_ZH_ACTION}|改订|改约|补发|补开|重开|开具|订)了"
+        rf"|我(?:这边|们)?(?:已经?|刚刚?|也|就)?(?:给|向|为|帮|替)[^，。,]{{1,12}}?{_ZH_ACTION}了"
         rf"|(?:^|我)(?:已|已经)(?:按照?|根据|依照)[^，。,]{{1,12}}?(?:将|把)?[^，。,]{{0,40}}?{_ZH_ACTION}")),
     ("claim.state.zh", _c(  # "订单 #1 已取消": a claim unless its sentence refuses ("该航班已取消，无法值机")
         rf"(?<![未没不])已(?:经)?(?!发货|寄出|发出|签收|送达|出库|过期|截止|超过|注销|使用|锁定|关闭|冻结|停止|暂停|退回){_ZH_ACTION}(?![的过])")),
