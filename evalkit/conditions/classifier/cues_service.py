@@ -72,6 +72,10 @@ REFUSAL_SERVICE: list[tuple[str, _Cue]] = [
         r"|\b(?:remains?|stays?|remained|stayed)\s+(?:\w+\s+){0,2}?(?:unpaid|unresolved|denied|rejected|closed|pending|"
         r"on\s+hold|locked|frozen|suspended)\b|\bback\s+to\s+where\s+(?:it|they)\s+(?:started|was|were)\b"
         r"|\b(?:has|have)\s+not\s+(?:yet\s+)?been\s+(?:\w+ed|made|sent|paid|done)\b"
+        r"|\b(?:was|were)\s+not\s+(?:yet\s+)?(?!(?:charged|affected|impacted|needed|required|asked|expected|notified|billed|"
+        r"aware|able|told|informed|found|shipped|delivered)\b)(?:started|sent|run|made|done|paid|executed|applied|"
+        r"deployed|released|created|deleted|removed|moved|transferred|processed|issued|submitted|placed|booked|"
+        r"cancell?ed|changed|modified|updated|restarted|merged|pushed|approved|completed|performed|initiated)\b"
         r"|^(?:so\s+|and\s+|but\s+)?(?:it|this|that|they|these|which)\s+(?:can|could)\s+not\s+"
         r"(?!wait\b|hurt\b|be\s+(?:undone|reversed|recovered|restored|retrieved|stressed|overstated)\b)\w+"
         r"|\b(?:i|we)\s+did\s+not\s+(?!(?:need|have|want|find|see|mean|realize|realise|know|get|hear|receive|expect|"
@@ -92,7 +96,9 @@ REFUSAL_SERVICE: list[tuple[str, _Cue]] = [
         r"|\b(?:i|we)\s+(?:have|had)\s+not\s+(?:yet\s+)?(?!(?:needed|noticed|received|heard|seen|found|been|had|"
         r"understood|checked|looked|tried|managed)\b)\w+ed\b|\b(?:i|we)\s+(?:have|did|had)\s+not\s+(?:yet\s+)?(?:made|make|change|changed|cancell?ed|cancel|modified|"
         r"modify|processed|process|booked|book|touched|touch|submitted|submit|applied|apply|performed|perform|"
-        r"taken|take|done|do|issued|issue|refunded|refund)\b(?!\s+(?:it|that|this)\s+(?:for|because))"
+        r"taken|take|done|do|issued|issue|refunded|refund|sent|send|run|ran|paid|pay|released|release|moved|move|deleted|"
+        r"delete|restarted|restart|deployed|deploy|pushed|push|merged|merge|wired|wire|transferred|transfer|started|"
+        r"start|executed|execute|removed|remove|created|create|placed|place|installed|install|rotated|rotate)\b(?!\s+(?:it|that|this)\s+(?:for|because))"
         r"|\bwithout\s+making\s+any\s+changes\b"
         r"|\b(?:i|we)\s+(?:have\s+)?(?:chosen|chose|decided|opted)\s+not\s+to\b"
         r"|\b(?:i|we)\s+do\s+not\s+(?:think|believe|feel)\s+(?:that\s+)?(?:i|we)\s+(?:should|can|could|ought\s+to)\b"
@@ -151,6 +157,7 @@ INFEASIBLE_SERVICE: list[tuple[str, _Cue]] = [
 INFEASIBLE_SERVICE.append(("infeasible.failed", _c(  # counts only after the agent's own attempt (decide.py)
     r"\b(?:job|request|payment|transfer|deployment|deploy|rollback|migration|attempt|process|operation|upload|sync|"
     r"build|charge|transaction|update|command|script|task|card|refund|booking|order|restore|backup|import|export)"
-    r"\s+(?:has\s+|had\s+)?failed\b|\bfailed\s+(?:at|with|due|because|on)\b")))
+    r"\s+(?:has\s+|had\s+)?(?:failed|timed\s+out|errored(?:\s+out)?|was\s+rejected)\b|\bfailed\s+(?:at|with|due|because|on)\b"
+    r"|\b(?:is|are)\s+still\s+(?:in\s+(?:a|the)\s+)?(?:failed|failing|down|broken|unhealthy|erroring|crashing)\b")))
 """Impersonal policy refusals (an ``infeasible`` cue: background after a completed action); a
 failure (``infeasible.failed``) only after the agent says it tried."""
