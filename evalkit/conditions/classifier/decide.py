@@ -80,7 +80,7 @@ _ALREADY = re.compile(
 )
 # The agent speaking of itself: a first-person completion is never mere background.
 _SELF = re.compile(
-    r"\b(?:i|we|j'|je|nous|ich|wir|yo|he|hemos|eu|n[óo]s)\b|\b\w{3,}ei\b|\bj'|私|弊社|当社|저희|제가|我"
+    r"\b(?:i|we|j'|je|nous|ich|wir|yo|he|hemos|eu|n[óo]s)\b|\b\w{3,}ei\b|\bj'|私|弊社|当社|(?<![\uac00-\ud7af])(?:저희|제가)|我"
 )
 # Actions that stand in for the request after a refusal: a ticket, a case, an escalation, a
 # waitlist, a return, a callback (corpus rule 4). With a refusal anywhere they are no completion.
@@ -219,6 +219,9 @@ def _segment(text: str) -> list[_Clause]:
         low = _lower_expand(sent).strip()
         caveat = bool(_CAVEAT.search(low))
         question = _question_kind(low.rstrip(" .\u3002"), si == len(sentences) - 1)
+        if _ZERO_COUNT.search(low):  # "Employees updated: none", "已生成发票：0 张": nothing done
+            clauses.append(_Clause(sent, low, "refuse", "refusal.zero_count", caveat, False, si))
+            continue
         parts = _join_connectives([p for p in _CLAUSE_SPLIT.split(sent) if p and p.strip(_TRAIL)])
         lows = [_lower_expand(p).strip(_TRAIL) for p in parts]
         conds = [bool(_COND_REFUSAL.search(pl)) for pl in lows]
@@ -332,8 +335,14 @@ _STRONG_DONE = re.compile(
     r"erledigt|abgeschlossen|listo|hecho|completad[oa]s?|finalizad[oa]s?|pronto|feito|conclu[íi]d[oa]s?)\b|完了|완료|成功"
 )
 """Markers of a completion that make an impersonal passive a claim ("a bien été annulée")."""
-_ZERO_COUNT = re.compile(r"[:：]\s*(?:0|none|zero|aucune?|keine?|ninguna?|nenhum[a]?|零|无|0\s*\w{0,4})\s*[.。]?$")
+_ZERO_COUNT = re.compile(
+    r"^[^:：]{0,60}?(?:\w+(?:ed|[ée]e?s?|t|en|ados?|idos?|adas?|idas?)\b|已|済|완료|처리)[^:：]{0,20}[:：]\s*"
+    r"(?:0|none|zero|aucune?|keine?|ninguna?|nenhum[a]?|零|无)(?:\s*[^\s\d:：.]{1,6})?\s*[.。]?$"
+)
 """A report line whose count is zero ("Employees updated: none", "已生成发票：0 张")."""
+
+_ZH_SELF = re.compile(r"我|为您|帮您|给您|替您|为你|帮你")
+"""A Chinese completion the agent claims as its own (我已为您取消): not demoted by a refusal beside it."""
 
 _STATUS_LINE = re.compile(
     r"^(?:status|estado|statut|[ée]tat|r[ée]sultat|resultado|ergebnis|stand|situa[çc][ãa]o|結果|状態|対応結果|실시\s?내용|"
@@ -469,7 +478,8 @@ def _decide(clauses: list[_Clause], body: str, has_code: bool, lang: str) -> Tex
     any_stop = any(c.kind in _STOP_KINDS for c in cued)
     cued = [c for c in cued if not _background(c, any_stop)]
     stop_sents = {c.sent for c in cued if c.kind in _STOP_KINDS}
-    cued = [c for c in cued if not (c.rule == "claim.state.zh" and c.sent in stop_sents)]
+    cued = [c for c in cued if not (c.sent in stop_sents and (c.rule == "claim.state.zh" or (
+        c.rule == "claim.zh" and not _ZH_SELF.search(c.low))))]
     decisive: list[_Clause] = []
     seen_stop = seen_go = seen_ask = seen_hard_stop = False
     for cl in cued:
