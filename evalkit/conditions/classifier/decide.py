@@ -332,7 +332,8 @@ _NEG_ONLY: dict[str, re.Pattern[str]] = {
 """Negation words per language (no restrictions): a claim they precede is a not-done report."""
 _STRONG_DONE = re.compile(
     r"\b(?:bien|erfolgreich|correctamente|con\s+[ée]xito|com\s+sucesso|corretamente|successfully|c'est\s+fait|termin[ée]e?s?|"
-    r"erledigt|abgeschlossen|listo|hecho|completad[oa]s?|finalizad[oa]s?|pronto|feito|conclu[íi]d[oa]s?)\b|完了|완료|成功"
+    r"erledigt|abgeschlossen|listo|hecho|completad[oa]s?|finalizad[oa]s?|pronto|feito|conclu[íi]d[oa]s?|"
+    r"d[ée]sormais|maintenant|jetzt|nun|ahora|agora|now)\b|完了|완료|成功"
 )
 """Markers of a completion that make an impersonal passive a claim ("a bien été annulée")."""
 _ZERO_COUNT = re.compile(
