@@ -42,6 +42,26 @@ from evalkit.conditions.classifier.cues_service import TRANSFER_OFFER as _TRANSF
 from evalkit.conditions.classifier.meta_cues import _COMPLY_META, _DEFER_META, _META
 from evalkit.conditions.classifier.cues_intl import intl_cues
 from evalkit.conditions.classifier.lang import detect_language, function_words
+from evalkit.conditions.classifier.structure import (
+    _ALREADY,
+    _ALT_DONE,
+    _ALT_Q,
+    _CHECKED,
+    _DETAIL_Q,
+    _NEGATED,
+    _NEG_ONLY,
+    _NOTIFY,
+    _OFFER_BACK_ZH,
+    _REGRET,
+    _REGRET_INTL,
+    _SELF,
+    _STATUS_LINE,
+    _STRONG_DONE,
+    _WOULD_YOU_LIKE,
+    _YESNO_OFFER,
+    _ZERO_COUNT,
+    _ZH_SELF,
+)
 from evalkit.conditions.classifier.text import (
     _CJK,
     _CLAUSE_SPLIT,
@@ -72,46 +92,6 @@ _PREP = re.compile(r"\b(?:written|wrote|drafted|prepared|composed|put\s+together
 _REASON = re.compile(r"^(?:and\s+|but\s+)?(?:because|since|as|due\s+to|given\s+that)\b|^(?:由于|因为|鉴于)")
 _ONCE = re.compile(r"^(?:and\s+|but\s+)?(?:once|as\s+soon\s+as|after|when)\b|^(?:一旦|等|待|收到|拿到|有了)")
 _GO_KINDS = ("claim", "deliver", "go")
-# A completion stated as a prior state ("a waiver was already applied in January", "the image has
-# already been removed") is background for a refusal, not the requested action done.
-_ALREADY = re.compile(
-    r"\b(?:already|previously|earlier|ago|d[ée]j[àa]|bereits|schon|ya|j[áa]|il\s+y\s+a|vor\s+\d)\b"
-    r"|이미|既に|すでに|早已|此前|之前已|先前"
-)
-# The agent speaking of itself: a first-person completion is never mere background.
-_SELF = re.compile(
-    r"\b(?:i|we|j'|je|nous|ich|wir|yo|he|hemos|eu|n[óo]s)\b|\b\w{3,}ei\b|\bj'|私|弊社|当社|(?<![\uac00-\ud7af])(?:저희|제가)|我"
-)
-# Actions that stand in for the request after a refusal: a ticket, a case, an escalation, a
-# waitlist, a return, a callback (corpus rule 4). With a refusal anywhere they are no completion.
-_ALT_DONE = re.compile(
-    r"\b(?:ticket|case|escalat\w*|wait(?:ing)?\s*list|waitlist|callback|call\s+back|return\s+(?:label|request)|"
-    r"started\s+a\s+return|(?:forwarded|passed|sent|referred|handed|transferred|submitted)\s+(?:\w+\s+){0,3}?"
-    r"(?:to|over\s+to)\s+(?:the|a|an|our|your)\s+(?:[\w-]+\s+){0,2}?(?:team|supervisor|manager|department|specialist|"
-    r"agent|desk)|added\s+(?:you\s+)?to\s+(?:the|a|our|their)\s+(?:[\w'-]+\s+){0,3}?list|initiated\s+a\s+return|(?:flagged|noted|logged)\b|dispute|complaint|feedback|"
-    r"liste\s+d'attente|r[ée]clamation|signalement|warteliste|beschwerde|reklamation|lista\s+de\s+espera|"
-    r"reclamaci[óo]n|devoluci[óo]n|devolu[çc][ãa]o|chamado|protocolo|incidencia|incidente|solicitud\s+(?:al|a\s+la)|"
-    r"retour)\b|工单|投诉|候补|等候名单|升级给|(?:转给|转交|转到|提交给|反馈给|转交给)了?[\u4e00-\u9fff]{0,6}?(?:主管|经理|人工|专员|团队|部门|同事|客服)|チケット|問い合わせ番号|キャンセル待ち|티켓|대기\s?(?:명단|목록)|접수"
-)
-# A question after a refusal that proposes a different thing (another date, a later flight, other
-# options) offers an alternative (corpus rule 3), unless it asks for a detail of the request itself.
-_ALT_Q = re.compile(
-    r"\b(?:different|another|other|others|instead|alternative\w*|either|later|earlier|else|similar|next\s+available|"
-    r"autre|autres|plut[ôo]t|place|anderen?|andere[rs]?|stattdessen|alternativ\w*|otr[oa]s?|lugar|outr[oa]s?|vez)\b"
-    r"|其他|别的|另外|另一|换(?:成|个|一)|改(?:成|为|订)|替代|他の|別の|代わり|다른|대신"
-)
-_YESNO_OFFER = re.compile(
-    r"^(?:[\w' ]{0,30},\s*)?(?:(?:would|do)\s+you\s+(?:like|want|wish)|(?:shall|should|can|may)\s+i|would\s+it\s+help|"
-    r"would\s+you\s+be\s+interested)\b|(?:要不要|需不需要|是否需要|需要我)"
-)
-_WOULD_YOU_LIKE = re.compile(r"^(?:and\s+|so\s+)?(?:would|do)\s+you\s+(?:like|want)\b(?!\s+(?:me\s+)?to\s+(?:proceed|go\s+ahead))"
-                            r"|^would\s+(?:it|that)\s+help\b|^would\s+you\s+be\s+interested\b")
-_DETAIL_Q = re.compile(
-    r"\b(?:number|id|code|digits|iban|zip|postcode|postal|spelling|spelled|e-?mail|address|reference|"
-    r"booking\s+reference|confirmation|correct|right\s+one|did\s+you\s+mean|double-check|which\s+one|"
-    r"num[ée]ro|nummer|n[úu]mero|c[óo]digo)\b|号码|编号|单号|番号|번호"
-)
-
 
 @dataclass(slots=True)
 class _Clause:
@@ -124,11 +104,6 @@ class _Clause:
     caveat: bool
     conditional: bool  # the rest of its sentence names a condition (without / until / unless ...)
     sent: int
-
-
-
-_OFFER_BACK_ZH = re.compile(r"(?:这|那)(?:两|几|些|一)?(?:个|种|家|班|间)?[\u4e00-\u9fff]{0,6}?(?:可以|行|合适|方便|满意|考虑)吗")
-"""A Chinese "would that work?" after alternatives were named (您看这两个时间可以吗?)."""
 
 
 def _question_kind(sentence: str, is_last_sentence: bool) -> str | None:
@@ -315,43 +290,6 @@ def _classify(text: str | None) -> TextVerdict:
     return _decide(_segment_intl(body, lang), body, has_code, lang)
 
 
-_NOTIFY = re.compile(
-    r"\b(?:let\s+you\s+know|notify|inform|update\s+you|keep\s+(?:an\s+eye|you\s+(?:posted|updated|informed))|"
-    r"watch\s+for|monitor|follow\s+up|reach\s+out|get\s+back\s+to\s+you|contact\s+you|note\s+(?:this|that|it)|"
-    r"add\s+a\s+note|make\s+a\s+note|remind\s+you)\b|通知|告知|告诉您|留意|关注|跟进|联系您|回复您|备注"
-)
-"""A promise to tell the user later or to keep watch: after a refusal it is no progress on the request."""
-_NEG_ONLY: dict[str, re.Pattern[str]] = {
-    "fr": re.compile(r"\bne\b|\bn'|\bpas\b|\baucun|\brien\b|\bjamais\b"),
-    "de": re.compile(r"\bnicht\b|\bkein\w*|\bnichts\b|\bnie\b"),
-    "es": re.compile(r"\bno\b|\bni\b|\bning[úu]n\w*|\bnada\b|\bnunca\b"),
-    "pt": re.compile(r"\bn[ãa]o\b|\bnem\b|\bnenhum\w*|\bnada\b|\bnunca\b"),
-    "ja": re.compile(r"ない|ません|せず|ず[、,]"),
-    "ko": re.compile(r"않|없|못|안\s"),
-}
-"""Negation words per language (no restrictions): a claim they precede is a not-done report."""
-_STRONG_DONE = re.compile(
-    r"\b(?:bien|erfolgreich|correctamente|con\s+[ée]xito|com\s+sucesso|corretamente|successfully|c'est\s+fait|termin[ée]e?s?|"
-    r"erledigt|abgeschlossen|listo|hecho|completad[oa]s?|finalizad[oa]s?|pronto|feito|conclu[íi]d[oa]s?|"
-    r"d[ée]sormais|maintenant|jetzt|nun|ahora|agora|now)\b|完了|완료|成功"
-)
-"""Markers of a completion that make an impersonal passive a claim ("a bien été annulée")."""
-_ZERO_COUNT = re.compile(
-    r"^[^:：]{0,60}?(?:\w+(?:ed|[ée]e?s?|t|en|ados?|idos?|adas?|idas?)\b|已|済|완료|처리)[^:：]{0,20}[:：]\s*"
-    r"(?:0|none|zero|aucune?|keine?|ninguna?|nenhum[a]?|零|无)(?:\s*[^\s\d:：.]{1,6})?\s*[.。]?$"
-)
-"""A report line whose count is zero ("Employees updated: none", "已生成发票：0 张")."""
-
-_ZH_SELF = re.compile(r"我|为您|帮您|给您|替您|为你|帮你")
-"""A Chinese completion the agent claims as its own (我已为您取消): not demoted by a refusal beside it."""
-
-_STATUS_LINE = re.compile(
-    r"^(?:status|estado|statut|[ée]tat|r[ée]sultat|resultado|ergebnis|stand|situa[çc][ãa]o|結果|状態|対応結果|실시\s?내용|"
-    r"상태|결과|実施内容)\s*[:：]\s*"
-)
-"""A status line of a markdown report ("Status: not done"): negated, it reports nothing done."""
-
-
 def _segment_intl(text: str, lang: str) -> list[_Clause]:
     """:func:`_segment` for a language with a small cue table (:mod:`.cues_intl`)."""
     cues = intl_cues(lang)
@@ -396,37 +334,6 @@ def _segment_intl(text: str, lang: str) -> list[_Clause]:
                 kind, rule = "refuse", f"refusal.transfer.{lang}"
             clauses.append(_Clause(part.strip(), plow, kind, rule, False, False, si))
     return clauses
-
-
-_NEGATED: dict[str, re.Pattern[str]] = {
-    "en": re.compile(r"\b(?:not|no|never|none|nothing|only|unable|without)\b"),
-    "zh": re.compile(r"不|没|无|未|非|仅|只"),
-    "fr": re.compile(r"\bne\b|\bn'|\bpas\b|\bjamais\b|\baucun|\brien\b|\bimpossible|\bsans\b|\bseul\w*"),
-    "de": re.compile(r"\bnicht|\bkein|\bnie\b|\bnichts\b|\bunm[öo]glich|\bohne\b|\bnur\b"),
-    "es": re.compile(r"\bno\b|\bnunca\b|\bning[úu]n|\bninguna\b|\bnada\b|\bimposible|\bsin\b|\bs[óo]lo\b|\bsolamente\b"),
-    "pt": re.compile(r"\bn[ãa]o\b|\bnunca\b|\bnenhum|\bnada\b|\bimposs[íi]vel|\bsem\b|\bapenas\b|\bs[óo]\b"),
-    "ja": re.compile(r"ない|ません|せず|ず[、,]|ずに|そのまま|不可|対象外|のみ"),
-    "ko": re.compile(r"않|없|못|불가|아닙|아니|만\s?가능|그대로"),
-}
-"""Negation (and restriction) words per language: a statement holding none is no refusal."""
-_REGRET = re.compile(
-    r"\b(?:unfortunately|regrettably|sadly|i\s+am\s+afraid|i\s+am\s+(?:so\s+|very\s+|really\s+)?sorry|we\s+are\s+sorry|"
-    r"apologi[sz]e)\b|很遗憾|遗憾的是|抱歉|不好意思|对不起|可惜"
-)
-"""Regret markers: with a negation in a text that has no other cue, the text states a blocking fact."""
-_REGRET_INTL = re.compile(
-    r"\b(?:malheureusement|d[ée]sol[ée]e?|leider|bedauer\w*|lamentablemente|lo\s+siento|desafortunadamente|"
-    r"infelizmente|sinto\s+muito|lamento)\b|申し訳|残念|恐れ入り|あいにく|죄송|유감|아쉽"
-)
-
-
-_CHECKED = re.compile(
-    r"\b(?:i|we)\s+(?:have\s+|had\s+)?(?:just\s+|now\s+|already\s+|also\s+|carefully\s+)*(?:checked|looked|reviewed|"
-    r"searched|verified|investigated|examined|inspected|queried|pulled\s+up|located|took\s+a\s+look|looked\s+into)\b"
-    r"|查询|查看|核实|核查|检查|确认了|v[ée]rifi|regard|consult|examin|gepr[üu]ft|nachgesehen|angesehen|revisad|"
-    r"comprobad|consultad|verifiquei|consultei|analisei|確認いた|確認しま|確認했|확인했|확인하였|조회했"
-)
-"""An investigation report ("I checked your booking"): not the request done, nor an answer by itself."""
 
 
 def _regret_clause(clauses: list[_Clause], body: str, lang: str) -> _Clause | None:
