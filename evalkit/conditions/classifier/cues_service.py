@@ -86,6 +86,8 @@ REFUSAL_SERVICE: list[tuple[str, _Cue]] = [
         r"|\b(?:is|are|was|were|stays?|remains?)\s+(?:exactly\s+|still\s+|just\s+)?as\s+(?:it|they)\s+(?:was|were|is|are)\b"
         r"|\b(?:is|are)\s+still\s+(?:active|in\s+effect|in\s+place|valid|scheduled|booked|open|pending|due|charged)\b"
         r"|\b(?:will|still)\s+stands?\b"
+        r"|\b(?:is|are)\s+still\s+on\s+(?:the|your|its|their)\s+(?:[\w-]+\s+){0,2}?(?:plan|tier|version|schedule|fare|rate)\b"
+        r"|\b(?:changes?|edits?|updates?|modifications?)\s+(?:are|is)\s+(?:currently\s+)?(?:locked|blocked|disabled|frozen)\b"
         r"|\b(?:my|our)\s+(?:role|account|access|permissions?|service\s+account)\s+(?:does|do)\s+not\s+(?:include|allow|cover|permit|have)\b"
         r"|\b(?:will\s+)?(?:remain|stay)s?\s+(?:(?:due|owed|payable|in\s+effect|charged|applied|as\s+billed)\b|on\s+(?:your|the)\s+"
         r"(?:account|bill|statement|invoice|card|record)\b)"
