@@ -43,6 +43,7 @@ from evalkit.conditions.classifier.meta_cues import _COMPLY_META, _DEFER_META, _
 from evalkit.conditions.classifier.cues_intl import intl_cues
 from evalkit.conditions.classifier.lang import detect_language, function_words
 from evalkit.conditions.classifier.structure import (
+    _GUESS,
     _ALREADY,
     _ALT_DONE,
     _ALT_Q,
@@ -150,6 +151,8 @@ def _cue(clause: str, question: str | None) -> tuple[str | None, str]:
     if _CONDITIONAL.search(clause):
         return None, ""
     hit = _REFUSAL_G.first(clause)
+    if hit and _GUESS.search(clause):
+        return None, ""  # "I'd rather not guess which environment": caution, not a refusal
     if hit:
         rule, m = hit
         if rule == "refusal.cannot" and m.group(0).rsplit(None, 1)[-1] in ("help", "assist", "support", "comply"):
@@ -319,6 +322,8 @@ def _segment_intl(text: str, lang: str) -> list[_Clause]:
                 if match:
                     kind, rule = rkind, rid
                     break
+            if kind == "refuse" and _GUESS.search(plow):
+                kind, rule = None, ""  # "daher möchte ich das nicht einfach annehmen": caution, not a refusal
             if kind == "claim" and match is not None and _NEG_ONLY[lang].search(plow[: match.end()]):
                 kind, rule = "refuse", f"refusal.negated.{lang}"  # "No se ha creado ningún informe"
             elif kind == "claim" and cues.report is not None and cues.report.search(plow):

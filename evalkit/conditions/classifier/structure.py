@@ -128,3 +128,10 @@ _CHECKED = re.compile(
     r"comprobad|consultad|verifiquei|consultei|analisei|確認いた|確認しま|確認했|확인했|확인하였|조회했"
 )
 """An investigation report ("I checked your booking"): not the request done, nor an answer by itself."""
+
+
+_GUESS = re.compile(
+    r"\b(?:guess|guessing|assume|assuming|assumptions?|speculate|presume|annehmen|vermuten|raten|supposer|deviner|"
+    r"pr[ée]sumer|suponer|adivinar|asumir|supor|adivinhar|presumir)\b|猜|推测|假设|想定|推測|추측|가정"
+)
+"""Words of guessing: a negated guess ("I'd rather not assume") is caution, not a refusal of the request."""
