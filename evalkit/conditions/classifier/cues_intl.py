@@ -58,7 +58,8 @@ _MORE: Final[dict[str, dict[str, str]]] = {
                  r"|\bbleib(?:t|en)\s+(?:\w+\s+){0,3}?(?:bestehen|unver[äa]ndert|gleich|aktiv|g[üu]ltig|offen|f[äa]llig)\b",
         "infeasible": r"fehlgeschlagen|gescheitert|abgebrochen|ausgebucht|nicht\s+vorgesehen|erfolgt\s+(?:daher\s+)?keine"
                       r"|ausgeschlossen|nicht\s+mehr\s+m[öo]glich|bleibt\b.{0,40}\bunver[äa]ndert"
-                 r"|(?:schon|bereits)\s+(?:vergeben|belegt|reserviert|voll)|nicht\s+mehr\s+frei",
+                 r"|(?:schon|bereits)\s+(?:vergeben|belegt|reserviert|voll)|nicht\s+mehr\s+frei"
+                 r"|\berst\s+(?:ab|nach|wenn|bei)\b.{0,60}\bvorgesehen|\babgelehnt\b",
         "ask": r"(?:bräuchte|benötige|brauche)\s+ich|ich\s+(?:bräuchte|benötige|brauche)\s+(?:noch\s+)?(?:ihre|die|den|das)"
                  r"|(?:nennen|teilen|geben|schicken|senden|best[äa]tigen)\s+sie\s+(?:mir|uns)",
         "claim": r"\b(?:wurde|wurden|ist|sind)\s+(?:\w+\s+){0,2}?\w*(?:ge\w+(?:t|en)|iert|(?:ver|be|er|ent|zer)\w+t)\b"
@@ -72,7 +73,8 @@ _MORE: Final[dict[str, dict[str, str]]] = {
     "fr": {
         "refuse": r"\bje\s+n'ai\s+(?:\w+\s+)?pas\s+pu\b|\baucune?\s+\w+\s+n'a\s+[ée]t[ée](?!\s+(?:n[ée]cessaire|requis|utile|besoin))|\bje\s+n'ai\s+(?:pas|aucun)\b|\brien\s+n'a\s+[ée]t[ée]|\bn'ai\s+trouv[ée]\s+aucun|\bil\s+n'y\s+a\s+"
                   r"(?:donc\s+)?rien\s+[àa]|\bje\s+ne\s+l'ai\s+pas"
-                 r"|\brest(?:e|ent)\s+(?:donc\s+)?(?:payable|d[ûu]e?s?|en\s+l'[ée]tat|tel(?:le)?s?\s+quel|valable|actif|active|en\s+vigueur|inchang)",
+                 r"|\brest(?:e|ent)\s+(?:donc\s+)?(?:payable|d[ûu]e?s?|en\s+l'[ée]tat|tel(?:le)?s?\s+quel|valable|actif|active|en\s+vigueur|inchang)"
+                 r"|\bnous\s+ne\s+(?:pouvons|pourrons|sommes)|\bne\s+(?:pouvons|peut|peuvent)\s+plus\b|\b(?:est|sont|reste|restent)\s+maintenue?s?\b|\bne\s+donnent?\s+pas\s+droit",
         "infeasible": r"[ée]chou[ée]|[ée]chec|complet\b|n'a\s+pas\s+pu|ne\s+permet\s+pas"
                  r"|d[ée]j[àa]\s+(?:r[ée]serv|pris|occup)|plus\s+de\s+place",
         "claim": r"\b(?:a|ont)\s+(?:bien\s+)?[ée]t[ée]\s+(?:pris|mis|fait|faite|effectu[ée]e?s?)|\bterminée?\b|\bc'est\s+fait"
@@ -86,7 +88,8 @@ _MORE: Final[dict[str, dict[str, str]]] = {
     "es": {
         "refuse": r"\bno\s+(?:he|hemos)\s+\w+|\bno\s+dispongo|\bno\s+tengo\s+(?:ninguna|una|un)\s+herramienta|"
                   r"\bno\s+(?:he\s+)?encontr[ée]|\bno\s+hay\s+(?:ninguna?|nada)|\bse\s+mantiene\b"
-                 r"|\bsigue(?:n)?\s+(?:sin\s+cambios|igual|vigente|activ|tal\s+(?:y|como))|\bse\s+mantiene(?:n)?\s+(?:igual|sin|tal)|\bpermanece(?:n)?\s+(?:igual|sin|activ)",
+                 r"|\bsigue(?:n)?\s+(?:sin\s+cambios|igual|vigente|activ|tal\s+(?:y|como))|\bse\s+mantiene(?:n)?\s+(?:igual|sin|tal)|\bpermanece(?:n)?\s+(?:igual|sin|activ)"
+                 r"|\bse\s+queda(?:n)?\s+(?:como|igual|tal)|\bno\s+admite(?:n)?\b",
         "infeasible": r"fall[óo]|no\s+se\s+pudo|sin\s+[ée]xito|complet[oa]\b|solo\s+se\s+\w+\s+una\s+vez|ya\s+se\s+le"
                  r"|ya\s+est[áa]\s+(?:ocupad|reservad)|no\s+quedan|agotad",
         "claim": r"\bse\s+(?:le\s+|la\s+|lo\s+)?(?:ha|han)\s+\w+(?:ado|ido)\b|\bcompletad[oa]\b|\bfinalizad[oa]\b"
@@ -100,7 +103,8 @@ _MORE: Final[dict[str, dict[str, str]]] = {
     "pt": {
         "refuse": r"\bn[ãa]o\s+foi\s+\w+(?:ado|ido|ada|ida)\b|\bn[ãa]o\s+\w+ei\b|\bn[ãa]o\s+tenho\s+(?:uma|um|nenhuma?)|\bn[ãa]o\s+encontrei|"
                   r"\bn[ãa]o\s+[ée]\s+mais\s+poss[íi]vel|\bn[ãa]o\s+foi\s+poss[íi]vel"
-                 r"|\bcontinua(?:m)?\s+(?:exatamente\s+)?(?:como\s+est|igua|a\s+mesma|o\s+mesmo|inalterad|em\s+vigor|ativ)|\bpermanece(?:m)?\s+(?:como|igual|inalterad|ativ)",
+                 r"|\bcontinua(?:m)?\s+(?:exatamente\s+)?(?:como\s+est|igua|a\s+mesma|o\s+mesmo|inalterad|em\s+vigor|ativ)|\bpermanece(?:m)?\s+(?:como|igual|inalterad|ativ)"
+                 r"|\bsegue(?:m)?\s+(?:ativ|igual|como|inalterad|v[áa]lid)",
         "infeasible": r"falhou|sem\s+sucesso|esgotad[oa]|lotad[oa]"
                  r"|j[áa]\s+est[áa]\s+(?:reservad|ocupad)",
         "claim": r"\bconclu[íi]d[oa]\b|\btudo\s+certo\b|\bj[áa]\s+est[áa]\s+(?:no|na|com|marcad|agendad|inclu)"
@@ -116,7 +120,8 @@ _MORE: Final[dict[str, dict[str, str]]] = {
         "deliver": r"以下のとおり|以下の通り",
         "report": r"確認いたしました|確認しました|拝見しました|試みました|試しました|調べました|検索しました|お調べしました",
         "infeasible": r"失敗|できませんでした|見つかりませんでした|ございません"
-                 r"|埋まって|空きがございません|いっぱい",
+                 r"|埋まって|空きがございません|いっぱい"
+                 r"|拒否|却下|承っておりません|受け付けておりません",
         "refuse": r"そのまま(?:と|に|で)?(?:なって|して|残|維持|保持)|(?:行われ|実施され|適用され|返金され|変更され|対応され|受け付けられ|承れ)ません|行っておりません|設けられておりません|おりません",
     },
     "ko": {
@@ -128,7 +133,8 @@ _MORE: Final[dict[str, dict[str, str]]] = {
                  r"|괜찮으실까요|괜찮으세요|괜찮으신가요|어떠세요|어떠신가요",
         "report": r"확인했습니다|확인하였습니다|검토했습니다|시도했습니다|찾아보았습니다|조회했습니다",
         "infeasible": r"실패|찾을\s?수\s?없|없습니다"
-                 r"|이미\s?(?:예약|마감)|꽉\s?찼|마감되었|자리가\s?없",
+                 r"|이미\s?(?:예약|마감)|꽉\s?찼|마감되었|자리가\s?없"
+                 r"|거절되었|거부되었|진행되지\s?않",
     },
 }
 
