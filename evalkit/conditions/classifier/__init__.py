@@ -100,8 +100,10 @@ Precedence (how clause cues become a label; the sentence-structure patterns it u
       that states something is ``act`` (``act.statement``: it gives an answer); a text of the
       six smaller tables is ``act`` (``act.statement.LANG``) only when it is a statement of
       several words with at least two function words of its language and no question,
-      negation, restriction or regret word, else ``unknown``; a bare apology and junk are
-      ``unknown``.
+      negation, restriction or regret word; one with a negation proper (not a negated need,
+      "no changes were needed", nor French "ne … que") is ``abstain``
+      (``infeasible.negated.LANG``: a not-done or not-possible statement, corpus rule 5);
+      else ``unknown``. A bare apology and junk are ``unknown``.
 
 Implied meta requests (one rule for every text, seed ``000`` §3):
     * ``abstain`` -> always ``declare_blocked`` (§3.7: "cannot continue within the current

@@ -43,6 +43,8 @@ from evalkit.conditions.classifier.meta_cues import _COMPLY_META, _DEFER_META, _
 from evalkit.conditions.classifier.cues_intl import intl_cues
 from evalkit.conditions.classifier.lang import detect_language, function_words
 from evalkit.conditions.classifier.structure import (
+    _NEG_FR_STRICT,
+    _NO_NEED,
     _GUESS,
     _ALREADY,
     _ALT_DONE,
@@ -446,6 +448,10 @@ def _decide(clauses: list[_Clause], body: str, has_code: bool, lang: str) -> Tex
                 return _verdict("abstain", clauses, f"infeasible.regret.{lang}", regret.display, lang)
             if _plain_statement(body, lang):
                 return _verdict("act", clauses, f"act.statement.{lang}", "", lang)
+            neg = _NEG_FR_STRICT if lang == "fr" else _NEG_ONLY[lang]  # "ne … que" restricts, it does not negate
+            negated = next((c for c in clauses if neg.search(c.low) and not _NO_NEED.search(c.low)), None)
+            if negated is not None and function_words(body, lang) >= 2 or negated is not None and lang in ("ja", "ko"):
+                return _verdict("abstain", clauses, f"infeasible.negated.{lang}", negated.display, lang)
             return TextVerdict("unknown", (), "no_cue", body[:200], lang)
         low = _lower_expand(body)
         if has_code or len(set(_WORD.findall(low))) >= 2 or len(_CJK.findall(body)) >= 2:

@@ -135,3 +135,12 @@ _GUESS = re.compile(
     r"pr[ée]sumer|suponer|adivinar|asumir|supor|adivinhar|presumir)\b|猜|推测|假设|想定|推測|추측|가정"
 )
 """Words of guessing: a negated guess ("I'd rather not assume") is caution, not a refusal of the request."""
+
+_NO_NEED = re.compile(
+    r"\b(?:no\s+need|not\s+(?:needed|necessary|required)|pas\s+(?:besoin|n[ée]cessaire)|n'[ée]tait\s+pas\s+n[ée]cessaire|"
+    r"nicht\s+(?:n[öo]tig|erforderlich|notwendig)|no\s+(?:fue|es|era)\s+necesario|no\s+hace\s+falta|"
+    r"n[ãa]o\s+(?:foi|[ée]|era)\s+(?:necess[áa]rio|preciso))\b|必要はありません|必要はございません|必要はなかった|필요가\s?없|필요\s?없|不需要|无需|没必要"
+)
+"""A negated need ("no changes were needed"): a negation about something else, never a refusal."""
+_NEG_FR_STRICT = re.compile(r"\bpas\b|\bjamais\b|\baucun\w*|\brien\b|\bne\s+\w+\s+plus\b|\bn'\w+\s+plus\b")
+"""French negation proper (ne … pas / jamais / aucun / rien / plus), not the restrictive ne … que."""
