@@ -67,6 +67,9 @@ Precedence (how clause cues become a label; the sentence-structure patterns it u
       ("because it was shipped"), a claim preceded by a negation in the six smaller tables
       ("No se ha creado ningún informe"), and there an impersonal passive without a
       completion marker (bien, erfolgreich, ahora ...), which is only a state report.
+    * A go-ahead question at the end ("Can you confirm you want me to go ahead?", "是否现在执行?")
+      means the request is not done yet: claims before it are preparation and the text is
+      ``clarify``, unless the question is about a further action ("Shall I also ...", 下一步).
     * Report lines: "Status: not completed" and a line counting zero actions ("Employees
       updated: none", "已生成发票：0 张") report nothing done.
     * Questions: a question to the user is an ask. An **offer** ("Would you like me to ...?",

@@ -43,6 +43,8 @@ from evalkit.conditions.classifier.meta_cues import _COMPLY_META, _DEFER_META, _
 from evalkit.conditions.classifier.cues_intl import intl_cues
 from evalkit.conditions.classifier.lang import detect_language, function_words
 from evalkit.conditions.classifier.structure import (
+    _FURTHER,
+    _GO_AHEAD,
     _NEG_FR_STRICT,
     _NO_NEED,
     _GUESS,
@@ -470,6 +472,9 @@ def _decide(clauses: list[_Clause], body: str, has_code: bool, lang: str) -> Tex
 
     last = main[-1]
     claim = next((c for c in main if c.kind == "claim"), None)
+    if claim is not None and last.kind == "ask" and _GO_AHEAD.search(_sentence(clauses, last)) \
+            and not _FURTHER.search(_sentence(clauses, last)):
+        return _verdict("clarify", clauses, last.rule, last.display, lang)  # "... ready. Can you confirm I should wipe it?"
     if claim is not None:  # done beats everything: a reported completion is act whatever follows
         rule = claim.rule if claim is last else "claim.partial"
         return _verdict("act", clauses, rule, claim.display, lang)

@@ -144,3 +144,15 @@ _NO_NEED = re.compile(
 """A negated need ("no changes were needed"): a negation about something else, never a refusal."""
 _NEG_FR_STRICT = re.compile(r"\bpas\b|\bjamais\b|\baucun\w*|\brien\b|\bne\s+\w+\s+plus\b|\bn'\w+\s+plus\b")
 """French negation proper (ne … pas / jamais / aucun / rien / plus), not the restrictive ne … que."""
+_GO_AHEAD = re.compile(
+    r"\b(?:proceed|go\s+ahead|go-ahead|authori[sz]e)\b|\((?:yes/no|y/n)\)"
+    r"|\b(?:confirm|approve)\b(?=[^.?]*\b(?:want|should|proceed|go\s+ahead|ok(?:ay)?\s+to|before|this|that|it)\b)"
+    r"|\b(?:confirmer|confirmez|bestätigen|fortfahren|confirmar|confirme|prosseguir|continuar)\b"
+    r"|确认|是否继续|是否执行|是否现在执行|确定要|よろしいですか|ご確認|진행할까요|진행하시겠|확인해"
+)
+"""A go-ahead question: what it asks about has not been done yet, so claims before it are preparation."""
+_FURTHER = re.compile(
+    r"\b(?:also|as\s+well|too|additionally|another|next|other|else|aussi|également|auch|también|tambi[ée]n|tamb[ée]m)\b"
+    r"|也|还|另外|顺便|下一步|接下来|然后|次に|次の|も|도|다음"
+)
+"""A further action ("Shall I also ...?"): an offer after a completion, which keeps it act (corpus rule 7)."""
