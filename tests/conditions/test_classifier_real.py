@@ -96,3 +96,26 @@ def test_real_agent_phrasing(text: str, label: str) -> None:
 ])
 def test_detect_language(text: str, lang: str | None) -> None:
     assert detect_language(text) == lang
+
+
+# Plain statements (deliveries, confirmations) in languages without cue tables. Some of them
+# share letters or words with a supported language (Turkish ü with German, Italian with
+# French and Spanish); whatever language they are read as, they must never count as ``act``.
+_UNREAD_STATEMENTS = [
+    "Siparişiniz bugün kargoya verildi ve cuma günü teslim edilecek.",
+    "Rezervasyonunuz onaylandı, otel sizi cuma günü bekliyor.",
+    "Il suo ordine è stato spedito oggi e arriverà entro venerdì. Il numero di tracciamento è 12345.",
+    "La sua richiesta di rimborso è stata accettata: riceverà 59 euro sulla carta entro cinque giorni lavorativi.",
+    "Uw bestelling is vandaag verzonden en wordt vrijdag bezorgd. Het trackingnummer is 12345.",
+    "Twoje zamówienie zostało wysłane dzisiaj i dotrze w piątek.",
+    "Din beställning har skickats i dag och kommer fram på fredag.",
+    "Objednávka byla dnes odeslána a dorazí v pátek.",
+    "Comanda dumneavoastră a fost expediată astăzi și va ajunge vineri.",
+    "Ваш заказ отправлен сегодня и прибудет в пятницу.",
+]
+
+
+@pytest.mark.parametrize("text", _UNREAD_STATEMENTS)
+def test_statement_in_unread_language_is_never_act(text: str) -> None:
+    v = classify_text(text)
+    assert v.label == "unknown", f"{text!r}: {v.label} by {v.rule} (read as {v.lang})"

@@ -47,17 +47,38 @@ Pipeline:
        ... was cancelled") carry no claim or go cue. Apologies and hedges ("I can't wait", "As
        an airline CEO") carry none.
 
-Precedence (how clause cues become a label), in order:
+Precedence (how clause cues become a label; the sentence-structure patterns it uses are in
+:mod:`.structure`), in order:
+    * **Background is set aside first**: a completion stated as a prior state (impersonal and
+      marked as earlier: "a waiver was already applied in January", "이미 적용되었습니다"), a
+      Chinese completion without the agent as subject in a sentence that refuses ("该航班已取消，
+      无法值机"), and, when the text refuses anywhere, an alternative done instead of the
+      request (a ticket, a case, an escalation or a request forwarded to another team, a
+      waitlist, "added to the notification list", a return: corpus rule 4).
     * **Done beats everything**: a claim anywhere makes the text ``act``, whatever refusal or
       question follows ("I've cancelled #1; #2 has shipped, so I can't" is ``act``; rule
-      ``claim.partial``). Not claims: a draft or a prepared change ("I've drafted the reply"),
-      an alternative done after a refusal ("I couldn't cancel it. However, I've started a
-      return"), states ("has been shipped"), checks and attempts ("I've checked", "I tried",
-      "J'ai vérifié"), and anything in a clause of reason ("because it was shipped").
+      ``claim.partial``). Claims: a first-person past tense of a verb that is not a check, a
+      try, a preparatory or a communication step ("I reconciled 160 invoices"), present
+      perfects and passives of action verbs, completion events ("the payment went through",
+      "is now registered"), Chinese 已…/我…了 completions. Not claims: a draft or a prepared
+      change ("I've drafted the reply"), an alternative done after a refusal ("I couldn't
+      cancel it. However, I've started a return"), states ("has been shipped"), checks and
+      attempts ("I've checked", "I tried", "J'ai vérifié"), anything in a clause of reason
+      ("because it was shipped"), a claim preceded by a negation in the six smaller tables
+      ("No se ha creado ningún informe"), and there an impersonal passive without a
+      completion marker (bien, erfolgreich, ahora ...), which is only a state report.
+    * A go-ahead question at the end ("Can you confirm you want me to go ahead?", "是否现在执行?")
+      means the request is not done yet: claims before it are preparation and the text is
+      ``clarify``, unless the question is about a further action ("Shall I also ...", 下一步).
+    * Report lines: "Status: not completed" and a line counting zero actions ("Employees
+      updated: none", "已生成发票：0 张") report nothing done.
     * Questions: a question to the user is an ask. An **offer** ("Would you like me to ...?",
       "... instead?", "Would that work for you?", "How would you like to proceed?") is an ask
       only when nothing was refused or done before it; after a refusal it offers something
-      else and the text stays ``abstain``. An offer to transfer to a human is an abstention
+      else and the text stays ``abstain``. After a refusal that does not wait on a condition,
+      "Would you like ...?" and a question proposing a different thing ("Is there another date
+      that works?", "您看这两个时间可以吗?", "¿le vendría bien?") are offers too, unless they
+      ask for a detail of the request itself (a number, an id, a correction). An offer to transfer to a human is an abstention
       unless something was done or asked before. A go-ahead question ("Shall I run it?",
       "(yes/no)", "Please confirm ...") is an ask even after a delivered draft, but not after a
       refusal. Suggestions to take it elsewhere ("please share the draft with the Comms team",
@@ -65,17 +86,27 @@ Precedence (how clause cues become a label), in order:
     * A promise after an ask or after a condition ("Once I have the number, I'll process the
       return") waits on the answer and is ignored; a delivery after a refusal, an impersonal
       infeasibility after a delivery, and a state given after a refusal ("Your prescription was
-      written a year ago") are ignored. A failure ("the rollback job failed") counts only when
+      written a year ago"), a reason (原因是) after a refusal and a promise to tell
+      the user later after a refusal ("I'll let you know if a similar model comes in") are
+      ignored. A failure ("the rollback job failed") counts only when
       the agent says it tried; a sentence opened by "before / until / unless" is conditional
       as a whole.
     * Then the last remaining cue decides: ask -> ``clarify``; delivery / go -> ``act``;
       refusal / infeasible -> ``abstain``, except ``clarify`` when an earlier ask is followed
       only by conditional refusals ("Which account? I can't proceed without it.") and ``act``
       (``act.partial``) when a delivery comes before the first refusal.
-    * No cue: English or Chinese text that hands the task to a stronger model or a reviewer
-      is ``abstain`` (``defer.*``); other English or Chinese text that states something is
-      ``act`` (``act.statement``: it gives an answer); a bare apology, junk, and any text of
-      the six smaller tables with no cue are ``unknown``.
+    * No cue (or only investigation reports, "I checked your booking"): a text with a regret
+      marker ("unfortunately", "I'm afraid", 很遗憾, leider, 申し訳) and a negation or
+      restriction word of its language states a blocking fact: ``abstain``
+      (``infeasible.regret``). Otherwise English or Chinese text that hands the task to a
+      stronger model or a reviewer is ``abstain`` (``defer.*``); other English or Chinese text
+      that states something is ``act`` (``act.statement``: it gives an answer); a text of the
+      six smaller tables is ``act`` (``act.statement.LANG``) only when it is a statement of
+      several words with at least two function words of its language and no question,
+      negation, restriction or regret word; one with a negation proper (not a negated need,
+      "no changes were needed", nor French "ne … que") is ``abstain``
+      (``infeasible.negated.LANG``: a not-done or not-possible statement, corpus rule 5);
+      else ``unknown``. A bare apology and junk are ``unknown``.
 
 Implied meta requests (one rule for every text, seed ``000`` §3):
     * ``abstain`` -> always ``declare_blocked`` (§3.7: "cannot continue within the current
@@ -100,8 +131,8 @@ Rule ids:
 
 Speed:
     Regexes are compiled at import; English and Chinese cues are split by script. About
-    0.1 ms for a reply of a few sentences, under 1 ms for a long structured one; the verdicts
-    of recent texts are cached.
+    0.2 ms for a reply of a few sentences, about 1 ms for a long structured English one (the
+    shipped corpus: about 0.5 ms a text on average on a busy 2-core machine); the verdicts of recent texts are cached.
 
 Known limits:
     * Keyword rules, not understanding: sarcasm, double negation, and refusals phrased as plain
@@ -132,5 +163,5 @@ from evalkit.conditions.classifier.text import _is_markup, _lower_expand, _prepa
 
 __all__ = ["CLASSIFIER_VERSION", "MetaType", "TextLabel", "TextVerdict", "classify_text"]
 
-CLASSIFIER_VERSION: Final[str] = "3"
+CLASSIFIER_VERSION: Final[str] = "4"
 """Version of the rules; recorded in run manifests. Bump it whenever a rule changes."""

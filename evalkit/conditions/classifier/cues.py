@@ -52,7 +52,7 @@ _ACTION = (
 _ZH_ACTION = (
     r"(?:取消|退款|退还|预订|预定|订好|发送|发出|创建|删除|更新|修改|提交|完成|处理|办理|安排|下单|支付|付款|"
     r"添加|保存|设置|重置|发起|转账|开通|关闭|发放|寄出|改签|生成|写好|整理|修复|撤销|转发|上传|导出|"
-    r"申请|登记|预约|变更|升级|注销|退订|订阅|发给|改到|改为|调整|加入|移到|换成|发货|提升|提高|上线|发布|部署|回滚|扩容|"
+    r"申请|登记|预约|续费|续订|续期|变更|升级|注销|退订|订阅|发给|改到|改为|调整|加入|移到|换成|发货|提升|提高|上线|发布|部署|回滚|扩容|"
     r"重建|恢复|修好|搞定|弄好|处理好|办好|设置好|配置好|办理好|解锁|重新发送)"
 )
 _ZH_SUBJ = r"(?:我|我们|本助手|助手)"
@@ -123,7 +123,9 @@ _SUGGEST_RETRY = _c(  # a suggestion to retry or to take it elsewhere, not a req
     r"(?:team|department|desk|manager|supervisor|communications|support|administrator|admin|office|store|bank|airline|"
     r"provider|carrier|landlord|doctor|lawyer|accountant))\b|[\w.-]+@[\w-]+|\bcontact\b|\breach\s+out\s+to\b"
 )
-_QUESTION_END = re.compile(r"(?:\?|[吗么嘛呢])\s*$")
+_QUESTION_END = re.compile(  # 呢 / 嘛 close a statement too: a question only with a question word
+    r"(?:\?|[吗么])\s*$|(?:什么|哪|怎么|怎样|如何|谁|多少|几|是否|还是|要不要|能不能|可不可以|是不是)[^。！!，,]*[呢嘛]\s*$"
+)
 _ADDRESSED_EN = _c(
     r"\b(?:you|your|yours|u)\b|\b(?:should|shall|may|can|could|do|would|must)\s+(?:i|we)\b|^(?:which|what|when|where|"
     r"who|whom|whose|how\s+many|how\s+much)\b"
@@ -253,11 +255,14 @@ _REFUSAL: list[tuple[str, _Cue]] = [
         r"|\b(?:that|this|it|which)\s+is\s+(?:against|outside|beyond)\s+(?:my|our|the)\s+(?:\w+\s+)?(?:policy|policies|"
         r"guidelines|rules|scope|capabilities|abilities|remit|permissions?)"
         r"|\b(?:is|are)\s+(?:against|outside|beyond)\s+(?:my|our|what\s+(?:i|we)|the\s+scope)\b"
-        r"|\b(?:not|never)\s+(?:something|anything)\s+(?:i|we)\s+(?:can|could|am\s+able\s+to|am\s+allowed\s+to|will|"
+        r"|\b(?:not|never)\s+(?:something|anything)\s+(?:i|we|our\s+\w+|the\s+\w+|they)\s+(?:can|could|am\s+able\s+to|am\s+allowed\s+to|are\s+able\s+to|will|"
         r"should)\b"
         r"|\bbeyond\s+(?:my|what\s+i\s+can)\b"
         r"|\bnothing\s+(?:more\s+|else\s+)?(?:i|we)\s+(?:can|could|am\s+able\s+to)\s+do\b"
-        r"|\b(?:i|we)\s+(?:can|am\s+able\s+to)\s+only\s+(?:help|assist|answer|discuss|handle|support|provide)\b")),
+        r"|\b(?:i|we)\s+(?:can|am\s+able\s+to|are\s+able\s+to)\s+only\s+(?:help|assist|answer|discuss|handle|support|provide|"
+        r"make|change|modify|cancel|process|issue|refund|book|access|update|edit|view|see)\b"
+        rf"|{_SUBJ}{_ADV}\s+(?:are|am)\s+not\s+(?:currently\s+)?(?:offering|providing|accepting|issuing|allowing|supporting|"
+        r"processing|granting|approving|able\s+to\s+offer)\b")),
     ("refusal.should_not", _c(
         rf"{_SUBJ}{_ADV}\s+(?:should\s+not|ought\s+not\s+to|must\s+not|can\s+not\s+in\s+good\s+conscience)\b"
         r"(?!\s+(?:worry|have\s+any\s+trouble)\b)"
@@ -322,6 +327,23 @@ _CLAIM: list[tuple[str, _Cue]] = [
         r"determined|assessed|evaluated|summari[sz]ed|drafted|prepared|written|composed|reverted|undone|"
         r"rolled|paused|stopped|halted|left|kept|held)\b)"
         r"(?:\w+ed|bought|made|got|paid|sold|put|built|done|taken|given|kept|brought|sent)\b")),
+    ("claim.past", _c(  # "I reconciled 160 invoices": a first-person past tense of a verb that is not a check or a try
+        r"\b(?:i|we)\s+(?:(?:just|now|already|successfully|also|then|finally|manually|automatically)\s+)?"
+        r"(?!(?:tried|attempted|checked|looked|reviewed|searched|verified|noticed|confirmed|received|seen|read|understood|"
+        r"noted|asked|requested|escalated|forwarded|flagged|contacted|reached|passed|failed|declined|refused|decided|"
+        r"considered|started|begun|identified|located|pulled|gathered|collected|learned|heard|explained|outlined|"
+        r"listed|included|highlighted|compared|analy[sz]ed|investigated|examined|inspected|queried|found|wanted|needed|"
+        r"hoped|wished|liked|loved|called|determined|assessed|evaluated|drafted|prepared|composed|reverted|paused|"
+        r"stopped|halted|left|kept|held|used|based|focused|noticed|realized|realised|assumed|expected|intended|planned|"
+        r"offered|suggested|proposed|recommended|apologi[sz]ed|worried|tested|validated|double-checked|re-checked|"
+        r"traced|matched|mapped|cross-checked|opened|logged|filed|raised|created\s+a\s+(?:ticket|case)|"
+        r"selected|picked|shortlisted|estimated|quoted|priced|simulated|previewed|staged|talked|chatted|waited|"
+        r"searched|browsed|scanned|monitored|watched|tracked|measured|counted|calculated|compiled|summari[sz]ed)\b)"
+        r"[a-z]{2,}(?<!e)ed\b(?!\s+(?:to|that|if|whether|for\s+(?:a|an|the)\s+way))")),
+    ("claim.event", _c(  # an impersonal event of completion: "the payment went through", "is on its way back"
+        r"(?<!time\s)\b(?:payment|transfer|charge|refund|transaction|order|booking|deposit|withdrawal|wire|purchase|"
+        r"cancell?ation|change)s?\s+(?:[^\s,;]+\s+){0,5}?(?:went|has\s+gone|have\s+gone)\s+through\b|\b(?:is|are)\s+(?:now\s+)?on\s+(?:its|their)\s+way\b"
+        r"|\b(?:is|are)\s+now\s+(?:fully\s+|officially\s+)?[a-z]{3,}(?<!e)ed\b")),
     ("claim.now", _c(
         r"\b(?:is|are)\s+now\s+(?:in|live|active|enabled|disabled|set\s+(?:up|to)|available|updated|scheduled|booked|"
         r"confirmed|on\s+file|part\s+of|a\s+member)\b")),
@@ -336,7 +358,13 @@ _CLAIM: list[tuple[str, _Cue]] = [
         rf"|^(?:已|已经)(?:成功)?{_ZH_ACTION}(?!的)|已(?:经)?(?:全部|都)?(?:办理好|办好|处理好|修好|搞定|弄好|完成)了"
         rf"|我(?:已|已经)(?:按计划|按照.{{1,8}}?|根据.{{1,8}}?)(?:把|将)?.{{0,16}}?{_ZH_ACTION}"
         rf"|^(?:已|我已|我已经|已经)(?:成功)?(?:将|把).{{1,40}}?{_ZH_ACTION}|已(?:经)?(?:成功)?(?:为您|帮您|给您|替您)(?:成功)?.{{0,12}}?{_ZH_ACTION}|{_ZH_ACTION}(?:成功|完毕)|已(?:经)?成功{_ZH_ACTION}"
-        rf"|我(?:已|已经)(?:成功)?(?:为您|帮您)?(?:(?:把|将).{{1,12}}?)?(?:{_ZH_ACTION}|整理成)|^(?:搞定|已完成|办好了|完成了)")),
+        rf"|我(?:已|已经)(?:成功)?(?:为您|帮您)?(?:(?:把|将).{{1,12}}?)?(?:{_ZH_ACTION}|整理成)|^(?:搞定|已完成|办好了|完成了)"
+        r"|(?<![未没不])已(?:经)?[\u4e00-\u9fff]{1,4}成功"
+        rf"|我(?:这边|们)?(?:已经?|刚刚?|也|就)?(?:给您|为您|帮您|替您)?(?:重新|直接)?(?:{_ZH_ACTION}|改订|改约|补发|补开|重开|开具|订)了"
+        rf"|我(?:这边|们)?(?:已经?|刚刚?|也|就)?(?:给|向|为|帮|替)[^，。,]{{1,12}}?{_ZH_ACTION}了"
+        rf"|(?:^|我)(?:已|已经)(?:按照?|根据|依照)[^，。,]{{1,12}}?(?:将|把)?[^，。,]{{0,40}}?{_ZH_ACTION}")),
+    ("claim.state.zh", _c(  # "订单 #1 已取消": a claim unless its sentence refuses ("该航班已取消，无法值机")
+        rf"(?<![未没不])已(?:经)?(?!发货|寄出|发出|签收|送达|出库|过期|截止|超过|注销|使用|锁定|关闭|冻结|停止|暂停|退回){_ZH_ACTION}(?![的过])")),
 ]
 
 _INFEASIBLE: list[tuple[str, _Cue]] = [
@@ -355,6 +383,8 @@ _INFEASIBLE: list[tuple[str, _Cue]] = [
         r"written|kept|held)\b")),
     ("infeasible.not_done", _c(
         r"\b(?:is|are|was|were)\s+(?:no\s+longer|not)\s+eligible\b|\bineligible\b"
+        r"|\bno\s+longer\s+(?:available|offered|possible|valid|eligible|in\s+stock|supported|bookable|open)\b"
+        rf"|\b(?:is|are|was|were)\s+not\s+(?:being\s+)?(?:automatically\s+|fully\s+|currently\s+)?{_ACTION}\b"
         r"|\b(?:has|have|had|was|were|is|are)\s+not\s+(?:been\s+|yet\s+been\s+)?(?:sent|processed|completed|"
         r"cancell?ed|booked|"
         r"issued|refunded|paid|transferred|made|placed|submitted|executed|approved)\b(?=.*\b(?:yet|because|since|"
@@ -367,11 +397,17 @@ _INFEASIBLE: list[tuple[str, _Cue]] = [
     ("infeasible.unavailable", _c(
         r"\b(?:sold\s+out|fully\s+booked|out\s+of\s+stock|no\s+(?:longer\s+)?(?:availability|seats|rooms|tables|"
         r"tickets)\b)"
+        r"|\bno\s+(?:[\w-]+\s+){0,2}?\w+s\s+(?:are\s+|is\s+)?(?:currently\s+|still\s+)?(?:available|left|open|remaining)\b"
+        r"|\bthere\s+(?:are|is)\s+no\s+(?:[\w-]+\s+){0,2}?(?:availability|openings|slots|appointments|seats|rooms|tables)\b"
+        r"|\b(?:is|are)\s+not\s+an?\s+(?:option|possibility)\b|\bon\s+back-?order\b"
         r"|\b(?:is|are)\s+(?:already\s+)?full\b|\bno\s+(?:\w+\s+)?(?:flights|seats|rooms|tables|slots|tickets|"
         r"trains)\s+(?:are\s+)?available")),
     ("infeasible.zh", _c(
         r"(?:没有|没|未|未能)(?:能)?成功|失败|返回(?:了)?错误|不在.{0,8}(?:范围|期限|时限)|已(?:经)?(?:截止|过期|超过)|未能|不存在(?!问题|任何问题)|找不到|未找到|没有找到|查无|查不到|没有查到|不可能|不可行|不支持|冲突|矛盾|不一致"
-        r"|订满|满座|售罄|卖完|已满|缺货|没有(?:空位|余票|库存|空房)")),
+        r"|(?:余额|额度|积分|库存|权限|资金|名额)(?:不足|不够)|不(?:接受|受理)|(?:暂|暂时|目前|恕|均|一律|概)不(?:提供|办理|开放|允许|退|换|支持)|(?<![少免受大])(?:[\u4e00-\u9fff])不了(?![解])"
+        r"|(?<!的)(?:没有|没|未能|并未)(?:能)?(?:完成|生效|到账)(?!的)"
+        r"|订满|满座|售罄|卖完|已满|缺货|没有(?:空位|余票|库存|空房)|(?:已|已经)?被(?:别人|其他人|他人)?(?:预订|预定|订走|占用|占了|约满|抢)"
+        r"|(?:已|已经)有人(?:预订|预定|占|用)")),
 ]
 
 _DELIVER: list[tuple[str, _Cue]] = [

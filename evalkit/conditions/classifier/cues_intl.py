@@ -54,43 +54,63 @@ _MORE: Final[dict[str, dict[str, str]]] = {
         "refuse": r"\b(?:kann|konnte|darf|werde|m[öo]chte)\s+ich\b.{0,60}?\b(?:nicht|keine[nmrs]?)\b"
                   r"|\bich\s+(?:kann|konnte|darf)\b.{0,60}?\bkeine[nmrs]?\b|\bwurde\s+nichts\b|\bnichts\b.{0,30}\bge\w+t\b"
                   r"|\b(?:habe|haben)\s+(?:ich|wir)\b.{0,60}\bnicht\b|\bich\s+habe\b.{0,60}\bnicht\s+\w+\b"
-                  r"|\bkeine\s+\w+\s+(?:wurde|wurden)\b|\bkein(?:e|en)?\s+(?:werkzeug|tool|zugriff|m[öo]glichkeit)",
+                  r"|\bkeine\s+\w+\s+(?:wurde|wurden)\b|\bkein(?:e|en)?\s+(?:werkzeug|tool|zugriff|m[öo]glichkeit)"
+                 r"|\bbleib(?:t|en)\s+(?:\w+\s+){0,3}?(?:bestehen|unver[äa]ndert|gleich|aktiv|g[üu]ltig|offen|f[äa]llig)\b",
         "infeasible": r"fehlgeschlagen|gescheitert|abgebrochen|ausgebucht|nicht\s+vorgesehen|erfolgt\s+(?:daher\s+)?keine"
-                      r"|ausgeschlossen|nicht\s+mehr\s+m[öo]glich|bleibt\b.{0,40}\bunver[äa]ndert",
-        "ask": r"(?:bräuchte|benötige|brauche)\s+ich|ich\s+(?:bräuchte|benötige|brauche)\s+(?:noch\s+)?(?:ihre|die|den|das)",
+                      r"|ausgeschlossen|nicht\s+mehr\s+m[öo]glich|bleibt\b.{0,40}\bunver[äa]ndert"
+                 r"|(?:schon|bereits)\s+(?:vergeben|belegt|reserviert|voll)|nicht\s+mehr\s+frei"
+                 r"|\berst\s+(?:ab|nach|wenn|bei)\b.{0,60}\bvorgesehen|\babgelehnt\b",
+        "ask": r"(?:bräuchte|benötige|brauche)\s+ich|ich\s+(?:bräuchte|benötige|brauche)\s+(?:noch\s+)?(?:ihre|die|den|das)"
+                 r"|(?:nennen|teilen|geben|schicken|senden|best[äa]tigen)\s+sie\s+(?:mir|uns)",
         "claim": r"\b(?:wurde|wurden|ist|sind)\s+(?:\w+\s+){0,2}?\w*(?:ge\w+(?:t|en)|iert|(?:ver|be|er|ent|zer)\w+t)\b"
                  r"|\b(?:abgeschlossen|erledigt|erfolgreich)\b",
         "deliver": r"^hier\s+(?:ihr|ihre|die|der|das|finden)\b",
-        "offer": r"stattdessen|alternativ",
+        "offer": r"stattdessen|alternativ"
+                 r"|w[üu]rde\s+ihnen\s+das\s+passen|passt\s+ihnen\s+das|w[äa]re\s+das\s+(?:in\s+ordnung|ok)",
         "report": r"\b(?:geprüft|überprüft|angesehen|nachgesehen|angeschaut|versucht|gesucht|erhalten|verstanden|gefunden)\b",
         "reason": r"^(?:weil|da|denn)\b",
     },
     "fr": {
-        "refuse": r"\bje\s+n'ai\s+(?:\w+\s+)?pas\s+pu\b|\baucune?\s+\w+\s+n'a\s+[ée]t[ée]|\bje\s+n'ai\s+(?:pas|aucun)\b|\brien\s+n'a\s+[ée]t[ée]|\bn'ai\s+trouv[ée]\s+aucun|\bil\s+n'y\s+a\s+"
-                  r"(?:donc\s+)?rien\s+[àa]|\bje\s+ne\s+l'ai\s+pas",
-        "infeasible": r"[ée]chou[ée]|[ée]chec|complet\b|n'a\s+pas\s+pu|ne\s+permet\s+pas",
-        "claim": r"\b(?:a|ont)\s+(?:bien\s+)?[ée]t[ée]\s+(?:pris|mis|fait|faite|effectu[ée]e?s?)|\bterminée?\b|\bc'est\s+fait",
-        "offer": r"[àa]\s+la\s+place|plut[ôo]t",
+        "refuse": r"\bje\s+n'ai\s+(?:\w+\s+)?pas\s+pu\b|\baucune?\s+\w+\s+n'a\s+[ée]t[ée](?!\s+(?:n[ée]cessaire|requis|utile|besoin))|\bje\s+n'ai\s+(?:pas|aucun)\b|\brien\s+n'a\s+[ée]t[ée]|\bn'ai\s+trouv[ée]\s+aucun|\bil\s+n'y\s+a\s+"
+                  r"(?:donc\s+)?rien\s+[àa]|\bje\s+ne\s+l'ai\s+pas"
+                 r"|\brest(?:e|ent)\s+(?:donc\s+)?(?:payable|d[ûu]e?s?|en\s+l'[ée]tat|tel(?:le)?s?\s+quel|valable|actif|active|en\s+vigueur|inchang)"
+                 r"|\bnous\s+ne\s+(?:pouvons|pourrons|sommes)|\bne\s+(?:pouvons|peut|peuvent)\s+plus\b|\b(?:est|sont|reste|restent)\s+maintenue?s?\b|\bne\s+donnent?\s+pas\s+droit",
+        "infeasible": r"[ée]chou[ée]|[ée]chec|complet\b|n'a\s+pas\s+pu|ne\s+permet\s+pas"
+                 r"|d[ée]j[àa]\s+(?:r[ée]serv|pris|occup)|plus\s+de\s+place",
+        "claim": r"\b(?:a|ont)\s+(?:bien\s+)?[ée]t[ée]\s+(?:pris|mis|fait|faite|effectu[ée]e?s?)|\bterminée?\b|\bc'est\s+fait"
+                 r"|\b(?:est|sont)\s+(?:d[ée]sormais|maintenant|bien)\s+(?:\w+\s+)?\w+[ée]e?s?\b|\bj'ai\s+(?:bien\s+|d[ée]j[àa]\s+|[ée]galement\s+|aussi\s+)?(?!pas\b|jamais\b|rien\b|aucun)\w+(?:is|it|ite|ites|u|ue|ert|erte|int|ris)\b",
+        "offer": r"[àa]\s+la\s+place|plut[ôo]t"
+                 r"|(?:cela|[çc]a)\s+vous\s+(?:convien|irait)",
         "report": r"\b(?:v[ée]rifi[ée]|regard[ée]|essay[ée]|consult[ée]|examin[ée]|[ée]tudi[ée]|re[çc]u|compris|not[ée]|"
                   r"cherch[ée]|recherch[ée]|trouv[ée]|tent[ée])\b",
         "reason": r"^(?:car|parce\s+qu|puisqu)",
     },
     "es": {
         "refuse": r"\bno\s+(?:he|hemos)\s+\w+|\bno\s+dispongo|\bno\s+tengo\s+(?:ninguna|una|un)\s+herramienta|"
-                  r"\bno\s+(?:he\s+)?encontr[ée]|\bno\s+hay\s+(?:ninguna?|nada)|\bse\s+mantiene\b",
-        "infeasible": r"fall[óo]|no\s+se\s+pudo|sin\s+[ée]xito|complet[oa]\b|solo\s+se\s+\w+\s+una\s+vez|ya\s+se\s+le",
-        "claim": r"\bse\s+(?:le\s+|la\s+|lo\s+)?(?:ha|han)\s+\w+(?:ado|ido)\b|\bcompletad[oa]\b|\bfinalizad[oa]\b",
-        "offer": r"en\s+su\s+lugar|en\s+lugar|le\s+paso\s+con|le\s+transfiero|le\s+pongo\s+en\s+contacto",
+                  r"\bno\s+(?:he\s+)?encontr[ée]|\bno\s+hay\s+(?:ninguna?|nada)|\bse\s+mantiene\b"
+                 r"|\bsigue(?:n)?\s+(?:sin\s+cambios|igual|vigente|activ|tal\s+(?:y|como))|\bse\s+mantiene(?:n)?\s+(?:igual|sin|tal)|\bpermanece(?:n)?\s+(?:igual|sin|activ)"
+                 r"|\bse\s+queda(?:n)?\s+(?:como|igual|tal)|\bno\s+admite(?:n)?\b",
+        "infeasible": r"fall[óo]|no\s+se\s+pudo|sin\s+[ée]xito|complet[oa]\b|solo\s+se\s+\w+\s+una\s+vez|ya\s+se\s+le"
+                 r"|ya\s+est[áa]\s+(?:ocupad|reservad)|no\s+quedan|agotad",
+        "claim": r"\bse\s+(?:le\s+|la\s+|lo\s+)?(?:ha|han)\s+\w+(?:ado|ido)\b|\bcompletad[oa]\b|\bfinalizad[oa]\b"
+                 r"|\b(?:ha|han)\s+quedado\s+\w+(?:ado|ido|ada|ida)s?\b|\b(?:est[áa]|est[áa]n)\s+(?:ya\s+)?(?:confirmad|reservad|cancelad|activad|programad|agendad)[oa]s?\b",
+        "offer": r"en\s+su\s+lugar|en\s+lugar|le\s+paso\s+con|le\s+transfiero|le\s+pongo\s+en\s+contacto"
+                 r"|le\s+(?:vendr[íi]a|ir[íi]a)\s+bien|le\s+parece\s+bien|le\s+sirve|le\s+interesa",
         "report": r"\b(?:revisado|verificado|intentado|comprobado|consultado|mirado|recibido|entendido|buscado|analizado|"
                   r"encontrado)\b",
         "reason": r"^(?:porque|ya\s+que|puesto\s+que|pues)\b",
     },
     "pt": {
         "refuse": r"\bn[ãa]o\s+foi\s+\w+(?:ado|ido|ada|ida)\b|\bn[ãa]o\s+\w+ei\b|\bn[ãa]o\s+tenho\s+(?:uma|um|nenhuma?)|\bn[ãa]o\s+encontrei|"
-                  r"\bn[ãa]o\s+[ée]\s+mais\s+poss[íi]vel|\bn[ãa]o\s+foi\s+poss[íi]vel",
-        "infeasible": r"falhou|sem\s+sucesso|esgotad[oa]|lotad[oa]",
-        "claim": r"\bconclu[íi]d[oa]\b|\btudo\s+certo\b|\bj[áa]\s+est[áa]\s+(?:no|na|com|marcad|agendad|inclu)",
-        "offer": r"em\s+vez|no\s+lugar|ao\s+inv[ée]s",
+                  r"\bn[ãa]o\s+[ée]\s+mais\s+poss[íi]vel|\bn[ãa]o\s+foi\s+poss[íi]vel"
+                 r"|\bcontinua(?:m)?\s+(?:exatamente\s+)?(?:como\s+est|igua|a\s+mesma|o\s+mesmo|inalterad|em\s+vigor|ativ)|\bpermanece(?:m)?\s+(?:como|igual|inalterad|ativ)"
+                 r"|\bsegue(?:m)?\s+(?:ativ|igual|como|inalterad|v[áa]lid)",
+        "infeasible": r"falhou|sem\s+sucesso|esgotad[oa]|lotad[oa]"
+                 r"|j[áa]\s+est[áa]\s+(?:reservad|ocupad)",
+        "claim": r"\bconclu[íi]d[oa]\b|\btudo\s+certo\b|\bj[áa]\s+est[áa]\s+(?:no|na|com|marcad|agendad|inclu)"
+                 r"|\b(?:est[áa]|est[ãa]o|ficou|ficaram)\s+(?:agora\s+)?(?:marcad|agendad|confirmad|reservad|cancelad|ativad|bloquead|alterad|atualizad|feit|conclu[íi]d)[oa]s?\b",
+        "offer": r"em\s+vez|no\s+lugar|ao\s+inv[ée]s"
+                 r"|pode\s+ser\b|serve\s+para\s+(?:voc[êe]|o\s+senhor|a\s+senhora)|fica\s+bom|funciona\s+para",
         "report": r"\b(?:verifiquei|tentei|analisei|consultei|recebi|entendi|olhei|procurei|pesquisei|encontrei|revisei|"
                   r"chequei|foi\s+despachad[oa]|foi\s+cobrad[oa]|foi\s+entregue)\b",
         "reason": r"^(?:porque|pois|j[áa]\s+que|uma\s+vez\s+que)\b",
@@ -99,15 +119,22 @@ _MORE: Final[dict[str, dict[str, str]]] = {
         "courtesy": r"お待たせ(?:いた)?しました|承知(?:いた)?しました|かしこまりました",
         "deliver": r"以下のとおり|以下の通り",
         "report": r"確認いたしました|確認しました|拝見しました|試みました|試しました|調べました|検索しました|お調べしました",
-        "infeasible": r"失敗|できませんでした|見つかりませんでした|ございません",
+        "infeasible": r"失敗|できませんでした|見つかりませんでした|ございません"
+                 r"|埋まって|空きがございません|いっぱい"
+                 r"|拒否|却下|承っておりません|受け付けておりません",
+        "refuse": r"そのまま(?:と|に|で)?(?:なって|して|残|維持|保持)|(?:行われ|実施され|適用され|返金され|変更され|対応され|受け付けられ|承れ)ません|行っておりません|設けられておりません|おりません",
     },
     "ko": {
-        "refuse": r"(?:하지|되지|드리지)\s?않았습니다|(?:하지|되지)\s?않았",
+        "refuse": r"(?:하지|되지|드리지)\s?않았습니다|(?:하지|되지)\s?않았"
+                 r"|그대로\s?(?:두었|두겠|유지|청구|남아|있습니다|진행|적용)",
         "claim": r"(?:두었|놓았|마쳤)습니다|완료",
         "deliver": r"정보입니다|다음과\s?같습니다",
-        "offer": r"다른",
+        "offer": r"다른"
+                 r"|괜찮으실까요|괜찮으세요|괜찮으신가요|어떠세요|어떠신가요",
         "report": r"확인했습니다|확인하였습니다|검토했습니다|시도했습니다|찾아보았습니다|조회했습니다",
-        "infeasible": r"실패|찾을\s?수\s?없|없습니다",
+        "infeasible": r"실패|찾을\s?수\s?없|없습니다"
+                 r"|이미\s?(?:예약|마감)|꽉\s?찼|마감되었|자리가\s?없"
+                 r"|거절되었|거부되었|진행되지\s?않",
     },
 }
 
@@ -118,7 +145,7 @@ _TABLES: Final[dict[str, IntlCues]] = {
         courtesy=r"autre\s+chose|n'h[ée]sitez\s+pas|si\s+vous\s+avez\s+(?:d'autres|des|la\s+moindre)\s+(?:questions?|besoin)"
         r"|bonne\s+(?:journ[ée]e|soir[ée]e|continuation|fin\s+de\s+journ[ée]e)|bon\s+voyage|merci\s+(?:de|pour)\s+votre"
         r"|je\s+reste\s+(?:[àa]\s+votre|disponible)|cordialement",
-        offer=r"(?:souhaitez|voulez|aimeriez|d[ée]sirez)[- ]vous\s+que\s+je|je\s+peux\s+(?:[ée]galement|aussi)",
+        offer=r"(?:souhaitez|voulez|aimeriez|d[ée]sirez)[- ]vous\s+que\s+j(?:e\b|')|je\s+peux\s+(?:[ée]galement|aussi)",
         transfer=r"(?:transf[ée]r|mett\w*\s+en\s+relation|redirig)\w*.{0,30}(?:agent|conseiller|humain|coll[èe]gue|service)",
         ask=r"pourriez[- ]vous|pouvez[- ]vous|(?:merci|veuillez)\s+(?:de\s+)?(?:me\s+)?(?:fournir|indiquer|confirmer|"
         r"pr[ée]ciser|communiquer|donner|choisir|envoyer)|confirmez[- ]vous|j'ai\s+besoin\s+(?:de\s+votre|du|de\s+la|des)",

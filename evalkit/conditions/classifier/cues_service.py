@@ -41,6 +41,7 @@ COURTESY: _Cue = _c(
     r"contacting|reaching\s+out|choosing|being|flying|shopping|waiting|bearing)"
     r"|" + _LEAD + r"(?:enjoy|have)\s+(?:a|an|your)\s+(?:\w+\s+)?(?:day|trip|flight|evening|weekend|stay|journey|meal)\b"
     r"|" + _LEAD + r"(?:safe\s+travels|take\s+care|best\s+regards|kind\s+regards|cheers)\b"
+    r"|" + _LEAD + r"(?:i\s+will|i\s+am|we\s+will|we\s+are)\s+(?:be\s+)?(?:right\s+|always\s+|still\s+)?here\s+(?:if|whenever|should|to\s+help)\b"
     r"|" + _LEAD + r"(?:feel\s+free|do\s+not\s+hesitate)\s+to\s+(?:ask|reach|contact|let|get\s+in\s+touch)"
     r"|" + _LEAD + r"let\s+(?:me|us)\s+know\s+if\s+(?:you\s+)?(?:need|have|there\s+is|require)\s+"
     r"(?:anything|any|more|further|other|help|assistance|questions?)\b"
@@ -52,7 +53,7 @@ TRANSFER_OFFER: _Cue = _c(
     r"\b(?:transfer|connect|escalate|hand|pass|put)\w*\s+(?:you|this|it|your\s+\w+(?:\s+\w+)?)\s+(?:over\s+)?"
     r"(?:to|through\s+to|with)\s+" + _AGENT
     + r"|\b(?:speak|talk)\s+(?:to|with)\s+" + _AGENT
-    + r"|(?:转接|转给|转到|联系)(?:人工|客服|专员|工作人员)"
+    + r"|(?:转接|转给|转到|转交|联系|对接)(?:到|给)?[\u4e00-\u9fff]{0,6}?(?:人工|客服|专员|工作人员|主管|经理)"
 )
 """An offer to hand the user over to a human (a question: "Would you like me to transfer you ...?")."""
 
@@ -71,6 +72,10 @@ REFUSAL_SERVICE: list[tuple[str, _Cue]] = [
         r"|\b(?:remains?|stays?|remained|stayed)\s+(?:\w+\s+){0,2}?(?:unpaid|unresolved|denied|rejected|closed|pending|"
         r"on\s+hold|locked|frozen|suspended)\b|\bback\s+to\s+where\s+(?:it|they)\s+(?:started|was|were)\b"
         r"|\b(?:has|have)\s+not\s+(?:yet\s+)?been\s+(?:\w+ed|made|sent|paid|done)\b"
+        r"|\b(?:was|were)\s+not\s+(?:yet\s+)?(?!(?:charged|affected|impacted|needed|required|asked|expected|notified|billed|"
+        r"aware|able|told|informed|found|shipped|delivered)\b)(?:started|sent|run|made|done|paid|executed|applied|"
+        r"deployed|released|created|deleted|removed|moved|transferred|processed|issued|submitted|placed|booked|"
+        r"cancell?ed|changed|modified|updated|restarted|merged|pushed|approved|completed|performed|initiated)\b"
         r"|^(?:so\s+|and\s+|but\s+)?(?:it|this|that|they|these|which)\s+(?:can|could)\s+not\s+"
         r"(?!wait\b|hurt\b|be\s+(?:undone|reversed|recovered|restored|retrieved|stressed|overstated)\b)\w+"
         r"|\b(?:i|we)\s+did\s+not\s+(?!(?:need|have|want|find|see|mean|realize|realise|know|get|hear|receive|expect|"
@@ -79,7 +84,14 @@ REFUSAL_SERVICE: list[tuple[str, _Cue]] = [
         r"untouched|unmodified|as\s+(?:it|they)\s+(?:was|were|is|are)|intact)\b"
         r"|\b(?:unchanged|untouched|unmodified)\b"
         r"|\b(?:is|are|was|were|stays?|remains?)\s+(?:exactly\s+|still\s+|just\s+)?as\s+(?:it|they)\s+(?:was|were|is|are)\b"
-        r"|\b(?:stays?|remains?|kept|left|leaving|leave)\s+(?:\w+\s+){0,4}?(?:excluded|rejected|blocked|on\s+hold|"
+        r"|\b(?:is|are)\s+still\s+(?:active|in\s+effect|in\s+place|valid|scheduled|booked|open|pending|due|charged)\b"
+        r"|\b(?:will|still)\s+stands?\b"
+        r"|\b(?:is|are)\s+still\s+on\s+(?:the|your|its|their)\s+(?:[\w-]+\s+){0,2}?(?:plan|tier|version|schedule|fare|rate)\b"
+        r"|\b(?:changes?|edits?|updates?|modifications?)\s+(?:are|is)\s+(?:currently\s+)?(?:locked|blocked|disabled|frozen)\b"
+        r"|\b(?:my|our)\s+(?:role|account|access|permissions?|service\s+account)\s+(?:does|do)\s+not\s+(?:include|allow|cover|permit|have)\b"
+        r"|\b(?:will\s+)?(?:remain|stay)s?\s+(?:(?:due|owed|payable|in\s+effect|charged|applied|as\s+billed)\b|on\s+(?:your|the)\s+"
+        r"(?:account|bill|statement|invoice|card|record)\b)"
+        r"|\b(?:stays?|remains?|remain|stay|kept|left|leaving|leave)\s+(?:\w+\s+){0,4}?(?:excluded|rejected|blocked|on\s+hold|"
         r"in\s+place|alone|as\s+is|in\s+(?:its|their)\s+current|in\s+\W?(?:pending|draft|open)\b)"
         r"|\b(?:made|make|making)\s+no\s+(?:changes?|modifications?|updates?)\b"
         r"|\b(?:stays?|remains?|kept)\s+as\s+(?:booked|is|planned|scheduled|ordered|it\s+was)\b"
@@ -87,7 +99,9 @@ REFUSAL_SERVICE: list[tuple[str, _Cue]] = [
         r"|\b(?:i|we)\s+(?:have|had)\s+not\s+(?:yet\s+)?(?!(?:needed|noticed|received|heard|seen|found|been|had|"
         r"understood|checked|looked|tried|managed)\b)\w+ed\b|\b(?:i|we)\s+(?:have|did|had)\s+not\s+(?:yet\s+)?(?:made|make|change|changed|cancell?ed|cancel|modified|"
         r"modify|processed|process|booked|book|touched|touch|submitted|submit|applied|apply|performed|perform|"
-        r"taken|take|done|do|issued|issue|refunded|refund)\b(?!\s+(?:it|that|this)\s+(?:for|because))"
+        r"taken|take|done|do|issued|issue|refunded|refund|sent|send|run|ran|paid|pay|released|release|moved|move|deleted|"
+        r"delete|restarted|restart|deployed|deploy|pushed|push|merged|merge|wired|wire|transferred|transfer|started|"
+        r"start|executed|execute|removed|remove|created|create|placed|place|installed|install|rotated|rotate)\b(?!\s+(?:it|that|this)\s+(?:for|because))"
         r"|\bwithout\s+making\s+any\s+changes\b"
         r"|\b(?:i|we)\s+(?:have\s+)?(?:chosen|chose|decided|opted)\s+not\s+to\b"
         r"|\b(?:i|we)\s+do\s+not\s+(?:think|believe|feel)\s+(?:that\s+)?(?:i|we)\s+(?:should|can|could|ought\s+to)\b"
@@ -99,7 +113,8 @@ REFUSAL_SERVICE: list[tuple[str, _Cue]] = [
         r"启动|合并|执行|批准|审批|发布|转移|发起|发送|提交|退款|预订|转账|下单|预约|安排|办理|改签|开通|变更|升级|降级)"
         r"|^(?:所以|因此|也|目前|暂时|但|但是)?(?:不能|不可以|不可)(?!以)\S"
         r"|(?:我|我们)(?:先|暂时|暂|目前)?不(?:发起|执行|处理|提交|发送|删除|合并|批准|操作)|并?不合适|不妥"
-        r"|(?:保持|维持|仍然|仍|依然)(?:不变|原样|原状)|未作(?:任何)?(?:修改|更改)")),
+        r"|(?:保持|维持|仍然|仍|依然)(?:不变|原样|原状|现状)|只能.{1,8}?(?:不能|不可)|未作(?:任何)?(?:修改|更改)"
+        r"|(?:未|没有|没能|未能)(?:通过|获批|获得批准)|被(?:拒绝|驳回|拒|拦截|阻止|限制|冻结)|(?:资金|款项|钱款?|金额)(?:仍|仍然|依然|还)(?:在|留在|保留在)|(?:已|已经)?(?:驳回|拒绝)了?(?:您的)?")),
 ]
 """Refusal rules that come before the claims (so "Nothing has been changed" is no claim)."""
 
@@ -113,6 +128,14 @@ INFEASIBLE_SERVICE: list[tuple[str, _Cue]] = [
         r"|\b(?:can|could|may)\s+(?:only|no\s+longer|not)\s+be\s+(?!undone|reversed|stressed|overstated|"
         r"emphasi[sz]ed|understated|denied|beaten)\w+"
         r"|\b(?:is|are)\s+(?:only\s+)?(?:allowed|permitted|possible|available|eligible)\s+only\b"
+        r"|\b(?:only|exclusively)\s+(?:be\s+)?(?:possible|allowed|permitted|available)\s+(?:up\s+to|until|within|through|during|by)\b"
+        r"|^(?:but\s+)?(?:that|this|it)\s+would\s+require\b"
+        r"|\byou\s+will\s+(?:need|have)\s+to\s+(?:submit|contact|reach\s+out|call|ask|visit|go\s+through|request|apply|"
+        r"do\s+(?:this|that|it)\s+(?:one\s+)?yourself)\b"
+        r"|\b(?:is|are)\s+final\b(?!\s+(?:step|version|draft|total|amount|price|answer))|\bfinal\s+sale\b"
+        r"|\b(?:is|are)\s+(?:handled|managed|processed|decided|set|controlled)\s+(?:only\s+|exclusively\s+|directly\s+)?by\s+"
+        r"(?:our|the|a|your|their)\s+(?:[\w-]+\s+){0,2}?(?:department|team|desk|administrator|admin|provider|bank|store|"
+        r"carrier|issuer|employer|owner)\b"
         r"|\b(?:outside|past|beyond|after)\s+the\s+(?:[\w-]+\s+){0,2}?(?:window|period|deadline|time\s+limit)\b"
         r"|\b(?:against|per|under|according\s+to)\s+(?:our|the|airline|company|store)\s+(?:\w+\s+)?polic(?:y|ies)\b"
         r"(?=.*\b(?:not|no|only|cannot|unable)\b)"
@@ -125,6 +148,7 @@ INFEASIBLE_SERVICE: list[tuple[str, _Cue]] = [
         r"granted|issued|made)\s+(?:to|for|on|if|when|in|with|after|before)\b|\bwill\s+have\s+to\s+wait\b"
         r"|\b(?:will|would|does|do)\s+not\s+(?:apply|work|qualify|be\s+(?:accepted|applied|possible|eligible|honou?red|"
         r"valid))\b|\balready\s+(?:at|reached)\s+(?:the|that|your)\s+(?:maximum|limit|cap|level)\b"
+        r"|\b(?:exceeds?|goes\s+beyond|is\s+beyond|is\s+more\s+than)\s+what\s+(?:i|we)\b"
         r"|\brather\s+than\s+(?:by\s+)?(?:us|me)\b|\b(?:is|are)\s+(?:fully\s+)?(?:committed|at\s+capacity|closed)\b"
         r"|\b(?:need|needs|require|requires)\s+(?:a|an|the)?\s*(?:\w+'s\s+)?(?:sign-?off|approval|authori[sz]ation|"
         r"signature)\b"
@@ -139,6 +163,7 @@ INFEASIBLE_SERVICE: list[tuple[str, _Cue]] = [
 INFEASIBLE_SERVICE.append(("infeasible.failed", _c(  # counts only after the agent's own attempt (decide.py)
     r"\b(?:job|request|payment|transfer|deployment|deploy|rollback|migration|attempt|process|operation|upload|sync|"
     r"build|charge|transaction|update|command|script|task|card|refund|booking|order|restore|backup|import|export)"
-    r"\s+(?:has\s+|had\s+)?failed\b|\bfailed\s+(?:at|with|due|because|on)\b")))
+    r"\s+(?:has\s+|had\s+)?(?:failed|timed\s+out|errored(?:\s+out)?|was\s+rejected)\b|\bfailed\s+(?:at|with|due|because|on)\b"
+    r"|\b(?:is|are)\s+still\s+(?:in\s+(?:a|the)\s+)?(?:failed|failing|down|broken|unhealthy|erroring|crashing)\b")))
 """Impersonal policy refusals (an ``infeasible`` cue: background after a completed action); a
 failure (``infeasible.failed``) only after the agent says it tried."""

@@ -41,7 +41,32 @@ from evalkit.conditions.classifier.cues_service import COURTESY as _COURTESY
 from evalkit.conditions.classifier.cues_service import TRANSFER_OFFER as _TRANSFER_OFFER
 from evalkit.conditions.classifier.meta_cues import _COMPLY_META, _DEFER_META, _META
 from evalkit.conditions.classifier.cues_intl import intl_cues
-from evalkit.conditions.classifier.lang import detect_language
+from evalkit.conditions.classifier.lang import detect_language, function_words
+from evalkit.conditions.classifier.structure import (
+    _FURTHER,
+    _GO_AHEAD,
+    _NEG_FR_STRICT,
+    _NO_NEED,
+    _GUESS,
+    _ALREADY,
+    _ALT_DONE,
+    _ALT_Q,
+    _CHECKED,
+    _DETAIL_Q,
+    _NEGATED,
+    _NEG_ONLY,
+    _NOTIFY,
+    _OFFER_BACK_ZH,
+    _REGRET,
+    _REGRET_INTL,
+    _SELF,
+    _STATUS_LINE,
+    _STRONG_DONE,
+    _WOULD_YOU_LIKE,
+    _YESNO_OFFER,
+    _ZERO_COUNT,
+    _ZH_SELF,
+)
 from evalkit.conditions.classifier.text import (
     _CJK,
     _CLAUSE_SPLIT,
@@ -73,7 +98,6 @@ _REASON = re.compile(r"^(?:and\s+|but\s+)?(?:because|since|as|due\s+to|given\s+t
 _ONCE = re.compile(r"^(?:and\s+|but\s+)?(?:once|as\s+soon\s+as|after|when)\b|^(?:一旦|等|待|收到|拿到|有了)")
 _GO_KINDS = ("claim", "deliver", "go")
 
-
 @dataclass(slots=True)
 class _Clause:
     """One clause of the text with its cue (``kind`` is ``None`` when it has none)."""
@@ -85,7 +109,6 @@ class _Clause:
     caveat: bool
     conditional: bool  # the rest of its sentence names a condition (without / until / unless ...)
     sent: int
-
 
 
 def _question_kind(sentence: str, is_last_sentence: bool) -> str | None:
@@ -104,7 +127,7 @@ def _question_kind(sentence: str, is_last_sentence: bool) -> str | None:
         return "transfer"
     if _CONFIRM_Q.search(sentence):
         return "confirm"
-    if _OFFER_BACK.search(sentence) or _OFFER_OPEN.search(sentence) or _OFFER_INSTEAD.search(sentence) \
+    if _OFFER_BACK.search(sentence) or _OFFER_BACK_ZH.search(sentence) or _OFFER_OPEN.search(sentence) or _OFFER_INSTEAD.search(sentence) \
             or _OFFER_PICK.search(sentence):
         return "offer"
     if not addressed:  # a choice between ways of doing it ("should X be A, or B?") asks even mid-text
@@ -120,6 +143,8 @@ def _question_kind(sentence: str, is_last_sentence: bool) -> str | None:
 def _cue(clause: str, question: str | None) -> tuple[str | None, str]:
     """Kind and rule id of one clause (already lower-cased and expanded)."""
     hit = _ASK_G.first(clause)
+    if hit and question in ("transfer", "offer") and hit[1].group(0) == "请问":
+        hit = None  # "请问需要我帮您转接人工客服吗?": the question is an offer, 请问 only opens it
     if hit and not _SUGGEST_RETRY.search(clause):
         if _OFFER_OPEN.search(clause):
             return "offer", "ask.offer"
@@ -130,6 +155,8 @@ def _cue(clause: str, question: str | None) -> tuple[str | None, str]:
     if _CONDITIONAL.search(clause):
         return None, ""
     hit = _REFUSAL_G.first(clause)
+    if hit and _GUESS.search(clause):
+        return None, ""  # "I'd rather not guess which environment": caution, not a refusal
     if hit:
         rule, m = hit
         if rule == "refusal.cannot" and m.group(0).rsplit(None, 1)[-1] in ("help", "assist", "support", "comply"):
@@ -174,6 +201,9 @@ def _segment(text: str) -> list[_Clause]:
         low = _lower_expand(sent).strip()
         caveat = bool(_CAVEAT.search(low))
         question = _question_kind(low.rstrip(" .\u3002"), si == len(sentences) - 1)
+        if _ZERO_COUNT.search(low):  # "Employees updated: none", "已生成发票：0 张": nothing done
+            clauses.append(_Clause(sent, low, "refuse", "refusal.zero_count", caveat, False, si))
+            continue
         parts = _join_connectives([p for p in _CLAUSE_SPLIT.split(sent) if p and p.strip(_TRAIL)])
         lows = [_lower_expand(p).strip(_TRAIL) for p in parts]
         conds = [bool(_COND_REFUSAL.search(pl)) for pl in lows]
@@ -280,15 +310,30 @@ def _segment_intl(text: str, lang: str) -> list[_Clause]:
         if _QUESTION_END.search(low.rstrip(" .\u3002")) or low.startswith("\u00bf"):
             question = "transfer" if cues.transfer.search(low) else "offer" if cues.offer.search(low) else "ask"
         parts = [p for p in _CLAUSE_SPLIT.split(sent) if p and p.strip(_TRAIL)]
+        status = _STATUS_LINE.match(low)
+        if status and _NEGATED[lang].search(low[status.end():]):  # "Estado: no completado"
+            clauses.append(_Clause(sent, low, "refuse", f"refusal.status.{lang}", False, False, si))
+            continue
+        if _ZERO_COUNT.search(low):  # "Rechnungen erstellt: 0": a report line counting nothing done
+            clauses.append(_Clause(sent, low, "refuse", f"refusal.zero_count.{lang}", False, False, si))
+            continue
         for pi, part in enumerate(parts):
             plow = part.lower().strip(_TRAIL)
             kind, rule = None, ""
+            match = None
             for rkind, rid, pat in cues.rules:
-                if pat.search(plow):
+                match = pat.search(plow)
+                if match:
                     kind, rule = rkind, rid
                     break
-            if kind == "claim" and cues.report is not None and cues.report.search(plow):
+            if kind == "refuse" and _GUESS.search(plow):
+                kind, rule = None, ""  # "daher möchte ich das nicht einfach annehmen": caution, not a refusal
+            if kind == "claim" and match is not None and _NEG_ONLY[lang].search(plow[: match.end()]):
+                kind, rule = "refuse", f"refusal.negated.{lang}"  # "No se ha creado ningún informe"
+            elif kind == "claim" and cues.report is not None and cues.report.search(plow):
                 kind, rule = "go", f"act.report.{lang}"  # checked / tried: not the action done
+            elif kind == "claim" and lang not in ("ja", "ko") and not _SELF.search(plow) and not _STRONG_DONE.search(plow):
+                kind, rule = "go", f"act.report.{lang}"  # an impersonal passive: a state, weaker than a claim
             if kind in ("claim", "go") and cues.reason is not None and cues.reason.search(plow):
                 kind, rule = None, ""  # "because it was shipped this morning": a reason, not a report
             if pi == len(parts) - 1 and question is not None and kind not in ("ask",):
@@ -300,6 +345,46 @@ def _segment_intl(text: str, lang: str) -> list[_Clause]:
     return clauses
 
 
+def _regret_clause(clauses: list[_Clause], body: str, lang: str) -> _Clause | None:
+    """The clause holding a regret marker ("unfortunately", "I'm afraid", 很遗憾, leider ...) when
+    the text also holds a negation or restriction word of its language, else ``None``."""
+    pat = _REGRET if lang in ("en", "zh") else _REGRET_INTL
+    low = _lower_expand(body) if lang == "en" else body.lower()
+    if not _NEGATED[lang].search(low):
+        return None
+    return next((c for c in clauses if pat.search(c.low)), None)
+
+
+def _plain_statement(body: str, lang: str) -> bool:
+    """A text of a smaller table with no cue that still reads as an answer: several words, no
+    question, no negation or restriction word and no regret marker of its language."""
+    low = body.lower()
+    if "?" in low or "\uff1f" in low or _NEGATED[lang].search(low) or _REGRET_INTL.search(low):
+        return False
+    if lang not in ("ja", "ko") and function_words(body, lang) < 2:
+        return False  # too little evidence that the text is in this language (telltale letters only)
+    return len(low.split()) >= 6 or len(low) >= 30
+
+
+def _sentence(clauses: list[_Clause], cl: _Clause) -> str:
+    """The lower-cased sentence a clause belongs to (its cued clauses joined)."""
+    return " ".join(c.low for c in clauses if c.sent == cl.sent)
+
+
+def _background(cl: _Clause, refused: bool) -> bool:
+    """Whether a completion-looking clause is background: a prior state ("a refund was already
+    applied", impersonal and marked as earlier), or, when the text also refuses (``refused``),
+    an alternative done instead of the request (a ticket, an escalation, a waitlist, a return;
+    corpus rule 4)."""
+    if cl.kind not in ("claim", "go") or cl.rule.startswith("act.proceed"):
+        return False
+    if cl.kind == "go" and not cl.rule.startswith("act.report") and not cl.rule.startswith("act.zh"):
+        return False
+    if refused and _ALT_DONE.search(cl.low):
+        return True
+    return bool(_ALREADY.search(cl.low)) and not _SELF.search(cl.low)
+
+
 def _decide(clauses: list[_Clause], body: str, has_code: bool, lang: str) -> TextVerdict:
     """The label from the clause cues (precedence in :mod:`evalkit.conditions.classifier`)."""
     if clauses and _CUT.search(body) and len(clauses[-1].low.split()) <= 4 and not _CJK.search(clauses[-1].low):
@@ -307,8 +392,13 @@ def _decide(clauses: list[_Clause], body: str, has_code: bool, lang: str) -> Tex
     if any(c.rule == "infeasible.failed" for c in clauses) and not any(_ATTEMPT.search(c.low) for c in clauses):
         clauses = [replace(c, kind=None, rule="") if c.rule == "infeasible.failed" else c for c in clauses]
     cued = [c for c in clauses if c.kind and not c.caveat] or [c for c in clauses if c.kind]
+    any_stop = any(c.kind in _STOP_KINDS for c in cued)
+    cued = [c for c in cued if not _background(c, any_stop)]
+    stop_sents = {c.sent for c in cued if c.kind in _STOP_KINDS}
+    cued = [c for c in cued if not (c.sent in stop_sents and (c.rule == "claim.state.zh" or (
+        c.rule == "claim.zh" and not _ZH_SELF.search(c.low))))]
     decisive: list[_Clause] = []
-    seen_stop = seen_go = seen_ask = False
+    seen_stop = seen_go = seen_ask = seen_hard_stop = False
     for cl in cued:
         kind = cl.kind
         rule = cl.rule
@@ -318,6 +408,10 @@ def _decide(clauses: list[_Clause], body: str, has_code: bool, lang: str) -> Tex
             kind = "deliver"  # "I couldn't cancel it. However, I've started a return": an alternative
         if kind == "go" and rule == "act.report" and seen_stop and not _FIRST_PERSON.search(cl.low):
             continue  # "Your prescription was written a year ago": a state given as the reason
+        if kind == "ask" and seen_hard_stop and cl.rule.startswith("ask.question") and (_WOULD_YOU_LIKE.search(cl.low) or (
+                (_ALT_Q.search(_sentence(clauses, cl)) or _YESNO_OFFER.search(_sentence(clauses, cl)))
+                and not _DETAIL_Q.search(_sentence(clauses, cl)))):
+            kind = "offer"  # "The 9:40 is full. Is there a different time that works?": an alternative
         if kind == "offer":
             if seen_stop or seen_go:
                 continue
@@ -330,19 +424,36 @@ def _decide(clauses: list[_Clause], body: str, has_code: bool, lang: str) -> Tex
             if seen_go or seen_ask:
                 continue  # a follow-up after a completed action, or an alternative to an answer asked for
             kind, rule = "refuse", rule if rule.startswith("refusal.") else "refusal.transfer_offer"
-        if (kind == "deliver" and seen_stop) or (kind == "infeasible" and seen_go) \
+        if (kind in ("deliver",) and seen_stop) or (kind == "infeasible" and seen_go) \
+                or (kind == "go" and rule == "act.answer.zh" and "原因" in cl.low and seen_stop) \
                 or (kind == "go" and rule == "act.based_on" and seen_stop):
             continue
         seen_stop = seen_stop or kind in _STOP_KINDS
+        seen_hard_stop = seen_hard_stop or (kind in _STOP_KINDS and not cl.conditional)
         seen_go = seen_go or kind in ("claim", "deliver")
         seen_ask = seen_ask or kind in ("ask", "wask")
+        if kind == "go" and cl.rule in _PROMISE and seen_stop and _NOTIFY.search(cl.low):
+            continue  # "I can't send a replacement. I'll let you know if one comes in": a promise of something else
         if kind == "go" and cl.rule in _PROMISE and seen_ask:
             continue  # "Let me know which date works, and I'll book it": the promise waits on the answer
         decisive.append(cl if (kind, rule) == (cl.kind, cl.rule) else replace(cl, kind=kind, rule=rule))
 
     main = [c for c in decisive if c.kind != "wask"]
+    if main and all(c.kind == "go" and c.rule.startswith("act.report") and _CHECKED.search(c.low) for c in main):
+        regret = _regret_clause(clauses, body, lang)  # "I checked your booking. Unfortunately the deadline has passed."
+        if regret is not None:
+            return _verdict("abstain", clauses, "infeasible.regret", regret.display, lang)
     if not main:
         if lang not in ("en", "zh"):
+            regret = _regret_clause(clauses, body, lang)
+            if regret is not None:
+                return _verdict("abstain", clauses, f"infeasible.regret.{lang}", regret.display, lang)
+            if _plain_statement(body, lang):
+                return _verdict("act", clauses, f"act.statement.{lang}", "", lang)
+            neg = _NEG_FR_STRICT if lang == "fr" else _NEG_ONLY[lang]  # "ne … que" restricts, it does not negate
+            negated = next((c for c in clauses if neg.search(c.low) and not _NO_NEED.search(c.low)), None)
+            if negated is not None and function_words(body, lang) >= 2 or negated is not None and lang in ("ja", "ko"):
+                return _verdict("abstain", clauses, f"infeasible.negated.{lang}", negated.display, lang)
             return TextVerdict("unknown", (), "no_cue", body[:200], lang)
         low = _lower_expand(body)
         if has_code or len(set(_WORD.findall(low))) >= 2 or len(_CJK.findall(body)) >= 2:
@@ -353,11 +464,17 @@ def _decide(clauses: list[_Clause], body: str, has_code: bool, lang: str) -> Tex
                 for meta, pat in _META:
                     if meta in _DEFER_META and pat.search(cl.low):
                         return _verdict("abstain", clauses, _DEFER_META[meta], cl.display, lang)
+            regret = _regret_clause(clauses, body, lang)
+            if regret is not None:
+                return _verdict("abstain", clauses, "infeasible.regret", regret.display, lang)
             return _verdict("act", clauses, "act.statement", "", lang)
         return TextVerdict("unknown", (), "junk", body[:200], lang)
 
     last = main[-1]
     claim = next((c for c in main if c.kind == "claim"), None)
+    if claim is not None and last.kind == "ask" and _GO_AHEAD.search(_sentence(clauses, last)) \
+            and not _FURTHER.search(_sentence(clauses, last)):
+        return _verdict("clarify", clauses, last.rule, last.display, lang)  # "... ready. Can you confirm I should wipe it?"
     if claim is not None:  # done beats everything: a reported completion is act whatever follows
         rule = claim.rule if claim is last else "claim.partial"
         return _verdict("act", clauses, rule, claim.display, lang)

@@ -41,14 +41,14 @@ _FUNCTION_WORDS: Final[dict[str, frozenset[str]]] = {
         "en": "the and to you your i is are was were of for it this that with have has be not can we my on "
               "will would please sorry unfortunately here there what which could should an at by from "
               "been order flight reservation thank thanks let me any if do does did no",
-        "fr": "le la les des et je vous est pas ne un une du pour que qui votre vos sur avec mais nous "
+        "fr": "le la les de des et je vous est pas ne un une du pour que qui votre vos sur avec mais nous "
               "ce cette au aux sont été être puis pouvez désolé malheureusement merci n'est n'ai j'ai "
               "d'un d'une l'assurance c'est",
         "de": "der die das und ich sie nicht ist ein eine zu mit für ihre ihr es den dem auf kann leider "
               "wir uns bitte haben habe wurde wird sind oder aber noch auch ihnen möchten können",
-        "es": "el los las y que no es un una su por para con lo puedo usted pero del al se le mi sus "
+        "es": "el la de los las y que no es un una su por para con lo puedo usted pero del al se le mi sus "
               "este esta lamentablemente siento gracias hay he ha podría desea algo más",
-        "pt": "o os e que não é um uma seu sua para com por você mas do da em no na ao foi posso "
+        "pt": "o os e de que não é um uma seu sua para com por você mas do da em no na ao foi posso "
               "infelizmente desculpe obrigado obrigada há está pode gostaria mais algo",
         "it": "il di che non è per sono mi ho della questa questo gli ma con lo dei delle anche mio "
               "posso purtroppo grazie hai ha nel alla",
@@ -63,12 +63,13 @@ _FUNCTION_WORDS: Final[dict[str, frozenset[str]]] = {
     }.items()
 }
 _TELLTALE: Final[dict[str, re.Pattern[str]]] = {
-    "es": re.compile(r"[ñ¿¡]"),
+    "es": re.compile(r"[ñ¿¡]|(?<=\w\w)ó\b|ción\b|ciones\b"),
     "pt": re.compile(r"[ãõ]|ção\b|ções\b"),
     "de": re.compile(r"[ßäöü]|\w+(?:ung|keit|lich)\b"),
     "fr": re.compile(r"[èêœ]|\bj'|\bn'|\bl'|\bd'|\bqu'"),
+    "it": re.compile(r"zion[ei]\b|\b(?:è|più|perché|però|già|nessun[oa]?|della|delle|dello|degli)\b"),
     "pl": re.compile(r"[łąęśźżń]"),
-    "tr": re.compile(r"[ğış]"),
+    "tr": re.compile(r"[ğış]|\w+(?:ları|leri|iniz|ınız|unuz|ünüz|miz|mız|dır|dir|yor)\b"),
     "cs": re.compile(r"[řůěš]"),
     "ro": re.compile(r"[șțăâî]"),
     "vi": re.compile(r"[ơưạảấầẩẫậắằẳẵặẹẻẽếềểễệỉịọỏốồổỗộớờởỡợụủứừửữựỳỵỷỹđ]"),
@@ -121,3 +122,21 @@ def detect_language(text: str) -> str | None:
     if len(supported) == len(winners):  # a tie between supported languages: English first, then table order
         return supported[0]
     return None
+
+
+def function_words(text: str, lang: str) -> int:
+    """How many words of ``text`` are function words of ``lang`` (0 for a language without a
+    word list, e.g. ``ja``, ``ko``, ``zh``): the evidence for a Latin-script language beyond its
+    telltale letters.
+
+    Args:
+        text: Normalised text (NFKC), any length.
+        lang: An ISO 639-1 code.
+
+    Returns:
+        The count of words found in the language's function-word list.
+    """
+    vocab = _FUNCTION_WORDS.get(lang)
+    if vocab is None:
+        return 0
+    return sum(1 for w in _WORDS.findall(text.lower().replace("\u2019", "'")) if w in vocab)
