@@ -39,7 +39,7 @@ from evalkit.harness.plan import PlanKeys, RunPlan, check_unique_keys, pending  
 from evalkit.harness.resume import check_inputs, check_sample, input_fingerprints, prepare_resume, sample_record
 from evalkit.harness.run_dir import check_out_dir
 from evalkit.harness.store import RunStore
-from evalkit.metrics.aggregate import pair_attributes, row_key
+from evalkit.metrics.keys import pair_attributes, row_key
 from evalkit.metrics.scoring import score_episode
 from evalkit.models.pricing import find_price
 from evalkit.models.registry import get_model
@@ -328,7 +328,7 @@ def finish(
         store: The run directory.
         plan_keys: Keys of every planned episode, in run order.
         config: The run configuration.
-        pairs: Pair attributes (:func:`evalkit.metrics.aggregate.pair_attributes`).
+        pairs: Pair attributes (:func:`evalkit.metrics.keys.pair_attributes`).
 
     Returns:
         The summary written to ``summary.json``.

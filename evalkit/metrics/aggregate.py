@@ -102,23 +102,17 @@ from evalkit.metrics.billing import PARTS as _PARTS
 from evalkit.metrics.billing import TOKENS as _TOKENS
 from evalkit.metrics.billing import group_cost
 from evalkit.metrics.failures import FAILURE_KINDS
+from evalkit.metrics.keys import Key, _attr, group_key, row_key, unit_of
 from evalkit.metrics.stats import proportion, wilson
 
 GROUP_KEYS = ("model", "condition", "gate")
 BREAKDOWNS = ("trigger", "phase", "domain", "split", "language")
-Key = tuple[str, str, str, str, str, int]  # pair, variant, model, condition, gate, epoch
-_POS = {"pair_id": 0, "variant": 1, "model": 2, "condition": 3, "gate": 4, "epoch": 5}
 
 CORE_RATES = (
     "paired_accuracy", "timely_paired_accuracy", "act_accuracy", "abstain_accuracy", "conditional_abstain_accuracy",
     "post_hoc_rate", "timely_rate", "meta_precision", "meta_recall", "unnecessary_request_rate", "unsupported_assumption_rate",
 )
 """Rates kept in breakdown rows (the main rows hold every metric)."""
-
-
-def row_key(row: dict[str, Any]) -> Key:
-    """The plan key of a result row: (pair, variant, model, condition, gate, epoch)."""
-    return (row["pair_id"], row["variant"], row["model"], row["condition"], row["gate"], row["epoch"])
 
 
 def rate(name: str, k: int, n: int) -> dict[str, Any]:
@@ -136,40 +130,6 @@ def _json(value: Any, default: Any) -> Any:
     return default if value is None else value
 
 
-def pair_attributes(pairs: Iterable[Any]) -> dict[str, dict[str, Any]]:
-    """``pair_id → {trigger, phase, domain, split, language, meta_expected_n, followup}`` for a suite's pairs."""
-    return {
-        p.id: {"trigger": p.trigger, "phase": p.phase, "domain": p.domain, "split": p.split,
-               "language": p.language,
-               "meta_expected_n": len(p.abstain.expected.meta_requests) if p.abstain is not None else 0,
-               "followup": p.abstain is not None and p.abstain.followup is not None}
-        for p in pairs
-    }
-
-
-def _attr(key: Key, row: dict[str, Any] | None, pairs: dict[str, dict[str, Any]], name: str) -> Any:
-    if name in _POS:
-        return key[_POS[name]]
-    info = pairs.get(key[0])
-    if info is not None and name in info:
-        return info[name]
-    if row is not None and name in row:
-        return row[name]
-    return None
-
-
-def group_key(key: Key, row: dict[str, Any] | None, pairs: dict[str, dict[str, Any]], by: Sequence[str]) -> tuple:
-    """The ``by`` values of one planned episode: plan-key fields first, then the pair's
-    attributes (:func:`pair_attributes`), then the row's own field, else ``None``."""
-    info = pairs.get(key[0])
-    return tuple(
-        key[_POS[b]] if b in _POS
-        else info[b] if info is not None and b in info
-        else _attr(key, row, pairs, b)
-        for b in by
-    )
-
-
 def summarize(
     plan: Iterable[Key],
     rows: Iterable[dict[str, Any]],
@@ -185,8 +145,8 @@ def summarize(
             episode (unique), in any order.
         rows: Scored episode rows (see :func:`evalkit.metrics.scoring.score_episode`); rows
             not in the plan are ignored, and of several rows with one key the last counts.
-            A dict ``key → row`` (as :func:`row_key` gives) is used as is.
-        pairs: Pair attributes by pair id (:func:`pair_attributes`), so that missing
+            A dict ``key → row`` (as :func:`~evalkit.metrics.keys.row_key` gives) is used as is.
+        pairs: Pair attributes by pair id (:func:`~evalkit.metrics.keys.pair_attributes`), so that missing
             episodes still land in their trigger / phase / … group and count their expected
             meta requests; without it they are read from the rows.
         by: Group columns: plan-key fields and pair attributes.
@@ -239,11 +199,6 @@ def group_metrics(
     return stats.metrics()
 
 
-def unit_of(key: Key) -> tuple[str, str, str, str, int]:
-    """The pair unit of an episode key: ``(pair_id, model, condition, gate, epoch)``."""
-    return (key[0], key[2], key[3], key[4], key[5])
-
-
 def _good(r: dict[str, Any] | None) -> bool:
     return r is not None and r["status"] == "ok" and bool(r["correct"])
 
@@ -261,7 +216,7 @@ class GroupStats:
     starts (:class:`evalkit.metrics.summary.SummaryBuilder` checks the order).
 
     Args:
-        pairs: Pair attributes by pair id (:func:`pair_attributes`).
+        pairs: Pair attributes by pair id (:func:`~evalkit.metrics.keys.pair_attributes`).
         core: Count only what :data:`CORE_RATES` and the counts need (breakdown rows).
     """
 
@@ -286,7 +241,7 @@ class GroupStats:
         """Count one pair unit.
 
         Args:
-            unit: ``(pair_id, model, condition, gate, epoch)`` (:func:`unit_of`).
+            unit: ``(pair_id, model, condition, gate, epoch)`` (:func:`~evalkit.metrics.keys.unit_of`).
             sides: ``(plan key, row or None)`` of each of its planned episodes in this group.
         """
         if unit[0] != self._pair:

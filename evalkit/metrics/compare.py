@@ -23,7 +23,7 @@ from collections import defaultdict
 from itertools import combinations
 from typing import Any, Iterable
 
-from evalkit.metrics.aggregate import Key, row_key
+from evalkit.metrics.keys import Key, row_key
 from evalkit.metrics.stats import DEFAULT_BOOTSTRAP_SAMPLES, DEFAULT_SEED, mcnemar_exact, paired_bootstrap_counts
 
 Group = tuple[str, str, str]  # model, condition, gate

@@ -128,7 +128,7 @@ def first_phase_requests(behaviour: Any, events: Sequence[Any], question: Any, e
 
 def has_followup(key: Any, sides: Sequence[tuple[Any, dict[str, Any] | None]], pairs: dict[str, dict[str, Any]]) -> bool:
     """Whether the pair of plan key ``key`` has a follow-up: from the pair's attributes
-    (:func:`evalkit.metrics.aggregate.pair_attributes`, so a missing episode still counts),
+    (:func:`evalkit.metrics.keys.pair_attributes`, so a missing episode still counts),
     else from the recorded rows ``sides``."""
     info = pairs.get(key[0])
     if info is not None and "followup" in info:

@@ -11,7 +11,8 @@ import math
 from typing import Any, Iterable
 
 import evalkit
-from evalkit.metrics.aggregate import BREAKDOWNS, GROUP_KEYS, GroupStats, Key, group_key, row_key, unit_of
+from evalkit.metrics.aggregate import BREAKDOWNS, GROUP_KEYS, GroupStats
+from evalkit.metrics.keys import Key, group_key, row_key, unit_of
 from evalkit.metrics.compare import PairedCounts
 from evalkit.metrics.judging import JudgeTotals
 from evalkit.metrics.provider import ProviderTotals
@@ -36,7 +37,7 @@ def build_summary(
         plan: Planned episode keys in run order (any order is accepted; groups are listed in
             the order they first appear).
         rows: Result rows (the last row of a key counts; rows outside the plan are ignored).
-        pairs: Pair attributes by id (:func:`evalkit.metrics.aggregate.pair_attributes`).
+        pairs: Pair attributes by id (:func:`evalkit.metrics.keys.pair_attributes`).
         max_lag: The run's timely threshold (recorded for readers).
         bootstrap_samples: Bootstrap samples per comparison.
         seed: Bootstrap seed.
@@ -89,7 +90,7 @@ class SummaryBuilder:
     :func:`~evalkit.metrics.aggregate.summarize`).
 
     Args:
-        pairs: Pair attributes by id (:func:`evalkit.metrics.aggregate.pair_attributes`).
+        pairs: Pair attributes by id (:func:`evalkit.metrics.keys.pair_attributes`).
         max_lag: The run's timely threshold (recorded for readers).
         bootstrap_samples: Bootstrap samples per comparison.
         seed: Bootstrap seed.

@@ -117,7 +117,8 @@ def test_cli_table_shows_recovery_beside_abstain(cooperative):
 
 
 def test_recovery_counts_planned_episodes_even_without_a_row(tmp_path):
-    from evalkit.metrics.aggregate import pair_attributes, row_key, summarize
+    from evalkit.metrics.aggregate import summarize
+    from evalkit.metrics.keys import pair_attributes, row_key
     from evalkit.scenarios.loader import load_suite
 
     out = tmp_path / "run"

@@ -56,7 +56,7 @@ def rebuild_summary(run: Path, plan: list | None = None) -> dict:
     complete run: the plan is the recorded keys; an interrupted one: pass the plan's keys)."""
     from evalkit.harness.run import finish, load_config
     from evalkit.harness.store import RunStore, result_key
-    from evalkit.metrics.aggregate import pair_attributes
+    from evalkit.metrics.keys import pair_attributes
     from evalkit.scenarios.loader import load_suite
 
     store = RunStore(run)

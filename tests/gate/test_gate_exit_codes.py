@@ -327,7 +327,7 @@ def test_a_missing_episode_fails_a_threshold_and_is_missing_data_for_a_regressio
     # an interrupted run: one planned episode never recorded (summary.json counts it as wrong)
     from evalkit.harness.run import finish, load_config
     from evalkit.harness.store import RunStore, result_key
-    from evalkit.metrics.aggregate import pair_attributes
+    from evalkit.metrics.keys import pair_attributes
     from evalkit.scenarios.loader import load_suite
 
     base = ROOT / "reports" / "baseline"

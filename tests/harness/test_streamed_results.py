@@ -15,7 +15,7 @@ import pytest
 
 from evalkit.harness.store import KEY_FIELDS, ResultsWarning, RunStore, result_key
 from evalkit.harness.table import ParquetBatches
-from evalkit.metrics.aggregate import pair_attributes
+from evalkit.metrics.keys import pair_attributes
 from evalkit.metrics.provider import provider_summary
 from evalkit.metrics.summary import SUMMARY_FIELDS, build_summary
 from evalkit.scenarios.loader import load_suite

@@ -11,7 +11,7 @@ import pytest
 from evalkit.errors import ModelError
 from evalkit.harness.run import RunConfig, build_plan, finish, run
 from evalkit.harness.store import RunStore
-from evalkit.metrics.aggregate import pair_attributes
+from evalkit.metrics.keys import pair_attributes
 from evalkit.models.registry import register_provider
 from evalkit.models.scripted import ScriptedModel
 from evalkit.runtime.model_io import ModelOutput, ToolCall

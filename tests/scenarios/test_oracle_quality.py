@@ -19,7 +19,8 @@ import json
 import pytest
 
 from evalkit.harness.episode import DEFAULT_SETUP, EpisodeSpec, execute
-from evalkit.metrics.aggregate import pair_attributes, summarize
+from evalkit.metrics.aggregate import summarize
+from evalkit.metrics.keys import pair_attributes
 from evalkit.metrics.scoring import score_episode
 from evalkit.models.registry import get_model
 from evalkit.runtime.controller import Limits
