@@ -77,7 +77,7 @@ def episode_followup(spec: Any, questions: Sequence[Any], commits: Sequence[Any]
         ``{followup, asked, questions, repeated_questions, recovered, persona, commits_after_unhelpful}``
         (``persona``: the persona that replied, ``None`` when nobody was asked).
     """
-    from evalkit.metrics.scoring import args_match, check_state
+    from evalkit.metrics.matching import args_match, check_state
 
     variant = spec.pair.variant(spec.variant)
     followup = getattr(variant, "followup", None) if spec.variant == "abstain" else None

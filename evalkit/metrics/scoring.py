@@ -132,6 +132,7 @@ from evalkit.metrics.behaviour import episode_behaviour
 from evalkit.metrics.billing import episode_billing
 from evalkit.metrics.failures import failure_kind
 from evalkit.metrics.grounding import unsupported_arguments
+from evalkit.metrics.matching import args_match, check_state
 from evalkit.runtime.events import (
     ActionDecided,
     EpisodeEnded,
@@ -147,47 +148,8 @@ from evalkit.runtime.events import (
 )
 from evalkit.runtime.followup_events import UserQuestion
 from evalkit.metrics.followup import episode_followup, first_phase_requests, first_question
-from evalkit.scenarios.schema import StateCheck
 
-_MISSING = object()
 FINAL_TEXT_CHARS = 2000
-
-
-def resolve_path(state: Any, path: str) -> Any:
-    """Value at a dotted ``path`` in nested dicts/lists, or a private sentinel when absent.
-
-    Keys may themselves contain dots (``files.docs/plan.v2.md.owner``): at each level the
-    longest key that matches a prefix of the remaining path wins.
-    """
-    cur = state
-    rest = path
-    while rest:
-        if isinstance(cur, dict):
-            parts = rest.split(".")
-            for n in range(len(parts), 0, -1):
-                key = ".".join(parts[:n])
-                if key in cur:
-                    cur = cur[key]
-                    rest = ".".join(parts[n:])
-                    break
-            else:
-                return _MISSING
-        elif isinstance(cur, list):
-            head, _, rest = rest.partition(".")
-            if not head.isdigit() or int(head) >= len(cur):
-                return _MISSING
-            cur = cur[int(head)]
-        else:
-            return _MISSING
-    return cur
-
-
-def check_state(state: dict[str, Any], check: StateCheck) -> bool:
-    """Whether ``check`` holds on ``state``."""
-    value = resolve_path(state, check.path)
-    if check.exists is not None:
-        return (value is not _MISSING) == check.exists
-    return value is not _MISSING and value == check.equals
 
 
 def pair_sha256(pair: Any) -> str:
@@ -206,11 +168,6 @@ def pair_sha256(pair: Any) -> str:
 
 
 _PAIR_HASHES: dict[int, tuple[Any, str]] = {}
-
-
-def args_match(expected: dict[str, Any], actual: dict[str, Any]) -> bool:
-    """Whether every expected argument is present in ``actual`` with an equal value."""
-    return all(k in actual and actual[k] == v for k, v in expected.items())
 
 
 def score_episode(

@@ -249,7 +249,7 @@ def subset_schema(schema: dict[str, Any]) -> dict[str, Any]:
     branch), so each argument given is held to its property's schema (type, pattern, enum,
     bounds) and an unknown name is still refused where the tool refuses one, while arguments
     left out are not missing. Expected commits name such a subset (scored by
-    :func:`evalkit.metrics.scoring.args_match`). Cached per schema object, so the compiled
+    :func:`evalkit.metrics.matching.args_match`). Cached per schema object, so the compiled
     validator is reused."""
     hit = _SUBSET_SCHEMAS.get(id(schema))
     if hit is not None and hit[0] is schema:

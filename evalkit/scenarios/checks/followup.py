@@ -28,7 +28,7 @@ from typing import Any
 
 from evalkit.harness.episode import EpisodeSpec, RuntimeSetup, execute
 from evalkit.metrics.grounding import Evidence, _leaves, is_fact, unsupported_arguments
-from evalkit.metrics.scoring import args_match, check_state
+from evalkit.metrics.matching import args_match, check_state
 from evalkit.runtime.context import ModelContext
 from evalkit.runtime.controller import Limits
 from evalkit.runtime.events import ActionDecided, EpisodeEnded, ToolExecuted, UserMessage
