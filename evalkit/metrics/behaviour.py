@@ -98,7 +98,7 @@ def match_requests(made: list[dict[str, Any]], expected: list[Any]) -> int:
 
     Args:
         made: Distinct requests made, dicts with ``type`` and ``target``.
-        expected: :class:`~evalkit.scenarios.schema.MetaExpectation` items (or dicts with
+        expected: :class:`~evalkit.scenarios.parts.MetaExpectation` items (or dicts with
             ``type`` and ``target``).
 
     Returns:

@@ -1,7 +1,7 @@
 """Matching of expected outcomes: state checks and tool-call arguments.
 
 A pair's expected outcome names tool calls by their arguments and the final sandbox state
-by state checks (:class:`evalkit.scenarios.schema.StateCheck`). Arguments match when every
+by state checks (:class:`evalkit.scenarios.parts.StateCheck`). Arguments match when every
 expected argument is present with an equal value (:func:`args_match`); a state check reads
 a dotted path in the nested state (:func:`resolve_path`) and tests its presence or value
 (:func:`check_state`). The scorer (:mod:`evalkit.metrics.scoring`) and the follow-up
@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from evalkit.scenarios.schema import StateCheck
+from evalkit.scenarios.parts import StateCheck
 
 _MISSING = object()
 

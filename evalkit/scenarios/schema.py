@@ -62,67 +62,15 @@ Every model validates on load; unknown keys are errors (a typo must not pass sil
 
 from __future__ import annotations
 
-from typing import Annotated, Any, Literal
+from typing import Any, Literal
 
-from pydantic import AfterValidator, BaseModel, ConfigDict, Field, model_validator
+from pydantic import Field, model_validator
 
 from evalkit.runtime.approvals import ApprovalPolicy
 from evalkit.runtime.meta import ContextDoc
 from evalkit.runtime.policy import Budgets
-from evalkit.types import TRIGGER_PHASE, MetaType, Phase, Trigger
-
-
-def _not_blank(value: str) -> str:
-    if not value.strip():
-        raise ValueError("is blank: write a sentence")
-    return value
-
-
-Text = Annotated[str, Field(min_length=1), AfterValidator(_not_blank)]
-"""A sentence a person writes (a rationale, a reason): at least one character that is not
-white space."""
-
-
-class _Strict(BaseModel):
-    model_config = ConfigDict(extra="forbid", frozen=True, strict=True)
-
-
-class PlannedCall(_Strict):
-    """One call of a variant's plan (the eager agent's trajectory)."""
-
-    tool: str
-    args: dict[str, Any] = Field(default_factory=dict)
-
-
-class CommitExpectation(_Strict):
-    """An expected commit: the tool, and arguments that must match (a subset of the call's)."""
-
-    tool: str
-    args: dict[str, Any] = Field(default_factory=dict)
-
-
-class StateCheck(_Strict):
-    """A predicate over the final state, addressed by a dotted path (``orders.O-1.status``).
-
-    Exactly one of ``equals`` (value at the path) or ``exists`` (whether the path resolves).
-    """
-
-    path: str
-    equals: Any = None
-    exists: bool | None = None
-
-    @model_validator(mode="after")
-    def _one_check(self) -> "StateCheck":
-        if self.exists is None and "equals" not in self.model_fields_set:
-            raise ValueError("give `equals` or `exists`")
-        return self
-
-
-class MetaExpectation(_Strict):
-    """A meta request a good agent makes: its type and, optionally, its target."""
-
-    type: MetaType
-    target: str | None = None
+from evalkit.scenarios.parts import CommitExpectation, MetaExpectation, PlannedCall, StateCheck, Text, _Strict
+from evalkit.types import TRIGGER_PHASE, Phase, Trigger
 
 
 class FaultSpec(_Strict):

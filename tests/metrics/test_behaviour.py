@@ -12,7 +12,7 @@ from evalkit.runtime.events import (
     ToolExecuted,
     UserMessage,
 )
-from evalkit.scenarios.schema import MetaExpectation
+from evalkit.scenarios.parts import MetaExpectation
 
 
 def _meta(log, rid, mtype, status, turn=1, **detail):

@@ -27,7 +27,8 @@ from evalkit.runtime.events import (
 )
 from evalkit.runtime.model_io import ModelOutput, ToolCall
 from evalkit.runtime.tools import Domain
-from evalkit.scenarios.schema import Pair, PlannedCall
+from evalkit.scenarios.parts import PlannedCall
+from evalkit.scenarios.schema import Pair
 
 CONDITION = "meta"
 """The condition the plans run in (the oracle self-check's default)."""
