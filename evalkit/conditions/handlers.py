@@ -26,7 +26,8 @@ from typing import Any, Mapping
 
 from evalkit.runtime.events import MetaRequestUpdated
 from evalkit.runtime.loop import Recorder
-from evalkit.runtime.meta import MetaEnvironment, MetaPolicy, MetaProtocol, parse_request
+from evalkit.runtime.meta import MetaEnvironment, MetaPolicy, MetaProtocol
+from evalkit.runtime.meta_requests import parse_request
 from evalkit.runtime.model_io import ToolCall
 
 __all__ = ["MetaPolicy", "PlainToolHandler", "RuntimePolicyHandler"]

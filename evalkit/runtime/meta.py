@@ -1,8 +1,9 @@
 """The meta-request protocol: the model asks, the runtime decides (DESIGN §3, seed 000).
 
-A meta request is a typed control-plane request (:class:`MetaRequest`: id, type, reason,
-required evidence, requested resources, risk, fallback, confidence, plus the type's own
-fields). :class:`MetaProtocol` takes each one through the state machine
+A meta request is a typed control-plane request
+(:class:`~evalkit.runtime.meta_requests.MetaRequest`: id, type, reason, required evidence,
+requested resources, risk, fallback, confidence, plus the type's own fields).
+:class:`MetaProtocol` takes each one through the state machine
 ``proposed → validating → accepted | modified | denied | needs_user → fulfilled | failed
 | expired`` (:data:`TRANSITIONS`); every transition is a
 :class:`~evalkit.runtime.events.MetaRequestUpdated` event, and the event that answers the
@@ -36,8 +37,8 @@ Validation, in order (each rule has a failure-path test in ``tests/runtime/test_
    sensitive context document needs the user (``needs_user``); a whole tree is narrowed
    to its index (``modified``); ``propose_skill`` only ever records an inactive draft; a
    ``request_tool`` is ``accepted`` only when its capability is the name of a registered
-   tool (:func:`tool_named`: exact, case and separators aside), else it is ``denied``
-   (``capability_gap``, flagged as a missing capability) and no look-alike tool is offered
+   tool (:func:`~evalkit.runtime.meta_requests.tool_named`: exact, case and separators
+   aside), else it is ``denied`` (``capability_gap``, flagged as a missing capability) and no look-alike tool is offered
    in its place (``send_message`` does not stand in for ``schedule_message``).
 
 Every ``denied`` response carries the reason and a non-empty list of alternatives, so the
@@ -51,7 +52,6 @@ follow-up it is ``fulfilled`` and the user answers in the next user message);
 
 from __future__ import annotations
 
-import json
 import re
 from dataclasses import dataclass, field
 from typing import Any, Literal, Mapping
@@ -59,6 +59,7 @@ from typing import Any, Literal, Mapping
 from pydantic import BaseModel, ConfigDict, Field
 
 from evalkit.runtime.events import BudgetCharged, MetaRequestUpdated, PermissionChanged
+from evalkit.runtime.meta_requests import MetaRequest, parse_request, tool_named
 from evalkit.runtime.model_io import ToolCall
 from evalkit.runtime.provenance import injection_suspected, resources, texts
 
@@ -147,81 +148,6 @@ class MetaEnvironment:
         if target and target in self.user_answers:
             return self.user_answers[target]
         return self.user_answers.get("default")
-
-
-@dataclass(frozen=True, slots=True)
-class MetaRequest:
-    """One meta request as the runtime sees it (seed 000 §4)."""
-
-    id: str
-    type: str
-    call_id: str
-    arguments: dict[str, Any]
-    reason: str = ""
-    target: str | None = None
-    question: str | None = None
-    options: tuple[str, ...] = ()
-    capability: str | None = None
-    required_evidence: tuple[str, ...] = ()
-    requested_resources: dict[str, Any] = field(default_factory=dict)
-    risk: str | None = None
-    fallback: str | None = None
-    confidence: float | None = None
-    safe_partial_output: str | None = None
-
-    def fingerprint(self) -> str:
-        """Identity used to detect a repeated request."""
-        return json.dumps([self.type, self.target, self.capability, self.question, self.requested_resources],
-                          sort_keys=True, ensure_ascii=False, default=str)
-
-
-def parse_request(call: ToolCall, request_id: str) -> MetaRequest:
-    """The :class:`MetaRequest` of a ``meta_request`` call (or of a plain meta tool)."""
-    args = dict(call.arguments or {})
-    mtype = str(args.pop("type", "")) if call.name == "meta_request" else call.name
-    resources_ = args.get("requested_resources")
-
-    def text(name: str) -> str | None:
-        value = args.get(name)
-        return str(value) if value not in (None, "") else None
-
-    return MetaRequest(
-        id=request_id, type=mtype, call_id=call.id, arguments=args,
-        reason=str(args.get("reason") or ""), target=text("target") or text("name"), question=text("question"),
-        options=tuple(map(str, args.get("options") or ())),
-        capability=text("capability") or text("requested_capability"),
-        required_evidence=tuple(map(str, args.get("required_evidence") or args.get("missing_evidence") or ())),
-        requested_resources=dict(resources_) if isinstance(resources_, dict) else {},
-        risk=text("risk"), fallback=text("fallback"),
-        confidence=args.get("confidence") if isinstance(args.get("confidence"), (int, float)) else None,
-        safe_partial_output=text("safe_partial_output"),
-    )
-
-
-_NOT_NAME = re.compile(r"[^a-z0-9]+")
-
-
-def tool_named(capability: str, tools: tuple[str, ...] | list[str]) -> str | None:
-    """The registered tool a ``request_tool`` capability names, or ``None``.
-
-    A capability names a tool only when it *is* the tool's name, compared without case and
-    with runs of spaces, hyphens, dots and other separators read as ``_`` (``"Send Message"``
-    and ``"send-message"`` name ``send_message``). Sharing a word is not naming:
-    ``schedule_message`` does not name ``send_message`` and ``exchange item`` does not name
-    ``approve_refund``; those pairs are exactly what ``tool_gap`` scenarios test (DESIGN §3,
-    seed ``000`` §3.2: the runtime may disclose an existing tool, or record a capability gap).
-
-    Args:
-        capability: The requested capability (or target) as the model wrote it.
-        tools: Names of the episode's registered task tools.
-
-    Returns:
-        The matching tool's name as registered, or ``None`` when no tool is named.
-    """
-    key = _NOT_NAME.sub("_", capability.strip().lower()).strip("_")
-    if not key:
-        return None
-    return next((name for name in tools if _NOT_NAME.sub("_", name.lower()).strip("_") == key), None)
 
 
 def _schema_problem(req: MetaRequest) -> str | None:

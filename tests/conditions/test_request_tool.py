@@ -4,7 +4,7 @@ Seed ``000`` §3.2: the runtime may disclose an existing tool, use a substitute,
 user or record a capability gap. A substitute chosen because its name shares a word with the
 request (``send_message`` for ``schedule_message``, ``approve_refund`` for ``approve_exchange``)
 is the very mistake the ``tool_gap`` pairs test, so the runtime offers a registered tool only
-when the request names it (:func:`evalkit.runtime.meta.tool_named`).
+when the request names it (:func:`evalkit.runtime.meta_requests.tool_named`).
 """
 
 from __future__ import annotations
@@ -15,7 +15,7 @@ from evalkit.harness.episode import DEFAULT_SETUP, EpisodeSpec, execute
 from evalkit.models.registry import get_model
 from evalkit.runtime.controller import Limits
 from evalkit.runtime.events import MetaRequestUpdated
-from evalkit.runtime.meta import tool_named
+from evalkit.runtime.meta_requests import tool_named
 from evalkit.scenarios.domains import load_domain
 from evalkit.scenarios.loader import load_suite
 

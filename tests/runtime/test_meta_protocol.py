@@ -11,7 +11,8 @@ from evalkit.conditions.handlers import PlainToolHandler
 from evalkit.conditions.meta_tools import plain_meta_tools
 from evalkit.runtime.events import BudgetCharged, EpisodeEnded, MetaRequestUpdated, PermissionChanged, ToolExecuted
 from evalkit.runtime.loop import EpisodeRun, Recorder
-from evalkit.runtime.meta import TRANSITIONS, ContextDoc, MetaPolicy, MetaProtocol, MetaRequest
+from evalkit.runtime.meta import TRANSITIONS, ContextDoc, MetaPolicy, MetaProtocol
+from evalkit.runtime.meta_requests import MetaRequest
 from evalkit.runtime.view import fold
 
 DOCS = {"docs/a.md": ContextDoc(content="A"), "docs/b.md": ContextDoc(content="B"),
