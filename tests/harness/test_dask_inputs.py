@@ -17,13 +17,8 @@ import pytest
 
 import evalkit
 from evalkit.harness.config import resolved_paths
-from evalkit.harness.dask_executor import (
-    WorkerInputsError,
-    _worker_context,
-    check_worker_inputs,
-    execute_plan_dask,
-    run_identity,
-)
+from evalkit.harness.dask_executor import execute_plan_dask
+from evalkit.harness.dask_inputs import WorkerInputsError, _worker_context, check_worker_inputs, run_identity
 from evalkit.harness.run import RunConfig, run
 from evalkit.metrics.scoring import pair_sha256
 from evalkit.scenarios.loader import load_suite
