@@ -18,6 +18,19 @@ PAIR = "shop-order-missing-quantity"
 FIXTURE = Path(__file__).resolve().parent.parent / "fixtures" / "field_failures_2.json"
 
 
+def pair_suite(tmp_path: Path) -> Path:
+    """A suite file holding the built-in :data:`PAIR` as the field cases describe it: without
+    its follow-up, so each episode ends at the model's answer (one call per episode)."""
+    import yaml
+
+    builtin = Path(__file__).resolve().parents[2] / "scenarios" / "builtin.yaml"
+    [pair] = [p for p in yaml.safe_load(builtin.read_text(encoding="utf-8"))["pairs"] if p["id"] == PAIR]
+    pair["abstain"].pop("followup", None)
+    path = tmp_path / "pair.json"
+    path.write_text(json.dumps({"pairs": [pair]}), encoding="utf-8")
+    return path
+
+
 def field_cases_2() -> dict[str, dict]:
     """The field cases F01–F09 by id (the repository's copy of the case file)."""
     return {case["id"]: case for case in json.loads(FIXTURE.read_text(encoding="utf-8"))}
@@ -108,6 +121,7 @@ def run_pair(api, tmp_path: Path, spec: str, endpoint: Endpoint, *, config_yaml:
     base = api.url_for("/v1") if spec.startswith("openai/") else api.url_for("").rstrip("/")
     options.setdefault("temperature", 0.0)
     config = RunConfig(out=str(tmp_path / out), report=False, models=[spec], conditions=["nl"], pair_ids=[PAIR],
+                       suites=[str(pair_suite(tmp_path))],
                        base_url=base, max_connections=1, selfcheck=False, cache=cache,
                        model_config_file=str(config_file) if config_file else None, **options)
     summary = run(config)

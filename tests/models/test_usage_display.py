@@ -8,7 +8,7 @@ import os
 import subprocess
 import sys
 
-from provider_helpers import PAIR, Endpoint, field_cases_2
+from provider_helpers import PAIR, Endpoint, field_cases_2, pair_suite
 
 
 def test_unreported_usage_is_shown_as_unknown_everywhere(api, tmp_path):
@@ -20,7 +20,8 @@ def test_unreported_usage_is_shown_as_unknown_everywhere(api, tmp_path):
     env = {**os.environ, "EVALKIT_CACHE_DIR": str(tmp_path / "cache")}
     env.pop("OPENAI_API_KEY", None)
     out = tmp_path / "run"
-    done = subprocess.run([sys.executable, "-m", "evalkit", "run", "-m", "openai/fake", "-c", "nl", "--pair", PAIR,
+    done = subprocess.run([sys.executable, "-m", "evalkit", "run", str(pair_suite(tmp_path)), "-m", "openai/fake", "-c", "nl",
+                           "--pair", PAIR,
                            "--base-url", api.url_for("/v1"), "--temperature", "0", "--max-connections", "1",
                            "--model-config", str(config), "--no-selfcheck", "--out", str(out)],
                           capture_output=True, text=True, timeout=300, env=env)
