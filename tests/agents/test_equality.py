@@ -30,6 +30,11 @@ GATE_OFF = ("none", "missing_param", "ambiguous_intent", "high_risk", "tool_gap"
             "prompt_injection")
 
 
+FIRST_DECISION = ("status", "correct", "decision", "decided_by", "stated", "decision_match", "critical_commits",
+                  "post_hoc", "lag", "timely", "meta_made_n", "meta_matched_n", "meta_expected_n")
+"""The fields of a side's first decision (up to the question on a side with a follow-up)."""
+
+
 @pytest.mark.parametrize(("gate", "triggers"), [("off", GATE_OFF), ("on", GATE_ON)])
 def test_oracle_agent_equals_scripted_oracle(tmp_path, gate, triggers):
     pair_ids = stratified(1, triggers)
@@ -44,8 +49,13 @@ def test_oracle_agent_equals_scripted_oracle(tmp_path, gate, triggers):
     for key, row in theirs.items():
         other = mine[key]
         assert other["status"] == "ok"
-        different = {k: (row[k], other[k]) for k in row if k not in IGNORED and row[k] != other[k]}
+        # over MCP the simulated user does not answer yet: a side with a follow-up ends at the
+        # question, so only its first decision is compared (and the agent does not recover)
+        fields = FIRST_DECISION if row.get("followup") else [k for k in row if k not in IGNORED]
+        different = {k: (row[k], other[k]) for k in fields if row[k] != other[k]}
         assert different == {}, key
+        if row.get("followup"):
+            assert row["recovered"] is True and not other["recovered"], key
 
 
 def test_the_two_subsets_cover_every_trigger():
