@@ -140,7 +140,7 @@ class AgentModel:
 
     def respond(self, context: Any, episode: Any) -> Any:
         """Not used: an agent is not called turn by turn (:meth:`run_episode` drives it)."""
-        raise NotImplementedError("an agent drives its episode itself (AgentModel.run_episode)")
+        raise TypeError("an agent is not called turn by turn: it drives its episode itself (AgentModel.run_episode)")
 
     def run_episode(self, *, model: Any = None, episode: Any = None, system_prompt: str = "",
                     user_message: str = "", **kwargs: Any) -> Any:
