@@ -31,3 +31,17 @@ def mini_tasks() -> Path:
 @pytest.fixture(scope="session")
 def mini_suite() -> Path:
     return FIXTURES / "suites" / "mini.yaml"
+
+
+@pytest.fixture(scope="session")
+def threaded_http_server():
+    """A threaded fake HTTP server on 127.0.0.1 for the whole session (pytest-httpserver; a slow
+    answer must not block the retry that follows); each user clears it before and after use."""
+    from pytest_httpserver import HTTPServer
+
+    server = HTTPServer(host="127.0.0.1", port=0, threaded=True)
+    server.start()
+    yield server
+    server.clear()
+    if server.is_running():
+        server.stop()

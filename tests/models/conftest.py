@@ -7,8 +7,6 @@ import json
 from pathlib import Path
 
 import pytest
-from pytest_httpserver import HTTPServer
-
 
 FIELD_FAILURES = Path(__file__).resolve().parent.parent / "fixtures" / "field_failures.json"
 
@@ -18,22 +16,12 @@ def httpserver_listen_address():
     return ("127.0.0.1", 0)
 
 
-@pytest.fixture(scope="session")
-def api_server():
-    """A threaded fake API server (a slow answer must not block the retry that follows)."""
-    server = HTTPServer(host="127.0.0.1", port=0, threaded=True)
-    server.start()
-    yield server
-    server.clear()
-    if server.is_running():
-        server.stop()
-
-
 @pytest.fixture
-def api(api_server):
-    api_server.clear()
-    yield api_server
-    api_server.clear()
+def api(threaded_http_server):
+    """The session's threaded fake API server, cleared for this test."""
+    threaded_http_server.clear()
+    yield threaded_http_server
+    threaded_http_server.clear()
 
 
 @pytest.fixture(autouse=True)

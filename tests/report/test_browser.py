@@ -8,19 +8,10 @@ screenshot is taken. Skipped, with the reason, only when ``/usr/bin/chromium`` i
 
 from __future__ import annotations
 
-import os
-
 import pytest
+from browser_helpers import BROWSER_MARKS, CHROMIUM, FLAGS
 
-CHROMIUM = "/usr/bin/chromium"
-FLAGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking",
-         "--disable-component-update", "--disable-sync", "--no-first-run"]
-
-pytestmark = [
-    pytest.mark.browser,
-    pytest.mark.skipif(not os.path.exists(CHROMIUM),
-                       reason=f"{CHROMIUM} is missing: install Debian's chromium package (apt-get install -y chromium)"),
-]
+pytestmark = BROWSER_MARKS
 
 
 @pytest.fixture(scope="module")
