@@ -31,7 +31,7 @@ Policies (``scripted/NAME``):
   (:mod:`evalkit.metrics.followup`).
 
 After the simulated user's reply on a side with a follow-up (:mod:`evalkit.runtime.followup`)
-the oracle reads the reply: to the follow-up's ``answer`` it plays the follow-up's calls
+the oracle (and ``late:K``) reads the reply: to the follow-up's ``answer`` it plays the follow-up's calls
 (``followup.plan``, else its expected commits) and reports; to any other reply (the unhelpful
 user's) it stops without committing (``abstain``). The other policies never see a
 follow-up: ``always_act`` and ``post_hoc`` never ask and ``always_abstain`` declares a
@@ -203,9 +203,10 @@ class ScriptedModel:
         if reply is None:
             return None
         index = sum(1 for m in messages[reply:] if m.get("role") == "assistant")
-        if self.policy == "oracle" and messages[reply]["content"] == followup.answer:
+        careful = self.policy in ("oracle", "late")  # late:K is the oracle, slower to stop
+        if careful and messages[reply]["content"] == followup.answer:
             return [*(_Call(c.tool, dict(c.args)) for c in followup.calls), _Say(DONE_TEXT)], index
-        reason = ("the user did not give the missing details" if self.policy == "oracle"
+        reason = ("the user did not give the missing details" if careful
                   else "I will not go on with this request.")
         return [_Stop("abstain", reason)], index
 
@@ -213,7 +214,7 @@ class ScriptedModel:
         """Emit the step for this turn (one tool call, a stop, or a final text)."""
         steps = self._script_for(episode)
         turn = context.turn
-        if episode.variant == "abstain" and self.policy in ("oracle", "asks_ignores"):
+        if episode.variant == "abstain" and self.policy in ("oracle", "late", "asks_ignores"):
             after = self._after_reply(context, episode)
             if after is not None:
                 steps, turn = after
