@@ -13,7 +13,8 @@ from evalkit.harness.config import ADDED_FIELDS, config_sha256
 from evalkit.harness.run import RunConfig, resume_run, run
 
 SUITE = Path(__file__).resolve().parent.parent / "fixtures" / "followup" / "shop_followup.yaml"
-MODELS = ["scripted/oracle", "scripted/asks_ignores", "scripted/always_abstain", "scripted/always_act"]
+MODELS = ["scripted/oracle", "scripted/asks_ignores", "scripted/always_abstain", "scripted/always_act",
+          "scripted/late:2"]
 
 
 def _rows(summary):
@@ -33,6 +34,8 @@ def test_scripted_baselines_pin_recovery(cooperative, condition):
     assert (oracle["recovery_rate"], oracle["recovery_rate_k"], oracle["recovery_rate_n"]) == (1.0, 2, 2)
     assert oracle["resolved_paired_accuracy"] == 1.0 and oracle["resolved_paired_accuracy_n"] == 2
     assert oracle["paired_accuracy"] == 1.0 and oracle["abstain_accuracy"] == 1.0
+    late = rows["scripted/late:2", condition]  # the oracle, late to stop: it still recovers
+    assert (late["recovery_rate_k"], late["recovery_rate_n"]) == (2, 2)
     # requests are matched on the first phase: the question, not what follows the answer
     assert oracle["meta_precision"] == oracle["meta_recall"] == 1.0 and oracle["unsupported_assumption_rate"] == 0.0
     assert oracle["unsupported_assumption_rate_n"] == 15 and oracle["first_pass_rate"] == 1.0
