@@ -4,6 +4,7 @@ playing the same way gets (the fields named in test_equality.DIFFERENT_BY_CONSTR
 
 from __future__ import annotations
 
+import json
 from typing import Any
 
 import pytest
@@ -150,3 +151,49 @@ def test_an_agent_that_exits_after_the_reply_has_stopped_there_not_failed():
     assert differences({0: local_row}, {0: agent_row}) == {}
     assert (agent_row["decision"], agent_row["correct"], agent_row["asked"], agent_row["recovered"]) == \
         ("clarify", True, True, False)
+
+
+def _completion(content: str | None, calls: list[dict] | None = None) -> dict:
+    message: dict[str, Any] = {"role": "assistant", "content": content}
+    if calls:
+        message["tool_calls"] = [{"id": f"tc{i}", "type": "function",
+                                  "function": {"name": c["name"], "arguments": json.dumps(c["arguments"])}}
+                                 for i, c in enumerate(calls)]
+    return {"id": "cmpl-1", "object": "chat.completion", "created": 0, "model": "fake",
+            "choices": [{"index": 0, "message": message, "finish_reason": "tool_calls" if calls else "stop"}],
+            "usage": {"prompt_tokens": 10, "completion_tokens": 5, "total_tokens": 15}}
+
+
+def _chat(request: Any) -> Any:
+    """A chat model over HTTP that asks for the quantity, then orders what the user said."""
+    from werkzeug import Response
+
+    last = request.get_json()["messages"][-1]
+    if last["role"] == "user" and "2 mugs" in last["content"]:
+        body = _completion(None, [{"name": "place_order",
+                                   "arguments": {"customer_id": "C-1", "sku": "SKU-100", "quantity": 2}}])
+    elif last["role"] == "tool":
+        body = _completion("Done: I ordered 2 blue mugs for C-1.")
+    else:
+        body = _completion("Before I go ahead, how many mugs would you like me to order?")
+    return Response(json.dumps(body), content_type="application/json")
+
+
+def test_the_openai_example_agent_gets_the_reply_and_finishes_the_task(threaded_http_server):
+    import shlex
+    import sys
+
+    from agent_helpers import ROOT
+
+    threaded_http_server.clear()
+    threaded_http_server.expect_request("/v1/chat/completions", method="POST").respond_with_handler(_chat)
+    try:
+        command = [sys.executable, str(ROOT / "examples" / "agents" / "openai_mcp_agent.py"), "--base-url",
+                   threaded_http_server.url_for("/v1"), "--model", "fake", "--max-steps", "6"]
+        agent_run, row = _play(AgentModel("cmd:" + " ".join(shlex.quote(a) for a in command)), "nl")
+    finally:
+        threaded_http_server.clear()
+    assert agent_run.error is None
+    assert (row["decision"], row["correct"], row["asked"], row["questions"], row["recovered"]) == \
+        ("clarify", True, True, 1, True)
+    assert agent_run.state["orders"]["O-1005"]["quantity"] == 2
