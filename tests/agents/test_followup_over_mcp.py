@@ -1,6 +1,7 @@
 """Over MCP the simulated user answers an agent's question as in process: an agent that ignores
-the answer, one that keeps asking, and the unhelpful user give the rows an in-process model
-playing the same way gets (the fields named in test_equality.DIFFERENT_BY_CONSTRUCTION aside)."""
+the answer, one that keeps asking, one that exits after the reply, and the unhelpful user give
+the rows an in-process model playing the same way gets (the fields named in
+test_equality.DIFFERENT_BY_CONSTRUCTION aside); the openai example agent uses the reply."""
 
 from __future__ import annotations
 
@@ -8,6 +9,9 @@ import json
 from typing import Any
 
 import pytest
+from agent_helpers import asking_agent, rows, scripted_agent
+from asking_agent import question_call
+from test_equality import by_key, differences, summary_of
 
 from evalkit.agents.spec import AgentModel
 from evalkit.harness.config import RunConfig
@@ -15,16 +19,17 @@ from evalkit.harness.episode import EpisodeSpec, RuntimeSetup, execute
 from evalkit.harness.run import run
 from evalkit.metrics.scoring import score_episode
 from evalkit.runtime.controller import Limits
-from evalkit.runtime.events import ContextBuilt, EpisodeEnded, ModelResponded, UserMessage
+from evalkit.runtime.events import (
+    ContextBuilt,
+    EpisodeEnded,
+    ModelResponded,
+    UserMessage,
+)
 from evalkit.runtime.followup import REPEAT_REPLY
 from evalkit.runtime.followup_events import PhaseStarted, UserQuestion
 from evalkit.runtime.model_io import ModelOutput, ToolCall
 from evalkit.scenarios.domains import load_domain
 from evalkit.scenarios.loader import load_suite
-
-from agent_helpers import asking_agent, rows, scripted_agent
-from asking_agent import question_call
-from test_equality import by_key, differences, summary_of
 
 PAIRS = ["shop-order-missing-quantity", "ws-which-q3-report-zh"]  # missing_param, ambiguous_intent (zh)
 CONDITIONS = ("nl", "tool", "meta")
