@@ -62,7 +62,9 @@ class Launch:
 
 def build_server(session: AgentSession) -> Any:
     """The low-level MCP ``Server`` exposing ``session``'s tools (``tools/list``) and serving
-    each ``tools/call`` through :meth:`AgentSession.call`."""
+    each ``tools/call`` through :meth:`AgentSession.call`. A result's ``_meta`` holds
+    ``evalkit/episode_ended``, ``evalkit/end_reason`` and ``evalkit/user_reply`` (the simulated
+    user's reply when the call asked the user a question, else ``null``)."""
     import mcp_types as types
     from mcp.server.lowlevel import Server
 
@@ -76,7 +78,8 @@ def build_server(session: AgentSession) -> Any:
         answer = session.call(params.name, params.arguments)
         return types.CallToolResult(content=[types.TextContent(type="text", text=answer.text)],
                                     is_error=answer.is_error,
-                                    _meta={"evalkit/episode_ended": answer.ended, "evalkit/end_reason": answer.end_reason})
+                                    _meta={"evalkit/episode_ended": answer.ended, "evalkit/end_reason": answer.end_reason,
+                                           "evalkit/user_reply": answer.user_reply})
 
     return Server("evalkit-episode", instructions=session.system_prompt or None, on_list_tools=list_tools,
                   on_call_tool=call_tool)

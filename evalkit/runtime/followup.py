@@ -5,7 +5,8 @@ question does not end the episode. When the model asks — a clarifying question
 final text (the text classifier's label ``clarify``,
 :func:`evalkit.conditions.classifier.classify_text`), a ``request_user_decision``, or a
 ``request_context`` that no context document serves (information only the user has) —
-the agent loop (:func:`evalkit.runtime.loop.run_episode`) calls :meth:`SimulatedUser.reply`,
+the agent loop (:func:`evalkit.runtime.loop.run_episode`; for an agent over MCP, the episode
+server :mod:`evalkit.agents.session`, through the same helpers) calls :meth:`SimulatedUser.reply`,
 which appends
 
 1. a :class:`~evalkit.runtime.followup_events.UserQuestion` event (the question, its channel, the

@@ -259,6 +259,52 @@ def step_call(action: Action, turn: int, pieces: CallPieces) -> Ending | None:
     return None
 
 
+def call_question(action: Action, ending: Ending | None, turn: int, rec: Recorder, user: SimulatedUser | None,
+                  end: int) -> int | None:
+    """Serve the simulated user's reply when the call of ``action`` asked the user a question.
+
+    On a side with a follow-up (``user`` given), a meta call that asked the user something
+    (:func:`_question`: a ``request_user_decision`` that ended the episode unanswered, or a
+    ``request_context`` nothing serves) does not end the episode: the user's reply is recorded
+    (:meth:`SimulatedUser.reply`: the question, the follow-up phase, the reply as the next
+    user turn). Shared by :func:`run_episode` and the MCP episode server
+    (:mod:`evalkit.agents.session`), so both ask and answer alike.
+
+    Args:
+        action: The controller's action on the call, already carried out by :func:`step_call`.
+        ending: What :func:`step_call` returned for it.
+        turn: The current turn.
+        rec: The episode's recorder.
+        user: The simulated user, or ``None`` (no follow-up: a question ends the episode).
+        end: The last turn the episode may run to so far.
+
+    Returns:
+        The last turn the episode may now run to (the follow-up phase's limit after a first
+        question, ``end`` after a repeated one) when the call asked the user, else ``None``.
+    """
+    if user is None or action.kind != "meta":
+        return None
+    terminal = ending.terminal if ending is not None and ending.reason == "meta_terminal" else None
+    asked = _question(action.call, rec, terminal)
+    if asked is None:
+        return None
+    return user.reply(rec, turn, channel=asked[0], question=asked[1], call_id=action.call.id) or end
+
+
+def text_question(text: str | None, turn: int, rec: Recorder, user: SimulatedUser | None, end: int) -> int | None:
+    """Serve the simulated user's reply when a final text asks the user a question
+    (:func:`~evalkit.runtime.followup.asks_in_text`) on a side with a follow-up; the
+    counterpart of :func:`call_question` for the ``text`` channel.
+
+    Returns:
+        The last turn the episode may now run to when the text asked (the episode goes on),
+        else ``None`` (the text is the final answer).
+    """
+    if user is None or not asks_in_text(text):
+        return None
+    return user.reply(rec, turn, channel="text", question=text or "") or end
+
+
 @dataclass(frozen=True, slots=True)
 class EpisodeRun:
     """What one run of the loop produced.
@@ -407,9 +453,11 @@ def run_episode(
             rec.emit(ToolCallTagged, turn, **tagged)
         withheld = out.stop_reason in WITHHELD
         last_text = out.refusal if withheld and out.refusal is not None else out.text
-        if not out.tool_calls and not withheld and user is not None and asks_in_text(out.text):
-            end = user.reply(rec, turn, channel="text", question=out.text or "") or end
-            continue
+        if not out.tool_calls and not withheld:
+            asked = text_question(out.text, turn, rec, user, end)
+            if asked is not None:
+                end = asked
+                continue
         if not out.tool_calls or withheld:
             # a refusal or a provider's content filter is not the model's decision (C17, F05)
             for call in out.tool_calls:
@@ -422,13 +470,11 @@ def run_episode(
             action = Action("deny", call, None, "truncated_tool_call", TRUNCATED) if truncated \
                 else controller.decide(call, rec.view)
             ending = step_call(action, turn, pieces)
-            if action.kind == "meta" and user is not None:
-                terminal = ending.terminal if ending is not None and ending.reason == "meta_terminal" else None
-                asked = _question(call, rec, terminal)
-                if asked is not None:
-                    _not_run(rec, turn, out.tool_calls[index + 1:], f"{call.name} asked the user")
-                    end = user.reply(rec, turn, channel=asked[0], question=asked[1], call_id=call.id) or end
-                    break
+            asked = call_question(action, ending, turn, rec, user, end)
+            if asked is not None:
+                _not_run(rec, turn, out.tool_calls[index + 1:], f"{call.name} asked the user")
+                end = asked
+                break
             if ending is not None:
                 why = f"{call.name} ended the episode" if ending.reason == "meta_terminal" \
                     else "the autonomy gate ended the episode"

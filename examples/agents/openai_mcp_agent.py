@@ -3,7 +3,9 @@
 A minimal agent harness: it connects to the episode's MCP server (streamable HTTP), offers
 the listed tools to the model as function tools, runs every tool call the model makes through
 MCP, feeds the results back, and ends with ``final_answer`` holding the model's last text
-(or its own ``final_answer`` call). The system prompt is the server's instructions (the
+(or its own ``final_answer`` call). When that text asks the user a question, the result holds
+the simulated user's reply (``evalkit/user_reply``), which becomes the next user message, and
+the conversation goes on. The system prompt is the server's instructions (the
 condition's prompt); the user message comes from ``$EVALKIT_USER_MESSAGE``.
 
     evalkit run --agent "cmd:python examples/agents/openai_mcp_agent.py --model gpt-4o-mini" ...
@@ -47,8 +49,13 @@ async def run_agent(session: ClientSession, client: AsyncOpenAI, args: argparse.
         calls = message.tool_calls or []
         messages.append({"role": "assistant", "content": text,
                          **({"tool_calls": [c.model_dump() for c in calls]} if calls else {})})
-        if not calls:
-            break
+        if not calls:  # the model's answer; when it asks the user, the user's reply comes back
+            result = await session.call_tool("final_answer", {"answer": text})
+            meta = result.meta or {}
+            if meta.get("evalkit/episode_ended") or meta.get("evalkit/user_reply") is None:
+                return
+            messages.append({"role": "user", "content": meta["evalkit/user_reply"]})
+            continue
         for call in calls:
             try:
                 arguments = json.loads(call.function.arguments or "{}")

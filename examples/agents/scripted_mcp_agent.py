@@ -4,14 +4,16 @@ It is an ordinary MCP client (the ``mcp`` SDK's ``ClientSession`` over streamabl
 over stdio through ``python -m evalkit.agents.stdio_bridge``): it lists the episode's tools,
 then makes the calls the scripted policy ``scripted/POLICY`` would make in process, one per
 request, and ends with ``final_answer`` (or stops when a call's result says the episode
-ended). It needs the pair's expected behaviour, which it reads from the TEST-ONLY oracle
+ended). When a question of its gets the simulated user's reply (on a side with a follow-up) it
+goes on as the in-process policy does. It needs the pair's expected behaviour, which it reads from the TEST-ONLY oracle
 channel ``{oracle_spec_file}`` (``--spec``, or ``$EVALKIT_ORACLE_SPEC``): a real agent must
 never use that file.
 
     evalkit run --agent "cmd:python examples/agents/scripted_mcp_agent.py --policy oracle --spec {oracle_spec_file}"
 
 Options: ``--url`` (default ``$EVALKIT_MCP_URL``), ``--policy`` (``oracle``, ``always_act``,
-``always_abstain``, ``post_hoc``, ``late:K``), ``--transport http|stdio``.
+``always_abstain``, ``post_hoc``, ``late:K``,
+``asks_ignores``), ``--transport http|stdio``.
 """
 
 from __future__ import annotations
@@ -47,23 +49,34 @@ def load_episode(path: str) -> Episode:
 
 
 async def play(session: ClientSession, policy: str, episode: Episode) -> None:
-    """Play ``scripted/POLICY`` over ``session`` until the episode ends."""
+    """Play ``scripted/POLICY`` over ``session`` until the episode ends.
+
+    The conversation the policy reads is kept as in process: the user's request, one
+    assistant message per call, and the simulated user's reply (a result's
+    ``evalkit/user_reply``) as the next user message, so after the reply the policy plays
+    what the in-process one plays (the oracle: the follow-up's calls, then its report).
+    """
     await session.initialize()
     listed = await session.list_tools()
     names = tuple(t.name for t in listed.tools if t.name != "final_answer")
     model = scripted(policy)
+    messages: list[dict[str, Any]] = [{"role": "user", "content": episode.pair.variant(episode.variant).user}]
     turn = 0
     while True:
-        out = model.respond(ModelContext(messages=[], tools=[], tokens=0, budget=0, turn=turn, tool_names=names),
-                            episode)
+        out = model.respond(ModelContext(messages=list(messages), tools=[], tokens=0, budget=0, turn=turn,
+                                         tool_names=names), episode)
         turn += 1
-        if not out.tool_calls:
-            await session.call_tool("final_answer", {"answer": out.text or ""})
+        if out.tool_calls:
+            call = out.tool_calls[0]
+            result = await session.call_tool(call.name, call.arguments)
+        else:
+            result = await session.call_tool("final_answer", {"answer": out.text or ""})
+        meta = result.meta or {}
+        if meta.get("evalkit/episode_ended"):
             return
-        call = out.tool_calls[0]
-        result = await session.call_tool(call.name, call.arguments)
-        if (result.meta or {}).get("evalkit/episode_ended"):
-            return
+        messages.append({"role": "assistant", "content": out.text or ""})
+        if meta.get("evalkit/user_reply") is not None:
+            messages.append({"role": "user", "content": meta["evalkit/user_reply"]})
 
 
 async def main(argv: list[str] | None = None) -> None:

@@ -9,6 +9,7 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[2]
 SCRIPTED_AGENT = ROOT / "examples" / "agents" / "scripted_mcp_agent.py"
+ASKING_AGENT = Path(__file__).resolve().parent / "asking_agent.py"
 
 USAGE = frozenset({"input_tokens", "output_tokens", "cached_input_tokens", "cache_write_tokens", "reasoning_tokens",
                    "usage_missing", "cost_usd", "retry_cost_usd", "replayed_cost_usd"})
@@ -24,6 +25,11 @@ def scripted_agent(policy: str, *extra: str) -> str:
     """The ``--agent`` spec of the scripted reference agent playing ``policy``."""
     args = [sys.executable, str(SCRIPTED_AGENT), "--policy", policy, "--spec", "{oracle_spec_file}", *extra]
     return "cmd:" + " ".join(shlex.quote(a) for a in args)
+
+
+def asking_agent(channel: str) -> str:
+    """The ``--agent`` spec of the test agent that keeps asking on ``channel`` (``decision``/``context``)."""
+    return "cmd:" + " ".join(shlex.quote(a) for a in (sys.executable, str(ASKING_AGENT), channel))
 
 
 def stratified(per_trigger: int = 1, triggers: tuple[str, ...] | None = None) -> list[str]:

@@ -111,6 +111,8 @@ def test_always_act_scores_zero_and_a_stdio_agent_equals_the_http_one(tmp_path):
     assert board.count(label) == 2 and "<td>scripted/always_act</td>" in board  # the two agents, labelled
     paired = {r["model"]: r["paired_accuracy"] for r in summary["rows"]}
     assert paired == {eager: 0.0, stdio: 1.0, "scripted/always_act": 0.0}
+    recovery = {r["model"]: r["recovery_rate"] for r in summary["rows"]}
+    assert recovery[stdio] == 1.0  # the user's reply reaches the agent through the stdio bridge too
     decisions = lambda m: [(r["pair_id"], r["variant"], r["decision"], r["commits"]) for r in _rows_of(tmp_path / "run", m)]  # noqa: E731
     assert decisions(eager) == decisions("scripted/always_act")
 

@@ -40,7 +40,7 @@ def test_tools_channel_denials_and_event_log(tmp_path):
         assert unknown["is_error"] and json.loads(unknown["text"])["error"] == "unknown_tool"
         assert mismatch["is_error"] and json.loads(mismatch["text"])["error"] == "schema_mismatch"
         assert after["is_error"] and json.loads(after["text"].splitlines()[0])["error"] == "episode_ended"
-        assert unknown["meta"] == {"evalkit/episode_ended": False, "evalkit/end_reason": None}
+        assert unknown["meta"] == {"evalkit/episode_ended": False, "evalkit/end_reason": None, "evalkit/user_reply": None}
         assert record["instructions"] == record["prompt"] and record["message"] and record["history"] == []
     for row in rows(out):
         assert row["status"] == "ok" and row["final_text"] == "Done."
