@@ -256,7 +256,7 @@ def _scan_yaml_depth(text: str) -> bool:
         if cls is MappingStartEvent or cls is SequenceStartEvent:
             depth += 1
             if depth > MAX_DEPTH:
-                raise DocumentError(f"nested more than {MAX_DEPTH} levels deep (line {event.start_mark.line + 1})")
+                raise DocumentError(f"nested more than {MAX_DEPTH} levels deep (line {event.start_mark.line + 1 if event.start_mark else '?'})")
         elif cls is MappingEndEvent or cls is SequenceEndEvent:
             depth -= 1
         elif cls is AliasEvent:
