@@ -35,7 +35,8 @@ def judge_eval(
     panel = None
     try:
         lines = load_labelled(texts or DEFAULT_TEXTS)
-        readers: dict[str, Callable[[str], str]] = {f"classifier v{CLASSIFIER_VERSION}": lambda text: classify_text(text).label}
+        readers: dict[str, Callable[[str], str]] = {
+            f"classifier v{CLASSIFIER_VERSION}": lambda text: classify_text(text).label}
         extra: dict = {}
         if judge:
             panel, readers_j, extra = _judge_readers(judge, base_url, model_config)

@@ -254,7 +254,8 @@ class RunDir:
         for position, (key, row) in enumerate(self.planned_rows()):
             builder.add(key, row)
             good[position] = row is not None and row["status"] == "ok" and bool(row["correct"])
-            timely[position] = good[position] and (key[1] != "abstain" or (row is not None and row.get("timely") is True))
+            timely[position] = good[position] and (key[1] != "abstain"
+                                                   or (row is not None and row.get("timely") is True))
         for side in sides.values():
             side.refs = None  # the rows are read: their places are no longer needed
         self._timely = timely
