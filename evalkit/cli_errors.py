@@ -80,7 +80,7 @@ def resume_hint(exc: BaseException, out: str) -> str:
     fix = {errno.EISDIR: f"remove the folder at {getattr(exc, 'filename', None) or 'that path'}",
            errno.EROFS: "make the file system writable (or copy the run directory to one that is)",
            errno.EACCES: "give write permission on the run directory",
-           errno.EPERM: "give write permission on the run directory"}.get(code)
+           errno.EPERM: "give write permission on the run directory"}.get(code) if isinstance(code, int) else None
     if fix is not None:
         return f"; finished episodes are kept: {fix}, then continue with `evalkit run --resume {out}`"
     return f"; finished episodes are kept: continue with `evalkit run --resume {out}`"

@@ -40,7 +40,7 @@ class _Option(TyperOption):
         return super().display_type_rich(ctx)
 
 
-_QUIET = {TyperArgument: _Argument, TyperOption: _Option}
+_QUIET: dict[type, type] = {TyperArgument: _Argument, TyperOption: _Option}
 
 
 def _quiet(params: list[Any]) -> list[Any]:

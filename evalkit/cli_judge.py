@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from pathlib import Path
 from typing import Annotated, Optional
 
@@ -34,7 +35,8 @@ def judge_eval(
     panel = None
     try:
         lines = load_labelled(texts or DEFAULT_TEXTS)
-        readers = {f"classifier v{CLASSIFIER_VERSION}": lambda text: classify_text(text).label}
+        readers: dict[str, Callable[[str], str]] = {
+            f"classifier v{CLASSIFIER_VERSION}": lambda text: classify_text(text).label}
         extra: dict = {}
         if judge:
             panel, readers_j, extra = _judge_readers(judge, base_url, model_config)
@@ -59,7 +61,7 @@ def _judge_readers(specs: list[str], base_url: str | None, model_config: str | N
 
     from evalkit.cli_errors import option_error
     from evalkit.conditions.classifier import classify_text
-    from evalkit.conditions.judge.panel import Panel
+    from evalkit.conditions.judge.panel import Panel, Reading
     from evalkit.models.config import ModelOptions
 
     try:
@@ -69,22 +71,26 @@ def _judge_readers(specs: list[str], base_url: str | None, model_config: str | N
     panel = Panel.from_specs(specs, options)
     for j in panel.judges:
         _ = j.model  # a bad spec or a missing key fails before any text is read
-    readings: dict[str, object] = {}
+    readings: dict[str, Reading] = {}
     panel.costs = []  # type: ignore[attr-defined]
 
-    def read(text: str):
+    def read(text: str) -> Reading:
         if text not in readings:
             reading = panel.read(text, classify_text(text))
             panel.costs.append(reading.cost_usd)  # type: ignore[attr-defined]
             readings[text] = reading
         return readings[text]
 
-    readers = {}
+    readers: dict[str, Callable[[str], str]] = {}
     for i, spec in enumerate(specs):
         name = spec if specs.count(spec) == 1 else f"{spec} #{i + 1}"
-        readers[f"judge {name}"] = lambda text, i=i: read(text).votes[i].label or "error"  # type: ignore[attr-defined]
+
+        def vote(text: str, i: int = i) -> str:
+            return read(text).votes[i].label or "error"
+
+        readers[f"judge {name}"] = vote
     if len(specs) > 1:
-        readers["panel (majority)"] = lambda text: read(text).label  # type: ignore[attr-defined]
+        readers["panel (majority)"] = lambda text: read(text).label
     return panel, readers, {"judge_panel": panel.describe()}
 
 

@@ -45,8 +45,8 @@ def rules_validate(
 @rules_app.command("eval", cls=Command)
 def rules_eval(
     suites: Annotated[Optional[list[str]], typer.Argument(metavar="SUITE", help="Suite files or folders (default: built-in scenarios/).")] = None,
-    rules: Annotated[str, typer.Option("--rules", metavar="NEW", help="The candidate rule set (file or shipped name).")] = ...,
-    against: Annotated[str, typer.Option("--against", metavar="OLD", help="The rule set in use (file or shipped name).")] = ...,
+    rules: Annotated[str, typer.Option("--rules", metavar="NEW", help="The candidate rule set (file or shipped name).")] = ...,  # type: ignore[assignment]  # typer: required
+    against: Annotated[str, typer.Option("--against", metavar="OLD", help="The rule set in use (file or shipped name).")] = ...,  # type: ignore[assignment]  # typer: required
     model: Annotated[Optional[list[str]], typer.Option("--model", "-m", metavar="SPEC", help="Model spec, repeatable (default: the scripted models).")] = None,
     condition: Annotated[Optional[list[str]], typer.Option("--condition", "-c", metavar="NAME", help="nl | tool | meta, repeatable (default: all).")] = None,
     limit: Annotated[Optional[int], typer.Option(metavar="N", help="Only the first N pairs in file order.")] = None,
@@ -94,7 +94,7 @@ def rules_eval(
 @rules_app.command("replay", cls=Command)
 def rules_replay(
     traces: Annotated[list[str], typer.Argument(metavar="TRACES", help="evalkit trace files, run directories or folders, or import-format .jsonl files.")],
-    rules: Annotated[str, typer.Option("--rules", metavar="FILE", help="The rule set to replay against (file or shipped name).")] = ...,
+    rules: Annotated[str, typer.Option("--rules", metavar="FILE", help="The rule set to replay against (file or shipped name).")],
     json_out: Annotated[Optional[Path], typer.Option("--json", metavar="FILE", help="Also write the full replay report as JSON.")] = None,
 ) -> None:
     """Replay recorded traces against a rule set (no model): list every commit a rule would have stopped; exit 1 if any."""

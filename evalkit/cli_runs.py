@@ -57,6 +57,7 @@ def view(
         _fail(exc)
         return
     host, bound = server.server_address[:2]
+    host = host.decode() if isinstance(host, bytes) else host
     typer.echo(f"evalkit view: serving {len(viewer.runs)} run(s) at http://{host}:{bound}/ (Ctrl-C stops)")
     for label in viewer.runs:
         typer.echo(f"  http://{host}:{bound}/run/{label}/view/  ·  report: http://{host}:{bound}/run/{label}/report.html")

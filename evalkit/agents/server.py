@@ -78,7 +78,7 @@ def build_server(session: AgentSession) -> Any:
         answer = session.call(params.name, params.arguments)
         return types.CallToolResult(content=[types.TextContent(type="text", text=answer.text)],
                                     is_error=answer.is_error,
-                                    _meta={"evalkit/episode_ended": answer.ended, "evalkit/end_reason": answer.end_reason,
+                                    meta={"evalkit/episode_ended": answer.ended, "evalkit/end_reason": answer.end_reason,
                                            "evalkit/user_reply": answer.user_reply})
 
     return Server("evalkit-episode", instructions=session.system_prompt or None, on_list_tools=list_tools,
@@ -157,8 +157,8 @@ async def _serve(session: AgentSession, launch_for: Any) -> tuple[str, str | Non
         stdout = stdout_b.decode("utf-8", "replace")
         if error is None and session.ended is None and proc.returncode != 0:
             tail = stderr_b.decode("utf-8", "replace").strip()[-STDERR_TAIL:]
-            how = f"was killed by signal {-proc.returncode}" if proc.returncode < 0 else \
-                f"exited with status {proc.returncode}"
+            rc = proc.returncode  # None only when the pipes were abandoned above
+            how = f"was killed by signal {-rc}" if rc is not None and rc < 0 else f"exited with status {rc}"
             error, code = f"the agent {how}" + (f"; stderr ends: {tail}" if tail else ""), "agent_exit"
         return stdout, error, code, timing
     finally:

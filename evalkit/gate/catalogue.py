@@ -43,7 +43,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from functools import lru_cache
-from typing import Any, Literal
+from typing import Any, Literal, TypeGuard
 
 from evalkit.metrics.aggregate import BREAKDOWNS, GROUP_KEYS, group_metrics
 
@@ -270,6 +270,10 @@ def why_empty(metric: str, row: dict[str, Any]) -> str:
     return ""
 
 
+def _is_count(value: object) -> TypeGuard[int]:
+    return isinstance(value, int) and not isinstance(value, bool)
+
+
 def too_few_ok(metric: str, row: dict[str, Any]) -> str | None:
     """Why a threshold on ``metric`` cannot be decided on a group whose episodes mostly errored.
 
@@ -287,8 +291,7 @@ def too_few_ok(metric: str, row: dict[str, Any]) -> str | None:
     if metric not in RECORDED_BEHAVIOUR:
         return None
     completed, errors = row.get("completed"), row.get("errors")
-    if not all(isinstance(x, int) and not isinstance(x, bool) for x in (completed, errors)) \
-            or not 0 <= errors <= completed:
+    if not (_is_count(completed) and _is_count(errors)) or not 0 <= errors <= completed:
         return f"the group's recorded and errored episode counts are {completed!r} / {errors!r}"
     ok = completed - errors
     if ok == 0 or ok < MIN_OK_SHARE * completed:

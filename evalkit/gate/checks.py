@@ -32,11 +32,12 @@ paired-bootstrap 95% interval, exact McNemar p-value).
 
 from __future__ import annotations
 
+import dataclasses
 import json
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, replace
 from typing import Any, Literal
 
-from evalkit.gate.catalogue import GROUP_KEYS, metric_kinds, n_field, not_applicable, too_few_ok, why_empty
+from evalkit.gate.catalogue import GROUP_KEYS, MetricKind, metric_kinds, n_field, not_applicable, too_few_ok, why_empty
 from evalkit.gate.config import RegressionCheck, Threshold
 from evalkit.gate.rundir import Group, RunDir
 from evalkit.gate.units import EMPTY, Units, compare_counts_of, only_in
@@ -82,7 +83,7 @@ class CheckResult:
     k: int | None = None
     n: int | None = None
     limit: str = ""
-    comparison: dict[str, Any] = field(default_factory=dict)
+    comparison: dict[str, Any] = dataclasses.field(default_factory=dict)
 
     @property
     def title(self) -> str:
@@ -167,7 +168,7 @@ def evaluate_threshold(check: Threshold, index: int, run: RunDir) -> list[CheckR
         when the run has no rows at all for the check).
     """
     name = check.name or f"{check.metric} {check.bound_text()}"
-    base = dict(kind="threshold", name=name, field=f"thresholds.{index}", metric=check.metric,
+    base: dict[str, Any] = dict(kind="threshold", name=name, field=f"thresholds.{index}", metric=check.metric,
                 limit=check.bound_text())
     if check.by is None:
         rows = run.summary.get("rows", [])
@@ -197,7 +198,7 @@ def _none_applies(results: list[CheckResult], source: str) -> list[CheckResult]:
                             "is never a pass") for r in results]
 
 
-def _threshold_one(check: Threshold, kind: str, row: dict[str, Any], base: dict[str, Any]) -> CheckResult:
+def _threshold_one(check: Threshold, kind: MetricKind, row: dict[str, Any], base: dict[str, Any]) -> CheckResult:
     group = _group(row, check.by)
     if check.metric not in row:
         return CheckResult(**base, group=group, status="error",

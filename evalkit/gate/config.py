@@ -44,6 +44,7 @@ from __future__ import annotations
 
 import math
 from pathlib import Path
+from collections.abc import Mapping
 from typing import Any
 
 import yaml
@@ -314,7 +315,7 @@ class GateConfig(_Strict):
         return path if path.is_absolute() else Path(self.source).parent / path
 
 
-def _field(err: dict[str, Any]) -> str:
+def _field(err: Mapping[str, Any]) -> str:
     """The dotted path of a validation error (``thresholds.0.max``): a bound outside its
     metric's range names the bound."""
     path = [str(part) for part in err["loc"]]
@@ -324,7 +325,7 @@ def _field(err: dict[str, Any]) -> str:
     return ".".join(path)
 
 
-def _message(err: dict[str, Any]) -> str:
+def _message(err: Mapping[str, Any]) -> str:
     if err["type"] == "extra_forbidden":
         return "unknown field"
     if err["type"] == "missing":

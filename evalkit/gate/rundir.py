@@ -34,7 +34,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass, field
 from functools import cached_property
 from pathlib import Path
-from typing import Any
+from typing import Any, cast
 
 from evalkit.errors import RunError
 from evalkit.gate.plan import Combo, GatePlan, choose_pairs
@@ -161,7 +161,8 @@ class RunDir:
         cell = axes.cell
         sides: dict[Combo, _Side] = {}
         strays: dict[tuple, bool] = {}
-        rerun, example = 0, None
+        rerun = 0
+        example: tuple[Any, ...] = ()
         for ref, row in source.scan():
             key = result_key(row)
             ok = row.get("status") == "ok"
@@ -173,10 +174,12 @@ class RunDir:
                 side = sides.get(key[:2])
                 if side is None:
                     side = sides[key[:2]] = _Side(cell, key)
-                old = side.refs[slot]
+                refs = side.refs
+                assert refs is not None  # dropped only once the rows are read
+                old = refs[slot]
                 before = None if old < 0 else bool(old & 1)
                 side.recorded += old < 0
-                side.refs[slot] = 2 * ref + ok
+                refs[slot] = 2 * ref + ok
                 side.take(row)
             if before:
                 rerun += 1
@@ -197,7 +200,8 @@ class RunDir:
                 planned episodes (a pair with no recorded episode, or files from two runs).
         """
         axes, scan = self._axes, self._scan
-        excluded = {e.get("pair_id") for e in self.summary.get("excluded_pairs") or [] if isinstance(e, dict)}
+        excluded = {e["pair_id"] for e in self.summary.get("excluded_pairs") or []
+                    if isinstance(e, dict) and isinstance(e.get("pair_id"), str)}
         triggers: dict[str, Any] = {}
         for (pair_id, _), side in scan.sides.items():
             triggers.setdefault(pair_id, side.breakdowns.get("trigger"))
@@ -250,7 +254,8 @@ class RunDir:
         for position, (key, row) in enumerate(self.planned_rows()):
             builder.add(key, row)
             good[position] = row is not None and row["status"] == "ok" and bool(row["correct"])
-            timely[position] = good[position] and (key[1] != "abstain" or row.get("timely") is True)
+            timely[position] = good[position] and (key[1] != "abstain"
+                                                   or (row is not None and row.get("timely") is True))
         for side in sides.values():
             side.refs = None  # the rows are read: their places are no longer needed
         self._timely = timely
@@ -268,7 +273,8 @@ class RunDir:
         plan, sides = self.plan, self._scan.sides
         if any(sides[(pair_id, v)].refs is None for pair_id, variants in plan.pairs for v in variants):
             raise RunError(f"{self.path}: the results were read already; open the run again")
-        refs = (-1 if (r := sides[key[:2]].refs[slot]) < 0 else r >> 1 for key, slot in plan.walk())
+        # every side's refs are set (checked above)
+        refs = (-1 if (r := cast(array, sides[key[:2]].refs)[slot]) < 0 else r >> 1 for key, slot in plan.walk())
         for key, row in zip(plan, self._rows.fetch(refs)):
             if row is not None and result_key(row) != key:
                 raise RunError(f"{self._rows.path}: changed while the gate read it; run the gate again")
@@ -301,6 +307,7 @@ class RunDir:
         mine: list[list[tuple[int, int | None]]] = []  # per pair: (slot, variant index; None: all sides)
         for pair_id, variants in plan.pairs:
             taken: list[tuple[int, int | None]] = []
+            chosen: list[tuple[int | None, str | None]]
             if metric in ("paired_accuracy", "timely_paired_accuracy"):
                 chosen = [(None, None)] if len(variants) >= 2 else []
             elif metric == "control_accuracy":
@@ -460,7 +467,8 @@ def _rate_disagrees(row: dict[str, Any], name: str) -> str | None:
     value, k, n = row.get(name), row.get(f"{name}_k"), row.get(f"{name}_n")
     if name not in row:
         return None  # no value to read: a check on it is missing data (evalkit.gate.checks)
-    if not all(isinstance(x, int) and not isinstance(x, bool) for x in (k, n)) or n < 0 or not 0 <= k <= n:
+    if not (isinstance(k, int) and not isinstance(k, bool) and isinstance(n, int) and not isinstance(n, bool)) \
+            or n < 0 or not 0 <= k <= n:
         return f"{name}_k / {name}_n is {k!r}/{n!r}, not counts"
     if n == 0:
         return None if value is None else f"{name} is {value!r} but {name}_n is 0 (an empty rate is null)"

@@ -19,13 +19,16 @@ _STYLE = {"pass": "green", "skip": "dim", "fail": "bold red", "error": "bold yel
 
 def gate_table(report: GateReport) -> Any:
     """A ``rich.table.Table`` of the report's results (errors, failures, passes, then skips)."""
+    from rich.console import JustifyMethod
     from rich.table import Table
     from rich.text import Text
 
     table = Table(title=f"evalkit gate: {report.run}" + (f" vs baseline {report.baseline}" if report.baseline else ""),
                   title_justify="left")
-    for col, justify in (("status", "left"), ("kind", "left"), ("check", "left"), ("group", "left"),
-                         ("value", "right"), ("limit / baseline", "right"), ("detail", "left")):
+    columns: tuple[tuple[str, JustifyMethod], ...] = (
+        ("status", "left"), ("kind", "left"), ("check", "left"), ("group", "left"),
+        ("value", "right"), ("limit / baseline", "right"), ("detail", "left"))
+    for col, justify in columns:
         table.add_column(col, justify=justify, overflow="fold")
     for r in report.ordered():
         table.add_row(Text(r.status.upper(), style=_STYLE[r.status]), r.kind, Text(r.name), Text(group_label(r.group)),

@@ -123,7 +123,7 @@ def evaluate_gate(config: GateConfig, run_dir: str | Path, baseline: str | Path 
     results: list[CheckResult] = []
     for i, threshold in enumerate(config.thresholds):
         results += evaluate_threshold(threshold, i, run)
-    if config.regression is not None:
+    if config.regression is not None and base_path is not None:  # (a baseline is required above)
         base = load_run(base_path)
         verify_summary(base)
         for i, check in enumerate(config.regression.checks):

@@ -114,7 +114,7 @@ class RunConfig(BaseModel):
     model_config_file: str | None = None
     cache: bool | None = None
     max_connections: int | None = Field(default=None, ge=1, le=256)
-    gates: list[Literal["off", "on"]] = Field(default_factory=lambda: ["off"])
+    gates: list[Literal["off", "on"]] = Field(default_factory=lambda: list[Literal["off", "on"]](["off"]))
     rules: str | None = None
     rules_in_context: bool = False
     policy: str | None = None

@@ -28,7 +28,7 @@ from evalkit.runtime.loop import EpisodeRun, Recorder
 from evalkit.runtime.model_io import Model
 
 Record = Callable[[EpisodeSpec, EpisodeRun], dict[str, Any]]
-Progress = Callable[[int, int, dict[str, Any]], None]
+Progress = Callable[[int, int, dict[str, Any] | None], None]
 
 
 def crashed_run(spec: EpisodeSpec, exc: BaseException, *, stage: str = "runtime") -> EpisodeRun:

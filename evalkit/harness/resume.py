@@ -92,7 +92,8 @@ def prepare_resume(
     if plan_keys is not None:
         done = index.ok_bitmap()
         for pos, _ in untraced:
-            done[pos] = 0
+            if pos is not None:  # always, with a plan
+                done[pos] = 0
         return done
     again = {key for _, key in untraced}
     return {k for k, ref in index.items() if ref.ok and k not in again}

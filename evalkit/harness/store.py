@@ -90,7 +90,7 @@ def latest_by_key(rows: Iterable[dict[str, Any]], *, source: str = "results") ->
     """
     out: dict[tuple, dict[str, Any]] = {}
     rerun = 0
-    example = None
+    example: tuple[Any, ...] = ()
     for row in rows:
         key = result_key(row)
         before = out.get(key)
@@ -343,7 +343,7 @@ class RunStore:
 
         index = ResultIndex(None if plan_keys is None else key_positions(plan_keys), source=plan_keys)
         rerun = 0
-        example = None
+        example: tuple[Any, ...] = ()
         for start, length, row in self._records():
             key = result_key(row)
             if index.put(key, start, length, row.get("status") == "ok") and key not in self.rerun_on_purpose:
@@ -407,7 +407,7 @@ class RunStore:
                     yield from ((ref.offset, ref.length) for ref in refs.values())
                 return
             placed: set[tuple] = set()
-            for key in order:
+            for key in order or ():  # not own: order is given
                 ref = refs.get(key)
                 if ref is not None and key not in placed:
                     placed.add(key)

@@ -259,7 +259,8 @@ class GroupStats:
             c["paired_n"] += 1
             c["paired_k"] += right
             # and every abstention within max_lag (``timely`` is set on each correct abstention)
-            c["tpaired_k"] += right and all(r.get("timely") is True for k, r in sides if k[1] == "abstain")
+            c["tpaired_k"] += right and all(r is not None and r.get("timely") is True
+                                            for k, r in sides if k[1] == "abstain")
             if any(r is None or r["status"] != "ok" for _, r in sides):
                 c["incomplete"] += 1
             if any(k[1] == "act" and _good(r) for k, r in sides):

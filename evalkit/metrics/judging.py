@@ -52,7 +52,7 @@ class JudgeTotals:
         "judge_errors", "judge_cost_usd"}]`` in first-seen order."""
         out = []
         for (model, condition), g in self._groups.items():
-            row = {"model": model, "condition": condition}
+            row: dict[str, Any] = {"model": model, "condition": condition}
             row.update({k: g[k] for k in ("judged", "decided_by_judge", "disagreements", "ties", "judge_errors")})
             row["judge_cost_usd"] = round(float(g["cost"]), 10) if g["cost_known"] else None
             out.append(row)

@@ -28,7 +28,7 @@ def proportion(k: int, n: int) -> float | None:
     return k / n if n else None
 
 
-def wilson(k: int, n: int, z: float = Z95) -> tuple[float | None, float | None]:
+def wilson(k: float, n: int, z: float = Z95) -> tuple[float | None, float | None]:
     """Wilson score interval for ``k`` successes in ``n`` trials (95% by default).
 
     Args:

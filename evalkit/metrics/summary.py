@@ -105,7 +105,7 @@ class SummaryBuilder:
         seed: int = DEFAULT_SEED,
     ):
         self.pairs = pairs or {}
-        self.settings = {"max_lag": max_lag, "confidence": 0.95, "interval": "wilson",
+        self.settings: dict[str, Any] = {"max_lag": max_lag, "confidence": 0.95, "interval": "wilson",
                          "bootstrap_samples": bootstrap_samples, "bootstrap_seed": seed,
                          "test": "exact McNemar (two-sided)"}
         self._by = [GROUP_KEYS] + [(*GROUP_KEYS, name) for name in BREAKDOWNS]
@@ -205,7 +205,7 @@ class SummaryBuilder:
             good = row is not None and row["status"] == "ok" and bool(row["correct"])
             outcomes.setdefault((key[2], key[3], key[4]), []).append(good)
             timely.setdefault((key[2], key[3], key[4]), []).append(
-                good and (key[1] != "abstain" or row.get("timely") is True))
+                good and (key[1] != "abstain" or (row is not None and row.get("timely") is True)))
         for (cell, unit), sides in in_cells.items():
             self._cells[cell].add_unit(unit, sides)
         for (i, gkey, unit), sides in direct.items():

@@ -226,8 +226,8 @@ class LiveModel:
         cached = stored is not None
         retries: list[dict[str, Any]] = []
         waited = 0.0
-        provider = None if cached else self.provider
         if stored is None:
+            provider = self.provider
             slept = [0.0]
 
             def sleep(seconds: float) -> None:  # measured, so that waits are never latency

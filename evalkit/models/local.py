@@ -228,7 +228,8 @@ def serve_local(name: str = "gemma-3-270m", *, port: int | None = None,
     try:
         while server.proc is not None and server.proc.poll() is None:
             time.sleep(0.5)
-        raise ModelError(f"the local model server exited with code {server.proc.returncode}: {server.log_tail()}")
+        code = server.proc.returncode if server.proc is not None else None
+        raise ModelError(f"the local model server exited with code {code}: {server.log_tail()}")
     except KeyboardInterrupt:
         pass
     finally:

@@ -99,7 +99,7 @@ def sent_schema(schema: Any, *, max_string_length: int | None = None, drop: Coll
         return [sent_schema(item, max_string_length=max_string_length, drop=drop) for item in schema]
     if not isinstance(schema, dict):
         return schema
-    out = {}
+    out: dict[str, Any] = {}
     for key, value in schema.items():
         if key == "properties" and isinstance(value, dict):
             out[key] = {name: sent_schema(sub, max_string_length=max_string_length, drop=drop)
@@ -172,7 +172,7 @@ def openai_usage(body: Any) -> tuple[Usage, tuple[str, ...]]:
     reasoning = count(completion_details, "reasoning_tokens", "usage.completion_tokens_details")
     if total is not None and (prompt is None) != (completion is None):  # one class left out: total − the other
         known = prompt if completion is None else completion
-        if total >= known:
+        if known is not None and total >= known:
             prompt, completion = (prompt, total - known) if completion is None else (total - known, completion)
             flags.append("usage_derived")
     if prompt is None or completion is None:
@@ -238,7 +238,7 @@ def translate_openai(data: Any) -> ProviderReply:
     finish = choice.get("finish_reason")
     if finish is not None and not isinstance(finish, str):
         raise _invalid(f"the response's choices[0].finish_reason is a JSON {_kind(finish)}, not a string", usage)
-    if FINISH_REASONS.get(finish) == "error" or choice.get("error"):
+    if (finish is not None and FINISH_REASONS.get(finish) == "error") or choice.get("error"):
         error = error_in_body({"error": choice.get("error") or {"message": f"finish_reason is {finish}"}})
         error.usage = usage
         raise error
@@ -307,7 +307,7 @@ def _reasoning(message: dict[str, Any]) -> tuple[ReasoningBlock, ...]:
     """The message's reasoning text as opaque blocks (never part of the text, never sent back):
     the :data:`REASONING_FIELDS`, and ``thinking`` / ``reasoning`` content parts (Mistral's
     reasoning models: ``{"type": "thinking", "thinking": [{"type": "text", "text": …}]}``)."""
-    blocks = []
+    blocks: list[ReasoningBlock] = []
     for name in REASONING_FIELDS:
         value = message.get(name)
         if isinstance(value, str) and value.strip() and all(b.text != value for b in blocks):  # servers may send both

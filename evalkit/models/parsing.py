@@ -422,7 +422,8 @@ def parse_message(
             add(raw.get("id"), other.get("name"), other.get("input", other.get("arguments")), {"call_type": kind},
                 f"unsupported_call_type: a {kind!r} tool call (evalkit offers function tools only)")
             continue
-        fn = raw.get("function") if isinstance(raw.get("function"), dict) else {}
+        fn = raw.get("function")
+        fn = fn if isinstance(fn, dict) else {}
         tags = {"legacy_function_call": True} if raw.get("legacy_function_call") else {}
         add(raw.get("id"), fn.get("name"), fn.get("arguments"), tags)
 

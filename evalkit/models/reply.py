@@ -61,7 +61,7 @@ def stop_reason(raw: Any, table: dict[str, str], has_calls: bool, flags: list[st
     return normal
 
 
-def count(usage: dict[str, Any], name: str, where: str = "usage") -> int | None:
+def count(usage: dict[str, Any] | None, name: str, where: str = "usage") -> int | None:
     """A reported token count: an integer from 0 to
     :data:`~evalkit.runtime.model_io.MAX_TOKENS`, or ``None`` when absent or null. A JSON
     number with a zero fraction (``12.0``) is that integer: JSON does not tell ``12`` from

@@ -315,7 +315,8 @@ def call_with_retries(
 
     retrying = Retrying(
         sleep=sleep,
-        stop=stop_after_attempt(settings.max_attempts) | repeated_500,
+        # tenacity combines any callable stop at run time; its annotations want a stop_base
+        stop=stop_after_attempt(settings.max_attempts) | repeated_500,  # type: ignore[operator]
         wait=wait,
         retry=retry_if_exception(lambda e: isinstance(e, ProviderError) and e.retryable),
         before_sleep=record,

@@ -233,6 +233,7 @@ class ScriptedModel:
             if ask is not None:
                 return ask
             step = steps[-1]  # nl: no request channel; the stop (always last) writes the asks into its text
+        assert isinstance(step, _Stop), "a scripted plan ends with its stop"
         return self._stop(step, context, call_id)
 
     @staticmethod

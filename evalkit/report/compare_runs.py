@@ -138,7 +138,7 @@ def compare_runs(paths: Sequence[str | Path], out: str | Path) -> dict[str, Any]
                 row["episode_id"] = prefix + "~" + str(row.get("episode_id"))
             blocks.setdefault((key[0], key[5]), []).append((new_key, row))
 
-    attrs = {}
+    attrs: dict[str, dict[str, Any]] = {}
     for r in runs:
         for pid, a in r.pair_attributes.items():
             attrs.setdefault(pid, a)

@@ -29,7 +29,7 @@ any other type falls back to the Python form, value by value, so both give the s
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any, Callable, Iterable, Sequence
+from typing import TYPE_CHECKING, Any, Callable, Iterable, Sequence, TypeAlias
 
 from evalkit.metrics.failures import FAILURE_KINDS, failure_kind
 
@@ -37,7 +37,7 @@ if TYPE_CHECKING:
     import numpy as np
     import pyarrow as pa
 
-    Column = pa.Array | pa.ChunkedArray
+    Column: TypeAlias = "pa.Array | pa.ChunkedArray"
     """An Arrow column: one array, or one per row group as read from Parquet."""
 
 KEYS = ("episode_id", "pair_id", "variant", "model", "condition", "gate")

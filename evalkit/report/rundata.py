@@ -14,7 +14,7 @@ from __future__ import annotations
 
 from functools import cached_property
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Iterable
+from typing import TYPE_CHECKING, Any, Iterable, Literal
 
 from evalkit.errors import RunError
 from evalkit.report import inputs
@@ -30,7 +30,7 @@ CATEGORIES = ("pair_id", "variant", "model", "condition", "gate", "domain", "tri
 FLAGS = ("correct", "decision_match", "post_hoc", "first_pass", "claimed_action_without_call", "call_in_content",
          "content_filter")
 """Episode columns typed as ``bool`` (always set in a scored row)."""
-NULLABLE = {"timely": "boolean", "lag": "Int64", "cost_usd": "Float64"}
+NULLABLE: dict[str, Literal["boolean", "Int64", "Float64"]] = {"timely": "boolean", "lag": "Int64", "cost_usd": "Float64"}
 """Episode columns that are ``null`` where undefined, with their nullable pandas type."""
 _VARIANTS = ("act", "abstain", "act_resist")
 
@@ -242,7 +242,7 @@ class RunData:
         return {p.id: p for p in suite.pairs if p.id in recorded and recorded[p.id] in (None, pair_sha256(p))}
 
     def _pair_hashes(self) -> Iterable[dict[str, Any]]:
-        seen: dict[str, dict[str, Any]] = {}
+        seen: dict[str | None, dict[str, Any]] = {}
         for r in self.rows():
             seen.setdefault(r.get("pair_id"), {"pair_id": r.get("pair_id"), "pair_sha256": r.get("pair_sha256")})
         return seen.values()

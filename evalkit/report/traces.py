@@ -107,8 +107,9 @@ def condense(
                  "status", "correct", "decision", "expected_decision", "post_hoc", "lag", "timely", "error")
     head = {k: row.get(k) for k in head_keys}
     for k in ("lag", "epoch"):
-        if isinstance(head.get(k), float) and head[k].is_integer():
-            head[k] = int(head[k])
+        value = head.get(k)
+        if isinstance(value, float) and value.is_integer():
+            head[k] = int(value)
     if head.get("error"):
         head["error"] = truncate(str(head["error"]), 300)
     user = [truncate(e.get("content"), max_chars) for e in events if e.get("type") == "user_message"]
@@ -141,7 +142,7 @@ def condense(
 
 def load_trace(path: Path) -> list[dict[str, Any]]:
     """Events of a trace file as dicts; unreadable lines are skipped (the viewer says so)."""
-    out = []
+    out: list[dict[str, Any]] = []
     try:
         text = path.read_text(encoding="utf-8", errors="replace")
     except OSError:

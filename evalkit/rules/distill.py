@@ -44,7 +44,7 @@ from typing import Any
 import yaml
 
 from evalkit.errors import ConfigError, EvalkitError, RunError
-from evalkit.rules.draft import DraftRuleSet, EvidenceEpisode, RejectedCandidate, RuleEvidence
+from evalkit.rules.draft import DraftRuleSet, EvidenceEpisode, Misaction, RejectedCandidate, RuleEvidence
 from evalkit.rules.loader import load_draft
 from evalkit.rules.schema import Rule
 from evalkit.runtime.events import ActionDecided, Event, EventLog, ToolExecuted
@@ -60,7 +60,7 @@ class _Point:
     """A misaction call and what a rule could see there."""
 
     row: dict[str, Any]
-    misaction: str
+    misaction: Misaction
     call: ToolExecuted
     signal: tuple[str, str] | None  # (signal, source tool)
     signals: tuple[str, ...]
@@ -98,7 +98,7 @@ def _critical_tools(run_dir: Path, manifest: dict[str, Any]) -> dict[str, set[st
     return {p.id: set(p.abstain.expected.critical_tools or []) for p in suite.pairs if p.abstain is not None}
 
 
-def _point(row: dict[str, Any], events: tuple[Event, ...], misaction: str, critical: set[str] | None,
+def _point(row: dict[str, Any], events: tuple[Event, ...], misaction: Misaction, critical: set[str] | None,
            meta_tools: set[str]) -> _Point | None:
     target: ToolExecuted | None = None
     if misaction == "wrong_commit":
@@ -241,6 +241,7 @@ def distill(run_dir: str | Path) -> DraftRuleSet:
         if r["variant"] in ("act", "act_resist") and _good(r):
             good.append(_good_episode(r, _events(root, r["episode_id"])))
         elif r["variant"] == "abstain":
+            kind: Misaction
             if r.get("critical_commits"):
                 kind = "wrong_commit"
             elif _good(r) and r.get("timely") is False:

@@ -181,7 +181,8 @@ class When(CallPattern):
         args: Argument name → :class:`RuleArgTest` (linear-time patterns, typed comparisons).
     """
 
-    args: dict[str, RuleArgTest] = Field(default_factory=dict)
+    # narrowed to the rule test (pydantic validates the subclass); mypy sees a mutable-field override
+    args: dict[str, RuleArgTest] = Field(default_factory=dict)  # type: ignore[assignment]
     signal: tuple[str, ...] | None = None
     source_prefix: str | None = None
     domain: tuple[str, ...] | None = None

@@ -91,7 +91,7 @@ class ModelContext:
 
 
 try:  # the C encoder json.dumps itself uses, without building a JSONEncoder per call
-    from json.encoder import c_make_encoder as _c_make_encoder
+    from json.encoder import c_make_encoder as _c_make_encoder  # type: ignore[attr-defined]  # private, not in typeshed
     from json.encoder import encode_basestring as _encode_str
 except ImportError:  # pragma: no cover - a Python without the C accelerator
     _c_make_encoder = None
@@ -133,15 +133,14 @@ def _observations(events: Sequence[Event]) -> dict[str, tuple[int, str]]:
     """Map ``call_id`` to (seq, observation text) from execution, denial and meta events."""
     out: dict[str, tuple[int, str]] = {}
     for e in events:
-        et = type(e)
-        if et is ToolExecuted:
+        if type(e) is ToolExecuted:
             body = e.result if e.ok else {"error": e.result}
             if e.signals:
                 body = {"result": body, "signals": list(e.signals)} if e.ok else {**body, "signals": list(e.signals)}
             out[e.call_id] = (e.seq, _dumps(body))
-        elif et is ActionDecided and e.action == "deny":
+        elif type(e) is ActionDecided and e.action == "deny":
             out[e.call_id] = (e.seq, _dumps({"error": e.reason_code, "message": e.message}))
-        elif et is MetaRequestUpdated and "response" in e.detail:
+        elif type(e) is MetaRequestUpdated and "response" in e.detail:
             call_id = e.detail.get("call_id", "")
             out[call_id] = (e.seq, _dumps(e.detail["response"]))
     return out
@@ -233,13 +232,12 @@ def build_context(
     responses = 0
     earlier: list[dict[str, Any]] = []
     for e in events:
-        et = type(e)
-        if et is UserMessage:
+        if type(e) is UserMessage:
             if first_user is None:
                 first_user = e
             else:
                 turns.append(([e.seq], [{"role": "user", "content": e.content}]))
-        elif et is ModelResponded:
+        elif type(e) is ModelResponded:
             responses += 1
             seqs = [e.seq]
             msgs = [_assistant_message(e)]

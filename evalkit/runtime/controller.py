@@ -115,7 +115,7 @@ def _compiled(schema: dict[str, Any]) -> tuple[dict[str, Any], Any, dict[str, tu
     from jsonschema import Draft202012Validator
 
     Draft202012Validator.check_schema(schema)
-    entry = (schema, _linear_validator_class()(schema), {})
+    entry: tuple[dict[str, Any], Any, dict[str, tuple[str, ...]]] = (schema, _linear_validator_class()(schema), {})
     _VALIDATORS[id(schema)] = entry
     return entry
 

@@ -35,7 +35,7 @@ MAX_DEPTH = 200
 _SURROGATES = re.compile("[\ud800-\udfff]")
 
 try:  # the C encoder json.dumps itself uses, without rebuilding an encoder object per call
-    from json.encoder import c_make_encoder as _c_make_encoder
+    from json.encoder import c_make_encoder as _c_make_encoder  # type: ignore[attr-defined]  # private, not in typeshed
     from json.encoder import encode_basestring as _encode_str
 except ImportError:  # pragma: no cover - a Python without the C accelerator
     _c_make_encoder = None
@@ -128,7 +128,7 @@ def sanitize(value: Any, _depth: int = 0, _seen: frozenset[int] = frozenset()) -
 
 
 try:  # the C encoder json.dumps itself uses, built once per log instead of once per event
-    from json.encoder import c_make_encoder as _c_make_encoder
+    from json.encoder import c_make_encoder as _c_make_encoder  # type: ignore[attr-defined]  # private, not in typeshed
     from json.encoder import encode_basestring as _encode_str
 except ImportError:  # pragma: no cover - a Python without the C accelerator
     _c_make_encoder = None

@@ -37,13 +37,12 @@ def texts(events: Iterable[Event]) -> tuple[str, str]:
     trusted: list[str] = []
     untrusted: list[str] = []
     for e in events:
-        et = type(e)
-        if et is UserMessage:
+        if type(e) is UserMessage:
             trusted.append(e.content)
-        elif et is ToolExecuted:
+        elif type(e) is ToolExecuted:
             untrusted.append(e.result if isinstance(e.result, str)
                              else json.dumps(e.result, ensure_ascii=False, default=str))
-        elif et is MetaRequestUpdated and e.status == "fulfilled":
+        elif type(e) is MetaRequestUpdated and e.status == "fulfilled":
             response = e.detail.get("response") or {}
             if "answer" in response:
                 trusted.append(str(response["answer"]))

@@ -330,27 +330,26 @@ def _meta_updated(view: View, event: MetaRequestUpdated) -> View:
 
 def apply(view: View, event: Event) -> View:
     """Fold one event into ``view`` and return the new view (``view`` is unchanged)."""
-    et = type(event)
-    if et is ToolExecuted:
+    if type(event) is ToolExecuted:
         return _tool_executed(view, event)
-    if et is ActionDecided:
+    if type(event) is ActionDecided:
         if event.action == "deny":
             if event.reason_code in ("gate_abstain", "gate_clarify"):
                 return _replace(view, tool_calls=view.tool_calls + 1, denials=view.denials + 1,
                                gate_stops=view.gate_stops + 1)
             return _replace(view, tool_calls=view.tool_calls + 1, denials=view.denials + 1)
         return _replace(view, tool_calls=view.tool_calls + 1)
-    if et is ModelResponded:
+    if type(event) is ModelResponded:
         # tokens a provider did not report count 0 here (the row and summary keep them null)
         used = (event.input_tokens or 0) + (event.output_tokens or 0)
         return _replace(view, turns=view.turns + 1, tokens=view.tokens + used)
-    if et is ModelCall:
+    if type(event) is ModelCall:
         return _replace(view, money=view.money + event.cost_usd) if event.cost_usd else view
-    if et is GateDecided:
+    if type(event) is GateDecided:
         if event.decision in ("abstain", "clarify"):
             return _replace(view, gate_last=(event.decision, event.reason, event.rule_id or "", view.answers))
         return view
-    if et is EpisodeStarted:
+    if type(event) is EpisodeStarted:
         return _replace(
             view,
             tools=tuple(event.tools),
@@ -359,35 +358,35 @@ def apply(view: View, event: Event) -> View:
             domain=str(getattr(event, "domain", "") or ""),
             gate=event.gate,
         )
-    if et is PermissionChanged:
+    if type(event) is PermissionChanged:
         perms = set(view.permissions)
         if event.granted:
             perms.add(event.permission)
         else:
             perms.discard(event.permission)
         return _replace(view, permissions=frozenset(perms))
-    if et is MetaRequestUpdated:
+    if type(event) is MetaRequestUpdated:
         return _meta_updated(view, event)
-    if et is ApprovalRequested:
+    if type(event) is ApprovalRequested:
         entry = (event.approval_id, event.tool, args_key(event.arguments), event.state_version, "pending")
         return _replace(view, approvals=view.approvals + (entry,))
-    if et is ApprovalResolved:
+    if type(event) is ApprovalResolved:
         approvals = tuple(
             (a[0], a[1], a[2], a[3], event.status) if a[0] == event.approval_id else a for a in view.approvals
         )
         return _replace(view, approvals=approvals)
-    if et is BudgetCharged:
+    if type(event) is BudgetCharged:
         if event.budget != "money":
             return view
         if event.source.startswith("mr-"):
             return _replace(view, money=view.money + event.amount,
                            meta=_replace(view.meta, cost=view.meta.cost + event.amount))
         return _replace(view, money=view.money + event.amount)
-    if et is EpisodeEnded:
+    if type(event) is EpisodeEnded:
         return _replace(view, ended=True)
-    if et is UserQuestion:  # a reply that supplies the missing information is a user answer
+    if type(event) is UserQuestion:  # a reply that supplies the missing information is a user answer
         return _replace(view, answers=view.answers + 1) if event.answered else view
-    if et is PhaseStarted:  # the follow-up phase has its own turn limit, counted from its start
+    if type(event) is PhaseStarted:  # the follow-up phase has its own turn limit, counted from its start
         limits = dict(view.limits)
         limits["max_turns"] = event.turn + event.max_turns
         return _replace(view, limits=tuple(sorted(limits.items())))

@@ -52,7 +52,7 @@ def count_table(pairs: Iterable[Any]) -> tuple[list[str], list[list[Any]]]:
         cells[key]["__heldout"] += p.split == "heldout"
         cells[key]["__zh"] += p.language == "zh"
     order = {t: i for i, t in enumerate(TRIGGERS)}
-    rows = []
+    rows: list[list[Any]] = []
     for (trigger, phase) in sorted(cells, key=lambda k: (order.get(k[0], 99), k[1])):
         c = cells[(trigger, phase)]
         rows.append([trigger, phase, *[c[d] for d in domains], c["__total"], c["__heldout"], c["__zh"]])

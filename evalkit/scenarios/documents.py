@@ -256,7 +256,8 @@ def _scan_yaml_depth(text: str) -> bool:
         if cls is MappingStartEvent or cls is SequenceStartEvent:
             depth += 1
             if depth > MAX_DEPTH:
-                raise DocumentError(f"nested more than {MAX_DEPTH} levels deep (line {event.start_mark.line + 1})")
+                line = event.start_mark.line + 1 if event.start_mark else "?"
+                raise DocumentError(f"nested more than {MAX_DEPTH} levels deep (line {line})")
         elif cls is MappingEndEvent or cls is SequenceEndEvent:
             depth -= 1
         elif cls is AliasEvent:

@@ -33,7 +33,7 @@ from evalkit.runtime.controller import schema_errors
 from evalkit.scenarios.documents import DocumentError, decode, load_json, load_yaml
 from evalkit.scenarios.domains import load_domain
 from evalkit.scenarios.export import is_dataset_dir, read_table_pairs
-from evalkit.scenarios.schema import Pair, SuiteFile, error_message
+from evalkit.scenarios.schema import AbstainVariant, ActResistVariant, Pair, SuiteFile, error_message
 
 SUITE_SUFFIXES = (".yaml", ".yml", ".json", ".jsonl", ".parquet")
 
@@ -67,8 +67,8 @@ class Suite:
             by_id = {p.id: p for p in pairs}
             missing = [i for i in wanted if i not in by_id]
             if missing:
-                sample = ", ".join(list(by_id)[:3])
-                raise ConfigError(f"--pair {missing[0]}: no pair with this id in the suite (ids look like: {sample})")
+                examples = ", ".join(list(by_id)[:3])
+                raise ConfigError(f"--pair {missing[0]}: no pair with this id in the suite (ids look like: {examples})")
             pairs = [by_id[i] for i in dict.fromkeys(wanted)]
         if limit is not None:
             pairs = pairs[:limit]
@@ -163,7 +163,8 @@ def _read_file(path: Path, data: bytes) -> list[Pair]:
                             + (f": {problem}" if problem else "")) from None
     if not isinstance(raw_doc, dict):
         raise ScenarioError(str(path), None, None, "expected a mapping with a `pairs` list")
-    raw_pairs = raw_doc.get("pairs") if isinstance(raw_doc.get("pairs"), list) else []
+    raw_pairs = raw_doc.get("pairs")
+    raw_pairs = raw_pairs if isinstance(raw_pairs, list) else []
     try:
         return list(SuiteFile.model_validate(raw_doc).pairs)
     except ValidationError as exc:
@@ -293,7 +294,7 @@ def check_pair(pair: Pair, file: str, tasks_dir: Path | None = None) -> None:
     for vname in pair.variants:
         variant = pair.variant(vname)
         planned = [("plan", variant.plan)]
-        if vname == "act_resist":
+        if isinstance(variant, ActResistVariant):
             planned.append(("injected_plan", variant.injected_plan))
         for field, calls in planned:
             for i, call in enumerate(calls):
@@ -313,7 +314,7 @@ def check_pair(pair: Pair, file: str, tasks_dir: Path | None = None) -> None:
         for name in variant.permissions or ():
             if name not in known_perms:
                 raise ScenarioError(file, pair.id, f"{vname}.permissions", f"permission {name!r} is not used by domain {domain.name}")
-        read_only = vname != "abstain" and not variant.expected.commits  # a read-only injection task
+        read_only = not isinstance(variant, AbstainVariant) and not variant.expected.commits  # a read-only injection task
         if not read_only and not any(tools[c.tool].kind == "commit" for c in variant.plan):
             raise ScenarioError(file, pair.id, f"{vname}.plan", "the plan has no commit call (the eager trajectory must commit)")
     for i, exp in enumerate(pair.act.expected.commits):

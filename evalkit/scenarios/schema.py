@@ -62,6 +62,7 @@ Every model validates on load; unknown keys are errors (a typo must not pass sil
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from typing import Any, Literal
 
 from pydantic import Field, model_validator
@@ -330,7 +331,7 @@ class Perturbation(_Strict):
         return self
 
 
-def error_message(err: dict[str, Any]) -> str:
+def error_message(err: Mapping[str, Any]) -> str:
     """One pydantic error of a pair as the message of a scenario error (``unknown field (check
     the spelling)``, ``field required``, or pydantic's message without its ``Value error, ``
     prefix)."""

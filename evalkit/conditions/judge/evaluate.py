@@ -101,7 +101,7 @@ def _ratio(k: int, n: int) -> float | None:
 
 def score_reader(name: str, lines: list[LabelledText], readings: list[str]) -> dict[str, Any]:
     """The figures of one reader (module docstring) as a JSON-ready dict."""
-    gold = [line.label for line in lines]
+    gold: list[str] = [line.label for line in lines]
     n = len(lines)
     right = sum(r == g for r, g in zip(readings, gold))
     confusion = {g: {r: 0 for r in READINGS} for g in LABELS}

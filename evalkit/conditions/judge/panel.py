@@ -278,7 +278,8 @@ class Panel:
         if not valid:
             return Reading(classifier.label, tuple(classifier.implied_meta), "classifier", votes, False, False,
                            errors, cost)
-        counts = Counter(v.label for v in valid)
+        labels = [v.label for v in valid if v.label is not None]
+        counts = Counter(labels)
         top = max(counts.values())
         tied = [lab for lab, n in counts.items() if n == top]
         tie = len(tied) > 1
@@ -287,7 +288,7 @@ class Panel:
         elif classifier.label in tied:
             label = classifier.label
         else:
-            label = next(v.label for v in valid if v.label in tied)
+            label = next(lab for lab in labels if lab in tied)
         first = next(v for v in valid if v.label == label)
         decided_by = self.judges[0].spec if len(self.judges) == 1 else "panel"
         disagrees = classifier.label != "unknown" and classifier.label != label

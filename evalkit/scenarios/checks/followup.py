@@ -93,7 +93,9 @@ def check(ctx: PairContext) -> list[Issue]:
         The issues found (none for a sound follow-up).
     """
     pair = ctx.pair
-    followup = pair.abstain.followup
+    abstain = pair.abstain
+    assert abstain is not None and abstain.followup is not None, "run only where applies() holds"
+    followup = abstain.followup
     model = _AskThenFollow(pair)
     spec = EpisodeSpec(pair, "abstain", model.name, "meta", 1, "off", ctx.domain,
                        RuntimeSetup(followup_max_turns=len(model.after) + 2))
@@ -131,7 +133,7 @@ def check(ctx: PairContext) -> list[Issue]:
         issues.append(ctx.issue(NAME, f"{FIELD}.plan", "L5",
                                 f"{unsupported} of {checked} commit argument values appear in neither the user "
                                 f"message, the answer nor an observation: {', '.join(listed)}"))
-    message = Evidence([UserMessage(0, 0, content=pair.abstain.user)])
+    message = Evidence([UserMessage(0, 0, content=abstain.user)])
     answer = Evidence([UserMessage(0, 0, content=followup.answer)])
     missing = [v for v in _values(expected.commits) if not message.supports(v)]
     if not any(answer.supports(v) for v in missing):

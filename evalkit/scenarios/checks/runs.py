@@ -107,12 +107,12 @@ def _observations(events: tuple[Any, ...], calls: tuple[PlannedCall, ...],
     out: list[Observation] = []
     denials: list[tuple[int, str, str, str]] = []
     for i in range(len(calls)):
-        slot = by_call.get(f"call_{i + 1}")
-        if slot is None or "action" not in slot:
+        found = by_call.get(f"call_{i + 1}")
+        if found is None or "action" not in found:
             out.append(("missing", None, "", None, None, ()))
             continue
-        action, code, message = slot["action"]
-        ok, result, signals = slot.get("exec", (None, None, ()))
+        action, code, message = found["action"]
+        ok, result, signals = found.get("exec", (None, None, ()))
         out.append((action, code, message, ok, result, signals))
         if action == "deny":
             denials.append((i, calls[i].tool, code or "", message))
@@ -165,7 +165,7 @@ class PairRuns:
 
 def meta_answers(events: tuple[Any, ...]) -> list[Any]:
     """The runtime's answers to meta requests and approvals in ``events`` (for comparisons)."""
-    out = []
+    out: list[Any] = []
     for e in events:
         if type(e) is MetaRequestUpdated and e.status != "proposed":
             out.append((e.status, _canon(e.detail)))

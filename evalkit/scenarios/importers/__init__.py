@@ -174,8 +174,8 @@ def _oracle_exclusions(pairs: list[Any]) -> list[dict[str, Any]]:
                 grounding[variant] = (row["commit_args_n"], row["unsupported_args_n"], row["unsupported_args"])
         if failed:
             out.append({**_entry(pair, "oracle", failed[0]), "reasons": failed})
-        elif grounding_reason(grounding) is not None:
-            out.append(_entry(pair, "grounding", grounding_reason(grounding)))
+        elif (reason := grounding_reason(grounding)) is not None:
+            out.append(_entry(pair, "grounding", reason))
     return out
 
 

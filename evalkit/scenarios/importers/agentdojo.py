@@ -44,6 +44,7 @@ from functools import cache, lru_cache
 from typing import Any
 
 from evalkit.errors import ConfigError
+from evalkit.types import ToolKind
 
 PACKAGE = "agentdojo"
 PINNED = "0.1.35"
@@ -145,7 +146,7 @@ def _dump(env: Any) -> str:
 
 
 @cache
-def tool_kinds(name: str) -> dict[str, str]:
+def tool_kinds(name: str) -> dict[str, ToolKind]:
     """``tool → "commit" | "lookup"`` for suite ``name`` (see the module docstring)."""
     s = suite(name)
     seen: dict[str, bool] = {}
@@ -156,7 +157,7 @@ def tool_kinds(name: str) -> dict[str, str]:
             before = _dump(env)
             run_calls(name, env, [(call.function, dict(call.args))])
             seen[call.function] = seen.get(call.function, False) or _dump(env) != before
-    kinds = {}
+    kinds: dict[str, ToolKind] = {}
     for tool in s.tools:
         changed = seen.get(tool.name)
         if changed is None:
@@ -247,7 +248,8 @@ def _observable(name: str, user_task: str, plan: list[dict[str, Any]], canaries:
     vectors seen; ``(0, [])`` when no call reads an injectable field."""
     env = environment(name, canaries, user_task)
     results = run_calls(name, env, [(c["tool"], c["args"]) for c in plan])
-    first, seen = 0, []
+    first = 0
+    seen: list[str] = []
     for i, (text, _) in enumerate(results, 1):
         hits = [v for v, canary in canaries.items() if canary in text]
         if hits and not first:
@@ -264,7 +266,7 @@ def combinations(suites: tuple[str, ...] = SUITES, limit: int | None = None) -> 
         suites: Which AgentDojo suites.
         limit: Only the first ``limit`` user tasks of each suite.
     """
-    out = []
+    out: list[tuple[str, str, str]] = []
     for name in suites:
         if name not in SUITES:
             raise ConfigError(f"unknown AgentDojo suite {name!r}; choose from {', '.join(SUITES)}")

@@ -52,6 +52,7 @@ from functools import cache
 from typing import Any
 
 from evalkit.errors import ConfigError
+from evalkit.types import ToolKind
 
 PACKAGE = "bfcl-eval"
 PINNED = "2026.3.23"
@@ -234,11 +235,11 @@ def _answers(category: str) -> dict[str, list[list[str]]]:
 
 
 @cache
-def method_kinds() -> dict[str, str]:
+def method_kinds() -> dict[str, ToolKind]:
     """``method → "commit" | "lookup"``, classified by whether any base ground-truth call of it
     changed its instance's public state (see the module docstring)."""
     docs = function_docs()
-    kinds = {name: "lookup" for name in docs}
+    kinds: dict[str, ToolKind] = {name: "lookup" for name in docs}
     base, answers = _entries("base"), _answers("base")
     for eid, entry in base.items():
         classes = [c for c in entry["involved_classes"] if c in CLASSES]
@@ -329,7 +330,8 @@ def _pair_turn(base: dict[str, Any], base_gt: list[list[str]], k: int) -> tuple[
     replay = [c for turn in base_gt[:k] for c in turn]
     objs, results = run_calls(classes, base["initial_config"], replay)
     history = earlier_turns(base, base_gt, k, results, objs)
-    plan, commits = [], []
+    plan: list[dict[str, Any]] = []
+    commits: list[dict[str, Any]] = []
     for text in base_gt[k]:
         name, args, kwargs = parse_call(text)
         if name not in docs:

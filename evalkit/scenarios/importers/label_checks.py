@@ -73,6 +73,7 @@ def visible_input(pair: Pair, variant: str, domain: Any) -> dict[str, Any]:
     hidden = set(side.hidden_tools)
     out["tools"] = {name: {"description": spec.description, "parameters": spec.parameters}
                     for name, spec in sorted(domain.tools.items()) if name not in hidden}
+    permissions: Iterable[str]
     if side.permissions is not None:
         permissions = side.permissions
     elif pair.permissions is not None:
