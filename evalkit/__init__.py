@@ -13,7 +13,7 @@ The names most users need::
 
 from __future__ import annotations
 
-__version__ = "0.1.0"
+from evalkit.version import __version__
 
 __all__ = ["__version__", "load_suite", "run", "RunConfig", "render_report", "load_run", "load_runs"]
 

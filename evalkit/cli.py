@@ -53,7 +53,7 @@ app.add_typer(judge_app, name="judge")
 
 def _version(value: bool) -> None:
     if value:
-        from evalkit import __version__
+        from evalkit.version import __version__
 
         typer.echo(f"evalkit {__version__}")
         raise typer.Exit(0)

@@ -19,6 +19,7 @@ from typing import Any
 
 from evalkit.errors import ConfigError, EvalkitError
 from evalkit.harness.plan import RunPlan
+from evalkit.version import __version__
 
 WORKERS_NEED = ("workers need the same evalkit and the same suite, task and config files at the same paths (a "
                 "shared file system), unchanged while the run goes on")
@@ -62,7 +63,6 @@ def run_identity(config: Any) -> dict[str, Any]:
         ScenarioError, ConfigError: only without a manifest, for a suite or rule set that
             does not load.
     """
-    import evalkit
 
     try:
         recorded = json.loads((Path(config.out) / "config.json").read_text(encoding="utf-8-sig"))
@@ -76,7 +76,7 @@ def run_identity(config: Any) -> dict[str, Any]:
 
         suite = _load_selection(config)
         suite_hash, inputs = suite.content_hash, input_fingerprints(config, suite)
-    return {"evalkit": evalkit.__version__, "suite": suite_hash, "inputs": dict(inputs)}
+    return {"evalkit": __version__, "suite": suite_hash, "inputs": dict(inputs)}
 
 
 def _load_selection(config: Any) -> Any:
@@ -169,7 +169,6 @@ def _worker_context(config_json: str, identity_json: str) -> tuple[RunPlan, dict
             (:func:`check_worker_inputs`), or does not load here (a missing or invalid file
             the calling process loaded).
     """
-    import evalkit
     from evalkit.harness.config import RunConfig
     from evalkit.harness.resume import input_fingerprints
     from evalkit.harness.run import build_plan
@@ -177,13 +176,13 @@ def _worker_context(config_json: str, identity_json: str) -> tuple[RunPlan, dict
 
     config = RunConfig.model_validate_json(config_json)
     expected = json.loads(identity_json)
-    if evalkit.__version__ != expected["evalkit"]:  # other code: read nothing with it
-        check_worker_inputs(expected, {**expected, "evalkit": evalkit.__version__}, config)
+    if __version__ != expected["evalkit"]:  # other code: read nothing with it
+        check_worker_inputs(expected, {**expected, "evalkit": __version__}, config)
     tasks_dir = Path(config.tasks_dir) if config.tasks_dir else None
     try:
         _forget_stale_domains(config, expected)
         suite = _load_selection(config)
-        seen = {"evalkit": evalkit.__version__, "suite": suite.content_hash,
+        seen = {"evalkit": __version__, "suite": suite.content_hash,
                 "inputs": input_fingerprints(config, suite)}
         check_worker_inputs(expected, seen, config)
         plan = build_plan(suite, config)

@@ -20,12 +20,12 @@ import warnings
 from pathlib import Path
 from typing import Any
 
-import evalkit
 from evalkit.errors import ConfigError
 from evalkit.harness.config import RunConfig, runtime_setup
 from evalkit.harness.plan import PlanKeys
 from evalkit.harness.store import ResultsWarning, RunStore
 from evalkit.scenarios.loader import Suite
+from evalkit.version import __version__
 
 
 def prepare_resume(
@@ -64,9 +64,9 @@ def prepare_resume(
     if old_hash != suite.content_hash:
         raise ConfigError(f"{store.root}: the suite changed since this run started "
                           f"(hash {str(old_hash)[:12]} then, {suite.content_hash[:12]} now); start a new run")
-    if old.get("evalkit_version") != evalkit.__version__:
+    if old.get("evalkit_version") != __version__:
         warnings.warn(f"{store.root}: started with evalkit {old.get('evalkit_version')}, resumed with "
-                      f"{evalkit.__version__}", ResultsWarning, stacklevel=2)
+                      f"{__version__}", ResultsWarning, stacklevel=2)
     from evalkit.harness.episode import episode_id
 
     index = store.scan_results(plan_keys)  # by plan position; keys outside the plan in index.strays

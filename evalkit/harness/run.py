@@ -29,7 +29,6 @@ import sys
 from pathlib import Path
 from typing import Any
 
-import evalkit
 from evalkit.conditions.registry import get_condition
 from evalkit.errors import ConfigError, RunError
 from evalkit.harness.config import RunConfig, config_sha256, load_config, runtime_setup  # noqa: F401 - re-exported
@@ -45,6 +44,7 @@ from evalkit.models.pricing import find_price
 from evalkit.models.registry import get_model
 from evalkit.scenarios.domains import load_domain
 from evalkit.scenarios.loader import Suite, load_suite
+from evalkit.version import __version__
 
 MAX_PLAN = 1_000_000
 """Most episodes one run may plan (pairs × variants × models × conditions × gates × epochs)."""
@@ -124,7 +124,7 @@ def manifest(config: RunConfig, suite: Suite, models: dict[str, Any] | None = No
     from evalkit.conditions.classifier import CLASSIFIER_VERSION
 
     return {
-        "evalkit_version": evalkit.__version__,
+        "evalkit_version": __version__,
         "created": _dt.datetime.now(_dt.timezone.utc).isoformat(timespec="seconds"),
         "config": config.model_dump(),
         "config_sha256": config_sha256(config),

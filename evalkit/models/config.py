@@ -305,7 +305,7 @@ def load_model_config(path: str | Path) -> tuple[ModelConfigFile, Path]:
         text = p.read_text(encoding="utf-8")
     except OSError as exc:
         raise ConfigError(f"{p}: cannot read model config: {exc.strerror or exc}") from None
-    from evalkit.scenarios.documents import DocumentError, load_json, load_yaml  # one reader: repeated keys refused
+    from evalkit.documents import DocumentError, load_json, load_yaml  # one reader: repeated keys refused
 
     if p.suffix == ".json":
         try:

@@ -12,7 +12,7 @@ import pytest
 import yaml
 
 from evalkit.errors import ScenarioError
-from evalkit.scenarios.documents import DocumentError, check_values, load_yaml
+from evalkit.documents import DocumentError, check_values, load_yaml
 from evalkit.scenarios.loader import load_suite
 
 
