@@ -74,7 +74,7 @@ from evalkit.runtime.events import (
     UserMessage,
 )
 from evalkit.runtime.executor import Fault, SandboxExecutor
-from evalkit.runtime.followup import SimulatedUser, asks_in_text
+from evalkit.runtime.followup import SimulatedUser
 from evalkit.runtime.gate import AutonomyGate
 from evalkit.runtime.jsonsafe import clean_text, sanitize
 from evalkit.runtime.model_io import InvalidOutput, Model, ToolCall, checked_output
@@ -407,7 +407,7 @@ def run_episode(
             rec.emit(ToolCallTagged, turn, **tagged)
         withheld = out.stop_reason in WITHHELD
         last_text = out.refusal if withheld and out.refusal is not None else out.text
-        if not out.tool_calls and not withheld and user is not None and asks_in_text(out.text):
+        if not out.tool_calls and not withheld and user is not None and user.asks_in_text(out.text):
             end = user.reply(rec, turn, channel="text", question=out.text or "") or end
             continue
         if not out.tool_calls or withheld:
