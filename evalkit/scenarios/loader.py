@@ -27,8 +27,7 @@ import yaml
 from pydantic import ValidationError
 
 from evalkit.errors import ConfigError, ScenarioError, TaskError
-from evalkit.harness.run_dir import looks_like_run_dir
-from evalkit.paths import builtin_dir
+from evalkit.paths import builtin_dir, looks_like_run_dir
 from evalkit.runtime.controller import schema_errors
 from evalkit.documents import DocumentError, decode, load_json, load_yaml
 from evalkit.scenarios.domains import load_domain
