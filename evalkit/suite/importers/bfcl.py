@@ -36,7 +36,7 @@ Pairs that cannot be formed (the perturbed turn makes no state change, so there 
 to abstain from; no lookup to precede the commit) are *skipped* with a reason; pairs that
 are formed but do not earn their labels (a contradiction, a held-out function the turn does
 not need, a ground truth the oracle cannot pass, oracle commit values not found in what the
-model sees) are *excluded* by :func:`evalkit.scenarios.importers.run_import`, also with a
+model sees) are *excluded* by :func:`evalkit.suite.importers.run_import`, also with a
 reason. Neither is silent.
 """
 
@@ -360,7 +360,7 @@ def miss_param_followup(base: dict[str, Any], entry: dict[str, Any], ground_trut
     Returns:
         ``{answer, plan, expected: {commits}}``, or ``None`` when there is no such turn, it
         makes no commit, or its answer names none of the commit values the abstain message
-        lacks (the ``followup`` label check's rule, :mod:`evalkit.scenarios.checks.followup`).
+        lacks (the ``followup`` label check's rule, :mod:`evalkit.suite.checks.followup`).
     """
     from evalkit.metrics.grounding import Evidence, _leaves, is_fact
     from evalkit.runtime.events import UserMessage

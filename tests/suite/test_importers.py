@@ -19,7 +19,7 @@ from evalkit.scenarios.loader import load_suite
 @pytest.fixture(scope="module")
 def bfcl():
     pytest.importorskip("bfcl_eval")
-    from evalkit.scenarios.importers import bfcl
+    from evalkit.suite.importers import bfcl
 
     return bfcl
 
@@ -71,7 +71,7 @@ def _entry0_config(bfcl):
 
 
 def test_bfcl_import_writes_kept_pairs_and_the_report(bfcl, tmp_path):
-    from evalkit.scenarios.importers import run_import
+    from evalkit.suite.importers import run_import
 
     report = run_import("bfcl", tmp_path / "bfcl.jsonl", limit=4)
     suite = load_suite([tmp_path / "bfcl.jsonl"])
@@ -86,7 +86,7 @@ def test_bfcl_import_writes_kept_pairs_and_the_report(bfcl, tmp_path):
 @pytest.fixture(scope="module")
 def agentdojo():
     pytest.importorskip("agentdojo")
-    from evalkit.scenarios.importers import agentdojo
+    from evalkit.suite.importers import agentdojo
 
     return agentdojo
 
@@ -139,7 +139,7 @@ def test_agentdojo_oracle_selfcheck_and_scripted_policies(banking, tmp_path):
 
 @pytest.fixture(scope="module")
 def bfcl_import(bfcl, tmp_path_factory):
-    from evalkit.scenarios.importers import run_import
+    from evalkit.suite.importers import run_import
 
     out = tmp_path_factory.mktemp("bfcl") / "bfcl.jsonl"
     return out, run_import("bfcl", out)
@@ -210,7 +210,7 @@ def test_earlier_turns_are_shown_and_count_as_evidence():
 
 def test_contradiction_check_compares_what_the_model_sees(bfcl_import):
     from evalkit.scenarios.domains import load_domain
-    from evalkit.scenarios.importers import label_checks
+    from evalkit.suite.importers import label_checks
 
     out, _ = bfcl_import
     pair = next(p for p in load_suite([out]).pairs if p.trigger == "missing_param")
@@ -294,7 +294,7 @@ def test_agentdojo_sample_is_deterministic_and_stratified(agentdojo):
 
 
 def test_agentdojo_sampled_import_lists_what_it_left_out(agentdojo, tmp_path):
-    from evalkit.scenarios.importers import run_import
+    from evalkit.suite.importers import run_import
 
     report = run_import("agentdojo", tmp_path / "ad.jsonl", sample=12, seed=1, selfcheck=False)
     not_drawn = [s for s in report["skipped"] if s["reason"] == "not drawn by --sample 12 --seed 1"]
@@ -316,7 +316,7 @@ def test_agentdojo_environment_loads_as_upstream_does(agentdojo):
 
 def test_oracle_grounding_names_the_unsupported_values(bfcl_import):
     from evalkit.scenarios.domains import load_domain
-    from evalkit.scenarios.importers import label_checks
+    from evalkit.suite.importers import label_checks
 
     out, _ = bfcl_import
     domain = load_domain("bfcl")
