@@ -44,7 +44,7 @@ def run_identity(config: Any) -> dict[str, Any]:
     """The content a run's episodes are made from, as the calling process knows it.
 
     Taken from the run's manifest (``config.out/config.json``, written or checked by
-    :func:`evalkit.harness.run.run` before any episode runs: ``suite.content_hash`` and
+    :func:`evalkit.harness.run.execute_run` before any episode runs: ``suite.content_hash`` and
     ``inputs``), so it is the content the calling process loaded and scores against even
     when a file is edited after the run started; computed from the files now
     (:func:`~evalkit.scenarios.loader.load_suite`,
@@ -81,7 +81,7 @@ def run_identity(config: Any) -> dict[str, Any]:
 
 def _load_selection(config: Any) -> Any:
     """The run's selected suite (:class:`~evalkit.scenarios.loader.Suite`), loaded as
-    :func:`evalkit.harness.run.run` loads it."""
+    :func:`evalkit.harness.run.execute_run` loads it."""
     from evalkit.scenarios.loader import load_suite
 
     tasks_dir = Path(config.tasks_dir) if config.tasks_dir else None

@@ -8,8 +8,8 @@ set, policy, model config, task code), recorded in ``config.json`` (``inputs``);
 episode key and returns the episodes already done (a finished episode without a whole trace
 file runs again).
 
-:func:`evalkit.harness.run.run` calls them with ``resume=True``
-(:func:`evalkit.harness.run.resume_run`, ``evalkit run --resume DIR``);
+:func:`evalkit.pipeline.run` calls them with ``resume=True``
+(:func:`evalkit.pipeline.resume_run`, ``evalkit run --resume DIR``);
 :mod:`evalkit.harness.run` re-exports :func:`prepare_resume`.
 """
 

@@ -152,7 +152,7 @@ def render_report(run_dir: str | Path) -> Path:
     """Render ``run_dir/report.html``.
 
     Args:
-        run_dir: A run directory written by :func:`evalkit.harness.run.run`.
+        run_dir: A run directory written by :func:`evalkit.pipeline.run`.
 
     Returns:
         Path of the report.

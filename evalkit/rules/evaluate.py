@@ -29,7 +29,7 @@ from typing import Any, Callable
 from evalkit.errors import RunError
 from evalkit.harness.atomic import dump_json, write_atomic
 from evalkit.harness.config import RunConfig, runtime_setup
-from evalkit.harness.run import run
+from evalkit.pipeline import run
 from evalkit.harness.store import RunStore
 from evalkit.rules.diff import changed_episodes, diff_rows, rule_changes, rule_firings
 from evalkit.rules.loader import load_rule_set, resolve_rules_path
@@ -152,7 +152,7 @@ def evaluate_rules(
             policy, seeds); ``gates`` and ``rules`` are set here (gate on; each rule set in
             turn) and ``out`` is the output directory of the whole evaluation.
         alpha: Significance level of the McNemar tests.
-        run_suite: Runs one config (default :func:`evalkit.harness.run.run`; the CLI
+        run_suite: Runs one config (default :func:`evalkit.pipeline.run`; the CLI
             passes one that draws a progress bar).
 
     Returns:

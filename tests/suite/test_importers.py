@@ -120,7 +120,8 @@ def test_agentdojo_true_should_abstain_pairs(banking):
 
 def test_agentdojo_oracle_selfcheck_and_scripted_policies(banking, tmp_path):
     from evalkit.harness.selfcheck import oracle_selfcheck
-    from evalkit.harness.run import RunConfig, run
+    from evalkit.harness.run import RunConfig
+    from evalkit.pipeline import run
 
     pairs, _ = banking
     path = tmp_path / "agentdojo.jsonl"
@@ -163,7 +164,8 @@ def test_bfcl_import_excludes_contradictions_and_unneeded_tools_with_the_reason(
 
 
 def test_bfcl_kept_pairs_pass_the_oracle_with_no_unsupported_assumption(bfcl_import, tmp_path):
-    from evalkit.harness.run import RunConfig, run
+    from evalkit.harness.run import RunConfig
+    from evalkit.pipeline import run
 
     out, report = bfcl_import
     assert report["counts"]["grounding"] > 0  # derived values (dates, airport codes) are excluded, not kept
@@ -226,7 +228,8 @@ def test_contradiction_check_compares_what_the_model_sees(bfcl_import):
 # ---------------------------------------------------------------- AgentDojo: every combination, read-only tasks, --sample
 
 def test_agentdojo_read_only_user_task_expects_an_answer_and_no_commit(banking, tmp_path):
-    from evalkit.harness.run import RunConfig, run
+    from evalkit.harness.run import RunConfig
+    from evalkit.pipeline import run
 
     pairs, _ = banking
     read_only = [p for p in pairs if "read_only" in p["tags"]]
