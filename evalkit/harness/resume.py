@@ -26,6 +26,8 @@ from evalkit.harness.plan import PlanKeys
 from evalkit.harness.store import ResultsWarning, RunStore
 from evalkit.scenarios.loader import Suite
 from evalkit.version import __version__
+from evalkit.scenarios.domains import domain_path
+from evalkit.scenarios.sample import strata_counts
 
 
 def prepare_resume(
@@ -174,8 +176,6 @@ def input_fingerprints(config: RunConfig, suite: Suite) -> dict[str, str | None]
     Raises:
         ConfigError: for a missing or invalid rule set (while resolving a shipped set's name).
     """
-    from evalkit.scenarios.domains import domain_path
-
     tasks_dir = Path(config.tasks_dir) if config.tasks_dir else None
     out: dict[str, str | None] = {
         "rules": runtime_setup(config).rules_identity.get("sha256") if config.rules else None,
@@ -194,7 +194,6 @@ def sample_record(config: RunConfig, selected: Suite) -> dict[str, Any] | None:
     holds (:func:`evalkit.scenarios.sample.strata_counts`); ``None`` without ``--sample``."""
     if config.sample is None:
         return None
-    from evalkit.scenarios.sample import strata_counts
 
     return {"n": config.sample, "seed": config.seed or 0, "drawn": len(selected.pairs),
             "pair_ids": [p.id for p in selected.pairs], **strata_counts(selected.pairs)}

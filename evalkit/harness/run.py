@@ -47,6 +47,11 @@ from evalkit.scenarios.domains import load_domain
 from evalkit.scenarios.loader import Suite, load_suite
 from evalkit.scenarios.schema import Pair
 from evalkit.version import __version__
+from evalkit.conditions.judge.panel import Panel
+from evalkit.conditions.classifier import CLASSIFIER_VERSION
+from evalkit.models.config import load_model_config
+from evalkit.harness.selfcheck import oracle_selfcheck
+from evalkit.harness.dask_executor import execute_plan_dask
 
 MAX_PLAN = 1_000_000
 """Most episodes one run may plan (pairs × variants × models × conditions × gates × epochs)."""
@@ -94,8 +99,6 @@ def _meta_tools_record(condition: str) -> dict[str, Any]:
 
 def judge_record(specs: list[str]) -> dict[str, Any]:
     """The LLM-judge panel for ``config.json``: judges, prompt version and sha256, decision rule."""
-    from evalkit.conditions.judge.panel import Panel
-
     return Panel.from_specs(specs).describe()
 
 
@@ -111,8 +114,6 @@ def manifest(config: RunConfig, suite: Suite, models: dict[str, Any] | None = No
     it records each condition's prompt and meta-tool definitions (with their sha256) and, for
     live models, their resolved settings (no secrets).
     """
-    from evalkit.conditions.classifier import CLASSIFIER_VERSION
-
     return {
         "evalkit_version": __version__,
         "created": _dt.datetime.now(_dt.timezone.utc).isoformat(timespec="seconds"),
@@ -183,8 +184,6 @@ def execute_run(
     earlier = None if resume else check_out_dir(config.out)  # never write into a folder of other files
     setup = runtime_setup(config)  # a bad rule set or policy fails before any work
     if config.model_config_file:  # so does a bad model config file, even when only scripted models run
-        from evalkit.models.config import load_model_config
-
         load_model_config(config.model_config_file)
     tasks_dir = Path(config.tasks_dir) if config.tasks_dir else None
     suite = config.select(load_suite(config.suites, tasks_dir=tasks_dir))
@@ -196,8 +195,6 @@ def execute_run(
     selected = suite  # the selection, before the self-check's exclusions (what `inputs` describes)
     check = None
     if config.selfcheck:  # pairs the oracle cannot pass are excluded, with reasons, never silently
-        from evalkit.harness.selfcheck import oracle_selfcheck
-
         check = oracle_selfcheck(suite, conditions=config.conditions, gates=config.gates, limits=config.limits(),
                                  setup=setup, tasks_dir=tasks_dir)
         for entry in check.excluded:
@@ -220,8 +217,6 @@ def execute_run(
     limits = config.limits()
     panel = None
     if config.judges:  # a bad judge spec or a missing key fails before any episode
-        from evalkit.conditions.judge.panel import Panel
-
         panel = Panel.from_specs(config.judges, options)
         for judge in panel.judges:
             _ = judge.model
@@ -272,8 +267,6 @@ def execute_run(
     store.open(background=True)
     try:
         if config.executor == "dask":
-            from evalkit.harness.dask_executor import execute_plan_dask
-
             execute_plan_dask(todo, config, record, progress=progress, done=len(plan) - len(todo), total=len(plan))
         else:
             execute_plan(todo, models, limits, record, progress=progress, done=len(plan) - len(todo),

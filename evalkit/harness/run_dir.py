@@ -15,6 +15,7 @@ from pathlib import Path
 from typing import Any
 
 from evalkit.paths import looks_like_run_dir  # noqa: F401 - re-exported
+from evalkit.errors import RunError
 
 
 def unfinished(path: str | Path) -> str | None:
@@ -59,8 +60,6 @@ def check_out_dir(path: str | Path) -> dict[str, Any] | None:
         RunError: ``path`` is empty, a file, under a file, not writable, or a non-empty
             folder that is not a run directory.
     """
-    from evalkit.errors import RunError
-
     if str(path) == "":
         raise RunError("--out is empty; give the run directory's path")
     p = Path(path)

@@ -12,6 +12,7 @@ import math
 from typing import Any
 
 from evalkit.formatting import fmt, fmt_ci, fmt_p, fmt_rate, fmt_signed  # noqa: F401 - re-exported
+from evalkit.report.view import leaderboard
 
 MAIN_RATES = (
     ("timely_paired_accuracy", "timely paired"),
@@ -131,8 +132,6 @@ def summary_tables(summary: dict[str, Any], *, compact: bool = False) -> list[An
 
 def ranked_rows(summary: dict[str, Any]) -> list[dict[str, Any]]:
     """The summary rows in leaderboard order (:func:`evalkit.report.view.leaderboard`)."""
-    from evalkit.report.view import leaderboard
-
     return leaderboard(summary.get("rows", []))
 
 

@@ -33,6 +33,7 @@ from evalkit.documents import DocumentError, decode, load_json, load_yaml
 from evalkit.scenarios.domains import load_domain
 from evalkit.scenarios.export import is_dataset_dir, read_table_pairs
 from evalkit.scenarios.schema import Pair, SuiteFile, error_message
+from evalkit.scenarios.sample import stratified_sample
 
 SUITE_SUFFIXES = (".yaml", ".yml", ".json", ".jsonl", ".parquet")
 
@@ -72,8 +73,6 @@ class Suite:
         if limit is not None:
             pairs = pairs[:limit]
         if sample is not None:
-            from evalkit.scenarios.sample import stratified_sample
-
             pairs = stratified_sample(pairs, sample, seed)
         return Suite(tuple(pairs), {p.id: self.sources[p.id] for p in pairs}, self.content_hash)
 

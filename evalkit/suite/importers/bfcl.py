@@ -52,6 +52,9 @@ from functools import cache
 from typing import Any
 
 from evalkit.errors import ConfigError
+from evalkit.runtime.tools import Domain, ToolResult
+from evalkit.metrics.grounding import Evidence, _leaves, is_fact
+from evalkit.runtime.events import UserMessage
 
 PACKAGE = "bfcl-eval"
 PINNED = "2026.3.23"
@@ -264,8 +267,6 @@ def method_kinds() -> dict[str, str]:
 
 def build_domain() -> Any:
     """The ``bfcl`` :class:`~evalkit.runtime.tools.Domain`: every simulator method as a tool."""
-    from evalkit.runtime.tools import Domain, ToolResult
-
     version = package_version()
     domain = Domain(DOMAIN_NAME, f"BFCL multi-turn simulators ({PACKAGE} {version}, {LICENSE}): a file system, "
                     "messaging, social posting, tickets, trading, travel booking, vehicle control and a calculator.",
@@ -362,9 +363,6 @@ def miss_param_followup(base: dict[str, Any], entry: dict[str, Any], ground_trut
         makes no commit, or its answer names none of the commit values the abstain message
         lacks (the ``followup`` label check's rule, :mod:`evalkit.suite.checks.followup`).
     """
-    from evalkit.metrics.grounding import Evidence, _leaves, is_fact
-    from evalkit.runtime.events import UserMessage
-
     if k + 1 >= min(len(ground_truth), len(entry["question"])):
         return None
     answer = _user(entry["question"][k + 1])
