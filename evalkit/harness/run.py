@@ -13,8 +13,8 @@ rebuilt, the episodes whose last record finished ok are skipped (:func:`pending`
 others run and are appended. Every plan key (pair, variant, model, condition, gate, epoch) is
 unique (:func:`check_unique_keys`), so the run ends with exactly one record per planned episode.
 
-This module holds :func:`build_plan`, :func:`execute_run`, :func:`manifest` and
-:func:`check_prices`. The configuration (``RunConfig``, ``runtime_setup``, ``load_config``) is in
+This module holds :func:`build_plan`, :func:`execute_run` and :func:`check_prices`; the
+manifest written to ``config.json`` is :mod:`evalkit.harness.manifest`. The configuration (``RunConfig``, ``runtime_setup``, ``load_config``) is in
 :mod:`evalkit.harness.config`, the resume checks (``prepare_resume``, ``check_inputs``) in
 :mod:`evalkit.harness.resume` and the plan (``pending``, ``check_unique_keys``) in
 :mod:`evalkit.harness.plan`; ``RunConfig``, ``runtime_setup``, ``load_config``,
@@ -23,21 +23,19 @@ This module holds :func:`build_plan`, :func:`execute_run`, :func:`manifest` and
 
 from __future__ import annotations
 
-import datetime as _dt
-import json
 import math
 import sys
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from evalkit.conditions.registry import get_condition
 from evalkit.errors import ConfigError, RunError
-from evalkit.harness.config import RunConfig, config_sha256, load_config, runtime_setup  # noqa: F401 - re-exported
+from evalkit.harness.config import RunConfig, load_config, runtime_setup  # noqa: F401 - re-exported
 from evalkit.harness.episode import EpisodeSpec, RuntimeSetup
 from evalkit.harness.executor import Progress, crashed_run, execute_plan
 from evalkit.harness.plan import PlanKeys, RunPlan, check_unique_keys, pending  # noqa: F401 - re-exported
-from evalkit.harness.resume import check_inputs, check_sample, input_fingerprints, prepare_resume, sample_record
+from evalkit.harness.manifest import manifest
+from evalkit.harness.resume import check_inputs, check_sample, prepare_resume
 from evalkit.harness.run_dir import check_out_dir
 from evalkit.harness.store import RunStore
 from evalkit.metrics.scoring import score_episode
@@ -46,9 +44,7 @@ from evalkit.models.registry import get_model
 from evalkit.scenarios.domains import load_domain
 from evalkit.scenarios.loader import Suite, load_suite
 from evalkit.scenarios.schema import Pair
-from evalkit.version import __version__
 from evalkit.conditions.judge.panel import Panel
-from evalkit.conditions.classifier import CLASSIFIER_VERSION
 from evalkit.models.config import load_model_config
 from evalkit.harness.selfcheck import oracle_selfcheck
 from evalkit.harness.dask_executor import execute_plan_dask
@@ -87,58 +83,6 @@ def build_plan(suite: Suite, config: RunConfig, setup: RuntimeSetup | None = Non
     return plan
 
 
-def _meta_tools_record(condition: str) -> dict[str, Any]:
-    """The meta tools a condition offers, as sent to the model, and their sha256."""
-    import hashlib
-
-    definitions = [t.definition() for t in get_condition(condition).meta_tools().values()]
-    text = json.dumps(definitions, sort_keys=True, ensure_ascii=False)
-    return {"meta_tools": [d["function"]["name"] for d in definitions],
-            "meta_tools_sha256": hashlib.sha256(text.encode()).hexdigest()}
-
-
-def judge_record(specs: list[str]) -> dict[str, Any]:
-    """The LLM-judge panel for ``config.json``: judges, prompt version and sha256, decision rule."""
-    return Panel.from_specs(specs).describe()
-
-
-def manifest(config: RunConfig, suite: Suite, models: dict[str, Any] | None = None,
-             selected: Suite | None = None) -> dict[str, Any]:
-    """The run manifest written to ``config.json``.
-
-    Besides the config (as given, with its ``config_sha256``:
-    :func:`~evalkit.harness.config.load_config` refuses to resume an edited one; and the
-    working directory, against which :func:`~evalkit.harness.config.load_config` resolves its
-    relative paths; and the sha256 of its other inputs,
-    :func:`~evalkit.harness.resume.input_fingerprints`)
-    it records each condition's prompt and meta-tool definitions (with their sha256) and, for
-    live models, their resolved settings (no secrets).
-    """
-    return {
-        "evalkit_version": __version__,
-        "created": _dt.datetime.now(_dt.timezone.utc).isoformat(timespec="seconds"),
-        "config": config.model_dump(),
-        "config_sha256": config_sha256(config),
-        "cwd": str(Path.cwd()),  # relative paths of the config are resolved against it on resume
-        "inputs": input_fingerprints(config, selected if selected is not None else suite),
-        "suite": {"content_hash": suite.content_hash, "n_pairs": len(suite.pairs),
-                  "files": sorted(set(suite.sources.values()))},
-        "sample": sample_record(config, selected if selected is not None else suite),
-        "conditions": {
-            name: {"description": get_condition(name).description,
-                   "prompt_sha256": get_condition(name).prompt_sha256,
-                   "prompt": get_condition(name).system_prompt,
-                   **_meta_tools_record(name)}
-            for name in config.conditions
-        },
-        "classifier_version": CLASSIFIER_VERSION,
-        **({"judge": judge_record(config.judges)} if config.judges else {}),
-        "rules": runtime_setup(config).rules_identity if config.rules else None,
-        "python": sys.version.split()[0],
-        "models": {spec: m.describe() for spec, m in (models or {}).items() if hasattr(m, "describe")},
-    }
-
-
 @dataclass
 class ExecutedRun:
     """A run whose episodes are all executed and recorded: what finishing it needs
@@ -163,7 +107,7 @@ def execute_run(
 ) -> ExecutedRun:
     """Execute the episodes of ``config`` and record them in its run directory.
 
-    Writes ``config.json`` (:func:`manifest`), ``selfcheck.json``, ``results.jsonl`` and the
+    Writes ``config.json`` (:func:`~evalkit.harness.manifest.manifest`), ``selfcheck.json``, ``results.jsonl`` and the
     traces; the results table, summary and report are written by
     :func:`evalkit.pipeline.finish` (:func:`evalkit.pipeline.run` does both).
 
