@@ -6,7 +6,8 @@ one) with its validators. :func:`runtime_setup` loads its rule set and policy on
 reads it back from a run directory for a resumed run, with its relative paths resolved
 against the folder the run started in (:func:`resolved_paths`).
 
-A run is executed by :func:`evalkit.pipeline.run`, which re-exports :class:`RunConfig`,
+A run's episodes are executed by :func:`evalkit.harness.run.execute_run` (a whole run by
+:func:`evalkit.pipeline.run`); :mod:`evalkit.harness.run` re-exports :class:`RunConfig`,
 :func:`runtime_setup` and :func:`load_config`.
 """
 

@@ -29,25 +29,25 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from evalkit.conditions.judge.panel import Panel
 from evalkit.errors import ConfigError, RunError
 from evalkit.harness.config import RunConfig, load_config, runtime_setup  # noqa: F401 - re-exported
+from evalkit.harness.dask_executor import execute_plan_dask
 from evalkit.harness.episode import EpisodeSpec, RuntimeSetup
 from evalkit.harness.executor import Progress, crashed_run, execute_plan
-from evalkit.harness.plan import PlanKeys, RunPlan, check_unique_keys, pending  # noqa: F401 - re-exported
 from evalkit.harness.manifest import manifest
+from evalkit.harness.plan import PlanKeys, RunPlan, check_unique_keys, pending  # noqa: F401 - re-exported
 from evalkit.harness.resume import check_inputs, check_sample, prepare_resume
 from evalkit.harness.run_dir import check_out_dir
+from evalkit.harness.selfcheck import oracle_selfcheck
 from evalkit.harness.store import RunStore
 from evalkit.metrics.scoring import score_episode
+from evalkit.models.config import load_model_config
 from evalkit.models.pricing import find_price
 from evalkit.models.registry import get_model
 from evalkit.scenarios.domains import load_domain
 from evalkit.scenarios.loader import Suite, load_suite
 from evalkit.scenarios.schema import Pair
-from evalkit.conditions.judge.panel import Panel
-from evalkit.models.config import load_model_config
-from evalkit.harness.selfcheck import oracle_selfcheck
-from evalkit.harness.dask_executor import execute_plan_dask
 
 MAX_PLAN = 1_000_000
 """Most episodes one run may plan (pairs × variants × models × conditions × gates × epochs)."""
