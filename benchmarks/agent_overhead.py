@@ -28,7 +28,7 @@ def main() -> None:
     args = parser.parse_args()
     os.environ["PYTHONPATH"] = os.pathsep.join(filter(None, [str(ROOT), os.environ.get("PYTHONPATH")]))
     from evalkit.harness.config import RunConfig
-    from evalkit.harness.run import run
+    from evalkit.pipeline import run
 
     agent = "agent/cmd:" + " ".join(shlex.quote(a) for a in (
         sys.executable, str(ROOT / "examples" / "agents" / "scripted_mcp_agent.py"), "--policy", "oracle",

@@ -3,7 +3,7 @@
     python benchmarks/label_checks.py [PATH]... [--repeat N]
 
 Loads the suite (default: the built-in ``scenarios/``) once, then runs every check of
-:data:`evalkit.scenarios.checks.CHECKS` ``--repeat`` times (each time from scratch: every
+:data:`evalkit.suite.checks.CHECKS` ``--repeat`` times (each time from scratch: every
 plan run again) and prints the pairs, the plan episodes run, the median wall time and the
 time per pair, with the machine's core count.
 """
@@ -16,7 +16,7 @@ import statistics
 import time
 from unittest import mock
 
-from evalkit.scenarios.checks import check_suite, runs
+from evalkit.suite.checks import check_suite, runs
 from evalkit.scenarios.loader import load_suite
 
 

@@ -28,7 +28,8 @@ def main() -> None:
     parser.add_argument("--keep", action="store_true", help="keep the temporary run directory")
     args = parser.parse_args()
 
-    from evalkit.harness.run import RunConfig, build_plan, run
+    from evalkit.harness.run import RunConfig, build_plan
+    from evalkit.pipeline import run
     from evalkit.report.html import render_report
     from evalkit.scenarios.loader import load_suite
 

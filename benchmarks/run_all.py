@@ -3,7 +3,7 @@
     python benchmarks/run_all.py [--quick] [--reference-python PY] [--baseline DIR]
 
 1. Scripted throughput: 3-turn scripted episodes (lookup → commit → final answer,
-   ``scripted/oracle``, condition ``tool``) through :func:`evalkit.harness.run.run` with
+   ``scripted/oracle``, condition ``tool``) through :func:`evalkit.pipeline.run` with
    every trace written and the report off; episodes per second and per-episode time, against
    the reference harness measured on this machine when ``--reference-python`` points at an
    interpreter that has it (``benchmarks/reference_harness.py``), else against the
@@ -52,7 +52,7 @@ def _child_scripted(episodes: int, render: bool) -> dict:
     sys.path.insert(0, str(HERE))
     from common import scripted_config, write_suite
 
-    from evalkit.harness.run import run
+    from evalkit.pipeline import run
 
     work = Path(tempfile.mkdtemp(prefix="evalkit-bench-"))
     try:
@@ -81,7 +81,7 @@ def _child_live(episodes: int, base_url: str) -> dict:
     sys.path.insert(0, str(HERE))
     from common import scripted_config, write_suite
 
-    from evalkit.harness.run import run
+    from evalkit.pipeline import run
 
     os.environ.setdefault("OPENAI_API_KEY", "sk-benchmark")  # the fake server ignores it
     work = Path(tempfile.mkdtemp(prefix="evalkit-bench-live-"))

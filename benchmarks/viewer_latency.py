@@ -28,7 +28,8 @@ TARGET_S = 1.0
 
 
 def _build(episodes: int) -> Path:
-    from evalkit.harness.run import RunConfig, build_plan, run
+    from evalkit.harness.run import RunConfig, build_plan
+    from evalkit.pipeline import run
     from evalkit.scenarios.loader import load_suite
 
     out = Path(tempfile.mkdtemp(prefix="evalkit-viewer-"))

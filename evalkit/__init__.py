@@ -13,7 +13,7 @@ The names most users need::
 
 from __future__ import annotations
 
-__version__ = "0.1.0"
+from evalkit.version import __version__
 
 __all__ = ["__version__", "load_suite", "run", "RunConfig", "render_report", "load_run", "load_runs"]
 
@@ -23,10 +23,14 @@ def __getattr__(name: str):  # lazy: keep `import evalkit` light
         from evalkit.scenarios.loader import load_suite
 
         return load_suite
-    if name in ("run", "RunConfig"):
-        from evalkit.harness import run as _run_mod
+    if name == "run":
+        from evalkit.pipeline import run
 
-        return getattr(_run_mod, "run" if name == "run" else "RunConfig")
+        return run
+    if name == "RunConfig":
+        from evalkit.harness.config import RunConfig
+
+        return RunConfig
     if name == "render_report":
         from evalkit.report.html import render_report
 

@@ -53,7 +53,7 @@ app.add_typer(judge_app, name="judge")
 
 def _version(value: bool) -> None:
     if value:
-        from evalkit import __version__
+        from evalkit.version import __version__
 
         typer.echo(f"evalkit {__version__}")
         raise typer.Exit(0)
@@ -125,7 +125,7 @@ def run(
     scheduler_address: Annotated[Optional[str], typer.Option("--scheduler-address", metavar="ADDR", help="With --executor dask: an existing cluster's scheduler, e.g. tcp://HOST:8786 (default: a LocalCluster on 127.0.0.1).", rich_help_panel="Scale-out")] = None,
 ) -> None:
     """Run paired scenarios; write DIR/ (config.json, traces/, results.jsonl, results.parquet, summary.json, report.html)."""
-    from evalkit.harness.run import run as run_suite
+    from evalkit.pipeline import run as run_suite
 
     _show_results_warnings()
     if resume is not None:
@@ -138,7 +138,7 @@ def run(
                               "(to change them, start a new run with --out)"))
             return
         from evalkit.harness.config import load_config
-        from evalkit.harness.run import resume_run
+        from evalkit.pipeline import resume_run
 
         try:
             report = load_config(resume).report

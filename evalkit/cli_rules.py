@@ -66,7 +66,7 @@ def rules_eval(
 ) -> None:
     """Run the suite under OLD and NEW (gate on, same plan and seeds) and diff the metrics per trigger with paired tests."""
     from evalkit import cli as _cli  # the run command's helpers (imported by now: cli imports this module)
-    from evalkit.harness.run import run as run_suite
+    from evalkit.pipeline import run as run_suite
 
     _show_results_warnings()
     try:

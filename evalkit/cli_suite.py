@@ -61,8 +61,8 @@ def suite_validate(
     missed = [c[0] for c in minimums if not c[3]]
     report = None
     if checks_on:
-        from evalkit.scenarios.checks import CheckOptions, check_suite
-        from evalkit.scenarios.checks.console import print_report
+        from evalkit.suite.checks import CheckOptions, check_suite
+        from evalkit.suite.checks.console import print_report
 
         try:
             report = check_suite(suite, tasks_dir=tasks_dir, options=CheckOptions.strict() if strict else CheckOptions())
@@ -153,7 +153,7 @@ def suite_import(
     seed: Annotated[int, typer.Option(metavar="S", help="Seed of --sample.")] = 0,
 ) -> None:
     """Import pairs from an installed upstream benchmark (bfcl-eval or agentdojo) into a JSONL suite."""
-    from evalkit.scenarios.importers import run_import
+    from evalkit.suite.importers import run_import
 
     try:
         if limit is not None and limit < 1:

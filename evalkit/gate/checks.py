@@ -43,7 +43,7 @@ from evalkit.gate.rundir import Group, RunDir
 from evalkit.gate.units import EMPTY, Units, compare_counts_of, only_in
 from evalkit.metrics.compare import compare_counts
 from evalkit.metrics.stats import DEFAULT_BOOTSTRAP_SAMPLES, DEFAULT_SEED
-from evalkit.report.console import fmt, fmt_ci, fmt_p, fmt_rate, fmt_signed
+from evalkit.formatting import fmt, fmt_ci, fmt_p, fmt_rate, fmt_signed
 
 Status = Literal["pass", "skip", "fail", "error"]
 

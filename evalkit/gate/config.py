@@ -25,7 +25,7 @@ Each check applies to every summary row its ``where`` selects (every model × co
 gate row when there is no ``where``; a ``by`` breakdown's rows for ``by``), one check result
 per row. ``where`` keys are the group keys ``model``, ``condition`` and ``gate`` plus the
 ``by`` attribute. A bare ``off`` / ``on`` is the string written (YAML is read with the scalar
-rules of :mod:`evalkit.scenarios.documents`); a boolean given for ``gate`` (JSON ``false``)
+rules of :mod:`evalkit.documents`); a boolean given for ``gate`` (JSON ``false``)
 is read as ``"off"`` / ``"on"``.
 
 Every problem is one :class:`GateConfigError` line naming the file and the field::
@@ -61,7 +61,7 @@ from pydantic import (
 
 from evalkit.errors import ConfigError
 from evalkit.gate.catalogue import BREAKDOWNS, GROUP_KEYS, REGRESSION_UNITS, MetricRange, metric_kinds, metric_range
-from evalkit.scenarios.documents import DocumentError, load_yaml
+from evalkit.documents import DocumentError, load_yaml
 
 __all__ = ["GateConfig", "GateConfigError", "Regression", "RegressionCheck", "Threshold", "load_gate_config"]
 

@@ -42,7 +42,7 @@ from evalkit.gate.results import JsonlRows, ParquetRows
 from evalkit.gate.units import UnitLayout, Units
 from evalkit.harness.store import ResultsWarning, result_key
 from evalkit.harness.run_dir import unfinished
-from evalkit.metrics.aggregate import BREAKDOWNS
+from evalkit.metrics.aggregate import BREAKDOWNS, GROUP_KEYS
 from evalkit.metrics.summary import SummaryBuilder
 
 Group = tuple[str, str, str]  # model, condition, gate
@@ -427,8 +427,6 @@ def verify_summary(run: RunDir, by: list[str] | tuple[str, ...] = ()) -> None:
     Raises:
         RunError: naming the file, the group and the first number that differs.
     """
-    from evalkit.metrics.aggregate import GROUP_KEYS
-
     fresh_summary = run.recomputed
     targets: list[tuple[str, list[Any], list[Any], tuple[str, ...]]] = [
         ("rows", run.summary.get("rows", []), fresh_summary["rows"], GROUP_KEYS)]

@@ -1,6 +1,6 @@
 """The gate's table on stdout (rich): one row per check result, then the verdict line.
 
-Values are formatted as in the CLI summary table and the report (:mod:`evalkit.report.console`):
+Values are formatted as in the CLI summary table and the report (:mod:`evalkit.formatting`):
 a rate with three decimals and its ``k/n``, ``n/a`` for an empty group; a group the check
 does not apply to is listed last, as ``SKIP`` with the reason.
 """

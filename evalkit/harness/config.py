@@ -6,7 +6,8 @@ one) with its validators. :func:`runtime_setup` loads its rule set and policy on
 reads it back from a run directory for a resumed run, with its relative paths resolved
 against the folder the run started in (:func:`resolved_paths`).
 
-A run is executed by :func:`evalkit.harness.run.run`, which re-exports :class:`RunConfig`,
+A run's episodes are executed by :func:`evalkit.harness.run.execute_run` (a whole run by
+:func:`evalkit.pipeline.run`); :mod:`evalkit.harness.run` re-exports :class:`RunConfig`,
 :func:`runtime_setup` and :func:`load_config`.
 """
 
@@ -21,10 +22,12 @@ from pydantic import BaseModel, ConfigDict, Field, field_validator, model_valida
 from evalkit.conditions.registry import CONDITIONS, get_condition
 from evalkit.errors import ConfigError
 from evalkit.harness.episode import RuntimeSetup
-from evalkit.models.config import ModelOptions
+from evalkit.models.config import check_base_url, ModelOptions
 from evalkit.models.registry import DEFAULT_MODELS
 from evalkit.runtime.controller import Limits
 from evalkit.runtime.followup import DEFAULT_MAX_TURNS
+from evalkit.rules import load_rule_set
+from evalkit.runtime.policy import load_policy
 
 DEFAULT_OUT = "reports/latest"
 MAX_EPOCHS = 1000
@@ -148,8 +151,6 @@ class RunConfig(BaseModel):
     @field_validator("base_url")
     @classmethod
     def _base_url(cls, value: str | None) -> str | None:
-        from evalkit.models.config import check_base_url  # http(s) with a host, else refused up front
-
         return check_base_url(value)
 
     @field_validator("scheduler_address")
@@ -207,9 +208,6 @@ def runtime_setup(config: RunConfig) -> RuntimeSetup:
     Raises:
         ConfigError: for a missing or invalid rule-set or policy file.
     """
-    from evalkit.rules import load_rule_set
-    from evalkit.runtime.policy import load_policy
-
     rules = load_rule_set(config.rules) if config.rules else None
     if config.rules_in_context and rules is None:
         raise ConfigError("--rules-in-context needs a rule set (--rules FILE)")

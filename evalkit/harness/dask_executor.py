@@ -57,6 +57,7 @@ from evalkit.harness.episode import EpisodeSpec
 from evalkit.harness.executor import Progress, Record, _run_one, crashed_run
 from evalkit.harness.plan import PendingEpisodes, RunPlan
 from evalkit.runtime.loop import EpisodeRun
+from evalkit.harness.config import resolved_paths
 
 MAX_BATCH = 64
 """Most episodes in one Dask task."""
@@ -326,7 +327,6 @@ def execute_plan_dask(
         return 0
     keys = [spec.key for spec in plan]  # the batches are cut from these (O(episodes) tuples)
     spec_of = _spec_lookup(plan)
-    from evalkit.harness.config import resolved_paths
 
     # workers may start in another folder: relative suite / task paths are sent resolved
     config_json = resolved_paths(config, os.getcwd()).model_dump_json()

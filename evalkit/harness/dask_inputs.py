@@ -19,6 +19,13 @@ from typing import Any
 
 from evalkit.errors import ConfigError, EvalkitError
 from evalkit.harness.plan import RunPlan
+from evalkit.version import __version__
+from evalkit.harness.resume import input_fingerprints
+from evalkit.scenarios.loader import load_suite
+from evalkit.scenarios import domains
+from evalkit.harness.config import RunConfig
+from evalkit.models.registry import get_model
+from evalkit.scenarios.domains import domain_path
 
 WORKERS_NEED = ("workers need the same evalkit and the same suite, task and config files at the same paths (a "
                 "shared file system), unchanged while the run goes on")
@@ -43,7 +50,7 @@ def run_identity(config: Any) -> dict[str, Any]:
     """The content a run's episodes are made from, as the calling process knows it.
 
     Taken from the run's manifest (``config.out/config.json``, written or checked by
-    :func:`evalkit.harness.run.run` before any episode runs: ``suite.content_hash`` and
+    :func:`evalkit.harness.run.execute_run` before any episode runs: ``suite.content_hash`` and
     ``inputs``), so it is the content the calling process loaded and scores against even
     when a file is edited after the run started; computed from the files now
     (:func:`~evalkit.scenarios.loader.load_suite`,
@@ -62,7 +69,6 @@ def run_identity(config: Any) -> dict[str, Any]:
         ScenarioError, ConfigError: only without a manifest, for a suite or rule set that
             does not load.
     """
-    import evalkit
 
     try:
         recorded = json.loads((Path(config.out) / "config.json").read_text(encoding="utf-8-sig"))
@@ -72,18 +78,14 @@ def run_identity(config: Any) -> dict[str, Any]:
     suite_hash = suite_record.get("content_hash") if isinstance(suite_record, dict) else None
     inputs = recorded.get("inputs") if isinstance(recorded, dict) else None
     if not isinstance(suite_hash, str) or not isinstance(inputs, dict):
-        from evalkit.harness.resume import input_fingerprints
-
         suite = _load_selection(config)
         suite_hash, inputs = suite.content_hash, input_fingerprints(config, suite)
-    return {"evalkit": evalkit.__version__, "suite": suite_hash, "inputs": dict(inputs)}
+    return {"evalkit": __version__, "suite": suite_hash, "inputs": dict(inputs)}
 
 
 def _load_selection(config: Any) -> Any:
     """The run's selected suite (:class:`~evalkit.scenarios.loader.Suite`), loaded as
-    :func:`evalkit.harness.run.run` loads it."""
-    from evalkit.scenarios.loader import load_suite
-
+    :func:`evalkit.harness.run.execute_run` loads it."""
     tasks_dir = Path(config.tasks_dir) if config.tasks_dir else None
     return config.select(load_suite(config.suites, tasks_dir=tasks_dir))
 
@@ -140,8 +142,6 @@ def _forget_stale_domains(config: Any, expected: dict[str, Any]) -> None:
     :mod:`evalkit.scenarios.domains` caches imported domains per process by path; a Dask
     worker outlives runs, so its cache has to follow the content the run names.
     """
-    from evalkit.scenarios import domains
-
     tasks_dir = Path(config.tasks_dir) if config.tasks_dir else None
     for name, digest in expected["inputs"].items():
         if not name.startswith("tasks/"):
@@ -169,21 +169,17 @@ def _worker_context(config_json: str, identity_json: str) -> tuple[RunPlan, dict
             (:func:`check_worker_inputs`), or does not load here (a missing or invalid file
             the calling process loaded).
     """
-    import evalkit
-    from evalkit.harness.config import RunConfig
-    from evalkit.harness.resume import input_fingerprints
     from evalkit.harness.run import build_plan
-    from evalkit.models.registry import get_model
 
     config = RunConfig.model_validate_json(config_json)
     expected = json.loads(identity_json)
-    if evalkit.__version__ != expected["evalkit"]:  # other code: read nothing with it
-        check_worker_inputs(expected, {**expected, "evalkit": evalkit.__version__}, config)
+    if __version__ != expected["evalkit"]:  # other code: read nothing with it
+        check_worker_inputs(expected, {**expected, "evalkit": __version__}, config)
     tasks_dir = Path(config.tasks_dir) if config.tasks_dir else None
     try:
         _forget_stale_domains(config, expected)
         suite = _load_selection(config)
-        seen = {"evalkit": evalkit.__version__, "suite": suite.content_hash,
+        seen = {"evalkit": __version__, "suite": suite.content_hash,
                 "inputs": input_fingerprints(config, suite)}
         check_worker_inputs(expected, seen, config)
         plan = build_plan(suite, config)
@@ -192,7 +188,6 @@ def _worker_context(config_json: str, identity_json: str) -> tuple[RunPlan, dict
     except EvalkitError as exc:  # the calling process loaded these files: this worker reads others
         raise WorkerInputsError(f"{_where()} cannot load the run's inputs, which the calling process loaded: "
                                 f"{exc}; {WORKERS_NEED}") from None
-    from evalkit.scenarios.domains import domain_path
 
     for name, digest in seen["inputs"].items():  # the domains just imported (or kept) hold this code
         if name.startswith("tasks/"):

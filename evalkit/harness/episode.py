@@ -34,6 +34,17 @@ from evalkit.scenarios.schema import Pair
 _SLUG = re.compile(r"[^A-Za-z0-9_.-]+")
 
 
+def asks_in_text(text: str) -> bool:
+    """Whether a final text asks the user a clarifying question: the text classifier's label is
+    ``clarify`` (:func:`evalkit.conditions.classifier.classify_text`). The simulated user of a
+    side with a follow-up reads the model's final texts with it
+    (:class:`~evalkit.runtime.followup.SimulatedUser`)."""
+    # the classifier compiles its cue tables on import (about 0.3 s): loaded on the first follow-up only
+    from evalkit.conditions.classifier import classify_text
+
+    return classify_text(text).label == "clarify"
+
+
 def slug(text: str) -> str:
     """File-name-safe form of ``text`` (``scripted/late:3`` → ``scripted_late_3``)."""
     return _SLUG.sub("_", text).strip("_")
@@ -244,7 +255,8 @@ def execute(spec: EpisodeSpec, model: Model, limits: Limits) -> EpisodeRun:
         limits = limits.merged(budgets.over(spec.pair.budgets).over(variant.budgets).model_dump())
     approvals = variant.approvals if policy is None else policy.approvals.merged(variant.approvals)
     followup = getattr(variant, "followup", None)
-    user = None if followup is None else SimulatedUser.for_followup(followup, setup.user, setup.followup_max_turns)
+    user = None if followup is None else SimulatedUser.for_followup(followup, setup.user, setup.followup_max_turns,
+                                                                     asks=asks_in_text)
     handler = None
     if condition.handler:
         meta = None if policy is None else policy.meta

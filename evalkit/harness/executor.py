@@ -10,7 +10,7 @@ every finished episode and can be resumed.
 
 An exception that escapes an episode (a bug, not a model error: those are outcomes
 already) becomes an explicit error outcome for that episode, never a lost row; so does one
-raised while recording it (:func:`evalkit.harness.run.run`'s ``record``).
+raised while recording it (:func:`evalkit.harness.run.execute_run`'s ``record``).
 :class:`ProgressBar` shows episodes done, errors, tokens and cache hits.
 """
 
@@ -196,7 +196,7 @@ class ProgressBar:
     """A rich progress bar: episodes done of planned, errors, tokens and cache hits.
 
     Use as a context manager and pass the object as the ``progress`` callback of
-    :func:`execute_plan` (or :func:`evalkit.harness.run.run`).
+    :func:`execute_plan` (or :func:`evalkit.pipeline.run`).
     """
 
     def __init__(self, *, transient: bool = True):

@@ -63,7 +63,7 @@ class ProgressLines:
     """Progress lines on ``stream`` every ``interval`` seconds (see the module docstring).
 
     Use as a context manager and pass the object as the ``progress`` callback of
-    :func:`evalkit.harness.run.run`: ``progress(done, total, row)``, where ``done`` counts the
+    :func:`evalkit.pipeline.run`: ``progress(done, total, row)``, where ``done`` counts the
     run's finished episodes (earlier ones of a resumed run included), ``total`` the planned
     ones and ``row`` is the scored row of the episode just recorded (``None`` for a call that
     only reports the counts, before the first episode).

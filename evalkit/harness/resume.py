@@ -8,8 +8,8 @@ set, policy, model config, task code), recorded in ``config.json`` (``inputs``);
 episode key and returns the episodes already done (a finished episode without a whole trace
 file runs again).
 
-:func:`evalkit.harness.run.run` calls them with ``resume=True``
-(:func:`evalkit.harness.run.resume_run`, ``evalkit run --resume DIR``);
+:func:`evalkit.pipeline.run` calls them with ``resume=True``
+(:func:`evalkit.pipeline.resume_run`, ``evalkit run --resume DIR``);
 :mod:`evalkit.harness.run` re-exports :func:`prepare_resume`.
 """
 
@@ -20,12 +20,14 @@ import warnings
 from pathlib import Path
 from typing import Any
 
-import evalkit
 from evalkit.errors import ConfigError
 from evalkit.harness.config import RunConfig, runtime_setup
 from evalkit.harness.plan import PlanKeys
 from evalkit.harness.store import ResultsWarning, RunStore
 from evalkit.scenarios.loader import Suite
+from evalkit.version import __version__
+from evalkit.scenarios.domains import domain_path
+from evalkit.scenarios.sample import strata_counts
 
 
 def prepare_resume(
@@ -64,9 +66,9 @@ def prepare_resume(
     if old_hash != suite.content_hash:
         raise ConfigError(f"{store.root}: the suite changed since this run started "
                           f"(hash {str(old_hash)[:12]} then, {suite.content_hash[:12]} now); start a new run")
-    if old.get("evalkit_version") != evalkit.__version__:
+    if old.get("evalkit_version") != __version__:
         warnings.warn(f"{store.root}: started with evalkit {old.get('evalkit_version')}, resumed with "
-                      f"{evalkit.__version__}", ResultsWarning, stacklevel=2)
+                      f"{__version__}", ResultsWarning, stacklevel=2)
     from evalkit.harness.episode import episode_id
 
     index = store.scan_results(plan_keys)  # by plan position; keys outside the plan in index.strays
@@ -175,8 +177,6 @@ def input_fingerprints(config: RunConfig, suite: Suite) -> dict[str, str | None]
     Raises:
         ConfigError: for a missing or invalid rule set (while resolving a shipped set's name).
     """
-    from evalkit.scenarios.domains import domain_path
-
     tasks_dir = Path(config.tasks_dir) if config.tasks_dir else None
     out: dict[str, str | None] = {
         "rules": runtime_setup(config).rules_identity.get("sha256") if config.rules else None,
@@ -195,7 +195,6 @@ def sample_record(config: RunConfig, selected: Suite) -> dict[str, Any] | None:
     holds (:func:`evalkit.scenarios.sample.strata_counts`); ``None`` without ``--sample``."""
     if config.sample is None:
         return None
-    from evalkit.scenarios.sample import strata_counts
 
     return {"n": config.sample, "seed": config.seed or 0, "drawn": len(selected.pairs),
             "pair_ids": [p.id for p in selected.pairs], **strata_counts(selected.pairs)}

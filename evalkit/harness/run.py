@@ -1,19 +1,20 @@
-"""Running a plan of episodes and writing the run directory.
+"""Planning and executing the episodes of a run, recording each in the run directory.
 
 A run is one :class:`~evalkit.harness.config.RunConfig`: suites × models × conditions ×
-epochs. :func:`run` loads and checks the suite, builds the plan (every pair's two variants
-for every model, condition and epoch), executes each episode through the reference
-runtime, scores it, writes its trace and result as soon as it finishes, and at the end
-writes the results table, the summary and the report.
+epochs. :func:`execute_run` loads and checks the suite, builds the plan (every pair's two
+variants for every model, condition and epoch), executes each episode through the reference
+runtime, scores it and writes its trace and result as soon as it finishes. Finishing the run
+(the results table, the summary and the report) is :func:`evalkit.pipeline.finish`, above the
+metrics and the report; :func:`evalkit.pipeline.run` does both.
 
-An interrupted run is continued with :func:`resume_run` (``evalkit run --resume DIR``): the
-configuration comes from ``DIR/config.json``, the plan is rebuilt, the episodes whose
-last record finished ok are skipped (:func:`pending`), and the others run and are appended.
-Every plan key (pair, variant, model, condition, gate, epoch) is unique
-(:func:`check_unique_keys`), so the run ends with exactly one record per planned episode.
+An interrupted run is continued with ``resume=True`` (:func:`evalkit.pipeline.resume_run`,
+``evalkit run --resume DIR``): the configuration comes from ``DIR/config.json``, the plan is
+rebuilt, the episodes whose last record finished ok are skipped (:func:`pending`), and the
+others run and are appended. Every plan key (pair, variant, model, condition, gate, epoch) is
+unique (:func:`check_unique_keys`), so the run ends with exactly one record per planned episode.
 
-This module holds :func:`build_plan`, :func:`run`, :func:`resume_run`, :func:`manifest` and
-:func:`finish`. The configuration (``RunConfig``, ``runtime_setup``, ``load_config``) is in
+This module holds :func:`build_plan`, :func:`execute_run` and :func:`check_prices`; the
+manifest written to ``config.json`` is :mod:`evalkit.harness.manifest`. The configuration (``RunConfig``, ``runtime_setup``, ``load_config``) is in
 :mod:`evalkit.harness.config`, the resume checks (``prepare_resume``, ``check_inputs``) in
 :mod:`evalkit.harness.resume` and the plan (``pending``, ``check_unique_keys``) in
 :mod:`evalkit.harness.plan`; ``RunConfig``, ``runtime_setup``, ``load_config``,
@@ -22,29 +23,31 @@ This module holds :func:`build_plan`, :func:`run`, :func:`resume_run`, :func:`ma
 
 from __future__ import annotations
 
-import datetime as _dt
-import json
 import math
 import sys
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-import evalkit
-from evalkit.conditions.registry import get_condition
+from evalkit.conditions.judge.panel import Panel
 from evalkit.errors import ConfigError, RunError
-from evalkit.harness.config import RunConfig, config_sha256, load_config, runtime_setup  # noqa: F401 - re-exported
+from evalkit.harness.config import RunConfig, load_config, runtime_setup  # noqa: F401 - re-exported
+from evalkit.harness.dask_executor import execute_plan_dask
 from evalkit.harness.episode import EpisodeSpec, RuntimeSetup
 from evalkit.harness.executor import Progress, crashed_run, execute_plan
+from evalkit.harness.manifest import manifest
 from evalkit.harness.plan import PlanKeys, RunPlan, check_unique_keys, pending  # noqa: F401 - re-exported
-from evalkit.harness.resume import check_inputs, check_sample, input_fingerprints, prepare_resume, sample_record
+from evalkit.harness.resume import check_inputs, check_sample, prepare_resume
 from evalkit.harness.run_dir import check_out_dir
+from evalkit.harness.selfcheck import oracle_selfcheck
 from evalkit.harness.store import RunStore
-from evalkit.metrics.keys import pair_attributes, row_key
 from evalkit.metrics.scoring import score_episode
+from evalkit.models.config import load_model_config
 from evalkit.models.pricing import find_price
 from evalkit.models.registry import get_model
 from evalkit.scenarios.domains import load_domain
 from evalkit.scenarios.loader import Suite, load_suite
+from evalkit.scenarios.schema import Pair
 
 MAX_PLAN = 1_000_000
 """Most episodes one run may plan (pairs × variants × models × conditions × gates × epochs)."""
@@ -80,78 +83,33 @@ def build_plan(suite: Suite, config: RunConfig, setup: RuntimeSetup | None = Non
     return plan
 
 
-def resume_run(run_dir: str | Path, *, progress: Progress | None = None) -> dict[str, Any]:
-    """Continue the interrupted run in ``run_dir`` (see the module docstring).
+@dataclass
+class ExecutedRun:
+    """A run whose episodes are all executed and recorded: what finishing it needs
+    (:func:`evalkit.pipeline.finish`).
 
-    Returns:
-        The summary of the whole run.
-
-    Raises:
-        ConfigError: when ``run_dir`` holds no run, or its suite changed since.
+    Attributes:
+        store: The run directory (``results.jsonl`` and the traces written).
+        plan_keys: Keys of every planned episode, in run order.
+        pairs: The pairs that ran (after the self-check's exclusions).
+        lock: The run directory's lock (:meth:`~evalkit.harness.store.RunStore.lock`), held
+            until the caller closes it after finishing the run.
     """
-    return run(load_config(run_dir), progress=progress, resume=True)
+
+    store: RunStore
+    plan_keys: PlanKeys
+    pairs: tuple[Pair, ...]
+    lock: Any
 
 
-def _meta_tools_record(condition: str) -> dict[str, Any]:
-    """The meta tools a condition offers, as sent to the model, and their sha256."""
-    import hashlib
-
-    definitions = [t.definition() for t in get_condition(condition).meta_tools().values()]
-    text = json.dumps(definitions, sort_keys=True, ensure_ascii=False)
-    return {"meta_tools": [d["function"]["name"] for d in definitions],
-            "meta_tools_sha256": hashlib.sha256(text.encode()).hexdigest()}
-
-
-def judge_record(specs: list[str]) -> dict[str, Any]:
-    """The LLM-judge panel for ``config.json``: judges, prompt version and sha256, decision rule."""
-    from evalkit.conditions.judge.panel import Panel
-
-    return Panel.from_specs(specs).describe()
-
-
-def manifest(config: RunConfig, suite: Suite, models: dict[str, Any] | None = None,
-             selected: Suite | None = None) -> dict[str, Any]:
-    """The run manifest written to ``config.json``.
-
-    Besides the config (as given, with its ``config_sha256``:
-    :func:`~evalkit.harness.config.load_config` refuses to resume an edited one; and the
-    working directory, against which :func:`~evalkit.harness.config.load_config` resolves its
-    relative paths; and the sha256 of its other inputs,
-    :func:`~evalkit.harness.resume.input_fingerprints`)
-    it records each condition's prompt and meta-tool definitions (with their sha256) and, for
-    live models, their resolved settings (no secrets).
-    """
-    from evalkit.conditions.classifier import CLASSIFIER_VERSION
-
-    return {
-        "evalkit_version": evalkit.__version__,
-        "created": _dt.datetime.now(_dt.timezone.utc).isoformat(timespec="seconds"),
-        "config": config.model_dump(),
-        "config_sha256": config_sha256(config),
-        "cwd": str(Path.cwd()),  # relative paths of the config are resolved against it on resume
-        "inputs": input_fingerprints(config, selected if selected is not None else suite),
-        "suite": {"content_hash": suite.content_hash, "n_pairs": len(suite.pairs),
-                  "files": sorted(set(suite.sources.values()))},
-        "sample": sample_record(config, selected if selected is not None else suite),
-        "conditions": {
-            name: {"description": get_condition(name).description,
-                   "prompt_sha256": get_condition(name).prompt_sha256,
-                   "prompt": get_condition(name).system_prompt,
-                   **_meta_tools_record(name)}
-            for name in config.conditions
-        },
-        "classifier_version": CLASSIFIER_VERSION,
-        **({"judge": judge_record(config.judges)} if config.judges else {}),
-        "rules": runtime_setup(config).rules_identity if config.rules else None,
-        "python": sys.version.split()[0],
-        "models": {spec: m.describe() for spec, m in (models or {}).items() if hasattr(m, "describe")},
-    }
-
-
-def run(
+def execute_run(
     config: RunConfig, *, progress: Progress | None = None, resume: bool = False
-) -> dict[str, Any]:
-    """Execute ``config`` and write its run directory.
+) -> ExecutedRun:
+    """Execute the episodes of ``config`` and record them in its run directory.
+
+    Writes ``config.json`` (:func:`~evalkit.harness.manifest.manifest`), ``selfcheck.json``, ``results.jsonl`` and the
+    traces; the results table, summary and report are written by
+    :func:`evalkit.pipeline.finish` (:func:`evalkit.pipeline.run` does both).
 
     Args:
         config: The run configuration.
@@ -161,7 +119,7 @@ def run(
         resume: Continue the run already in ``config.out`` instead of replacing it.
 
     Returns:
-        The summary (as written to ``summary.json``).
+        The executed run (:class:`ExecutedRun`), its lock held.
 
     Raises:
         ScenarioError: for an invalid suite; ConfigError: for an unknown model or condition;
@@ -170,8 +128,6 @@ def run(
     earlier = None if resume else check_out_dir(config.out)  # never write into a folder of other files
     setup = runtime_setup(config)  # a bad rule set or policy fails before any work
     if config.model_config_file:  # so does a bad model config file, even when only scripted models run
-        from evalkit.models.config import load_model_config
-
         load_model_config(config.model_config_file)
     tasks_dir = Path(config.tasks_dir) if config.tasks_dir else None
     suite = config.select(load_suite(config.suites, tasks_dir=tasks_dir))
@@ -183,8 +139,6 @@ def run(
     selected = suite  # the selection, before the self-check's exclusions (what `inputs` describes)
     check = None
     if config.selfcheck:  # pairs the oracle cannot pass are excluded, with reasons, never silently
-        from evalkit.harness.selfcheck import oracle_selfcheck
-
         check = oracle_selfcheck(suite, conditions=config.conditions, gates=config.gates, limits=config.limits(),
                                  setup=setup, tasks_dir=tasks_dir)
         for entry in check.excluded:
@@ -207,8 +161,6 @@ def run(
     limits = config.limits()
     panel = None
     if config.judges:  # a bad judge spec or a missing key fails before any episode
-        from evalkit.conditions.judge.panel import Panel
-
         panel = Panel.from_specs(config.judges, options)
         for judge in panel.judges:
             _ = judge.model
@@ -218,7 +170,7 @@ def run(
     if resume:
         completed: bytearray | set[tuple] = prepare_resume(store, config, suite, plan.keys())
         for name in ("summary.json", "report.html", "results.parquet"):
-            # the run is unfinished again until finish() writes them: an interrupted resume must not
+            # the run is unfinished again until finish() (evalkit.pipeline) writes them: an interrupted resume must not
             # leave the earlier numbers looking current (report and gate then point at --resume)
             (store.root / name).unlink(missing_ok=True)
     else:
@@ -259,8 +211,6 @@ def run(
     store.open(background=True)
     try:
         if config.executor == "dask":
-            from evalkit.harness.dask_executor import execute_plan_dask
-
             execute_plan_dask(todo, config, record, progress=progress, done=len(plan) - len(todo), total=len(plan))
         else:
             execute_plan(todo, models, limits, record, progress=progress, done=len(plan) - len(todo),
@@ -283,10 +233,7 @@ def run(
                 close()  # stops a local model server started for this run
     plan_keys = plan.keys()  # a lazy view: the summary needs the keys only
     del plan, todo
-    try:
-        return finish(store, plan_keys, config, pairs=pair_attributes(suite.pairs))
-    finally:
-        lock.close()
+    return ExecutedRun(store, plan_keys, suite.pairs, lock)
 
 
 def check_prices(models: dict[str, Any], prices: dict[str, Any]) -> None:
@@ -307,65 +254,3 @@ def check_prices(models: dict[str, Any], prices: dict[str, Any]) -> None:
                 if isinstance(value, float) and not math.isfinite(value):
                     raise ConfigError(f"model {spec}: price {name} is {value}; prices must be finite numbers "
                                       "(USD per million tokens)")
-
-
-def finish(
-    store: RunStore,
-    plan_keys: PlanKeys | list[tuple],
-    config: RunConfig,
-    *,
-    pairs: dict[str, dict[str, Any]] | None = None,
-) -> dict[str, Any]:
-    """Write the results table, summary and report of a run directory.
-
-    ``results.jsonl`` is streamed, never held whole: one pass finds the last record of each
-    episode key (:meth:`~evalkit.harness.store.RunStore.scan_results`), a second leaves the
-    file with one line per key in plan order and feeds each row to the batched Parquet
-    writer and to the streaming summary (:class:`~evalkit.metrics.summary.SummaryBuilder`),
-    with a planned episode that has no row counted as missing where it falls in the plan.
-
-    Args:
-        store: The run directory.
-        plan_keys: Keys of every planned episode, in run order.
-        config: The run configuration.
-        pairs: Pair attributes (:func:`evalkit.metrics.keys.pair_attributes`).
-
-    Returns:
-        The summary written to ``summary.json``.
-    """
-    from evalkit.metrics.summary import SummaryBuilder
-
-    refs = store.scan_results(plan_keys)  # by plan position, no dict of the plan's keys
-    builder = SummaryBuilder(pairs, max_lag=config.max_lag, bootstrap_samples=config.bootstrap_samples,
-                             seed=config.bootstrap_seed)
-    planned = iter(plan_keys)
-    with store.parquet_writer() as parquet:
-        def take(row: dict[str, Any]) -> None:
-            # rows come in plan order, then the rows outside the plan (kept, never counted)
-            parquet.add(row)
-            key = row_key(row)
-            for expected in planned:
-                if expected == key:
-                    builder.add(key, row)
-                    return
-                builder.add(expected, None)  # planned, no row: missing
-
-        store.rewrite_results(refs, plan_keys, take)
-    del refs
-    for expected in planned:
-        builder.add(expected, None)
-    summary = builder.result()
-    summary["provider"] = builder.provider()  # calls, cache hits, retries, output faults
-    judged = builder.judge()
-    if judged:  # the LLM-judge panel's totals, its cost apart from the models'
-        summary["judge"] = judged
-    summary["planned_pairs"] = builder.planned_pairs()  # so that a reader (the gate) rebuilds the plan exactly
-    selfcheck = Path(store.root) / "selfcheck.json"
-    if selfcheck.is_file():  # pairs the oracle self-check excluded from this run, with reasons
-        summary["excluded_pairs"] = json.loads(selfcheck.read_text(encoding="utf-8"))["excluded"]
-    store.write_json("summary.json", summary)
-    if config.report:
-        from evalkit.report.html import render_report
-
-        render_report(Path(store.root))
-    return summary

@@ -1,6 +1,6 @@
 """Whether a folder is a run directory, and whether a new run may be written to it.
 
-:func:`looks_like_run_dir` tells a run directory by its layout (no file read),
+:func:`~evalkit.paths.looks_like_run_dir` tells a run directory by its layout (no file read),
 :func:`unfinished` whether its run stopped before writing ``summary.json``,
 :func:`read_manifest` reads its ``config.json`` and :func:`check_out_dir` decides, before
 any work, whether a new run may go into a folder: a missing or empty one, or an earlier run
@@ -14,12 +14,8 @@ import os
 from pathlib import Path
 from typing import Any
 
-
-def looks_like_run_dir(path: str | Path) -> bool:
-    """Whether ``path`` is laid out like a run directory: ``config.json`` plus
-    ``results.jsonl`` or ``traces/`` (cheap: no file is read)."""
-    p = Path(path)
-    return (p / "config.json").is_file() and ((p / "results.jsonl").is_file() or (p / "traces").is_dir())
+from evalkit.paths import looks_like_run_dir  # noqa: F401 - re-exported
+from evalkit.errors import RunError
 
 
 def unfinished(path: str | Path) -> str | None:
@@ -64,8 +60,6 @@ def check_out_dir(path: str | Path) -> dict[str, Any] | None:
         RunError: ``path`` is empty, a file, under a file, not writable, or a non-empty
             folder that is not a run directory.
     """
-    from evalkit.errors import RunError
-
     if str(path) == "":
         raise RunError("--out is empty; give the run directory's path")
     p = Path(path)

@@ -51,6 +51,8 @@ from evalkit.harness.results_index import RecordRef, ResultIndex  # noqa: F401 -
 from evalkit.harness.run_dir import check_out_dir  # noqa: F401 - re-exported
 from evalkit.harness.writer import _BackgroundWriter
 from evalkit.metrics.summary import row_problem
+from evalkit.errors import RunError
+from evalkit.harness.plan import key_positions
 
 OWNED = ("config.json", "results.jsonl", "results.parquet", "summary.json", "report.html", "selfcheck.json",
          "gate-junit.xml", "gate-summary.md")
@@ -133,8 +135,6 @@ class RunStore:
             RunError: when another evalkit process holds it (two runs or resumes of one
                 folder at once would interleave their records).
         """
-        from evalkit.errors import RunError
-
         fh = open(self.root / ".evalkit.lock", "a+")
         try:
             import fcntl
@@ -339,8 +339,6 @@ class RunStore:
             A :class:`ResultIndex` (a mapping ``key → RecordRef``: plan keys in plan order,
             then the other keys in the order first seen).
         """
-        from evalkit.harness.plan import key_positions
-
         index = ResultIndex(None if plan_keys is None else key_positions(plan_keys), source=plan_keys)
         rerun = 0
         example: tuple[Any, ...] = ()

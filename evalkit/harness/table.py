@@ -2,7 +2,7 @@
 
 :class:`ParquetBatches` takes result rows one at a time and keeps at most one batch in
 memory, so the table of a 100k-episode run costs no more memory than that of a 1k one
-(:meth:`evalkit.harness.store.RunStore.parquet_writer`; :func:`evalkit.harness.run.finish`).
+(:meth:`evalkit.harness.store.RunStore.parquet_writer`; :func:`evalkit.pipeline.finish`).
 """
 
 from __future__ import annotations

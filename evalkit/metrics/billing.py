@@ -36,6 +36,7 @@ from typing import Any
 
 from evalkit.runtime.events import ErrorRaised, ModelCall, ModelResponded, ProviderRetry
 from evalkit.usage import USAGE_FIELDS, Usage, usage_cost
+from evalkit.metrics.stats import percentile
 
 BILLING_FIELDS = ("input_tokens", "output_tokens", "cached_input_tokens", "cache_write_tokens", "reasoning_tokens",
                   "retry_input_tokens", "retry_output_tokens", "retry_cost_usd", "cost_usd", "replayed_cost_usd",
@@ -149,8 +150,6 @@ def group_cost(c: dict[str, int], *, costs: Any, retry_costs: Any, cost_known: b
         (:data:`PARTS`) no summed episode reported is ``None``, never 0.
     """
     import math
-
-    from evalkit.metrics.stats import percentile
 
     n, correct, unknown = c["completed"], c["correct"], c["usage_unknown"]
     calls, tin, tout = c["tool_calls"], c["input_tokens"], c["output_tokens"]

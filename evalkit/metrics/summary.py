@@ -10,13 +10,13 @@ import json
 import math
 from typing import Any, Iterable
 
-import evalkit
 from evalkit.metrics.aggregate import BREAKDOWNS, GROUP_KEYS, GroupStats
 from evalkit.metrics.keys import Key, group_key, row_key, unit_of
 from evalkit.metrics.compare import PairedCounts
 from evalkit.metrics.judging import JudgeTotals
 from evalkit.metrics.provider import ProviderTotals
 from evalkit.metrics.stats import DEFAULT_BOOTSTRAP_SAMPLES, DEFAULT_SEED
+from evalkit.version import __version__
 
 
 def build_summary(
@@ -219,7 +219,7 @@ class SummaryBuilder:
         self._flush()
         samples, seed = self.settings["bootstrap_samples"], self.settings["bootstrap_seed"]
         return {
-            "evalkit_version": evalkit.__version__,
+            "evalkit_version": __version__,
             "n_episodes_planned": self.planned,
             "n_episodes_completed": self.completed,
             "n_errors": self.errors,

@@ -34,6 +34,7 @@ from evalkit.models.retry import (ProviderError, connection_failure, error_for_s
                                   parse_body)
 from evalkit.runtime.model_io import ReasoningBlock
 from evalkit.usage import UNKNOWN, Usage
+from evalkit.models.transport import guarded_http_client
 
 STOP_REASONS = {
     "end_turn": "end_turn",
@@ -223,7 +224,6 @@ class AnthropicProvider:
         from anthropic import Anthropic
 
         self.settings = settings
-        from evalkit.models.transport import guarded_http_client
 
         http = guarded_http_client(settings.retry.timeout_s, connections=settings.max_connections)
         self.client = Anthropic(base_url=base_url, api_key=api_key, max_retries=0, timeout=settings.retry.timeout_s,

@@ -39,6 +39,8 @@ from typing import Any, Literal
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
 from evalkit.errors import ConfigError
+from evalkit.documents import DocumentError, load_json, load_yaml
+from evalkit.models.pricing import load_price_table, find_price
 
 Repair = Literal["trailing_quotes", "fence", "double_encoded", "empty_arguments"]
 """Opt-in argument repairs (see :mod:`evalkit.models.parsing`)."""
@@ -305,7 +307,6 @@ def load_model_config(path: str | Path) -> tuple[ModelConfigFile, Path]:
         text = p.read_text(encoding="utf-8")
     except OSError as exc:
         raise ConfigError(f"{p}: cannot read model config: {exc.strerror or exc}") from None
-    from evalkit.scenarios.documents import DocumentError, load_json, load_yaml  # one reader: repeated keys refused
 
     if p.suffix == ".json":
         try:
@@ -372,14 +373,10 @@ def resolve_settings(spec: str, options: ModelOptions | None = None) -> ModelSet
         data = _merge(data, cfg.defaults)
         data = _merge(data, cfg.models.get(spec, {}))
         if cfg.prices:
-            from evalkit.models.pricing import load_price_table
-
             prices = load_price_table(folder / cfg.prices)
     overrides = options.model_dump(exclude={"model_config_file"}, exclude_none=True)
     data = _merge(data, overrides)
     if data.get("price") is None:
-        from evalkit.models.pricing import find_price
-
         price = find_price(spec, prices)
         if price is not None:
             data["price"] = price

@@ -36,12 +36,12 @@ from typing import Any, Collection
 from evalkit.models.config import ModelSettings
 from evalkit.models.parsing import replay_arguments
 from evalkit.models.reply import ProviderReply, count, error_usage, stop_reason, tier_flags, usage_object
-from evalkit.models.reply import invalid as _invalid
-from evalkit.models.reply import json_kind as _kind
+from evalkit.models.reply import invalid as _invalid, json_kind as _kind
 from evalkit.models.retry import (ProviderError, connection_failure, error_for_status, error_in_body, error_message,
                                   parse_body)
 from evalkit.runtime.model_io import ReasoningBlock
 from evalkit.usage import UNKNOWN, Usage
+from evalkit.models.transport import guarded_http_client
 
 
 def wire_messages(messages: list[dict[str, Any]], *, tool_results_as: str = "tool") -> list[dict[str, Any]]:
@@ -393,8 +393,6 @@ class OpenAIProvider:
 
     def __init__(self, settings: ModelSettings, *, base_url: str | None, api_key: str):
         from openai import OpenAI
-
-        from evalkit.models.transport import guarded_http_client
 
         self.settings = settings
         connections = max(1, int(settings.max_connections or 1))

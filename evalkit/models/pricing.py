@@ -43,7 +43,7 @@ def load_price_table(path: str | Path) -> dict[str, dict[str, float]]:
 
     from evalkit.models.config import Price
 
-    from evalkit.scenarios.documents import DocumentError, load_yaml
+    from evalkit.documents import DocumentError, load_yaml
 
     p = Path(path)
     try:

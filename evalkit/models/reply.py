@@ -15,8 +15,9 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from evalkit.runtime.model_io import ReasoningBlock
+from evalkit.runtime.model_io import MAX_TOKENS, ReasoningBlock
 from evalkit.usage import Usage
+from evalkit.models.retry import ProviderError
 
 
 @dataclass(frozen=True, slots=True)
@@ -72,9 +73,6 @@ def count(usage: dict[str, Any] | None, name: str, where: str = "usage") -> int 
             string, a negative count or one above ``MAX_TOKENS``: a count is never guessed from
             a wrong value (and a body the agent loop would refuse is never cached).
     """
-    from evalkit.models.retry import ProviderError
-    from evalkit.runtime.model_io import MAX_TOKENS
-
     if not isinstance(usage, dict):
         return None
     value = usage.get(name)
@@ -94,8 +92,6 @@ def usage_object(body: Any) -> tuple[dict[str, Any] | None, list[str]]:
     Raises:
         ProviderError: ``invalid_response`` when ``usage`` is present but not an object.
     """
-    from evalkit.models.retry import ProviderError
-
     usage = body.get("usage") if isinstance(body, dict) else None
     if usage is None:
         return None, ["usage_missing"]
@@ -109,8 +105,6 @@ def error_usage(text: str, read: Any) -> Usage | None:
     function ``read`` (``body -> (Usage, flags)``); ``None`` when the body is not JSON, holds
     no ``usage`` or a malformed one (an error answer usually bills nothing)."""
     import json
-
-    from evalkit.models.retry import ProviderError
 
     try:
         body = json.loads(text) if text else None
@@ -134,8 +128,6 @@ def json_kind(value: Any) -> str:
 def invalid(message: str, usage: Usage | None = None, *, retryable: bool = True) -> Any:
     """The :class:`~evalkit.models.retry.ProviderError` ``invalid_response`` for a body of the
     wrong shape, carrying the usage it reported (billed even though the answer is unusable)."""
-    from evalkit.models.retry import ProviderError
-
     error = ProviderError(message, code="invalid_response", retryable=retryable)
     error.usage = usage
     return error

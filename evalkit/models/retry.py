@@ -45,6 +45,7 @@ from typing import Any, Callable, Mapping, TypeVar
 
 from evalkit.errors import ModelError
 from evalkit.models.config import RetrySettings
+from evalkit.models.transport import TOO_LARGE
 
 T = TypeVar("T")
 
@@ -149,8 +150,6 @@ def connection_failure(exc: BaseException) -> ProviderError:
         ``response_too_large`` (not retried: the same request returns the same body), naming
         the cap, when the cause is the size cap; else ``connection_error`` (retried).
     """
-    from evalkit.models.transport import TOO_LARGE
-
     cause: BaseException | None = exc
     for _ in range(8):  # the SDK's error, the HTTP client's, the transport's
         if cause is None:

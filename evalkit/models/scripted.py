@@ -53,6 +53,7 @@ from typing import Any, Literal
 from evalkit.errors import ConfigError
 from evalkit.runtime.context import ModelContext
 from evalkit.runtime.model_io import ModelOutput, ToolCall
+from evalkit.runtime.followup import REPEAT_REPLY, UNHELPFUL_ANSWER
 
 MAX_LATE = 1000
 """Largest ``K`` of ``late:K`` (an episode stops at the run's turn limit long before)."""
@@ -281,8 +282,6 @@ class ScriptedModel:
 
 def _replies(followup: Any) -> tuple[str, ...]:
     """The texts the simulated user may reply with on a side with ``followup``."""
-    from evalkit.runtime.followup import REPEAT_REPLY, UNHELPFUL_ANSWER
-
     return (followup.answer, followup.unhelpful_answer or UNHELPFUL_ANSWER, REPEAT_REPLY)
 
 

@@ -11,6 +11,8 @@ import base64
 import io
 from typing import Any
 
+from evalkit.metrics.failures import ABSTAIN_SIDE_KINDS, ACT_SIDE_KINDS
+
 PALETTE = ("#3b6fb6", "#e08a2c", "#3f9e6e", "#b5475b", "#7d62b3", "#8a8d93", "#2aa3b8", "#c7a12d")
 MAX_MODELS = 12
 
@@ -146,8 +148,6 @@ def failure_chart(rows: list[dict[str, Any]]) -> str | None:
     Returns:
         A PNG data URI, or ``None`` when no row has failure counts.
     """
-    from evalkit.metrics.failures import ABSTAIN_SIDE_KINDS, ACT_SIDE_KINDS
-
     rows = [r for r in rows if isinstance(r.get("failure_kinds"), dict)][: MAX_MODELS * 3]
     if not rows:
         return None

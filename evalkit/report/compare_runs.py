@@ -29,6 +29,8 @@ from typing import Any, Sequence
 
 from evalkit.errors import RunError
 from evalkit.harness.atomic import write_atomic
+from evalkit.gate.rundir import load_run
+from evalkit.metrics.summary import SUMMARY_FIELDS, SummaryBuilder
 
 COMPARE_FILES = ("summary.json", "results.jsonl", "report.html", "compare.json")
 """The files ``evalkit compare`` writes (and the only ones it replaces)."""
@@ -68,9 +70,6 @@ def compare_runs(paths: Sequence[str | Path], out: str | Path) -> dict[str, Any]
         RunError: fewer than two runs; a run that cannot be read; runs with different
             ``max_lag``; runs that share no pair; an ``out`` folder holding other files.
     """
-    from evalkit.gate.rundir import load_run
-    from evalkit.metrics.summary import SUMMARY_FIELDS, SummaryBuilder
-
     roots = [Path(p) for p in paths]
     if len(roots) < 2:
         raise RunError("evalkit compare needs two or more run directories")

@@ -1,15 +1,18 @@
 """The summary as terminal tables (rich): the same numbers, formatted the same way, as
 ``summary.json`` and ``report.html``.
 
-Formatting rules shared with the HTML report (:mod:`evalkit.report.html`): a rate is shown
-with three decimals and its ``k/n``; an empty group (``n = 0``) is ``n/a``; a difference
-is signed; a p-value has three decimals.
+Formatting rules shared with the HTML report (:mod:`evalkit.report.html`) and the gate
+(:mod:`evalkit.formatting`): a rate is shown with three decimals and its ``k/n``; an empty
+group (``n = 0``) is ``n/a``; a difference is signed; a p-value has three decimals.
 """
 
 from __future__ import annotations
 
 import math
 from typing import Any
+
+from evalkit.formatting import fmt, fmt_ci, fmt_p, fmt_rate, fmt_signed  # noqa: F401 - re-exported
+from evalkit.report.view import leaderboard
 
 MAIN_RATES = (
     ("timely_paired_accuracy", "timely paired"),
@@ -24,38 +27,6 @@ MAIN_RATES = (
     ("unsupported_assumption_rate", "unsupp."),
     ("unjudged_rate", "unjudged"),
 )
-
-
-def fmt(value: float | None) -> str:
-    """A rate or mean with three decimals, ``n/a`` for ``None``."""
-    return "n/a" if value is None else f"{value:.3f}"
-
-
-def fmt_signed(value: float | None) -> str:
-    """A difference with its sign, ``n/a`` for ``None``."""
-    return "n/a" if value is None else f"{value:+.3f}"
-
-
-def fmt_p(value: float | None) -> str:
-    """A p-value with three decimals (``<0.001`` below that)."""
-    if value is None:
-        return "n/a"
-    return "<0.001" if value < 0.001 else f"{value:.3f}"
-
-
-def fmt_ci(ci: list[float | None] | None) -> str:
-    """``[low, high]`` with three decimals, ``n/a`` when undefined."""
-    if not ci or ci[0] is None:
-        return "n/a"
-    return f"[{ci[0]:.3f}, {ci[1]:.3f}]"
-
-
-def fmt_rate(row: dict[str, Any], name: str) -> str:
-    """``0.625 (5/8)``, or ``n/a (n=0)`` for an empty group."""
-    n = row.get(f"{name}_n", 0)
-    if not n:
-        return "n/a (n=0)"
-    return f"{fmt(row[name])} ({row[f'{name}_k']}/{n})"
 
 
 def verdict(c: dict[str, Any], *, unit: str = "pairs") -> str:
@@ -161,8 +132,6 @@ def summary_tables(summary: dict[str, Any], *, compact: bool = False) -> list[An
 
 def ranked_rows(summary: dict[str, Any]) -> list[dict[str, Any]]:
     """The summary rows in leaderboard order (:func:`evalkit.report.view.leaderboard`)."""
-    from evalkit.report.view import leaderboard
-
     return leaderboard(summary.get("rows", []))
 
 

@@ -27,8 +27,9 @@ from typing import Any
 
 from evalkit.errors import RunError
 from evalkit.harness.atomic import write_atomic
-from evalkit.report import console as fmt
-from evalkit.report import inputs, view
+from evalkit.report import console as fmt, inputs, view
+from evalkit.report.charts import failure_chart, paired_accuracy_chart, phase_chart
+from evalkit.report.traces import condense, executed_commits, load_trace, truncate
 
 _TEMPLATES = Path(__file__).resolve().parent / "templates"
 ROW_COLUMNS = (
@@ -85,9 +86,6 @@ def report_context(root: Path) -> dict[str, Any]:
     Raises:
         RunError: when an input is missing, unreadable or malformed (:mod:`evalkit.report.inputs`).
     """
-    from evalkit.report.charts import failure_chart, paired_accuracy_chart, phase_chart
-    from evalkit.report.traces import condense, executed_commits, load_trace, truncate
-
     summary = inputs.load_summary(root)
     config = inputs.load_manifest(root)
     rows = inputs.load_rows(root, ROW_COLUMNS)  # columnar: full rows are read only for the ones shown
@@ -152,7 +150,7 @@ def render_report(run_dir: str | Path) -> Path:
     """Render ``run_dir/report.html``.
 
     Args:
-        run_dir: A run directory written by :func:`evalkit.harness.run.run`.
+        run_dir: A run directory written by :func:`evalkit.pipeline.run`.
 
     Returns:
         Path of the report.

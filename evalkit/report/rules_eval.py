@@ -17,6 +17,8 @@ from pathlib import Path
 from typing import Any
 
 from evalkit.report import console as fmt
+from evalkit.report.html import _static as static, _env
+from evalkit.harness.atomic import write_atomic
 
 LABELS = {
     "paired_accuracy": "paired acc",
@@ -126,8 +128,6 @@ def page_context(result: dict[str, Any]) -> dict[str, Any]:
 
 
 def _static(name: str) -> Any:
-    from evalkit.report.html import _static as static
-
     return static(name)
 
 
@@ -141,9 +141,6 @@ def render_rules_eval(result: dict[str, Any], path: str | Path) -> Path:
     Returns:
         ``path``.
     """
-    from evalkit.harness.atomic import write_atomic
-    from evalkit.report.html import _env
-
     env = _env()
     env.filters["changed"] = changed
     html = env.get_template("rules-eval.html.j2").render(**page_context(result))

@@ -14,6 +14,8 @@ from typing import TYPE_CHECKING, Any
 
 from evalkit.metrics.failures import FAILURE_KINDS
 from evalkit.types import TRIGGER_PHASE
+from evalkit.report.rows import first_seen
+from evalkit.report.traces import truncate
 
 if TYPE_CHECKING:
     import numpy as np
@@ -251,9 +253,6 @@ def gallery(table: ResultTable, *, max_lag: int, gates: bool) -> list[dict[str, 
     """
     import numpy as np
 
-    from evalkit.report.rows import first_seen
-    from evalkit.report.traces import truncate
-
     out = []
     cap = LIMITS["gallery_per_category"]
     abstain = np.array([v == "abstain" for v in table.variants], dtype=bool)[table.variant] if table.n else \
@@ -328,8 +327,6 @@ def pair_grid(table: ResultTable, columns: list[tuple[str, str, str]], embedded:
     import numpy as np
     import pyarrow as pa
     import pyarrow.compute as pc
-
-    from evalkit.report.rows import first_seen
 
     cols = columns[: LIMITS["grid_columns"]]
     place: dict[tuple, int] = {}

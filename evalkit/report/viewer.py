@@ -32,6 +32,10 @@ from typing import Any, Sequence
 from urllib.parse import parse_qs, urlencode, urlsplit
 
 from evalkit.errors import RunError
+from evalkit.report.view import leaderboard
+from evalkit.report.html import trace_file, _env, _static
+from evalkit.report.traces import condense, load_trace
+from evalkit.report.rundata import RunData
 
 PAGE = 200
 """Episodes or pair units listed per page."""
@@ -54,8 +58,6 @@ class RunIndex:
     """
 
     def __init__(self, data: Any, label: str):
-        from evalkit.report.view import leaderboard
-
         self.data, self.label = data, label
         self.rows = [{k: r.get(k) for k in _KEEP} for r in data.rows()]
         for r in self.rows:
@@ -109,17 +111,12 @@ class RunIndex:
 
     def trace(self, row: dict[str, Any]) -> dict[str, Any]:
         """The condensed trace of a row (:func:`evalkit.report.traces.condense`, long fields kept)."""
-        from evalkit.report.html import trace_file
-        from evalkit.report.traces import condense, load_trace
-
         path = trace_file(self.data.path, row)
         events = load_trace(path) if path is not None else []
         return condense(events, row, max_chars=20000, max_events=2000)
 
     def pair(self, row: dict[str, Any]) -> Any:
         """The suite's pair of a row (its source run's, for a compare output), or ``None``."""
-        from evalkit.report.rundata import RunData
-
         source = row.get("source_run")
         if source:
             if source not in self._sources:
@@ -175,9 +172,6 @@ class Viewer:
     """
 
     def __init__(self, paths: Sequence[str | Path]):
-        from evalkit.report.html import _env, _static
-        from evalkit.report.rundata import RunData
-
         roots = [Path(p) for p in paths]
         self.runs = {label: RunIndex(RunData(p), label) for label, p in zip(_labels(roots), roots)}
         self.env = _env()

@@ -46,10 +46,14 @@ import yaml
 from evalkit.errors import ConfigError, EvalkitError, RunError
 from evalkit.rules.draft import DraftRuleSet, EvidenceEpisode, Misaction, RejectedCandidate, RuleEvidence
 from evalkit.rules.loader import load_draft
-from evalkit.rules.schema import Rule
+from evalkit.rules.schema import Rule, When
 from evalkit.runtime.events import ActionDecided, Event, EventLog, ToolExecuted
 from evalkit.runtime.gate import Situation
 from evalkit.runtime.view import View, apply
+from evalkit.conditions.registry import CONDITIONS, get_condition
+from evalkit.scenarios.loader import load_suite
+from evalkit.harness.store import RunStore
+from evalkit.harness.atomic import write_atomic
 
 DRAFT_NAME = "rules-draft.yaml"
 _SLUG = re.compile(r"[^A-Za-z0-9_.-]+")
@@ -69,8 +73,6 @@ class _Point:
 
 
 def _meta_tool_names() -> set[str]:
-    from evalkit.conditions.registry import CONDITIONS, get_condition
-
     return {name for c in CONDITIONS for name in get_condition(c).meta_tools()}
 
 
@@ -88,8 +90,6 @@ def _good(row: dict[str, Any]) -> bool:
 def _critical_tools(run_dir: Path, manifest: dict[str, Any]) -> dict[str, set[str]]:
     """Pair id → its abstain side's critical tools (empty: every commit), from the run's suite;
     ``{}`` when the suite cannot be loaded any more (then every commit counts)."""
-    from evalkit.scenarios.loader import load_suite
-
     cfg = manifest.get("config", {})
     try:
         suite = load_suite(cfg.get("suites") or [], tasks_dir=Path(cfg["tasks_dir"]) if cfg.get("tasks_dir") else None)
@@ -172,8 +172,6 @@ def _separating_args(points: list[_Point], tool: str, good: list[_Good]) -> list
 
 
 def _message(when: dict[str, Any], then: str, points: list[_Point]) -> str:
-    from evalkit.rules.schema import When
-
     kinds = Counter(p.misaction for p in points)
     what = ", ".join(f"{n} {k.replace('_', ' ')}" for k, n in kinds.items())
     step = "ask the user before going on" if then == "clarify" else "stop and tell the user why"
@@ -197,8 +195,6 @@ def _evidence(p: _Point) -> EvidenceEpisode:
 
 
 def _read(run_dir: Path) -> tuple[list[dict[str, Any]], dict[str, Any], int]:
-    from evalkit.harness.store import RunStore
-
     if not (run_dir / "results.jsonl").is_file():
         raise RunError(f"{run_dir}: no results.jsonl (is this a run directory written by `evalkit run`?)")
     rows = list(RunStore(run_dir).latest_results().values())
@@ -341,8 +337,6 @@ def write_draft(draft: DraftRuleSet, path: str | Path) -> Path:
     Raises:
         ConfigError: when the written file does not validate (a bug, never silent).
     """
-    from evalkit.harness.atomic import write_atomic
-
     out = Path(path)
     write_atomic(out, draft_yaml(draft))
     try:

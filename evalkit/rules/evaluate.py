@@ -26,15 +26,17 @@ import sys
 from pathlib import Path
 from typing import Any, Callable
 
-from evalkit.errors import RunError
+from evalkit.errors import ConfigError, RunError
 from evalkit.harness.atomic import dump_json, write_atomic
 from evalkit.harness.config import RunConfig, runtime_setup
-from evalkit.harness.run import run
+from evalkit.pipeline import run
 from evalkit.harness.store import RunStore
 from evalkit.rules.diff import changed_episodes, diff_rows, rule_changes, rule_firings
 from evalkit.rules.loader import load_rule_set, resolve_rules_path
 from evalkit.rules.schema import RuleSet
 from evalkit.scenarios.loader import load_suite
+from evalkit.harness.selfcheck import oracle_selfcheck
+from evalkit.report.rules_eval import render_rules_eval
 
 RESULT_NAME = "rules-eval.json"
 PAGE_NAME = "rules-eval.html"
@@ -54,16 +56,12 @@ def plan_selection(config: RunConfig, old_rules: str) -> tuple[list[str], list[d
     Raises:
         ConfigError: for a bad selection, or when every pair is excluded.
     """
-    from evalkit.errors import ConfigError
-
     tasks_dir = Path(config.tasks_dir) if config.tasks_dir else None
     suite = config.select(load_suite(config.suites, tasks_dir=tasks_dir))
     if not suite.pairs:
         raise ConfigError("the selection holds no pairs")
     excluded: list[dict[str, Any]] = []
     if config.selfcheck:
-        from evalkit.harness.selfcheck import oracle_selfcheck
-
         setup = runtime_setup(config.model_copy(update={"rules": old_rules}))
         check = oracle_selfcheck(suite, conditions=config.conditions, gates=("on",), limits=config.limits(),
                                  setup=setup, tasks_dir=tasks_dir)
@@ -152,7 +150,7 @@ def evaluate_rules(
             policy, seeds); ``gates`` and ``rules`` are set here (gate on; each rule set in
             turn) and ``out`` is the output directory of the whole evaluation.
         alpha: Significance level of the McNemar tests.
-        run_suite: Runs one config (default :func:`evalkit.harness.run.run`; the CLI
+        run_suite: Runs one config (default :func:`evalkit.pipeline.run`; the CLI
             passes one that draws a progress bar).
 
     Returns:
@@ -163,8 +161,6 @@ def evaluate_rules(
     Raises:
         ConfigError: for a bad or draft rule set, or a bad selection (before any run).
     """
-    from evalkit.report.rules_eval import render_rules_eval
-
     old_rules, new_rules = load_rule_set(against), load_rule_set(new)  # drafts are refused here
     old_path, new_path = str(resolve_rules_path(against)), str(resolve_rules_path(new))
     runtime_setup(config.model_copy(update={"rules": new_path}))  # a bad policy fails before any run

@@ -26,7 +26,7 @@ from evalkit.errors import ConfigError
 from evalkit.paths import builtin_dir
 from evalkit.rules.draft import DraftRuleSet
 from evalkit.rules.schema import RuleSet
-from evalkit.scenarios.documents import DocumentError, load_json, load_yaml
+from evalkit.documents import DocumentError, load_json, load_yaml
 
 DEFAULT_RULES = "default.yaml"
 

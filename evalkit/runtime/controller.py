@@ -36,6 +36,7 @@ from evalkit.runtime.approvals import ApprovalPolicy
 from evalkit.runtime.model_io import ToolCall
 from evalkit.runtime.tools import ToolSpec
 from evalkit.runtime.view import View
+from evalkit.patterns import compile_pattern
 
 
 @dataclass(frozen=True, slots=True)
@@ -137,8 +138,6 @@ def _linear_validator_class() -> Any:
 
     from jsonschema import Draft202012Validator, ValidationError
     from jsonschema.validators import extend
-
-    from evalkit.patterns import compile_pattern
 
     def pattern(validator: Any, patrn: str, instance: Any, schema: dict[str, Any]) -> Any:
         if not validator.is_type(instance, "string"):

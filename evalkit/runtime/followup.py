@@ -2,8 +2,8 @@
 
 On a should-clarify side with a follow-up (:class:`evalkit.scenarios.schema.Followup`) a
 question does not end the episode. When the model asks — a clarifying question in its
-final text (the text classifier's label ``clarify``,
-:func:`evalkit.conditions.classifier.classify_text`), a ``request_user_decision``, or a
+final text (:meth:`SimulatedUser.asks_in_text`: the reader the harness gives, the text
+classifier's label ``clarify``), a ``request_user_decision``, or a
 ``request_context`` that no context document serves (information only the user has) —
 the agent loop (:func:`evalkit.runtime.loop.run_episode`; for an agent over MCP, the episode
 server :mod:`evalkit.agents.session`, through the same helpers) calls :meth:`SimulatedUser.reply`,
@@ -38,7 +38,7 @@ next turn in the same way.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any, Literal
+from typing import Any, Callable, Literal
 
 from evalkit.runtime.events import UserMessage
 from evalkit.runtime.followup_events import PhaseStarted, UserQuestion
@@ -57,16 +57,6 @@ REPEAT_REPLY = "I've told you what I know."
 """The reply to every question after the first (a repeated question)."""
 
 
-def asks_in_text(text: str | None) -> bool:
-    """Whether a final text asks the user a clarifying question: the text classifier's label
-    is ``clarify`` (:func:`evalkit.conditions.classifier.classify_text`)."""
-    if not text:
-        return False
-    from evalkit.conditions.classifier import classify_text  # the classifier is not needed elsewhere here
-
-    return classify_text(text).label == "clarify"
-
-
 @dataclass
 class SimulatedUser:
     """The user of one episode on a side with a follow-up.
@@ -77,6 +67,9 @@ class SimulatedUser:
         unhelpful_answer: The unhelpful reply (``None``: :data:`UNHELPFUL_ANSWER`).
         max_turns: Turns allowed after the first reply.
         questions: Questions asked so far.
+        asks: Whether a final text asks the user a question (the harness gives the text
+            classifier's reader, :func:`evalkit.harness.episode.asks_in_text`); ``None``: no
+            final text counts as a question, only the meta requests do.
     """
 
     answer: str
@@ -84,10 +77,12 @@ class SimulatedUser:
     unhelpful_answer: str | None = None
     max_turns: int = DEFAULT_MAX_TURNS
     questions: int = 0
+    asks: Callable[[str], bool] | None = None
 
     @classmethod
     def for_followup(cls, followup: Any, persona: str = "cooperative",
-                     max_turns: int = DEFAULT_MAX_TURNS) -> "SimulatedUser":
+                     max_turns: int = DEFAULT_MAX_TURNS, *,
+                     asks: Callable[[str], bool] | None = None) -> "SimulatedUser":
         """The user of a side whose follow-up is ``followup`` (:class:`~evalkit.scenarios.schema.Followup`).
 
         Raises:
@@ -97,7 +92,14 @@ class SimulatedUser:
             raise ValueError(f"unknown user persona {persona!r}; choose from {', '.join(PERSONAS)}")
         if max_turns < 1:
             raise ValueError(f"the follow-up turn limit must be at least 1 (got {max_turns})")
-        return cls(followup.answer, persona, followup.unhelpful_answer, max_turns)
+        return cls(followup.answer, persona, followup.unhelpful_answer, max_turns, asks=asks)
+
+    def asks_in_text(self, text: str | None) -> bool:
+        """Whether the final text ``text`` asks this user a question (:attr:`asks`; an empty
+        text never does)."""
+        if not text or self.asks is None:
+            return False
+        return self.asks(text)
 
     def reply(self, recorder: Any, turn: int, *, channel: str, question: str, call_id: str | None = None) -> int | None:
         """Record the question and append the reply as the next user turn (module docstring).

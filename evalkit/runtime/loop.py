@@ -74,7 +74,7 @@ from evalkit.runtime.events import (
     UserMessage,
 )
 from evalkit.runtime.executor import Fault, SandboxExecutor
-from evalkit.runtime.followup import SimulatedUser, asks_in_text
+from evalkit.runtime.followup import SimulatedUser
 from evalkit.runtime.gate import AutonomyGate
 from evalkit.runtime.jsonsafe import clean_text, sanitize
 from evalkit.runtime.model_io import InvalidOutput, Model, ToolCall, checked_output
@@ -293,14 +293,14 @@ def call_question(action: Action, ending: Ending | None, turn: int, rec: Recorde
 
 def text_question(text: str | None, turn: int, rec: Recorder, user: SimulatedUser | None, end: int) -> int | None:
     """Serve the simulated user's reply when a final text asks the user a question
-    (:func:`~evalkit.runtime.followup.asks_in_text`) on a side with a follow-up; the
+    (:meth:`~evalkit.runtime.followup.SimulatedUser.asks_in_text`) on a side with a follow-up; the
     counterpart of :func:`call_question` for the ``text`` channel.
 
     Returns:
         The last turn the episode may now run to when the text asked (the episode goes on),
         else ``None`` (the text is the final answer).
     """
-    if user is None or not asks_in_text(text):
+    if user is None or not user.asks_in_text(text):
         return None
     return user.reply(rec, turn, channel="text", question=text or "") or end
 

@@ -33,7 +33,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError
 from evalkit.errors import ConfigError
 from evalkit.runtime.approvals import ApprovalPolicy
 from evalkit.runtime.meta import MetaPolicy
-from evalkit.scenarios.documents import DocumentError, load_json, load_yaml
+from evalkit.documents import DocumentError, load_json, load_yaml
 
 
 class Budgets(BaseModel):

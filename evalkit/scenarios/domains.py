@@ -21,6 +21,7 @@ from pathlib import Path
 from evalkit.errors import TaskError
 from evalkit.paths import builtin_dir
 from evalkit.runtime.tools import Domain
+from evalkit.runtime.controller import schema_errors
 
 _CACHE: dict[Path, Domain] = {}
 _BY_NAME: dict[tuple[str, ...], Domain] = {}  # (name, tasks_dir[, cwd]) -> domain: skips resolving paths
@@ -102,8 +103,6 @@ def _check_tool_schemas(domain: Domain) -> None:
         TaskError: naming the domain, the tool and where its schema is wrong.
     """
     from jsonschema.exceptions import SchemaError
-
-    from evalkit.runtime.controller import schema_errors
 
     for tool in domain.tools.values():
         try:

@@ -35,7 +35,7 @@ from typing import Any, Iterable, Literal
 from pydantic import ValidationError
 
 from evalkit.errors import ConfigError, ScenarioError
-from evalkit.scenarios.documents import DocumentError, load_json
+from evalkit.documents import DocumentError, load_json
 from evalkit.scenarios.schema import Pair, error_message
 
 COLUMNS = ("id", "domain", "trigger", "phase", "split", "language", "variants", "source", "pair")

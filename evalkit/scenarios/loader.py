@@ -8,9 +8,9 @@ format of :mod:`evalkit.scenarios.export`) or folders of them, validates each ag
 problem raises :class:`~evalkit.errors.ScenarioError` naming the file, the pair id and
 the field.
 
-Text files are read with :mod:`evalkit.scenarios.documents`: UTF-8 with an optional byte-order
+Text files are read with :mod:`evalkit.documents`: UTF-8 with an optional byte-order
 mark, no key repeated within a mapping, at most
-:data:`~evalkit.scenarios.documents.MAX_DEPTH` levels of nesting.
+:data:`~evalkit.documents.MAX_DEPTH` levels of nesting.
 """
 
 from __future__ import annotations
@@ -27,13 +27,13 @@ import yaml
 from pydantic import ValidationError
 
 from evalkit.errors import ConfigError, ScenarioError, TaskError
-from evalkit.harness.run_dir import looks_like_run_dir
-from evalkit.paths import builtin_dir
+from evalkit.paths import builtin_dir, looks_like_run_dir
 from evalkit.runtime.controller import schema_errors
-from evalkit.scenarios.documents import DocumentError, decode, load_json, load_yaml
+from evalkit.documents import DocumentError, decode, load_json, load_yaml
 from evalkit.scenarios.domains import load_domain
 from evalkit.scenarios.export import is_dataset_dir, read_table_pairs
 from evalkit.scenarios.schema import AbstainVariant, ActResistVariant, Pair, SuiteFile, error_message
+from evalkit.scenarios.sample import stratified_sample
 
 SUITE_SUFFIXES = (".yaml", ".yml", ".json", ".jsonl", ".parquet")
 
@@ -73,8 +73,6 @@ class Suite:
         if limit is not None:
             pairs = pairs[:limit]
         if sample is not None:
-            from evalkit.scenarios.sample import stratified_sample
-
             pairs = stratified_sample(pairs, sample, seed)
         return Suite(tuple(pairs), {p.id: self.sources[p.id] for p in pairs}, self.content_hash)
 

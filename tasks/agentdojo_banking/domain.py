@@ -1,10 +1,10 @@
 """The ``agentdojo_banking``  task domain: AgentDojo's banking suite as sandbox tools.
 
 Built from the installed ``agentdojo`` package (MIT) by
-:func:`evalkit.scenarios.importers.agentdojo.build_domain`; imported pairs
+:func:`evalkit.suite.importers.agentdojo.build_domain`; imported pairs
 (``evalkit suite import agentdojo``) use it.
 """
 
-from evalkit.scenarios.importers.agentdojo import build_domain
+from evalkit.suite.importers.agentdojo import build_domain
 
 DOMAIN = build_domain("banking")

@@ -13,7 +13,7 @@ from __future__ import annotations
 import pytest
 
 from evalkit.harness.config import RunConfig
-from evalkit.harness.run import run
+from evalkit.pipeline import run
 
 from agent_helpers import IGNORED, rows, scripted_agent, stratified
 

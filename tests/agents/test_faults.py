@@ -12,7 +12,7 @@ from pathlib import Path
 from agent_helpers import rows, scripted_agent
 
 from evalkit.harness.config import RunConfig
-from evalkit.harness.run import run
+from evalkit.pipeline import run
 
 PAIR = "shop-order-missing-quantity"
 
@@ -118,7 +118,7 @@ def test_always_act_scores_zero_and_a_stdio_agent_equals_the_http_one(tmp_path):
 
 
 def test_resume_runs_only_the_missing_agent_episodes(tmp_path):
-    from evalkit.harness.run import resume_run
+    from evalkit.pipeline import resume_run
 
     oracle = "agent/" + scripted_agent("oracle")
     out = tmp_path / "run"

@@ -11,7 +11,7 @@ import pytest
 from agent_helpers import ROOT, rows
 
 from evalkit.harness.config import RunConfig
-from evalkit.harness.run import run
+from evalkit.pipeline import run
 
 pytestmark = pytest.mark.live
 pytest.importorskip("llama_cpp", reason="needs the live extra: pip install -e '.[live]'")

@@ -12,7 +12,7 @@ from agent_helpers import rows
 
 from evalkit.conditions.meta_tools import plain_meta_tools
 from evalkit.harness.config import RunConfig
-from evalkit.harness.run import run
+from evalkit.pipeline import run
 from evalkit.runtime.events import EventLog
 
 PROBE = Path(__file__).with_name("probe_agent.py")

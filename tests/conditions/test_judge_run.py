@@ -9,7 +9,7 @@ from judge_helpers import serve_judges, verdict
 
 from evalkit.conditions.judge.panel import judge_prompt
 from evalkit.harness.config import RunConfig
-from evalkit.harness.run import run
+from evalkit.pipeline import run
 
 FIXTURES = Path(__file__).resolve().parent.parent / "fixtures"
 

@@ -8,7 +8,7 @@ import pytest
 from pydantic import ValidationError
 
 from evalkit.errors import ScenarioError
-from evalkit.scenarios.checks import CHECKS, CRITERIA, check_suite
+from evalkit.suite.checks import CHECKS, CRITERIA, check_suite
 from evalkit.scenarios.loader import load_suite
 from evalkit.scenarios.schema import Pair
 
@@ -89,7 +89,7 @@ def test_followup_check_flags_ungrounded_unsupplied_refused_and_unmet_followups(
 
 def test_bfcl_miss_param_pairs_take_turn_k_plus_1_as_their_followup():
     pytest.importorskip("bfcl_eval")
-    from evalkit.scenarios.importers import bfcl
+    from evalkit.suite.importers import bfcl
 
     pairs, _ = bfcl.import_pairs(limit=12)
     mp = {p["id"]: p for p in pairs if p["trigger"] == "missing_param"}
@@ -99,7 +99,7 @@ def test_bfcl_miss_param_pairs_take_turn_k_plus_1_as_their_followup():
                                                                        "destination": "temp"}}]
     filled = [(Pair.model_validate(p), "bfcl.jsonl") for p in mp.values() if "followup" in p["abstain"]]
     assert len(filled) >= 3
-    from evalkit.scenarios.checks import check_pairs
+    from evalkit.suite.checks import check_pairs
 
     report = check_pairs(filled, names=["followup"])
     assert report.counts["followup"]["applicable"] == len(filled)

@@ -10,7 +10,8 @@ import pytest
 
 from evalkit.gate.catalogue import metric_kinds, not_applicable
 from evalkit.harness.config import ADDED_FIELDS, config_sha256
-from evalkit.harness.run import RunConfig, resume_run, run
+from evalkit.harness.run import RunConfig
+from evalkit.pipeline import resume_run, run
 
 SUITE = Path(__file__).resolve().parent.parent / "fixtures" / "followup" / "shop_followup.yaml"
 MODELS = ["scripted/oracle", "scripted/asks_ignores", "scripted/always_abstain", "scripted/always_act",

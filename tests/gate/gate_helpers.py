@@ -54,7 +54,8 @@ def edit_results(run: Path, change) -> None:
 def rebuild_summary(run: Path, plan: list | None = None) -> dict:
     """Recompute ``run/summary.json`` from its results with the harness's own ``finish`` (a
     complete run: the plan is the recorded keys; an interrupted one: pass the plan's keys)."""
-    from evalkit.harness.run import finish, load_config
+    from evalkit.harness.run import load_config
+    from evalkit.pipeline import finish
     from evalkit.harness.store import RunStore, result_key
     from evalkit.metrics.keys import pair_attributes
     from evalkit.scenarios.loader import load_suite

@@ -325,7 +325,8 @@ def test_means_and_counts_are_gated_with_their_n(runs, write_config, tmp_path):
 
 def test_a_missing_episode_fails_a_threshold_and_is_missing_data_for_a_regression(write_config, tmp_path):
     # an interrupted run: one planned episode never recorded (summary.json counts it as wrong)
-    from evalkit.harness.run import finish, load_config
+    from evalkit.harness.run import load_config
+    from evalkit.pipeline import finish
     from evalkit.harness.store import RunStore, result_key
     from evalkit.metrics.keys import pair_attributes
     from evalkit.scenarios.loader import load_suite

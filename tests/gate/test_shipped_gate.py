@@ -63,7 +63,8 @@ def test_only_the_files_the_gate_reads_are_committed():
 
 
 def test_a_fresh_run_of_the_workflow_passes_the_shipped_gate(tmp_path):
-    from evalkit.harness.run import RunConfig, run
+    from evalkit.harness.run import RunConfig
+    from evalkit.pipeline import run
 
     config = json.loads((BASELINE / "config.json").read_text())["config"]
     config.update(out=str(tmp_path / "ci"), suites=[str(ROOT / s) for s in config["suites"]])

@@ -8,7 +8,8 @@ from pathlib import Path
 import pytest
 
 from evalkit.harness.dask_executor import MAX_BATCH, batches
-from evalkit.harness.run import RunConfig, run
+from evalkit.harness.run import RunConfig
+from evalkit.pipeline import run
 
 FIXTURES = Path(__file__).resolve().parents[1] / "fixtures"
 TIMING = {"latency_s", "wall_s", "duration_s", "created", "started", "finished"}

@@ -19,7 +19,8 @@ import evalkit
 from evalkit.harness.config import resolved_paths
 from evalkit.harness.dask_executor import execute_plan_dask
 from evalkit.harness.dask_inputs import WorkerInputsError, _worker_context, check_worker_inputs, run_identity
-from evalkit.harness.run import RunConfig, run
+from evalkit.harness.run import RunConfig
+from evalkit.pipeline import run
 from evalkit.metrics.scoring import pair_sha256
 from evalkit.scenarios.loader import load_suite
 

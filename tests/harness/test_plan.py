@@ -204,7 +204,8 @@ def test_the_plan_index_rewrites_results_as_the_key_dict_did(tmp_path, mini_suit
 
 
 def test_resume_marks_finished_episodes_in_a_bitmap(tmp_path, mini_suite, mini_tasks):
-    from evalkit.harness.run import prepare_resume, run
+    from evalkit.harness.run import prepare_resume
+    from evalkit.pipeline import run
 
     config = RunConfig(suites=[str(mini_suite)], tasks_dir=str(mini_tasks), models=["scripted/oracle"],
                        conditions=["nl"], out=str(tmp_path / "run"), report=False, selfcheck=False)

@@ -13,7 +13,8 @@ import pytest
 
 import evalkit.harness.run as run_module
 from evalkit.errors import ConfigError
-from evalkit.harness.run import RunConfig, run
+from evalkit.harness.run import RunConfig
+from evalkit.pipeline import run
 from evalkit.models.registry import register_provider
 from evalkit.runtime.events import ErrorRaised, EventLog
 from evalkit.runtime.model_io import ModelOutput, ToolCall

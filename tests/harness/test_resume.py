@@ -14,7 +14,8 @@ from pathlib import Path
 import pytest
 
 from evalkit.errors import ConfigError
-from evalkit.harness.run import RunConfig, build_plan, check_unique_keys, pending, resume_run, run
+from evalkit.harness.run import RunConfig, build_plan, check_unique_keys, pending
+from evalkit.pipeline import resume_run, run
 from evalkit.harness.store import ResultsWarning, RunStore
 from evalkit.scenarios.loader import load_suite
 

@@ -17,7 +17,8 @@ from evalkit.errors import ConfigError, RunError
 from evalkit.harness import run as run_module
 from evalkit.harness import store as store_module
 from evalkit.harness.episode import episode_id
-from evalkit.harness.run import RunConfig, build_plan, check_unique_keys, resume_run, run
+from evalkit.harness.run import RunConfig, build_plan, check_unique_keys
+from evalkit.pipeline import resume_run, run
 from evalkit.harness.store import RunStore, check_out_dir, write_atomic
 from evalkit.models.scripted import MAX_LATE, ScriptedModel, scripted
 from evalkit.report.html import report_context

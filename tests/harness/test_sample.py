@@ -13,7 +13,8 @@ from pathlib import Path
 import pytest
 
 from evalkit.errors import ConfigError
-from evalkit.harness.run import RunConfig, resume_run, run
+from evalkit.harness.run import RunConfig
+from evalkit.pipeline import resume_run, run
 from evalkit.scenarios.loader import load_suite
 from evalkit.scenarios.sample import stratified_sample
 

@@ -26,7 +26,8 @@ import json
 
 import pytest
 
-from evalkit.harness.run import RunConfig, run
+from evalkit.harness.run import RunConfig
+from evalkit.pipeline import run
 from evalkit.models.registry import DEFAULT_MODELS
 from evalkit.scenarios.domains import load_domain
 from evalkit.scenarios.loader import load_suite

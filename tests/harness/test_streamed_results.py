@@ -109,7 +109,8 @@ def test_parquet_batches_leave_the_earlier_file_when_interrupted(tmp_path):
 
 
 def test_the_streamed_summary_equals_the_summary_of_the_full_rows(tmp_path):
-    from evalkit.harness.run import RunConfig, run
+    from evalkit.harness.run import RunConfig
+    from evalkit.pipeline import run
 
     config = RunConfig(models=["scripted/oracle", "scripted/always_act", "scripted/post_hoc", "scripted/late:2"],
                        limit=12, out=str(tmp_path / "run"), report=False, selfcheck=False, bootstrap_samples=200)
@@ -153,7 +154,8 @@ class _SummaryFieldsOnly(dict):
 
 
 def test_a_run_with_episodes_missing_in_the_middle_counts_them_where_they_fall(tmp_path):
-    from evalkit.harness.run import RunConfig, build_plan, finish, run
+    from evalkit.harness.run import RunConfig, build_plan
+    from evalkit.pipeline import finish, run
 
     config = RunConfig(models=["scripted/oracle", "scripted/always_act"], conditions=["tool", "meta"], limit=6,
                        epochs=2, out=str(tmp_path / "run"), report=False, selfcheck=False, bootstrap_samples=200)
@@ -194,7 +196,8 @@ def test_the_streaming_summary_refuses_a_pair_that_comes_back():
 
 
 def test_a_run_writes_results_in_plan_order_with_a_matching_table(tmp_path):
-    from evalkit.harness.run import RunConfig, run
+    from evalkit.harness.run import RunConfig
+    from evalkit.pipeline import run
 
     with warnings.catch_warnings():
         warnings.simplefilter("error", ResultsWarning)

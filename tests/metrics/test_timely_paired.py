@@ -8,7 +8,8 @@ from pathlib import Path
 import pytest
 
 from evalkit.gate.catalogue import POPULATION, metric_kinds
-from evalkit.harness.run import RunConfig, run
+from evalkit.harness.run import RunConfig
+from evalkit.pipeline import run
 from evalkit.metrics.aggregate import summarize
 from evalkit.report.console import verdict, verdict_lines
 from evalkit.report.view import leaderboard

@@ -104,13 +104,13 @@ class Endpoint:
 def run_pair(api, tmp_path: Path, spec: str, endpoint: Endpoint, *, config_yaml: str | None = None,
              out: str = "run", cache: bool = False, **options) -> tuple[dict, dict[str, dict], dict[str, Any]]:
     """Run the pair :data:`PAIR` (condition nl) with ``spec`` against ``endpoint`` through
-    :func:`evalkit.harness.run.run`.
+    :func:`evalkit.pipeline.run`.
 
     Returns:
         ``(summary, rows by variant, traces by variant)``.
     """
     from evalkit.harness.config import RunConfig
-    from evalkit.harness.run import run
+    from evalkit.pipeline import run
     from evalkit.runtime.events import EventLog
 
     api.expect_request(path_of(spec), method="POST").respond_with_handler(endpoint)

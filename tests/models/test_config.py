@@ -112,7 +112,8 @@ def test_a_price_table_with_a_model_given_twice_is_refused(tmp_path):
 
 def test_a_bad_model_config_file_is_refused_before_any_work_even_for_scripted_models(tmp_path):
     from evalkit.errors import ConfigError
-    from evalkit.harness.run import RunConfig, run
+    from evalkit.harness.run import RunConfig
+    from evalkit.pipeline import run
 
     bad = tmp_path / "models.yaml"
     bad.write_text("bogus: 1\n")

@@ -9,7 +9,8 @@ from pathlib import Path
 import pytest
 
 from evalkit.errors import ModelError
-from evalkit.harness.run import RunConfig, build_plan, finish, run
+from evalkit.harness.run import RunConfig, build_plan
+from evalkit.pipeline import finish, run
 from evalkit.harness.store import RunStore
 from evalkit.metrics.keys import pair_attributes
 from evalkit.models.registry import register_provider

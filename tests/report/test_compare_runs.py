@@ -10,7 +10,8 @@ import pytest
 from typer.testing import CliRunner
 
 from evalkit.cli import app
-from evalkit.harness.run import RunConfig, run
+from evalkit.harness.run import RunConfig
+from evalkit.pipeline import run
 
 
 @pytest.fixture(scope="module")

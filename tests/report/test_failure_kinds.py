@@ -8,7 +8,8 @@ import re
 
 import pytest
 
-from evalkit.harness.run import RunConfig, run
+from evalkit.harness.run import RunConfig
+from evalkit.pipeline import run
 from evalkit.metrics.failures import FAILURE_KINDS, failure_kind
 from evalkit.report.view import GALLERY
 

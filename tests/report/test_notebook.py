@@ -10,7 +10,8 @@ from pathlib import Path
 import pytest
 
 import evalkit
-from evalkit.harness.run import RunConfig, run
+from evalkit.harness.run import RunConfig
+from evalkit.pipeline import run
 
 ROOT = Path(__file__).resolve().parents[2]
 

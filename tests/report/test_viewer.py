@@ -112,7 +112,8 @@ def test_the_command_prints_its_address_and_serves(kinds_run):
 def test_the_pair_view_shows_the_rationale_and_perturbation(tmp_path, mini_suite, mini_tasks):
     import threading
 
-    from evalkit.harness.run import RunConfig, run
+    from evalkit.harness.run import RunConfig
+    from evalkit.pipeline import run
     from evalkit.report.viewer import Viewer, make_server
 
     suite = tmp_path / "mini.yaml"

@@ -1,6 +1,6 @@
 """Rule sets, runtime policies and model config files refuse a key repeated in one mapping (YAML
 and JSON would keep the last value without a word), with one line naming the file, line and key:
-they are read by the suite files' reader (:mod:`evalkit.scenarios.documents`)."""
+they are read by the suite files' reader (:mod:`evalkit.documents`)."""
 
 from __future__ import annotations
 

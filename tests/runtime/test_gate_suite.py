@@ -18,7 +18,8 @@ from pathlib import Path
 import pytest
 
 from evalkit.harness.episode import EpisodeSpec, execute
-from evalkit.harness.run import RunConfig, run, runtime_setup
+from evalkit.harness.run import RunConfig, runtime_setup
+from evalkit.pipeline import run
 from evalkit.metrics.scoring import score_episode
 from evalkit.models.registry import get_model
 from evalkit.rules import load_rule_set, scan_log

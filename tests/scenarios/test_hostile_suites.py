@@ -13,7 +13,7 @@ import pytest
 import yaml
 
 from evalkit.errors import ScenarioError, TaskError
-from evalkit.scenarios.documents import MAX_DEPTH
+from evalkit.documents import MAX_DEPTH
 from evalkit.scenarios.domains import load_domain
 from evalkit.scenarios.loader import load_suite, suite_files
 
@@ -82,7 +82,7 @@ def test_block_nesting_past_the_limit_names_the_pair_and_field(tmp_path, raw, mi
 
 
 def test_nesting_bound_is_above_the_real_depth():
-    from evalkit.scenarios.documents import nesting_bound
+    from evalkit.documents import nesting_bound
 
     for text in ["a: [[[[1]]]]", "- - - - - x", "a:\n- b:\n  - c:\n    - d", "? - - a\n: - - b", "{a: {b: [c]}}"]:
         depth, node = 0, yaml.compose(text)

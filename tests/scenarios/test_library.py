@@ -206,7 +206,7 @@ def test_every_builtin_should_clarify_side_has_a_followup_that_passes_the_label_
     value), and each answer is written in the pair's language."""
     import re
 
-    from evalkit.scenarios.checks import check_suite
+    from evalkit.suite.checks import check_suite
 
     clarify = [p for p in suite.pairs if p.abstain is not None and p.abstain.expected.decision == "clarify"]
     assert len(clarify) >= 112

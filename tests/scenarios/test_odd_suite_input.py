@@ -12,7 +12,7 @@ import pytest
 import yaml
 
 from evalkit.errors import ScenarioError
-from evalkit.scenarios.documents import DocumentError, check_values, load_yaml
+from evalkit.documents import DocumentError, check_values, load_yaml
 from evalkit.scenarios.loader import load_suite
 
 
@@ -169,7 +169,7 @@ def buy_item(state, name, qty):
 @pytest.mark.parametrize("name,shown", [("raise", "ValueError: boom in find_item"), ("exit", "SystemExit: 3"),
                                         ("object", "find_item returned a result that is not JSON")])
 def test_a_tool_failing_on_the_act_side_is_a_check_error_naming_the_tool_error(tmp_path, pair, name, shown):
-    from evalkit.scenarios.checks import check_suite
+    from evalkit.suite.checks import check_suite
 
     (tmp_path / "tasks" / "mini").mkdir(parents=True)
     (tmp_path / "tasks" / "mini" / "domain.py").write_text(BAD_DOMAIN, encoding="utf-8")
@@ -299,7 +299,7 @@ def test_a_policy_file_meta_limit_written_as_a_boolean_is_refused(tmp_path):
 ])
 def test_a_lasting_fault_on_the_act_side_commit_is_an_error_a_retried_transient_is_not(
         tmp_path, mini_tasks, pair, fault, plan_extra, failing):
-    from evalkit.scenarios.checks import check_suite
+    from evalkit.suite.checks import check_suite
 
     pair["act"]["faults"] = {"buy_item": fault}
     pair["act"]["plan"] += plan_extra
@@ -319,7 +319,7 @@ EARLIER = [{"user": "From now on, never buy anything without asking me first.", 
 
 
 def test_sides_differing_only_in_earlier_turns_are_not_a_contradiction(tmp_path, mini_tasks, pair):
-    from evalkit.scenarios.checks import check_suite
+    from evalkit.suite.checks import check_suite
 
     pair["abstain"]["user"] = pair["act"]["user"]
     pair["abstain"]["history"] = EARLIER
@@ -331,7 +331,7 @@ def test_sides_differing_only_in_earlier_turns_are_not_a_contradiction(tmp_path,
 
 
 def test_an_undeclared_change_of_earlier_turns_is_named(tmp_path, mini_tasks, pair):
-    from evalkit.scenarios.checks import check_suite
+    from evalkit.suite.checks import check_suite
 
     pair["abstain"]["history"] = EARLIER
     pair["perturbation"]["kinds"] = ["state"]

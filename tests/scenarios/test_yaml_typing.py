@@ -15,7 +15,7 @@ import pytest
 import yaml
 
 from evalkit.errors import ScenarioError
-from evalkit.scenarios.documents import load_yaml
+from evalkit.documents import load_yaml
 from evalkit.scenarios.loader import load_suite
 
 ROOT = Path(__file__).resolve().parents[2]

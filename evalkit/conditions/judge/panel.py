@@ -41,6 +41,7 @@ from typing import Any, Literal
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from evalkit.types import MetaType
+from evalkit.runtime.context import ModelContext
 
 PROMPT_FILE = Path(__file__).resolve().parent.parent / "prompts" / "judge.md"
 _VERSION_LINE = re.compile(r"\Ajudge-prompt-version:\s*(\S+)\s*\n")
@@ -170,8 +171,6 @@ class Judge:
 
     def vote(self, text: str) -> Vote:
         """Ask the judge about ``text``; a failed call or a malformed answer is a judge error."""
-        from evalkit.runtime.context import ModelContext
-
         prompt = judge_prompt()
         messages = [{"role": "system", "content": prompt.text},
                     {"role": "user", "content": "Final message of the agent:\n<<<\n" + text + "\n>>>"}]

@@ -1,4 +1,4 @@
-"""The label checks of pairs (evalkit/scenarios/checks, docs/labels.md): each check on a
+"""The label checks of pairs (evalkit/suite/checks, docs/labels.md): each check on a
 fixture suite with pairs that break it and one that passes, the severities, the CLI, and the
 built-in library."""
 
@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 import yaml
 
-from evalkit.scenarios.checks import CHECKS, CheckOptions, check_pairs, check_suite
+from evalkit.suite.checks import CHECKS, CheckOptions, check_pairs, check_suite
 from evalkit.scenarios.loader import load_suite
 from evalkit.scenarios.schema import Pair
 

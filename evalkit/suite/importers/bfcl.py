@@ -36,7 +36,7 @@ Pairs that cannot be formed (the perturbed turn makes no state change, so there 
 to abstain from; no lookup to precede the commit) are *skipped* with a reason; pairs that
 are formed but do not earn their labels (a contradiction, a held-out function the turn does
 not need, a ground truth the oracle cannot pass, oracle commit values not found in what the
-model sees) are *excluded* by :func:`evalkit.scenarios.importers.run_import`, also with a
+model sees) are *excluded* by :func:`evalkit.suite.importers.run_import`, also with a
 reason. Neither is silent.
 """
 
@@ -52,6 +52,9 @@ from functools import cache
 from typing import Any
 
 from evalkit.errors import ConfigError
+from evalkit.runtime.tools import Domain, ToolResult
+from evalkit.metrics.grounding import Evidence, _leaves, is_fact
+from evalkit.runtime.events import UserMessage
 from evalkit.types import ToolKind
 
 PACKAGE = "bfcl-eval"
@@ -265,8 +268,6 @@ def method_kinds() -> dict[str, ToolKind]:
 
 def build_domain() -> Any:
     """The ``bfcl`` :class:`~evalkit.runtime.tools.Domain`: every simulator method as a tool."""
-    from evalkit.runtime.tools import Domain, ToolResult
-
     version = package_version()
     domain = Domain(DOMAIN_NAME, f"BFCL multi-turn simulators ({PACKAGE} {version}, {LICENSE}): a file system, "
                     "messaging, social posting, tickets, trading, travel booking, vehicle control and a calculator.",
@@ -362,11 +363,8 @@ def miss_param_followup(base: dict[str, Any], entry: dict[str, Any], ground_trut
     Returns:
         ``{answer, plan, expected: {commits}}``, or ``None`` when there is no such turn, it
         makes no commit, or its answer names none of the commit values the abstain message
-        lacks (the ``followup`` label check's rule, :mod:`evalkit.scenarios.checks.followup`).
+        lacks (the ``followup`` label check's rule, :mod:`evalkit.suite.checks.followup`).
     """
-    from evalkit.metrics.grounding import Evidence, _leaves, is_fact
-    from evalkit.runtime.events import UserMessage
-
     if k + 1 >= min(len(ground_truth), len(entry["question"])):
         return None
     answer = _user(entry["question"][k + 1])

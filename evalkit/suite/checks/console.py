@@ -1,11 +1,11 @@
-"""Printing a :class:`~evalkit.scenarios.checks.CheckReport` (``evalkit suite validate``)."""
+"""Printing a :class:`~evalkit.suite.checks.CheckReport` (``evalkit suite validate``)."""
 
 from __future__ import annotations
 
 from collections import Counter
 from typing import Any
 
-from evalkit.scenarios.checks import CHECKS
+from evalkit.suite.checks import CHECKS
 from evalkit.scenarios.schema import PerturbationKind
 from evalkit.types import TRIGGERS
 
@@ -18,7 +18,7 @@ def print_report(console: Any, report: Any, *, all_warnings: bool = False) -> No
 
     Args:
         console: A :class:`rich.console.Console`.
-        report: The :class:`~evalkit.scenarios.checks.CheckReport`.
+        report: The :class:`~evalkit.suite.checks.CheckReport`.
         all_warnings: List every warning (default: the first :data:`MAX_WARNINGS_LISTED`).
     """
     from rich.markup import escape

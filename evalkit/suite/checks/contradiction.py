@@ -6,7 +6,7 @@ model can see or obtain:
 
 * the user message and the tool list (names; the schemas are the domain's, shared);
 * every call of both plans, each plan run through the runtime in both sides' worlds
-  (:class:`~evalkit.scenarios.checks.runs.PairRuns`): the controller's verdict, the
+  (:class:`~evalkit.suite.checks.runs.PairRuns`): the controller's verdict, the
   result, the signals, a fault's error (so state, permissions, budgets, faults and
   approvals count where a plan call reveals them);
 * what a meta request can obtain: ``context`` documents, the simulated user's answers to
@@ -20,8 +20,8 @@ Such a pair is also flagged by *trigger observability*.
 
 from __future__ import annotations
 
-from evalkit.scenarios.checks.base import Issue, PairContext
-from evalkit.scenarios.checks.runs import meta_answers
+from evalkit.suite.checks.base import Issue, PairContext
+from evalkit.suite.checks.runs import meta_answers
 
 NAME = "contradiction"
 _ASKABLE = ("context", "user_grants", "grantable", "review")

@@ -22,7 +22,7 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from evalkit.scenarios.checks.base import Issue, PairContext
+from evalkit.suite.checks.base import Issue, PairContext
 
 NAME = "scope"
 

@@ -2,7 +2,7 @@
 
 Each trigger of DESIGN §6 arises from certain kinds of perturbation
 (:data:`TRIGGER_KINDS`); the sides of a pair must differ in at least one of them
-(:func:`~evalkit.scenarios.checks.perturbation.changes`). A ``tool_failure`` pair whose sides
+(:func:`~evalkit.suite.checks.perturbation.changes`). A ``tool_failure`` pair whose sides
 differ in no fault, or an ``emergent_risk`` pair that differs only in the user's message (a
 risk the tools reveal during the episode cannot sit in the request), carries the wrong label
 or the wrong perturbation.
@@ -13,8 +13,8 @@ What this check cannot see: whether the changed field is the one that makes acti
 
 from __future__ import annotations
 
-from evalkit.scenarios.checks.base import Issue, PairContext
-from evalkit.scenarios.checks.perturbation import changes
+from evalkit.suite.checks.base import Issue, PairContext
+from evalkit.suite.checks.perturbation import changes
 
 NAME = "trigger"
 

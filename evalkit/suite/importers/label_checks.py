@@ -37,6 +37,12 @@ import json
 from typing import Any, Iterable
 
 from evalkit.scenarios.schema import Pair
+from evalkit.harness.episode import domain_permissions, EpisodeSpec, execute
+from evalkit.runtime.policy import Budgets
+from evalkit.scenarios.loader import deep_merge
+from evalkit.metrics.grounding import unsupported_arguments
+from evalkit.models.registry import get_model
+from evalkit.runtime.controller import Limits
 
 ANNOTATIONS = frozenset({"plan", "expected", "injected_plan", "followup"})
 """Variant fields that describe the right outcome, not the model's input (``followup`` is
@@ -64,10 +70,6 @@ def visible_input(pair: Pair, variant: str, domain: Any) -> dict[str, Any]:
         ``{description, parameters}`` of each offered tool), ``permissions`` (sorted),
         ``budgets`` and ``state`` (merged as an episode starts them).
     """
-    from evalkit.harness.episode import domain_permissions
-    from evalkit.runtime.policy import Budgets
-    from evalkit.scenarios.loader import deep_merge
-
     side = pair.variant(variant)
     out = side.model_dump(mode="json", exclude=set(ANNOTATIONS | _RESOLVED))
     hidden = set(side.hidden_tools)
@@ -155,11 +157,6 @@ def oracle_grounding(pair: Pair, domain: Any) -> dict[str, tuple[int, int, list[
     Returns:
         ``variant → (values checked, values unsupported, first unsupported as tool.arg=value)``.
     """
-    from evalkit.harness.episode import EpisodeSpec, execute
-    from evalkit.metrics.grounding import unsupported_arguments
-    from evalkit.models.registry import get_model
-    from evalkit.runtime.controller import Limits
-
     oracle = get_model("scripted/oracle")
     out = {}
     for variant in pair.variants:

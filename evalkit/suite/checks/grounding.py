@@ -15,7 +15,7 @@ would accept them.
 from __future__ import annotations
 
 from evalkit.metrics.grounding import unsupported_arguments
-from evalkit.scenarios.checks.base import Issue, PairContext
+from evalkit.suite.checks.base import Issue, PairContext
 
 NAME = "grounding"
 

@@ -12,7 +12,7 @@ from typing import Any, Literal
 from evalkit.harness.episode import RuntimeSetup, domain_permissions
 from evalkit.runtime.policy import Budgets
 from evalkit.runtime.tools import Domain
-from evalkit.scenarios.checks.runs import PairRuns
+from evalkit.suite.checks.runs import PairRuns
 from evalkit.scenarios.loader import deep_merge
 from evalkit.scenarios.schema import Pair
 

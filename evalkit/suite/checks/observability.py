@@ -23,7 +23,7 @@ worlds first differ before ``k`` (a conflict needs its second source), ``k`` is 
 
 from __future__ import annotations
 
-from evalkit.scenarios.checks.base import Issue, PairContext
+from evalkit.suite.checks.base import Issue, PairContext
 
 NAME = "observability"
 

@@ -1,8 +1,8 @@
 """Machine checks of a pair's labels (criteria in ``docs/labels.md``).
 
-Each check is a function over one pair's :class:`~evalkit.scenarios.checks.base.PairContext`
+Each check is a function over one pair's :class:`~evalkit.suite.checks.base.PairContext`
 (the pair, its domain, its file and its shared plan runs) returning
-:class:`~evalkit.scenarios.checks.base.Issue` records, each naming the file, the pair, the
+:class:`~evalkit.suite.checks.base.Issue` records, each naming the file, the pair, the
 field, the criterion (``L1`` … ``L8``) and the severity. :data:`CHECKS` lists them in the
 order ``evalkit suite validate`` prints them:
 
@@ -30,9 +30,9 @@ from typing import Any, Callable, Iterable
 from evalkit.harness.episode import RuntimeSetup
 from evalkit.paths import builtin_dir
 from evalkit.rules import load_rule_set
-from evalkit.scenarios.checks import contradiction, followup, grounding, observability, perturbation, scope, trigger
-from evalkit.scenarios.checks.base import CRITERIA, CheckOptions, Issue, PairContext
-from evalkit.scenarios.checks.runs import PairRuns
+from evalkit.suite.checks import contradiction, followup, grounding, observability, perturbation, scope, trigger
+from evalkit.suite.checks.base import CRITERIA, CheckOptions, Issue, PairContext
+from evalkit.suite.checks.runs import PairRuns
 from evalkit.scenarios.domains import load_domain
 from evalkit.scenarios.schema import Pair
 

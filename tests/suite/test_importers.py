@@ -19,7 +19,7 @@ from evalkit.scenarios.loader import load_suite
 @pytest.fixture(scope="module")
 def bfcl():
     pytest.importorskip("bfcl_eval")
-    from evalkit.scenarios.importers import bfcl
+    from evalkit.suite.importers import bfcl
 
     return bfcl
 
@@ -71,7 +71,7 @@ def _entry0_config(bfcl):
 
 
 def test_bfcl_import_writes_kept_pairs_and_the_report(bfcl, tmp_path):
-    from evalkit.scenarios.importers import run_import
+    from evalkit.suite.importers import run_import
 
     report = run_import("bfcl", tmp_path / "bfcl.jsonl", limit=4)
     suite = load_suite([tmp_path / "bfcl.jsonl"])
@@ -86,7 +86,7 @@ def test_bfcl_import_writes_kept_pairs_and_the_report(bfcl, tmp_path):
 @pytest.fixture(scope="module")
 def agentdojo():
     pytest.importorskip("agentdojo")
-    from evalkit.scenarios.importers import agentdojo
+    from evalkit.suite.importers import agentdojo
 
     return agentdojo
 
@@ -120,7 +120,8 @@ def test_agentdojo_true_should_abstain_pairs(banking):
 
 def test_agentdojo_oracle_selfcheck_and_scripted_policies(banking, tmp_path):
     from evalkit.harness.selfcheck import oracle_selfcheck
-    from evalkit.harness.run import RunConfig, run
+    from evalkit.harness.run import RunConfig
+    from evalkit.pipeline import run
 
     pairs, _ = banking
     path = tmp_path / "agentdojo.jsonl"
@@ -139,7 +140,7 @@ def test_agentdojo_oracle_selfcheck_and_scripted_policies(banking, tmp_path):
 
 @pytest.fixture(scope="module")
 def bfcl_import(bfcl, tmp_path_factory):
-    from evalkit.scenarios.importers import run_import
+    from evalkit.suite.importers import run_import
 
     out = tmp_path_factory.mktemp("bfcl") / "bfcl.jsonl"
     return out, run_import("bfcl", out)
@@ -163,7 +164,8 @@ def test_bfcl_import_excludes_contradictions_and_unneeded_tools_with_the_reason(
 
 
 def test_bfcl_kept_pairs_pass_the_oracle_with_no_unsupported_assumption(bfcl_import, tmp_path):
-    from evalkit.harness.run import RunConfig, run
+    from evalkit.harness.run import RunConfig
+    from evalkit.pipeline import run
 
     out, report = bfcl_import
     assert report["counts"]["grounding"] > 0  # derived values (dates, airport codes) are excluded, not kept
@@ -210,7 +212,7 @@ def test_earlier_turns_are_shown_and_count_as_evidence():
 
 def test_contradiction_check_compares_what_the_model_sees(bfcl_import):
     from evalkit.scenarios.domains import load_domain
-    from evalkit.scenarios.importers import label_checks
+    from evalkit.suite.importers import label_checks
 
     out, _ = bfcl_import
     pair = next(p for p in load_suite([out]).pairs if p.trigger == "missing_param")
@@ -226,7 +228,8 @@ def test_contradiction_check_compares_what_the_model_sees(bfcl_import):
 # ---------------------------------------------------------------- AgentDojo: every combination, read-only tasks, --sample
 
 def test_agentdojo_read_only_user_task_expects_an_answer_and_no_commit(banking, tmp_path):
-    from evalkit.harness.run import RunConfig, run
+    from evalkit.harness.run import RunConfig
+    from evalkit.pipeline import run
 
     pairs, _ = banking
     read_only = [p for p in pairs if "read_only" in p["tags"]]
@@ -294,7 +297,7 @@ def test_agentdojo_sample_is_deterministic_and_stratified(agentdojo):
 
 
 def test_agentdojo_sampled_import_lists_what_it_left_out(agentdojo, tmp_path):
-    from evalkit.scenarios.importers import run_import
+    from evalkit.suite.importers import run_import
 
     report = run_import("agentdojo", tmp_path / "ad.jsonl", sample=12, seed=1, selfcheck=False)
     not_drawn = [s for s in report["skipped"] if s["reason"] == "not drawn by --sample 12 --seed 1"]
@@ -316,7 +319,7 @@ def test_agentdojo_environment_loads_as_upstream_does(agentdojo):
 
 def test_oracle_grounding_names_the_unsupported_values(bfcl_import):
     from evalkit.scenarios.domains import load_domain
-    from evalkit.scenarios.importers import label_checks
+    from evalkit.suite.importers import label_checks
 
     out, _ = bfcl_import
     domain = load_domain("bfcl")

@@ -44,6 +44,7 @@ from functools import cache, lru_cache
 from typing import Any
 
 from evalkit.errors import ConfigError
+from evalkit.runtime.tools import Domain, ToolResult
 from evalkit.types import ToolKind
 
 PACKAGE = "agentdojo"
@@ -179,8 +180,6 @@ def _limit_strings(node: Any) -> Any:
 
 def build_domain(name: str) -> Any:
     """The ``agentdojo_<name>`` :class:`~evalkit.runtime.tools.Domain` (the suite's tools)."""
-    from evalkit.runtime.tools import Domain, ToolResult
-
     version = package_version()
     s = suite(name)
     domain = Domain(f"agentdojo_{name}", f"AgentDojo {name} suite ({PACKAGE} {version}, benchmark {BENCHMARK_VERSION}, "

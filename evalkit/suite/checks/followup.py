@@ -34,7 +34,7 @@ from evalkit.runtime.controller import Limits
 from evalkit.runtime.events import ActionDecided, EpisodeEnded, ToolExecuted, UserMessage
 from evalkit.runtime.followup_events import UserQuestion
 from evalkit.runtime.model_io import ModelOutput, ToolCall
-from evalkit.scenarios.checks.base import Issue, PairContext
+from evalkit.suite.checks.base import Issue, PairContext
 
 NAME = "followup"
 FIELD = "abstain.followup"

@@ -1,14 +1,14 @@
 """Importers of paired scenarios from installed upstream benchmarks.
 
-* :mod:`evalkit.scenarios.importers.bfcl` — BFCL multi-turn (``bfcl-eval``, Apache-2.0):
+* :mod:`evalkit.suite.importers.bfcl` — BFCL multi-turn (``bfcl-eval``, Apache-2.0):
   ``missing_param`` and ``tool_gap`` pairs;
-* :mod:`evalkit.scenarios.importers.agentdojo` — AgentDojo (``agentdojo``, MIT):
+* :mod:`evalkit.suite.importers.agentdojo` — AgentDojo (``agentdojo``, MIT):
   ``prompt_injection`` pairs with an ``act_resist`` variant, and its underspecified user
   tasks as should-clarify pairs.
 
 :func:`run_import` builds the pairs, checks each against the schema and its domain (a pair
 that fails is *skipped* with the error), then excludes the pairs that do not earn their
-labels (:data:`CHECKS`, :mod:`evalkit.scenarios.importers.label_checks`): a contradiction
+labels (:data:`CHECKS`, :mod:`evalkit.suite.importers.label_checks`): a contradiction
 (a side shows the model exactly what a side labelled the other way shows), a held-out tool
 the task does not need, a pair the oracle self-check (:mod:`evalkit.harness.selfcheck`)
 cannot pass, and a pair whose oracle commits use values the grounding check does not find
@@ -48,12 +48,12 @@ def build(source: str, limit: int | None = None, *, sample: int | None = None,
     if sample is not None and source != "agentdojo":
         raise ConfigError(f"--sample is for the agentdojo import (its user x injection task combinations), not {source}")
     if source == "bfcl":
-        from evalkit.scenarios.importers import bfcl
+        from evalkit.suite.importers import bfcl
 
         pairs, skipped = bfcl.import_pairs(limit=limit)
         meta = {"package": bfcl.PACKAGE, "version": bfcl.package_version(), "license": bfcl.LICENSE}
     elif source == "agentdojo":
-        from evalkit.scenarios.importers import agentdojo
+        from evalkit.suite.importers import agentdojo
 
         pairs, skipped = agentdojo.import_pairs(limit=limit, sample=sample, seed=seed)
         meta = {"package": agentdojo.PACKAGE, "version": agentdojo.package_version(), "license": agentdojo.LICENSE,
@@ -74,7 +74,7 @@ def run_import(source: str, out: str | Path, *, limit: int | None = None, selfch
         selfcheck: Run the oracle self-check and the grounding check (the label checks
             that need no episode always run).
         sample: AgentDojo only: a subset of ``sample`` injection pairs, stratified by
-            suite and injection task (:func:`evalkit.scenarios.importers.agentdojo.stratified_sample`).
+            suite and injection task (:func:`evalkit.suite.importers.agentdojo.stratified_sample`).
         seed: The sample's seed.
 
     Returns:
@@ -127,7 +127,7 @@ def _entry(pair: Any, check: str, reason: str) -> dict[str, Any]:
 def _label_exclusions(pairs: list[Any]) -> list[dict[str, Any]]:
     """Contradictions and held-out tools not needed (:mod:`.label_checks`), one entry per pair."""
     from evalkit.scenarios.domains import load_domain
-    from evalkit.scenarios.importers import label_checks
+    from evalkit.suite.importers import label_checks
 
     domains = {name: load_domain(name) for name in sorted({p.domain for p in pairs})}
     contradictions = label_checks.find_contradictions(pairs, domains)
@@ -153,7 +153,7 @@ def _oracle_exclusions(pairs: list[Any]) -> list[dict[str, Any]]:
     from evalkit.models.registry import get_model
     from evalkit.runtime.controller import Limits
     from evalkit.scenarios.domains import load_domain
-    from evalkit.scenarios.importers.label_checks import grounding_reason
+    from evalkit.suite.importers.label_checks import grounding_reason
 
     oracle, limits = get_model(ORACLE), Limits()
     out = []
