@@ -22,7 +22,8 @@ import sys
 import tempfile
 import time
 
-from evalkit.harness.run import RunConfig, run
+from evalkit.harness.run import RunConfig
+from evalkit.pipeline import run
 from evalkit.scenarios.domains import load_domain
 from evalkit.scenarios.loader import load_suite
 

@@ -16,7 +16,7 @@ from test_equality import by_key, differences, summary_of
 from evalkit.agents.spec import AgentModel
 from evalkit.harness.config import RunConfig
 from evalkit.harness.episode import EpisodeSpec, RuntimeSetup, execute
-from evalkit.harness.run import run
+from evalkit.pipeline import run
 from evalkit.metrics.scoring import score_episode
 from evalkit.runtime.controller import Limits
 from evalkit.runtime.events import (
