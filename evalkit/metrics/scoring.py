@@ -133,6 +133,7 @@ from evalkit.metrics.billing import episode_billing
 from evalkit.metrics.failures import failure_kind
 from evalkit.metrics.grounding import unsupported_arguments
 from evalkit.metrics.matching import args_match, check_state
+from evalkit.metrics.registry import add_episode_fields
 from evalkit.runtime.events import (
     ActionDecided,
     EpisodeEnded,
@@ -422,6 +423,7 @@ def score_episode(
         **episode_followup(spec, questions, all_commits, state, ok=status == "ok", first_correct=bool(correct)),
     }
     row["failure_kind"] = failure_kind(row)
+    add_episode_fields(spec, events, state, row)  # registered metrics' own columns (evalkit.metrics.registry)
     return row
 
 
