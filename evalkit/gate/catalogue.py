@@ -52,7 +52,7 @@ from evalkit.metrics.aggregate import BREAKDOWNS, GROUP_KEYS, group_metrics
 
 MetricKind = Literal["rate", "mean", "count"]
 
-_BUILTIN = tuple(m for m in _registry.metrics() if m.builtin)
+_BUILTIN = _registry.builtin_metrics()
 
 MEAN_N = {m.name: m.mean_n for m in _BUILTIN if m.mean_n}
 """The ``n`` of a mean that is not taken over the recorded episodes (``completed``), as the

@@ -182,15 +182,16 @@ _lock = threading.RLock()
 _state = {"generation": 0, "builtins": False}
 
 
-def _ensure() -> None:
+def _ensure(plugins: bool = True) -> None:
     if not _state["builtins"]:
         with _lock:
             if not _state["builtins"]:
                 _state["builtins"] = True
                 import evalkit.metrics.builtin_metrics  # noqa: F401 - registers evalkit's own metrics
-    from evalkit.plugins import load_group
+    if plugins:
+        from evalkit.plugins import load_group
 
-    load_group("evalkit.metrics")
+        load_group("evalkit.metrics")
 
 
 def register_metric(m: Metric) -> Metric:
@@ -284,6 +285,12 @@ def _derived(what: str, make: Callable[[], Any]) -> Any:
 
 
 _memo: dict[str, tuple[int, Any]] = {}
+
+
+def builtin_metrics() -> tuple[Metric, ...]:
+    """evalkit's own metrics, in summary order (no entry point is loaded)."""
+    _ensure(plugins=False)
+    return tuple(m for m in _metrics.values() if m.builtin)
 
 
 def extension_metrics(*, core: bool = False) -> tuple[Metric, ...]:

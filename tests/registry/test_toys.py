@@ -44,7 +44,11 @@ def test_provider_condition_and_metric_are_in_the_result_rows(run_dir):
     rows = _rows(run_dir)
     assert {(r["model"], r["condition"]) for r in rows} == {(m, c) for m in MODELS for c in CONDITIONS}
     refuser = [r for r in rows if r["model"] == "refuser/polite"]
-    assert refuser and all(r["status"] == "ok" and r["stated"] == "abstain" for r in refuser)
+    assert len(refuser) == 40 and all(r["status"] == "ok" and r["text_label"] == "abstain" for r in refuser)
+    # a refusal in text is an abstention where the condition reads text (tool), not under halt
+    assert {r["stated"] for r in refuser if r["condition"] == "tool"} == {"abstain"}
+    assert {r["stated"] for r in refuser if r["condition"] == "halt"} == {"none"}
+    assert not any(r["correct"] for r in refuser if r["condition"] == "halt")
     for r in refuser:  # usage from the toy API's body, priced by the provider's own price
         assert r["output_tokens"] == 9 and r["input_tokens"] == 200  # system + user message, 100 each
         assert r["cost_usd"] == pytest.approx((200 * PRICE["input_per_mtok"] + 9 * PRICE["output_per_mtok"]) / 1e6)
