@@ -78,6 +78,7 @@ from evalkit.runtime.followup import SimulatedUser, asks_in_text
 from evalkit.runtime.gate import AutonomyGate
 from evalkit.runtime.jsonsafe import clean_text, sanitize
 from evalkit.runtime.model_io import InvalidOutput, Model, ToolCall, checked_output
+from evalkit.runtime.signals import DecisionSignals
 from evalkit.runtime.tools import ToolSpec
 from evalkit.runtime.view import View, apply
 
@@ -169,13 +170,19 @@ def _not_run(rec: Recorder, turn: int, calls: tuple[ToolCall, ...], why: str) ->
                  message=f"not run: {why} earlier in this response")
 
 
-def _question(call: ToolCall, rec: Recorder, terminal: str | None) -> tuple[str, str] | None:
+def _question(call: ToolCall, rec: Recorder, terminal: str | None,
+              signals: DecisionSignals | None = None) -> tuple[str, str] | None:
     """``(channel, question)`` when the meta call ``call`` asked the user something: a
     ``request_user_decision`` that ended the episode unanswered (``terminal`` ``clarify``), or
     a ``request_context`` that no context document could serve (denied ``not_available``
-    under ``meta``, ``unavailable`` under ``tool``); else ``None``."""
-    args = call.arguments or {}
-    mtype = str(args.get("type", "")) if call.name == "meta_request" else call.name
+    under ``meta``, ``unavailable`` under ``tool``); else ``None``. The call's meta type and
+    arguments are read through the condition's ``signals`` when it declares the call."""
+    read = signals.read(call) if signals is not None else None
+    if read is not None:
+        mtype, args = read
+    else:
+        args = call.arguments or {}
+        mtype = str(args.get("type", "")) if call.name == "meta_request" else call.name
     if terminal == "clarify":
         return mtype or "request_user_decision", str(args.get("question") or args.get("reason") or "")
     if terminal is not None or mtype != "request_context":
@@ -424,7 +431,7 @@ def run_episode(
             ending = step_call(action, turn, pieces)
             if action.kind == "meta" and user is not None:
                 terminal = ending.terminal if ending is not None and ending.reason == "meta_terminal" else None
-                asked = _question(call, rec, terminal)
+                asked = _question(call, rec, terminal, getattr(meta_handler, "signals", None))
                 if asked is not None:
                     _not_run(rec, turn, out.tool_calls[index + 1:], f"{call.name} asked the user")
                     end = user.reply(rec, turn, channel=asked[0], question=asked[1], call_id=call.id) or end

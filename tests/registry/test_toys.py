@@ -71,6 +71,9 @@ def test_oracle_stops_with_the_declared_tools(run_dir):
         # (on a side with a follow-up the oracle goes on after the user's answer)
         assert [c for c in called if c in ("halt", "ask_user")][:1] == [stop]
         assert not {"declare_blocked", "request_user_decision", "meta_request"} & set(called)
+        for e in events:  # a question asked with ask_user reaches the simulated user as a clarify request
+            if e.get("type") == "user_question":
+                assert e["channel"] == "request_user_decision" and e["question"].startswith("Before I go ahead")
 
 
 def test_toy_metric_in_summary_rows_and_breakdowns(run_dir):
