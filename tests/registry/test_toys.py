@@ -10,24 +10,7 @@ import pytest
 
 from evalkit.errors import ConfigError
 
-ROOT = Path(__file__).resolve().parents[2]
-BUILTIN = ROOT / "scenarios" / "builtin.yaml"
-MODELS = ["scripted/oracle", "scripted/always_abstain", "refuser/polite"]
-CONDITIONS = ["tool", "halt"]
-
-
-@pytest.fixture(scope="module")
-def run_dir(toys, tmp_path_factory):
-    """One run of ten dev pairs (should-clarify and should-abstain sides) with the toys."""
-    from evalkit.harness.config import RunConfig
-    from evalkit.harness.run import run
-    from evalkit.scenarios.loader import load_suite
-
-    pairs = [p.id for p in load_suite([BUILTIN]).pairs if p.split == "dev"][:10]
-    out = tmp_path_factory.mktemp("toys") / "run"
-    run(RunConfig(suites=[str(BUILTIN)], pair_ids=pairs, models=MODELS, conditions=CONDITIONS, out=str(out),
-                  selfcheck=False))
-    return out
+from registry_helpers import CONDITIONS, MODELS
 
 
 def _rows(run_dir: Path) -> list[dict]:
