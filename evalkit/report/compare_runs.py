@@ -69,6 +69,7 @@ def compare_runs(paths: Sequence[str | Path], out: str | Path) -> dict[str, Any]
             ``max_lag``; runs that share no pair; an ``out`` folder holding other files.
     """
     from evalkit.gate.rundir import load_run
+    from evalkit.metrics.registry import field_types
     from evalkit.metrics.summary import SUMMARY_FIELDS, SummaryBuilder
 
     roots = [Path(p) for p in paths]
@@ -119,7 +120,7 @@ def compare_runs(paths: Sequence[str | Path], out: str | Path) -> dict[str, Any]
         for model in r.plan.models:
             counts[model] = counts.get(model, 0) + 1
     keep = set(shared)
-    fields = set(SUMMARY_FIELDS) | {"episode_id", "pair_sha256", "final_text", "reason_codes", "unsupported_args",
+    fields = set(SUMMARY_FIELDS) | set(field_types()) | {"episode_id", "pair_sha256", "final_text", "reason_codes", "unsupported_args",
                                     "error", "stated", "text_label", "expected_decision", "decision",
                                     "decided_by", "critical_commits", "commits", "unsupported_args_n", "lag",
                                     "timely"}

@@ -42,6 +42,10 @@ def test_provider_condition_and_metric_are_in_the_result_rows(run_dir):
         assert r["correct"] and r["decision"] == r["expected_decision"] and r["decided_by"] == "model"
         assert r["meta_requests"] == [{"abstain": "declare_blocked", "clarify": "request_user_decision"}[r["decision"]]]
     assert all(r["stop_first"] == (r["stated"] in ("abstain", "clarify") and r["tool_calls"] == 0) for r in rows)
+    import pyarrow.parquet as pq
+
+    table = pq.read_table(run_dir / "results.parquet", columns=["episode_id", "stop_first"]).to_pylist()
+    assert {t["episode_id"]: t["stop_first"] for t in table} == {r["episode_id"]: r["stop_first"] for r in rows}
 
 
 def test_oracle_stops_with_the_declared_tools(run_dir):
