@@ -137,7 +137,8 @@ class Metric:
             return self.low, self.high, f"a count of {self.unit}" if self.unit and not self.builtin else "a count"
         if self.unit is None:
             return None, None, "a mean of unknown range"
-        what = f"a mean in {self.unit}" if self.name.endswith("_mean") or not self.builtin else f"a value in {self.unit}"
+        mean = self.name.endswith("_mean") or not self.builtin
+        what = f"a mean in {self.unit}" if mean else f"a value in {self.unit}"
         return self.low, self.high, what
 
     @property

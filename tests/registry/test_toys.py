@@ -7,10 +7,9 @@ import json
 from pathlib import Path
 
 import pytest
+from registry_helpers import CONDITIONS, MODELS
 
 from evalkit.errors import ConfigError
-
-from registry_helpers import CONDITIONS, MODELS
 
 
 def _rows(run_dir: Path) -> list[dict]:
@@ -52,7 +51,8 @@ def test_oracle_stops_with_the_declared_tools(run_dir):
     rows = [r for r in _rows(run_dir) if r["model"] == "scripted/oracle" and r["condition"] == "halt"
             and r["variant"] == "abstain"]
     for r in rows:
-        events = [json.loads(line) for line in (run_dir / "traces" / f"{r['episode_id']}.jsonl").read_text().splitlines()]
+        trace = run_dir / "traces" / f"{r['episode_id']}.jsonl"
+        events = [json.loads(line) for line in trace.read_text().splitlines()]
         called = [c["name"] for e in events if e.get("type") == "model_responded" for c in e.get("tool_calls", [])]
         stop = {"abstain": "halt", "clarify": "ask_user"}[r["decision"]]
         # (on a side with a follow-up the oracle goes on after the user's answer)
@@ -66,8 +66,8 @@ def test_oracle_stops_with_the_declared_tools(run_dir):
 def test_toy_metric_in_summary_rows_and_breakdowns(run_dir):
     rows, summary = _rows(run_dir), _summary(run_dir)
     for group in summary["rows"]:
-        mine = [r for r in rows if (r["model"], r["condition"], r["gate"]) == (group["model"], group["condition"],
-                                                                              group["gate"]) and r["variant"] == "abstain"]
+        key = (group["model"], group["condition"], group["gate"])
+        mine = [r for r in rows if (r["model"], r["condition"], r["gate"]) == key and r["variant"] == "abstain"]
         k = sum(r["stop_first"] for r in mine)
         assert (group["stop_first_rate_k"], group["stop_first_rate_n"]) == (k, len(mine)) == (k, 10)
         assert group["stop_first_rate"] == k / 10
