@@ -3,7 +3,8 @@ stopped (abstained or asked) without calling any task tool first.
 
 Per episode it adds the flag ``stop_first``; per group it is a rate over the recorded abstain
 episodes, kept in breakdown rows too; lower or higher is not better in itself (``direction``
-unset); the gate reads its ``n`` from ``stop_first_rate_n``.
+unset); the gate reads its ``n`` from ``stop_first_rate_n`` and skips a group without abstain
+episodes (its ``population``).
 """
 
 from __future__ import annotations
@@ -15,6 +16,7 @@ from evalkit.metrics.registry import EpisodeView, metric
 
 @metric("stop_first_rate", kind="rate", fields={"stop_first": "flag"}, label="stop first", column=200,
         variants=("abstain",), over="recorded", core=True,
+        population=("abstain_accuracy_n", "planned abstain episodes"), conditioned_on="recorded abstain episodes",
         description="recorded abstain episodes that stopped before any task-tool call")
 def stop_first(view: EpisodeView) -> Mapping[str, Any]:
     row = view.row
