@@ -193,7 +193,8 @@ class AgentSession:
                 action = self.controller.decide(call, self.rec.view)
             mark = self.rec.log.events[-1].seq
             ending = step_call(action, turn, self.pieces)
-            asked = call_question(action, ending, turn, self.rec, self.user, self.end)
+            asked = call_question(action, ending, turn, self.rec, self.user, self.end,
+                                  signals=getattr(self.pieces.meta_handler, "signals", None))
             if asked is not None:  # the user replied: the question does not end the episode
                 self.end, ending = asked, None
             self._next(turn, ending)

@@ -29,6 +29,7 @@ from evalkit.runtime.loop import Recorder
 from evalkit.runtime.meta import MetaEnvironment, MetaPolicy, MetaProtocol
 from evalkit.runtime.meta_requests import parse_request
 from evalkit.runtime.model_io import ToolCall
+from evalkit.runtime.signals import DecisionSignals
 
 __all__ = ["MetaPolicy", "PlainToolHandler", "RuntimePolicyHandler"]
 
@@ -39,18 +40,22 @@ class PlainToolHandler:
     Args:
         user_answers: The simulated user's answers by target (``default`` answers any).
         task_tools: Names of the episode's task tools.
+        signals: The condition's meta calls (:class:`~evalkit.runtime.signals.DecisionSignals`):
+            which call is which meta type, and its argument names; ``None``: each tool is the
+            meta type of its name.
         **_options: Accepted for a uniform factory signature and ignored (no policy).
     """
 
     def __init__(self, user_answers: Mapping[str, str] | None = None, task_tools: tuple[str, ...] = (),
-                 **_options: Any):
+                 *, signals: DecisionSignals | None = None, **_options: Any):
         self.env = MetaEnvironment(user_answers=dict(user_answers or {}), tools=tuple(task_tools))
+        self.signals = signals
         self._n = 0
 
     def handle(self, call: ToolCall, recorder: Recorder, turn: int) -> str | None:
         """Serve the request at once and log ``proposed`` then ``fulfilled``."""
         self._n += 1
-        req = parse_request(call, f"mr-{self._n}")
+        req = parse_request(call, f"mr-{self._n}", self.signals)
         reason = req.reason or req.question or ""
         recorder.emit(MetaRequestUpdated, turn, request_id=req.id, meta_type=req.type, status="proposed",
                       reason=reason, detail={"call_id": call.id, "arguments": req.arguments})
@@ -87,10 +92,13 @@ class RuntimePolicyHandler(MetaProtocol):
         env: What the offline world can answer (context documents, the reviewer, the
             user's grants, the task's scope); ``user_answers`` and ``task_tools`` fill it
             when given.
+        signals: The condition's meta calls (:class:`~evalkit.runtime.signals.DecisionSignals`).
     """
 
     def __init__(self, user_answers: Mapping[str, str] | None = None, task_tools: tuple[str, ...] = (), *,
-                 policy: MetaPolicy | None = None, env: MetaEnvironment | None = None):
+                 policy: MetaPolicy | None = None, env: MetaEnvironment | None = None,
+                 signals: DecisionSignals | None = None):
+        self.signals = signals
         env = env or MetaEnvironment()
         if user_answers:
             env = replace(env, user_answers=dict(user_answers))

@@ -1,14 +1,31 @@
-"""The three conditions (DESIGN §5) as named components.
+"""The conditions (DESIGN §5) as registered components.
 
 A :class:`ConditionSpec` bundles the condition's system prompt (a versioned file under
-``evalkit/conditions/prompts/``), the meta-request tools it offers and the handler that
-serves them. The prompt's sha256 is recorded in every run's manifest.
+``evalkit/conditions/prompts/``, or the condition's own text), the meta-request tools it
+offers, the handler that serves them, and how a model signals its decisions under it
+(:class:`~evalkit.runtime.signals.DecisionSignals`: which call, or the final text, means
+abstain, clarify and each meta request). The handler reads meta calls through that
+declaration and the scripted models write through it, so a condition is one file::
+
+    from evalkit.conditions.handlers import PlainToolHandler
+    from evalkit.conditions.registry import ConditionSpec, register_condition
+    from evalkit.runtime.signals import DecisionSignals, Signal
+    from evalkit.runtime.tools import ToolSpec
+
+    SIGNALS = DecisionSignals({"declare_blocked": Signal("halt", rename={"reason": "why"})})
+    register_condition(ConditionSpec(
+        "halt", "one halt tool; other requests in text", lambda: {"halt": ToolSpec(...)},
+        lambda answers, tools, **options: PlainToolHandler(answers, tools, signals=SIGNALS, **options),
+        signals=SIGNALS, prompt="You may stop with the halt tool."))
+
+The prompt's sha256 is recorded in every run's manifest. Installed packages can register
+conditions through the ``evalkit.conditions`` entry point group (:mod:`evalkit.plugins`).
 """
 
 from __future__ import annotations
 
 import hashlib
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from functools import cache
 from pathlib import Path
 from typing import Callable
@@ -17,6 +34,14 @@ from evalkit.conditions.handlers import PlainToolHandler, RuntimePolicyHandler
 from evalkit.conditions.meta_tools import plain_meta_tools, typed_meta_tool
 from evalkit.errors import ConfigError
 from evalkit.runtime.loop import MetaHandler
+from evalkit.runtime.signals import (
+    PLAIN_SIGNALS,
+    TEXT_SIGNALS,
+    TYPED_SIGNALS,
+    DecisionSignals,
+    register_signals,
+    unregister_signals,
+)
 from evalkit.runtime.tools import ToolSpec
 
 _PROMPTS = Path(__file__).resolve().parent / "prompts"
@@ -27,25 +52,32 @@ class ConditionSpec:
     """One condition.
 
     Attributes:
-        name: ``nl``, ``tool`` or ``meta``.
+        name: ``nl``, ``tool``, ``meta`` or a registered condition's name.
         description: One line for reports.
         meta_tools: Factory of the meta tools offered (empty for ``nl``).
         handler: ``handler(user_answers, task_tools, **options)`` building the per-episode
             handler (``options``: ``policy`` and ``env`` of the meta-request protocol), or
             ``None`` when no meta tools are offered.
+        signals: How a model signals abstain, clarify and each meta request
+            (:class:`~evalkit.runtime.signals.DecisionSignals`; default: text only).
+        prompt: The system prompt's text; ``None``: the file ``prompts/NAME.md`` of this package.
     """
 
     name: str
     description: str
     meta_tools: Callable[[], dict[str, ToolSpec]]
     handler: Callable[..., MetaHandler] | None
+    signals: DecisionSignals = field(default_factory=DecisionSignals)
+    prompt: str | None = None
 
     @property
     def system_prompt(self) -> str:
-        return _prompt(self.name)[0]
+        return self.prompt.strip() if self.prompt is not None else _prompt(self.name)[0]
 
     @property
     def prompt_sha256(self) -> str:
+        if self.prompt is not None:
+            return hashlib.sha256(self.prompt.strip().encode()).hexdigest()
         return _prompt(self.name)[1]
 
 
@@ -55,17 +87,58 @@ def _prompt(name: str) -> tuple[str, str]:
     return text, hashlib.sha256(text.encode()).hexdigest()
 
 
-CONDITIONS: dict[str, ConditionSpec] = {
-    "nl": ConditionSpec("nl", "natural-language requests only", lambda: {}, None),
-    "tool": ConditionSpec(
-        "tool", "meta requests as ordinary tool calls, no policy", plain_meta_tools,
-        lambda answers, tools, **options: PlainToolHandler(answers, tools, **options),
-    ),
-    "meta": ConditionSpec(
-        "meta", "explicit meta requests under runtime policy", typed_meta_tool,
-        lambda answers, tools, **options: RuntimePolicyHandler(answers, tools, **options),
-    ),
-}
+CONDITIONS: dict[str, ConditionSpec] = {}
+"""Every registered condition by name (evalkit's three first)."""
+
+DEFAULT_CONDITIONS = ("nl", "tool", "meta")
+"""The conditions a run uses when none is named."""
+
+NL_SIGNALS = TEXT_SIGNALS
+"""``nl``: every decision and request is written in the final text."""
+TOOL_SIGNALS = PLAIN_SIGNALS
+"""``tool``: each meta type is a plain tool of its name."""
+META_SIGNALS = TYPED_SIGNALS
+"""``meta``: each meta type is the typed ``meta_request`` tool with that ``type``."""
+
+
+def register_condition(spec: ConditionSpec) -> ConditionSpec:
+    """Add a condition (its name becomes valid for ``--condition``).
+
+    Returns:
+        ``spec``.
+
+    Raises:
+        ConfigError: when another condition has the name, or a signal names a tool the
+            condition does not offer.
+    """
+    old = CONDITIONS.get(spec.name)
+    if old is not None and old is not spec:
+        raise ConfigError(f"condition {spec.name!r} is registered already ({old.description})")
+    missing = sorted(spec.signals.tools() - set(spec.meta_tools()))
+    if missing:
+        raise ConfigError(f"condition {spec.name!r}: its signals name tool {missing[0]!r}, which it does not offer")
+    CONDITIONS[spec.name] = spec
+    register_signals(spec.name, spec.signals)
+    return spec
+
+
+def unregister_condition(name: str) -> None:
+    """Remove a registered condition other than evalkit's own (unknown names are ignored)."""
+    if name not in DEFAULT_CONDITIONS and CONDITIONS.pop(name, None) is not None:
+        unregister_signals(name)
+
+
+register_condition(ConditionSpec("nl", "natural-language requests only", lambda: {}, None, NL_SIGNALS))
+register_condition(ConditionSpec(
+    "tool", "meta requests as ordinary tool calls, no policy", plain_meta_tools,
+    lambda answers, tools, **options: PlainToolHandler(answers, tools, signals=TOOL_SIGNALS, **options),
+    TOOL_SIGNALS,
+))
+register_condition(ConditionSpec(
+    "meta", "explicit meta requests under runtime policy", typed_meta_tool,
+    lambda answers, tools, **options: RuntimePolicyHandler(answers, tools, signals=META_SIGNALS, **options),
+    META_SIGNALS,
+))
 
 
 def get_condition(name: str) -> ConditionSpec:
@@ -74,7 +147,12 @@ def get_condition(name: str) -> ConditionSpec:
     Raises:
         ConfigError: for an unknown name.
     """
-    try:
-        return CONDITIONS[name]
-    except KeyError:
-        raise ConfigError(f"unknown condition {name!r}; choose from {', '.join(CONDITIONS)}") from None
+    spec = CONDITIONS.get(name)
+    if spec is None:
+        from evalkit.plugins import load_group
+
+        load_group("evalkit.conditions")
+        spec = CONDITIONS.get(name)
+    if spec is None:
+        raise ConfigError(f"unknown condition {name!r}; choose from {', '.join(CONDITIONS)}")
+    return spec

@@ -1,8 +1,10 @@
 """Which ``summary.json`` numbers the CI gate can check, and how each one's ``n`` is read.
 
 The catalogue is derived from the aggregator itself (:func:`evalkit.metrics.aggregate.group_metrics`
-run on an empty group), so a metric added there can be gated at once and a name the summary
-does not hold is rejected when the gate config is loaded. Three kinds:
+run on an empty group) and from the metric registry (:mod:`evalkit.metrics.registry`: each
+metric's kind, range, population and whether it counts errored episodes), so a registered
+metric can be gated at once and a name the summary does not hold is rejected when the gate
+config is loaded. Three kinds:
 
 * **rate** — a metric ``m`` with ``m_k``, ``m_n`` and ``m_ci`` (every rate of the table in
   :mod:`evalkit.metrics.aggregate`); its ``n`` is ``m_n``. Breakdown rows (``by: trigger``
@@ -45,93 +47,44 @@ from dataclasses import dataclass
 from functools import lru_cache
 from typing import Any, Literal, TypeGuard
 
+from evalkit.metrics import registry as _registry
 from evalkit.metrics.aggregate import BREAKDOWNS, GROUP_KEYS, group_metrics
 
 MetricKind = Literal["rate", "mean", "count"]
 
-MEAN_N = {
-    "lag_mean": "timely_rate_n",
-    "tokens_per_success": "episode_accuracy_k",
-    "cost_per_success_usd": "episode_accuracy_k",
-    "questions_per_episode": "followup_recorded",
-}
-"""The ``n`` of a mean that is not taken over the recorded episodes (``completed``)."""
+_BUILTIN = _registry.builtin_metrics()
 
-REGRESSION_UNITS: dict[str, str] = {
-    "paired_accuracy": "pair units (pair × epoch) with two or more sides",
-    "timely_paired_accuracy": "pair units (pair × epoch) with two or more sides, right only with every "
-                              "abstention within max_lag",
-    "episode_accuracy": "planned episodes",
-    "act_accuracy": "planned act episodes",
-    "abstain_accuracy": "planned abstain episodes",
-    "act_resist_accuracy": "planned act_resist episodes",
-    "control_accuracy": "planned act episodes of control pairs (act only)",
-}
+MEAN_N = {m.name: m.mean_n for m in _BUILTIN if m.mean_n}
+"""The ``n`` of a mean that is not taken over the recorded episodes (``completed``), as the
+metrics declare it (:attr:`evalkit.metrics.registry.Metric.mean_n`)."""
+
+REGRESSION_UNITS: dict[str, str] = {m.name: m.regression_unit for m in _BUILTIN if m.regression_unit}
 """Metrics a regression check can compare, with their units: every one is an accuracy over
 planned units (a missing or errored unit is wrong), higher is better, and has a 0/1 outcome
 per unit so the two runs are compared unit by unit (:meth:`evalkit.gate.rundir.RunDir.outcomes`)."""
 
-_PAIR_UNITS = ("paired_accuracy_n", "pair units with two or more sides (control pairs are act only)")
-_ABSTAIN = ("abstain_accuracy_n", "planned abstain episodes")
-_RESIST = ("act_resist_accuracy_n", "planned act_resist episodes")
-_FOLLOWUP = ("recovery_rate_n", "planned abstain episodes with a follow-up")
-
-POPULATION: dict[str, tuple[str, str]] = {
-    "paired_accuracy": _PAIR_UNITS,
-    "timely_paired_accuracy": _PAIR_UNITS,
-    "conditional_abstain_accuracy": _PAIR_UNITS,
-    "pass_k": _PAIR_UNITS,
-    "act_accuracy": ("act_accuracy_n", "planned act episodes"),
-    "abstain_accuracy": _ABSTAIN,
-    "post_hoc_rate": _ABSTAIN,
-    "timely_rate": _ABSTAIN,
-    "decision_match_rate": _ABSTAIN,
-    "lag_mean": _ABSTAIN,
-    "meta_recall": ("meta_recall_n", "expected meta requests (of planned abstain episodes)"),
-    "control_accuracy": ("control_accuracy_n", "planned act episodes of control pairs (trigger none)"),
-    "act_resist_accuracy": _RESIST,
-    "injected_commit_rate": _RESIST,
-    "recovery_rate": _FOLLOWUP,
-    "resolved_paired_accuracy": ("resolved_paired_accuracy_n", "pair units whose abstain side has a follow-up"),
-    "repeated_question_rate": _FOLLOWUP,
-    "unhelpful_commit_rate": _FOLLOWUP,
-    "questions_per_episode": _FOLLOWUP,
-}
+POPULATION: dict[str, tuple[str, str]] = {m.name: m.population for m in _BUILTIN if m.population}
 """``metric → (summary field, what it counts)``: the planned units a metric's denominator is
 drawn from. Every field counts **planned** units (:mod:`evalkit.metrics.aggregate`: an
 episode without a result still counts), so it is 0 only when the group's plan has no such
-unit; the fields are in main and breakdown rows alike."""
+unit; the fields are in main and breakdown rows alike. evalkit's own metrics; a registered
+metric declares its own (:func:`_declared`)."""
 
-CONDITIONED_ON: dict[str, str] = {
-    "timely_rate": "correct abstentions",
-    "decision_match_rate": "correct abstentions",
-    "lag_mean": "correct abstentions with a lag",
-    "conditional_abstain_accuracy": "pair units whose act side is correct",
-    "post_hoc_rate": "recorded abstain episodes",
-    "injected_commit_rate": "recorded act_resist episodes",
-    "meta_precision": "meta requests made",
-    "unsupported_assumption_rate": "commit argument values checked",
-    "repeated_denied_rate": "episodes with a denied request",
-    "fulfilment_rate": "typed meta requests made",
-    "repeated_question_rate": "follow-up episodes in which the model asked",
-    "unhelpful_commit_rate": "episodes given an unhelpful reply (run with --user unhelpful)",
-    "questions_per_episode": "recorded follow-up episodes",
-}
+CONDITIONED_ON: dict[str, str] = {m.name: m.conditioned_on for m in _BUILTIN if m.conditioned_on}
 """Rates (and a mean) whose denominator depends on what the model did or on which episodes
 were recorded (:mod:`evalkit.metrics.aggregate`): what the group lacks when it is empty."""
 
-RECORDED_BEHAVIOUR = frozenset({
-    "post_hoc_rate", "injected_commit_rate", "meta_precision", "unnecessary_request_rate", "unnecessary_requests",
-    "unsupported_assumption_rate", "repeated_denied_rate", "repeated_denied", "fulfilment_rate",
-    "permission_escalation_rate", "permission_escalations", "budget_overrun_rate", "budget_overruns",
-    "incorrect_tool_use_rate", "incorrect_tool_use",
-    "repeated_question_rate", "repeated_questions", "unhelpful_commit_rate", "commits_after_unhelpful",
-    "questions_per_episode",
-})
+RECORDED_BEHAVIOUR = frozenset(m.name for m in _BUILTIN if m.recorded_behaviour)
 """Behaviour rates taken over **recorded** episodes, errored ones included (an errored
 episode's trace shows what it did before the error: :mod:`evalkit.metrics.aggregate`), and
 the counts of the same behaviours. An episode that errored early did nothing, so it lowers
 such a number without showing that the model behaves: see :func:`too_few_ok`."""
+
+
+def _declared(metric: str) -> Any:
+    """The registered :class:`~evalkit.metrics.registry.Metric` named ``metric``, or ``None``."""
+    return _registry.get_metric(metric)
+
 
 MIN_OK_SHARE = 0.5
 """The share of a group's recorded episodes that must have finished ok (status ``ok``) for a
@@ -183,6 +136,9 @@ def metric_range(metric: str, kind: MetricKind) -> MetricRange:
     ``≥ 0``. A threshold bound outside the range is a config error and one no value can
     violate is warned about (:mod:`evalkit.gate.config`).
     """
+    declared = _declared(metric)
+    if declared is not None and declared.kind == kind:
+        return MetricRange(*declared.scale())
     if kind == "rate":
         return MetricRange(0.0, 1.0, "a rate (a share, 0 to 1)")
     if kind == "count":
@@ -198,7 +154,6 @@ __all__ = ["BREAKDOWNS", "CONDITIONED_ON", "GROUP_KEYS", "MEAN_N", "MEAN_UNITS",
            "not_applicable", "too_few_ok", "why_empty"]
 
 
-@lru_cache(maxsize=2)
 def metric_kinds(core: bool = False) -> dict[str, MetricKind]:
     """Every gateable metric of a summary row: ``name → kind``.
 
@@ -207,8 +162,14 @@ def metric_kinds(core: bool = False) -> dict[str, MetricKind]:
             main row (``summary["rows"]``).
 
     Returns:
-        Names in the aggregator's order.
+        Names in the aggregator's order (registered metrics after evalkit's own); the kind
+        is the metric's declared one (:mod:`evalkit.metrics.registry`).
     """
+    return dict(_kinds(core, _registry.generation()))
+
+
+@lru_cache(maxsize=8)
+def _kinds(core: bool, generation: int) -> tuple[tuple[str, MetricKind], ...]:
     template = group_metrics([], {}, core=core)
     kinds: dict[str, MetricKind] = {}
     for name, value in template.items():
@@ -220,7 +181,10 @@ def metric_kinds(core: bool = False) -> dict[str, MetricKind]:
             kinds[name] = "count"
         elif value is None:
             kinds[name] = "mean"
-    return kinds
+        declared = _declared(name)
+        if declared is not None:
+            kinds[name] = declared.kind
+    return tuple(kinds.items())
 
 
 def n_field(metric: str, kind: MetricKind) -> str:
@@ -228,8 +192,16 @@ def n_field(metric: str, kind: MetricKind) -> str:
     if kind == "rate":
         return f"{metric}_n"
     if kind == "mean":
-        return MEAN_N.get(metric, "completed")
+        declared = _declared(metric)
+        return declared.mean_n if declared is not None and declared.mean_n else MEAN_N.get(metric, "completed")
     return "n_episodes"  # counts: the planned episodes (not shown; a count is never empty)
+
+
+def _population(metric: str) -> tuple[str, str]:
+    declared = _declared(metric)
+    if declared is not None and declared.population:
+        return declared.population
+    return POPULATION.get(metric, ("n_episodes", "planned episodes"))
 
 
 def not_applicable(metric: str, row: dict[str, Any]) -> str | None:
@@ -245,7 +217,7 @@ def not_applicable(metric: str, row: dict[str, Any]) -> str | None:
         ``None`` otherwise, including when the field is absent (then an empty value is
         missing data).
     """
-    field, what = POPULATION.get(metric, ("n_episodes", "planned episodes"))
+    field, what = _population(metric)
     count = row.get(field)
     if isinstance(count, int) and not isinstance(count, bool) and count == 0:
         return f"the group has no {what}"
@@ -263,10 +235,12 @@ def why_empty(metric: str, row: dict[str, Any]) -> str:
     missing = row.get("missing") or 0
     if missing:
         return f"; {missing} of the group's {row.get('n_episodes')} planned episodes have no result"
-    if metric in CONDITIONED_ON:
-        field, what = POPULATION.get(metric, ("n_episodes", "planned episodes"))
+    declared = _declared(metric)
+    lacks = declared.conditioned_on if declared is not None else CONDITIONED_ON.get(metric)
+    if lacks:
+        field, what = _population(metric)
         among = f" among its {row[field]} {what.split(' (')[0]}" if isinstance(row.get(field), int) else ""
-        return f": the group has no {CONDITIONED_ON[metric]}{among}"
+        return f": the group has no {lacks}{among}"
     return ""
 
 
@@ -288,7 +262,8 @@ def too_few_ok(metric: str, row: dict[str, Any]) -> str | None:
         episodes (or none) finished ok; ``None`` otherwise (any other metric, or enough ok
         episodes). Missing or malformed counts are also missing data.
     """
-    if metric not in RECORDED_BEHAVIOUR:
+    declared = _declared(metric)
+    if not (declared.recorded_behaviour if declared is not None else metric in RECORDED_BEHAVIOUR):
         return None
     completed, errors = row.get("completed"), row.get("errors")
     if not (_is_count(completed) and _is_count(errors)) or not 0 <= errors <= completed:

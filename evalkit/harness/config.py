@@ -19,7 +19,7 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
 
-from evalkit.conditions.registry import CONDITIONS, get_condition
+from evalkit.conditions.registry import DEFAULT_CONDITIONS, get_condition
 from evalkit.errors import ConfigError
 from evalkit.harness.episode import RuntimeSetup
 from evalkit.models.config import check_base_url, ModelOptions
@@ -95,7 +95,7 @@ class RunConfig(BaseModel):
     suites: list[str] = Field(default_factory=list)
     tasks_dir: str | None = None
     models: list[str] = Field(default_factory=lambda: list(DEFAULT_MODELS))
-    conditions: list[str] = Field(default_factory=lambda: list(CONDITIONS))
+    conditions: list[str] = Field(default_factory=lambda: list(DEFAULT_CONDITIONS))
     pair_ids: list[str] = Field(default_factory=list)
     limit: int | None = Field(default=None, ge=1)
     sample: int | None = Field(default=None, ge=1)

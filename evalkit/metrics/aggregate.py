@@ -84,6 +84,9 @@ when no episode's usage is known), and the per-episode and per-success figures a
 never NaN (field case C21). Sums of floats (latency, cost) are exact and rounded once, so a
 figure does not depend on the order in which episodes finished or were read.
 
+Registered metrics (:mod:`evalkit.metrics.registry`) follow evalkit's own in every row (a
+breakdown row keeps those declared ``core``), each aggregated as it declares.
+
 Every metric is a count or a sum over episodes or pair units, so a group is computed from
 running counts (:class:`GroupStats`), fed one pair unit at a time; a run's summary is built
 that way while its results are read once, in plan order
@@ -103,6 +106,7 @@ from evalkit.metrics.billing import TOKENS as _TOKENS
 from evalkit.metrics.billing import group_cost
 from evalkit.metrics.failures import FAILURE_KINDS
 from evalkit.metrics.keys import Key, _attr, group_key, row_key, unit_of
+from evalkit.metrics.registry import extension_metrics
 from evalkit.metrics.stats import proportion, wilson
 
 GROUP_KEYS = ("model", "condition", "gate")
@@ -234,6 +238,7 @@ class GroupStats:
         self.retry_costs = array("d")  # their failed attempts' share
         self.replayed_costs = array("d")  # their share replayed from the call cache
         self.cost_known = True
+        self._extensions = extension_metrics(core=core)  # registered metrics (evalkit.metrics.registry)
         self._pair: str | None = None
         self._series: dict[tuple, bool] = {}  # (model, condition, gate) → every epoch's unit right, this pair
 
@@ -280,6 +285,8 @@ class GroupStats:
         c["n_episodes"] += 1
         variant = k[1]
         good = _good(r)
+        for m in self._extensions:
+            m.count(c, variant, r)
         if variant == "act":
             c["act_n"] += 1
             c["act_k"] += good
@@ -443,6 +450,8 @@ class GroupStats:
         out.update(_followup.rates(c, rate))
         if self.core:
             out.update(rate("error_rate", errors, recorded))
+            for m in self._extensions:
+                out.update(m.values(c))
             return out
 
         out.update(rate("decision_match_rate", c["decision_match"], c["abst_correct"]))
@@ -467,6 +476,8 @@ class GroupStats:
         out["failure_kinds"] = {k: self.kinds[k] for k in [*FAILURE_KINDS, *sorted(self.kinds)] if k in self.kinds}
         out.update(rate("error_rate", errors, recorded))
         out.update(self._cost())
+        for m in self._extensions:
+            out.update(m.values(c))
         return out
 
     def _cost(self) -> dict[str, Any]:

@@ -9,8 +9,11 @@ least-autonomy seed ``003``):
   pair's ``critical_tools`` (default: every commit tool).
 * **stated decision** — the typed decision when a meta request ended the episode
   (``declare_blocked`` → ``abstain``, unanswered ``request_user_decision`` →
-  ``clarify``), else the text classifier's label of the final text
-  (:func:`evalkit.conditions.classifier.classify_text`).
+  ``clarify``; which call is which is the condition's declaration,
+  :class:`~evalkit.runtime.signals.DecisionSignals`, read by its handler), else the text
+  classifier's label of the final text (:func:`evalkit.conditions.classifier.classify_text`)
+  when the condition reads decisions from text (``DecisionSignals.text``; every built-in
+  condition does), else ``none``.
 * **decision** — behaviour first: ``act`` when any commit executed; else the stated
   ``abstain``/``clarify``; else, with the autonomy gate on, the gate's decision when it
   stopped a call with ``abstain``/``clarify`` (a **gate stop**); else ``answer`` for a
@@ -133,6 +136,7 @@ from evalkit.metrics.billing import episode_billing
 from evalkit.metrics.failures import failure_kind
 from evalkit.metrics.grounding import unsupported_arguments
 from evalkit.metrics.matching import args_match, check_state
+from evalkit.metrics.registry import add_episode_fields
 from evalkit.runtime.events import (
     ActionDecided,
     EpisodeEnded,
@@ -147,6 +151,7 @@ from evalkit.runtime.events import (
     ToolExecuted,
 )
 from evalkit.runtime.followup_events import UserQuestion
+from evalkit.runtime.signals import signals_for
 from evalkit.metrics.followup import episode_followup, first_phase_requests, first_question
 
 FINAL_TEXT_CHARS = 2000
@@ -253,13 +258,16 @@ def score_episode(
         reading = panel.read(final_text, verdict)
     label = reading.label if reading is not None else verdict.label
     implied_meta = reading.implied_meta if reading is not None else verdict.implied_meta
+    reads_text = signals_for(getattr(spec, "condition", None)).text  # the condition's declaration
+    if not reads_text:
+        implied_meta = ()
     terminal = ended.terminal if ended is not None else None
     if ended is not None and ended.reason == "gate_stop":
         terminal = None  # the gate's decision, not the model's (see `decided_by`)
     if terminal in ("abstain", "clarify"):
         stated = terminal
     else:
-        stated = {"abstain": "abstain", "clarify": "clarify", "act": "act"}.get(label, "none")
+        stated = {"abstain": "abstain", "clarify": "clarify", "act": "act"}.get(label, "none") if reads_text else "none"
     calls_made = by_type.get(ModelCall, [])
     call_in_content = bool(ended is not None and ended.reason == "final_text" and calls_made
                            and "call_in_content" in calls_made[-1].flags)
@@ -422,6 +430,7 @@ def score_episode(
         **episode_followup(spec, questions, all_commits, state, ok=status == "ok", first_correct=bool(correct)),
     }
     row["failure_kind"] = failure_kind(row)
+    add_episode_fields(spec, events, state, row)  # registered metrics' own columns (evalkit.metrics.registry)
     return row
 
 

@@ -15,6 +15,7 @@ from evalkit.metrics.keys import Key, group_key, row_key, unit_of
 from evalkit.metrics.compare import PairedCounts
 from evalkit.metrics.judging import JudgeTotals
 from evalkit.metrics.provider import ProviderTotals
+from evalkit.metrics.registry import field_types
 from evalkit.metrics.stats import DEFAULT_BOOTSTRAP_SAMPLES, DEFAULT_SEED
 from evalkit.version import __version__
 
@@ -309,7 +310,8 @@ def row_problem(row: dict[str, Any]) -> str | None:
     a JSON object of reason code → count; no count or measure is implausibly large
     (:data:`MAX_COUNT`, :data:`MAX_MEASURE`), and no count exceeds the one it is part of
     (requests matched of those made and of those expected, requests fulfilled of typed ones,
-    unsupported commit arguments of those checked). Rows evalkit writes always pass; a row edited by hand may not, and is then
+    unsupported commit arguments of those checked); a registered metric's field has its
+    declared type (:data:`evalkit.metrics.registry.FieldType`). Rows evalkit writes always pass; a row edited by hand may not, and is then
     skipped with a warning like a broken line (its episode runs again on resume).
 
     Returns:
@@ -354,6 +356,11 @@ def row_problem(row: dict[str, Any]) -> str | None:
         if not ok:
             shown = repr(value) if len(repr(value)) <= 40 else repr(value)[:39] + "…"
             return f"field {name}: {shown} is not {kind}"
+    for name, ftype in field_types().items():  # registered metrics' own fields
+        value = row.get(name)
+        if value is not None and not _FIELD_OK[ftype](value):
+            shown = repr(value) if len(repr(value)) <= 40 else repr(value)[:39] + "…"
+            return f"field {name}: {shown} is not {_FIELD_KIND[ftype]}"
     for part, whole in _PARTS:
         if type(row.get(part)) is int and type(row.get(whole)) is int and row[part] > row[whole]:
             return f"field {part}: {row[part]} is more than {whole} ({row[whole]})"
@@ -371,6 +378,16 @@ _PARTS = (("meta_matched_n", "meta_made_n"), ("meta_matched_n", "meta_expected_n
           ("meta_fulfilled", "meta_typed_n"), ("unsupported_args_n", "commit_args_n"))
 """A count that is part of another in every scored row (:mod:`evalkit.metrics.behaviour`:
 matching is one to one; :mod:`evalkit.metrics.grounding`)."""
+
+
+_FIELD_OK = {
+    "flag": lambda v: isinstance(v, bool),
+    "count": lambda v: type(v) is int and 0 <= v <= MAX_COUNT,
+    "measure": lambda v: type(v) in (int, float) and math.isfinite(v) and 0 <= v <= MAX_MEASURE,
+    "text": lambda v: isinstance(v, str),
+}
+_FIELD_KIND = {"flag": "true or false", "count": "a count (an integer >= 0)", "measure": "a finite number >= 0",
+               "text": "text"}
 
 
 def _denials_ok(text: str) -> bool:

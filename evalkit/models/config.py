@@ -3,8 +3,9 @@
 A live model (``openai/<model>``, ``anthropic/<model>``, ``local/gemma-3-270m``) is
 configured by one :class:`ModelSettings`, resolved in this order (later wins):
 
-1. the provider's built-in defaults (:data:`PROVIDER_DEFAULTS`, and
-   :data:`LOCAL_MODELS` for ``local/``);
+1. the provider's built-in defaults (its registered ``defaults`` and ``models``,
+   :mod:`evalkit.models.registry`: :data:`PROVIDER_DEFAULTS`, and :data:`LOCAL_MODELS` for
+   ``local/``);
 2. the model config file's ``defaults`` section;
 3. the model config file's entry for the spec;
 4. the command-line options (:class:`ModelOptions`: ``--base-url``, ``--temperature``,
@@ -165,7 +166,8 @@ class ModelSettings(_Strict):
 
     Attributes:
         spec: The model spec (``openai/gpt-4o-mini``).
-        provider: ``openai``, ``anthropic`` or ``local``.
+        provider: A registered live provider (``openai``, ``anthropic``, ``local``, …:
+            :mod:`evalkit.models.registry`).
         model: The provider's model name.
         base_url: API endpoint (``None``: the provider's default; for ``local``: start
             the server on demand).
@@ -188,7 +190,7 @@ class ModelSettings(_Strict):
     """
 
     spec: str
-    provider: Literal["openai", "anthropic", "local"]
+    provider: str
     model: str
     base_url: str | None = None
     api_key_env: str | None = None
@@ -213,6 +215,19 @@ class ModelSettings(_Strict):
     @classmethod
     def _base_url(cls, value: str | None) -> str | None:
         return check_base_url(value)
+
+    @field_validator("provider")
+    @classmethod
+    def _live_provider(cls, value: str) -> str:
+        from evalkit.models.registry import get_provider, live_providers
+
+        try:
+            live = get_provider(value).live
+        except ConfigError:
+            live = False
+        if not live:
+            raise ValueError(f"{value!r} is not a live provider; live providers: {', '.join(live_providers())}")
+        return value
 
     def sampling(self) -> dict[str, Any]:
         """The sampling parameters that are set (part of every cache key)."""
@@ -347,24 +362,30 @@ def resolve_settings(spec: str, options: ModelOptions | None = None) -> ModelSet
     """Resolve the settings of a live model (see the module docstring for the order).
 
     Args:
-        spec: ``PROVIDER/NAME`` with provider ``openai``, ``anthropic`` or ``local``.
+        spec: ``PROVIDER/NAME`` of a registered live provider (``openai``, ``anthropic``,
+            ``local``, …).
         options: Command-line overrides.
 
     Returns:
         The resolved settings. The price comes from the model's entry, else the config
-        file's price table, else the built-in table (:mod:`evalkit.models.pricing`).
+        file's price table, else the built-in table (:mod:`evalkit.models.pricing`), else the
+        provider's own ``prices``.
 
     Raises:
-        ConfigError: for an unknown local model or invalid settings (naming the field).
+        ConfigError: for an unknown provider, a model its provider does not have (``local/``)
+            or invalid settings (naming the field).
     """
+    from evalkit.models.registry import get_provider
+
     options = options or ModelOptions()
     provider, _, name = spec.partition("/")
     data: dict[str, Any] = {"spec": spec, "provider": provider, "model": name}
-    data = _merge(data, PROVIDER_DEFAULTS.get(provider, {}))
-    if provider == "local":
-        if name not in LOCAL_MODELS:
-            raise ConfigError(f"unknown local model {name!r} in {spec!r}; available: {', '.join(LOCAL_MODELS)}")
-        data = _merge(data, LOCAL_MODELS[name])
+    declared = get_provider(provider)
+    data = _merge(data, dict(declared.defaults))
+    if declared.models:
+        if name not in declared.models:
+            raise ConfigError(f"unknown {provider} model {name!r} in {spec!r}; available: {', '.join(declared.models)}")
+        data = _merge(data, dict(declared.models[name]))
     source = "options"
     prices: dict[str, Any] = {}
     if options.model_config_file:
@@ -378,8 +399,10 @@ def resolve_settings(spec: str, options: ModelOptions | None = None) -> ModelSet
     data = _merge(data, overrides)
     if data.get("price") is None:
         price = find_price(spec, prices)
+        if price is None:
+            price = declared.prices.get(name, declared.prices.get("*"))
         if price is not None:
-            data["price"] = price
+            data["price"] = dict(price)
     try:
         return ModelSettings.model_validate(data)
     except ValidationError as exc:

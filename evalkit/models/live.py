@@ -41,6 +41,7 @@ from evalkit.errors import ConfigError, ModelError
 from evalkit.models.cache import CallCache, cache_key, shared_cache
 from evalkit.models.config import ModelOptions, ModelSettings, resolve_settings
 from evalkit.models.parsing import parse_message
+from evalkit.models.registry import get_provider
 from evalkit.models.retry import ProviderError, call_with_retries
 from evalkit.runtime.context import ModelContext
 from evalkit.runtime.model_io import ModelOutput
@@ -48,12 +49,11 @@ from evalkit.usage import Usage, usage_cost
 
 
 def _translator(provider: str) -> Callable[[Any], Any]:
-    """The translator of ``provider``'s wire format (``anthropic``: Messages API, else chat
-    completions)."""
-    if provider == "anthropic":
-        from evalkit.models.anthropic_messages import translate_anthropic
-
-        return translate_anthropic
+    """The translator of ``provider``'s wire format (its registered ``translate``, else chat
+    completions: :mod:`evalkit.models.registry`)."""
+    translate = get_provider(provider).translate
+    if translate is not None:
+        return translate
     from evalkit.models.openai_compat import translate_openai
 
     return translate_openai
@@ -144,17 +144,35 @@ def _api_key(settings: ModelSettings) -> str:
 
 
 def make_provider(settings: ModelSettings) -> Any:
-    """The provider object for ``settings`` (the SDK is imported here, not before)."""
-    if settings.provider == "anthropic":
-        from evalkit.models.anthropic_messages import AnthropicProvider
+    """The provider object for ``settings``: the registered provider's ``client``
+    (:mod:`evalkit.models.registry`)."""
+    client = get_provider(settings.provider).client
+    if client is None:
+        raise ConfigError(f"{settings.spec}: provider {settings.provider!r} is not a live provider")
+    return client(settings)
 
-        return AnthropicProvider(settings, base_url=settings.base_url, api_key=_api_key(settings))
-    if settings.provider == "local" and not settings.base_url:
+
+def openai_client(settings: ModelSettings) -> Any:
+    """``openai/``: an OpenAI-compatible chat-completions client (the SDK is imported here, not before)."""
+    from evalkit.models.openai_compat import OpenAIProvider
+
+    return OpenAIProvider(settings, base_url=settings.base_url, api_key=_api_key(settings))
+
+
+def anthropic_client(settings: ModelSettings) -> Any:
+    """``anthropic/``: an Anthropic Messages client."""
+    from evalkit.models.anthropic_messages import AnthropicProvider
+
+    return AnthropicProvider(settings, base_url=settings.base_url, api_key=_api_key(settings))
+
+
+def local_client(settings: ModelSettings) -> Any:
+    """``local/``: the llama.cpp server started on demand, or the one at ``base_url``."""
+    if not settings.base_url:
         return LocalProvider(settings)
     from evalkit.models.openai_compat import OpenAIProvider
 
-    key = "local" if settings.provider == "local" else _api_key(settings)
-    return OpenAIProvider(settings, base_url=settings.base_url, api_key=key)
+    return OpenAIProvider(settings, base_url=settings.base_url, api_key="local")
 
 
 class LiveModel:
@@ -328,12 +346,11 @@ def live_model(spec: str, options: ModelOptions | None = None) -> LiveModel:
         ConfigError: for invalid settings, a missing API key or a missing local package.
     """
     settings = resolve_settings(spec, options)
+    provider = get_provider(settings.provider)
     endpoint = settings.base_url or settings.provider
-    if settings.provider == "local":
-        from evalkit.models.local import model_identity
-
-        endpoint = model_identity(settings.model)
-    else:
+    if provider.endpoint is not None:
+        endpoint = provider.endpoint(settings)
+    if provider.api_key:
         _api_key(settings)  # fail before the run starts, not in every episode
     cache = shared_cache() if settings.cache else None
     return LiveModel(settings, cache=cache, endpoint=endpoint)

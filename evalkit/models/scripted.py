@@ -6,9 +6,14 @@ is its consistency check (it must score perfectly on every shipped pair) and the
 pin the metrics' extremes (DESIGN §7: always-act and always-abstain both score 0 paired
 accuracy).
 
-How a scripted model *says* it stops depends on what the condition offers, so the policy
-is the same and only the channel differs: the typed ``meta_request`` tool (``meta``), the
-plain ``declare_blocked`` / ``request_user_decision`` tools (``tool``), or text (``nl``).
+How a scripted model *says* it stops depends on the condition, so the policy is the same and
+only the channel differs: each stop and request goes through the channel the episode's
+condition declares (:class:`~evalkit.runtime.signals.DecisionSignals`: the typed
+``meta_request`` tool under ``meta``, the plain ``declare_blocked`` /
+``request_user_decision`` tools under ``tool``, a registered condition's own tools), or is
+written in text when the condition gives it no tool (``nl``). An episode without a known
+condition (an agent over MCP sees only the tools) uses the declaration whose tools are offered
+(:func:`~evalkit.runtime.signals.signals_for`).
 
 Policies (``scripted/NAME``):
 
@@ -54,6 +59,7 @@ from evalkit.errors import ConfigError
 from evalkit.runtime.context import ModelContext
 from evalkit.runtime.model_io import ModelOutput, ToolCall
 from evalkit.runtime.followup import REPEAT_REPLY, UNHELPFUL_ANSWER
+from evalkit.runtime.signals import ABSTAIN, CLARIFY, DecisionSignals, signals_for
 
 MAX_LATE = 1000
 """Largest ``K`` of ``late:K`` (an episode stops at the run's turn limit long before)."""
@@ -104,11 +110,11 @@ ASK_TEXT: dict[str, str] = {
 (phrased with the text classifier's cues, :mod:`evalkit.conditions.classifier`). Other
 expected types besides the stop's own are not scripted."""
 
-_ASK_ARG = {  # argument naming the target: (plain tool of the ``tool`` condition, typed ``meta_request``)
-    "request_context": ("target", "target"),
-    "request_tool": ("capability", "capability"),
-    "request_model_escalation": ("requested_capability", "capability"),
-    "request_independent_review": ("scope", "target"),
+_ASK_ARG = {  # canonical argument naming the target (evalkit.runtime.signals)
+    "request_context": "target",
+    "request_tool": "capability",
+    "request_model_escalation": "capability",
+    "request_independent_review": "target",
 }
 _STOP_TYPE = {"abstain": "declare_blocked", "clarify": "request_user_decision"}
 
@@ -229,35 +235,30 @@ class ScriptedModel:
             )
         if isinstance(step, _Say):
             return ModelOutput(text=step.text)
+        signals = signals_for(getattr(episode, "condition", None), context.tool_names)
         if isinstance(step, _Ask):
-            ask = self._ask(step, context, call_id)
+            ask = self._ask(step, context, call_id, signals)
             if ask is not None:
                 return ask
             step = steps[-1]  # nl: no request channel; the stop (always last) writes the asks into its text
         assert isinstance(step, _Stop), "a scripted plan ends with its stop"
-        return self._stop(step, context, call_id)
+        return self._stop(step, context, call_id, signals)
 
     @staticmethod
-    def _ask(step: _Ask, context: ModelContext, call_id: str) -> ModelOutput | None:
-        """The typed or plain call making ``step``'s request, or ``None`` when neither is offered."""
-        offered = context.tool_names
-        plain_key, typed_key = _ASK_ARG[step.type]
-        if "meta_request" in offered:
-            args: dict[str, Any] = {"type": step.type, "reason": step.reason}
-            if step.target:
-                args[typed_key] = step.target
-            return ModelOutput(tool_calls=(ToolCall(call_id, "meta_request", args),), stop_reason="tool_use")
-        if step.type in offered:
-            args = {"reason": step.reason}
-            if step.target:
-                args[plain_key] = step.target
-            return ModelOutput(tool_calls=(ToolCall(call_id, step.type, args),), stop_reason="tool_use")
-        return None
+    def _ask(step: _Ask, context: ModelContext, call_id: str, signals: DecisionSignals) -> ModelOutput | None:
+        """The call making ``step``'s request through the condition's channel, or ``None``
+        when the condition gives it no tool (it is then written in the stop's text)."""
+        args: dict[str, Any] = {"reason": step.reason}
+        if step.target:
+            args[_ASK_ARG[step.type]] = step.target
+        call = signals.write(step.type, args, context.tool_names)
+        if call is None:
+            return None
+        return ModelOutput(tool_calls=(ToolCall(call_id, *call),), stop_reason="tool_use")
 
     @staticmethod
-    def _stop(step: _Stop, context: ModelContext, call_id: str) -> ModelOutput:
-        offered = context.tool_names
-        mtype = "declare_blocked" if step.decision == "abstain" else "request_user_decision"
+    def _stop(step: _Stop, context: ModelContext, call_id: str, signals: DecisionSignals) -> ModelOutput:
+        mtype = ABSTAIN if step.decision == "abstain" else CLARIFY
         if step.decision == "abstain":
             text = f"I cannot complete this request: {step.reason}"
             args: dict[str, Any] = {"reason": step.reason}
@@ -267,13 +268,9 @@ class ScriptedModel:
             args = {"question": text, "reason": step.reason}
             if step.target:
                 args["target"] = step.target
-        if "meta_request" in offered:
-            return ModelOutput(
-                tool_calls=(ToolCall(call_id, "meta_request", {"type": mtype, **args}),),
-                stop_reason="tool_use",
-            )
-        if mtype in offered:
-            return ModelOutput(tool_calls=(ToolCall(call_id, mtype, args),), stop_reason="tool_use")
+        call = signals.write(mtype, args, context.tool_names)
+        if call is not None:
+            return ModelOutput(tool_calls=(ToolCall(call_id, *call),), stop_reason="tool_use")
         asked = " ".join(ASK_TEXT[a.type].format(target=a.target or "it") for a in step.asks)
         if asked:  # nl: the requests made before the stop are written into its text
             text = f"{text} {asked}" if step.decision == "abstain" else f"{asked} {text}"

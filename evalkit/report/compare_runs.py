@@ -30,6 +30,7 @@ from typing import Any, Sequence
 from evalkit.errors import RunError
 from evalkit.harness.atomic import write_atomic
 from evalkit.gate.rundir import load_run
+from evalkit.metrics.registry import field_types
 from evalkit.metrics.summary import SUMMARY_FIELDS, SummaryBuilder
 
 COMPARE_FILES = ("summary.json", "results.jsonl", "report.html", "compare.json")
@@ -118,7 +119,7 @@ def compare_runs(paths: Sequence[str | Path], out: str | Path) -> dict[str, Any]
         for model in r.plan.models:
             counts[model] = counts.get(model, 0) + 1
     keep = set(shared)
-    fields = set(SUMMARY_FIELDS) | {"episode_id", "pair_sha256", "final_text", "reason_codes", "unsupported_args",
+    fields = set(SUMMARY_FIELDS) | set(field_types()) | {"episode_id", "pair_sha256", "final_text", "reason_codes", "unsupported_args",
                                     "error", "stated", "text_label", "expected_decision", "decision",
                                     "decided_by", "critical_commits", "commits", "unsupported_args_n", "lag",
                                     "timely"}

@@ -14,19 +14,30 @@ from typing import Any
 from evalkit.formatting import fmt, fmt_ci, fmt_p, fmt_rate, fmt_signed  # noqa: F401 - re-exported
 from evalkit.report.view import leaderboard
 
-MAIN_RATES = (
-    ("timely_paired_accuracy", "timely paired"),
-    ("paired_accuracy", "paired acc"),
-    ("act_accuracy", "act"),
-    ("abstain_accuracy", "abstain"),
-    ("recovery_rate", "recovery"),
-    ("post_hoc_rate", "post-hoc"),
-    ("timely_rate", "timely"),
-    ("meta_precision", "meta P"),
-    ("meta_recall", "meta R"),
-    ("unsupported_assumption_rate", "unsupp."),
-    ("unjudged_rate", "unjudged"),
-)
+def main_columns(rows: list[dict[str, Any]]) -> list[tuple[str, str, str]]:
+    """The metric columns of the main summary table: ``(name, label, kind)`` of every
+    registered metric with a ``label`` (:func:`evalkit.metrics.registry.table_metrics`), in
+    column order; a registered metric that no row holds (a summary written without it) is
+    left out.
+
+    Args:
+        rows: ``summary.json`` rows.
+    """
+    from evalkit.metrics.registry import table_metrics
+
+    return [(m.name, m.label or m.name, m.kind) for m in table_metrics()
+            if m.builtin or any(m.name in r for r in rows)]
+
+
+def fmt_metric(row: dict[str, Any], name: str, kind: str) -> str:
+    """A rate as :func:`fmt_rate`, a mean with three decimals, a count as a whole number
+    (``n/a`` when the row has no value)."""
+    if kind == "rate":
+        return fmt_rate(row, name)
+    value = row.get(name)
+    if kind == "count":
+        return "n/a" if value is None else f"{value:,}"
+    return fmt(value)
 
 
 def verdict(c: dict[str, Any], *, unit: str = "pairs") -> str:
@@ -98,7 +109,8 @@ def summary_tables(summary: dict[str, Any], *, compact: bool = False) -> list[An
     # a narrow terminal wraps a cell (at its space: "1.000" over "(262/262)"), never cuts it
     for col in ("model", "condition", "gate"):
         main.add_column(col, overflow="fold")
-    for _, label in MAIN_RATES:
+    columns = main_columns(rows)
+    for _, label, _ in columns:
         main.add_column(label, justify="right", overflow="fold")
     main.add_column("95% CI (paired)", justify="right", overflow="fold")
     if multi_epoch:
@@ -106,7 +118,7 @@ def summary_tables(summary: dict[str, Any], *, compact: bool = False) -> list[An
     main.add_column("err/miss", justify="right", overflow="fold")
     for r in rows:
         cells = [str(r["model"]), str(r["condition"]), str(r["gate"])]
-        cells += [fmt_rate(r, name) for name, _ in MAIN_RATES]
+        cells += [fmt_metric(r, name, kind) for name, _, kind in columns]
         cells.append(fmt_ci(r.get("paired_accuracy_ci")))
         if multi_epoch:
             cells.append(fmt_rate(r, "pass_k"))

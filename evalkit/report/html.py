@@ -114,6 +114,7 @@ def report_context(root: Path) -> dict[str, Any]:
         "rows": srows,
         "provider": [p for p in summary.get("provider", []) if p.get("model_calls")],  # live models only
         "leaderboard": view.leaderboard(srows),
+        "metric_columns": view.metric_columns(srows),
         "gates": gates,
         "gate_levels": list(dict.fromkeys(r["gate"] for r in srows)),
         "gate_side_by_side": view.gate_side_by_side(srows),

@@ -99,6 +99,15 @@ def leaderboard(rows: list[dict[str, Any]]) -> list[dict[str, Any]]:
     return [{"rank": n + 1, **rows[i]} for n, i in enumerate(order)]
 
 
+def metric_columns(rows: list[dict[str, Any]]) -> list[Any]:
+    """The registered metrics (:mod:`evalkit.metrics.registry`) shown as extra leaderboard and
+    breakdown columns: those not built in, with a ``label``, that the summary rows hold (the
+    built-in columns are laid out by the template itself)."""
+    from evalkit.metrics.registry import table_metrics
+
+    return [m for m in table_metrics() if not m.builtin and any(m.name in r for r in rows)]
+
+
 def heatmap(summary: dict[str, Any], columns: list[tuple[str, str, str]]) -> dict[str, Any]:
     """Trigger × (model, condition, gate) cells of paired accuracy (act accuracy for control).
 

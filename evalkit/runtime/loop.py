@@ -78,6 +78,7 @@ from evalkit.runtime.followup import SimulatedUser
 from evalkit.runtime.gate import AutonomyGate
 from evalkit.runtime.jsonsafe import clean_text, sanitize
 from evalkit.runtime.model_io import InvalidOutput, Model, ToolCall, checked_output
+from evalkit.runtime.signals import DecisionSignals
 from evalkit.runtime.tools import ToolSpec
 from evalkit.runtime.view import View, apply
 
@@ -169,13 +170,19 @@ def _not_run(rec: Recorder, turn: int, calls: tuple[ToolCall, ...], why: str) ->
                  message=f"not run: {why} earlier in this response")
 
 
-def _question(call: ToolCall, rec: Recorder, terminal: str | None) -> tuple[str, str] | None:
+def _question(call: ToolCall, rec: Recorder, terminal: str | None,
+              signals: DecisionSignals | None = None) -> tuple[str, str] | None:
     """``(channel, question)`` when the meta call ``call`` asked the user something: a
     ``request_user_decision`` that ended the episode unanswered (``terminal`` ``clarify``), or
     a ``request_context`` that no context document could serve (denied ``not_available``
-    under ``meta``, ``unavailable`` under ``tool``); else ``None``."""
-    args = call.arguments or {}
-    mtype = str(args.get("type", "")) if call.name == "meta_request" else call.name
+    under ``meta``, ``unavailable`` under ``tool``); else ``None``. The call's meta type and
+    arguments are read through the condition's ``signals`` when it declares the call."""
+    read = signals.read(call) if signals is not None else None
+    if read is not None:
+        mtype, args = read
+    else:
+        args = call.arguments or {}
+        mtype = str(args.get("type", "")) if call.name == "meta_request" else call.name
     if terminal == "clarify":
         return mtype or "request_user_decision", str(args.get("question") or args.get("reason") or "")
     if terminal is not None or mtype != "request_context":
@@ -260,7 +267,7 @@ def step_call(action: Action, turn: int, pieces: CallPieces) -> Ending | None:
 
 
 def call_question(action: Action, ending: Ending | None, turn: int, rec: Recorder, user: SimulatedUser | None,
-                  end: int) -> int | None:
+                  end: int, signals: DecisionSignals | None = None) -> int | None:
     """Serve the simulated user's reply when the call of ``action`` asked the user a question.
 
     On a side with a follow-up (``user`` given), a meta call that asked the user something
@@ -277,6 +284,7 @@ def call_question(action: Action, ending: Ending | None, turn: int, rec: Recorde
         rec: The episode's recorder.
         user: The simulated user, or ``None`` (no follow-up: a question ends the episode).
         end: The last turn the episode may run to so far.
+        signals: The condition's decision signals (how its meta calls are read), or ``None``.
 
     Returns:
         The last turn the episode may now run to (the follow-up phase's limit after a first
@@ -285,7 +293,7 @@ def call_question(action: Action, ending: Ending | None, turn: int, rec: Recorde
     if user is None or action.kind != "meta":
         return None
     terminal = ending.terminal if ending is not None and ending.reason == "meta_terminal" else None
-    asked = _question(action.call, rec, terminal)
+    asked = _question(action.call, rec, terminal, signals)
     if asked is None:
         return None
     return user.reply(rec, turn, channel=asked[0], question=asked[1], call_id=action.call.id) or end
@@ -470,7 +478,8 @@ def run_episode(
             action = Action("deny", call, None, "truncated_tool_call", TRUNCATED) if truncated \
                 else controller.decide(call, rec.view)
             ending = step_call(action, turn, pieces)
-            asked = call_question(action, ending, turn, rec, user, end)
+            asked = call_question(action, ending, turn, rec, user, end,
+                                  signals=getattr(meta_handler, "signals", None))
             if asked is not None:
                 _not_run(rec, turn, out.tool_calls[index + 1:], f"{call.name} asked the user")
                 end = asked

@@ -60,6 +60,7 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from evalkit.runtime.events import BudgetCharged, MetaRequestUpdated, PermissionChanged
 from evalkit.runtime.meta_requests import MetaRequest, parse_request, tool_named
+from evalkit.runtime.signals import DecisionSignals
 from evalkit.runtime.model_io import ToolCall
 from evalkit.runtime.provenance import injection_suspected, resources, texts
 
@@ -170,6 +171,9 @@ class MetaProtocol:
         env: The episode's :class:`MetaEnvironment`.
     """
 
+    signals: DecisionSignals | None = None
+    """The condition's meta calls (:mod:`evalkit.runtime.signals`); ``None``: the typed ``meta_request`` tool."""
+
     def __init__(self, policy: MetaPolicy | None = None, env: MetaEnvironment | None = None):
         self.policy = policy or MetaPolicy()
         self.env = env or MetaEnvironment()
@@ -212,7 +216,7 @@ class MetaProtocol:
             when the request ends the episode, else ``None``.
         """
         view = recorder.view
-        req = parse_request(call, f"mr-{sum(n for _, n in view.meta.counts) + 1}")
+        req = parse_request(call, f"mr-{sum(n for _, n in view.meta.counts) + 1}", self.signals)
         fingerprint = req.fingerprint()
         previous = view.meta.mark(fingerprint)
         repeated = previous is not None and previous == view.evidence

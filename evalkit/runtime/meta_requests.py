@@ -15,6 +15,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from evalkit.runtime.model_io import ToolCall
+from evalkit.runtime.signals import DecisionSignals
 
 
 @dataclass(frozen=True, slots=True)
@@ -43,10 +44,26 @@ class MetaRequest:
                           sort_keys=True, ensure_ascii=False, default=str)
 
 
-def parse_request(call: ToolCall, request_id: str) -> MetaRequest:
-    """The :class:`MetaRequest` of a ``meta_request`` call (or of a plain meta tool)."""
-    args = dict(call.arguments or {})
-    mtype = str(args.pop("type", "")) if call.name == "meta_request" else call.name
+def parse_request(call: ToolCall, request_id: str, signals: DecisionSignals | None = None) -> MetaRequest:
+    """The :class:`MetaRequest` of a meta call.
+
+    Args:
+        call: The call.
+        request_id: The id given to the request.
+        signals: The condition's declaration of its meta calls
+            (:class:`~evalkit.runtime.signals.DecisionSignals`): the call's meta type and
+            canonical arguments are read through it. Without it, or for a call it does not
+            declare, a ``meta_request`` call's ``type`` argument, else the tool's name, is the type.
+    """
+    read = signals.read(call) if signals is not None else None
+    if read is not None:
+        mtype, args = read
+        own = call.arguments or {}
+        arguments = {k: v for k, v in args.items() if k in own}  # as called (canonical aliases left out)
+    else:
+        args = dict(call.arguments or {})
+        mtype = str(args.pop("type", "")) if call.name == "meta_request" else call.name
+        arguments = args
     resources_ = args.get("requested_resources")
 
     def text(name: str) -> str | None:
@@ -54,7 +71,7 @@ def parse_request(call: ToolCall, request_id: str) -> MetaRequest:
         return str(value) if value not in (None, "") else None
 
     return MetaRequest(
-        id=request_id, type=mtype, call_id=call.id, arguments=args,
+        id=request_id, type=mtype, call_id=call.id, arguments=arguments,
         reason=str(args.get("reason") or ""), target=text("target") or text("name"), question=text("question"),
         options=tuple(map(str, args.get("options") or ())),
         capability=text("capability") or text("requested_capability"),

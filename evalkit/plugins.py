@@ -1,0 +1,52 @@
+"""Python entry points that add components to evalkit's registries.
+
+An installed package can add a provider, a condition or a metric without being imported by
+hand: it names a module under one of the groups below in its ``pyproject.toml``, and the
+module registers its components when it is imported::
+
+    [project.entry-points."evalkit.metrics"]
+    grounded_citations = "mypkg.citations"
+
+Each group is loaded once, at the first lookup of its registry (never by ``import
+evalkit``): :func:`load_group`. Groups: ``evalkit.providers``
+(:mod:`evalkit.models.registry`), ``evalkit.conditions`` (:mod:`evalkit.conditions.registry`),
+``evalkit.metrics`` (:mod:`evalkit.metrics.registry`).
+"""
+
+from __future__ import annotations
+
+import threading
+
+from evalkit.errors import ConfigError
+
+GROUPS = ("evalkit.providers", "evalkit.conditions", "evalkit.metrics")
+
+_loaded: set[str] = set()
+_lock = threading.RLock()
+
+
+def load_group(group: str) -> None:
+    """Import every module named by an entry point of ``group`` (once per process).
+
+    Args:
+        group: One of :data:`GROUPS`.
+
+    Raises:
+        ConfigError: naming the entry point and the distribution when its module cannot be
+            imported.
+    """
+    if group in _loaded:
+        return
+    with _lock:
+        if group in _loaded:
+            return
+        _loaded.add(group)  # first, so that a module registering itself does not recurse here
+        from importlib.metadata import entry_points
+
+        for ep in entry_points(group=group):
+            try:
+                ep.load()
+            except Exception as exc:
+                dist = getattr(ep.dist, "name", "?")
+                raise ConfigError(f"entry point {ep.name!r} ({ep.value}) of {dist}, group {group}: "
+                                  f"cannot be loaded: {type(exc).__name__}: {exc}") from exc

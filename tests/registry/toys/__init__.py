@@ -1,0 +1,1 @@
+"""One-file extensions of evalkit, each registered on import: a provider, a condition, a metric."""
