@@ -34,6 +34,7 @@ in settings or manifests: only the name of the environment variable that holds t
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from pathlib import Path
 from typing import Any, Literal
 
@@ -398,7 +399,7 @@ def resolve_settings(spec: str, options: ModelOptions | None = None) -> ModelSet
     overrides = options.model_dump(exclude={"model_config_file"}, exclude_none=True)
     data = _merge(data, overrides)
     if data.get("price") is None:
-        price = find_price(spec, prices)
+        price: Mapping[str, float] | None = find_price(spec, prices)
         if price is None:
             price = declared.prices.get(name, declared.prices.get("*"))
         if price is not None:
