@@ -33,7 +33,7 @@ def toys():
 def run_dir(toys, tmp_path_factory):
     """One run of ten dev pairs (should-clarify and should-abstain sides) with the toys."""
     from evalkit.harness.config import RunConfig
-    from evalkit.harness.run import run
+    from evalkit.pipeline import run
     from evalkit.scenarios.loader import load_suite
 
     pairs = [p.id for p in load_suite([BUILTIN]).pairs if p.split == "dev"][:10]
