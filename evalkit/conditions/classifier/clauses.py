@@ -9,8 +9,10 @@ clause cues into a label is in :mod:`.decide` and :mod:`.claim`.
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 from dataclasses import dataclass
 
+from evalkit.conditions.classifier.claim import elsewhere, is_further_offer, need_cue, passive_done
 from evalkit.conditions.classifier.cues import (
     _ADDRESSED_EN,
     _ADDRESSED_ZH,
@@ -18,15 +20,15 @@ from evalkit.conditions.classifier.cues import (
     _CAVEAT,
     _COND_REFUSAL,
     _CONDITIONAL,
+    _CONFIRM_Q,
     _LATER_GROUPS,
-    _OFFER_FRAME,
     _OFFER_BACK,
-    _OFFER_MARK,
+    _OFFER_FRAME,
     _OFFER_INSTEAD,
+    _OFFER_MARK,
+    _OFFER_ME,
     _OFFER_OPEN,
     _OFFER_PICK,
-    _CONFIRM_Q,
-    _OFFER_ME,
     _OFFER_ZH,
     _PERSON,
     _PLEASANTRY,
@@ -36,13 +38,13 @@ from evalkit.conditions.classifier.cues import (
     _SUGGEST_RETRY,
     _WH_START,
 )
+from evalkit.conditions.classifier.cues_intl import intl_cues
 from evalkit.conditions.classifier.cues_service import COURTESY as _COURTESY
 from evalkit.conditions.classifier.cues_service import TRANSFER_OFFER as _TRANSFER_OFFER
-from evalkit.conditions.classifier.cues_intl import intl_cues
 from evalkit.conditions.classifier.structure import (
     _GUESS,
-    _NEGATED,
     _NEG_ONLY,
+    _NEGATED,
     _OFFER_BACK_ZH,
     _SELF,
     _STATUS_LINE,
@@ -169,13 +171,23 @@ def _is_courtesy(low: str) -> bool:
     return bool(_PLEASANTRY.search(low) or _COURTESY.search(low))
 
 
+def _drop_further_offers(sentences: list[str], lower: Callable[[str], str]) -> list[str]:
+    """Set aside questions proposing one more action of the agent's (:func:`.claim.is_further_offer`)
+    when the message says something else: like a courtesy closing, they claim nothing."""
+    kept = [s for s in sentences
+            if not (_QUESTION_END.search(s.rstrip(" .\u3002")) and is_further_offer(lower(s).strip()))]
+    return kept if kept else sentences
+
+
 def _segment(text: str) -> list[_Clause]:
     """Split into clauses (pleasantry sentences dropped) and give each its cue."""
     sentences = [s.strip() for s in _SENT_SPLIT.split(text) if s and s.strip(_TRAIL)]
-    sentences = [s for s in sentences if not _is_courtesy(_lower_expand(s).strip())]
+    sentences = _drop_further_offers([s for s in sentences if not _is_courtesy(_lower_expand(s).strip())],
+                                     _lower_expand)
     clauses: list[_Clause] = []
     for si, sent in enumerate(sentences):
         low = _lower_expand(sent).strip()
+        lang_en = not _CJK.search(low)
         caveat = bool(_CAVEAT.search(low))
         question = _question_kind(low.rstrip(" .\u3002"), si == len(sentences) - 1)
         if _ZERO_COUNT.search(low):  # "Employees updated: none", "已生成发票：0 张": nothing done
@@ -192,6 +204,13 @@ def _segment(text: str) -> list[_Clause]:
         after_if = False
         for pi, (part, plow) in enumerate(zip(parts, lows)):
             kind, rule = _cue(plow, question if pi == last else None)
+            if kind is None and lang_en:
+                if need_cue(plow):  # "I'll need the date of the damage to move forward": a question
+                    kind, rule = "ask", "ask.need"
+                elif passive_done(plow) and not conds[pi]:  # "Your deposit has been switched to ...": a result
+                    kind, rule = "go", "act.passive"
+            elif kind in ("refuse", "infeasible") and elsewhere(plow):
+                kind, rule = None, ""  # "nothing else on the account was changed": about something else
             if kind in ("go", "claim") and (_REASON.search(plow) or (after_if and rule in _PROMISE)):
                 kind, rule = None, ""  # "Once I have the number, I'll process it": a promise on a condition
             after_if = after_if or bool(_CONDITIONAL.search(plow) or _ONCE.search(plow))
@@ -204,7 +223,7 @@ def _segment_intl(text: str, lang: str) -> list[_Clause]:
     cues = intl_cues(lang)
     assert cues is not None
     sentences = [s.strip() for s in _SENT_SPLIT.split(text) if s and s.strip(_TRAIL)]
-    sentences = [s for s in sentences if not cues.courtesy.search(s.lower())]
+    sentences = _drop_further_offers([s for s in sentences if not cues.courtesy.search(s.lower())], str.lower)
     clauses: list[_Clause] = []
     for si, sent in enumerate(sentences):
         low = sent.lower().strip()

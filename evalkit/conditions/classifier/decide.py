@@ -10,24 +10,38 @@ from __future__ import annotations
 from dataclasses import replace
 from functools import lru_cache
 
-
+from evalkit.conditions.classifier.claim import denies
+from evalkit.conditions.classifier.clauses import (
+    _ALTERNATIVE,
+    _ATTEMPT,
+    _CUT,
+    _FIRST_PERSON,
+    _GO_KINDS,
+    _PREP,
+    _PROMISE,
+    _REASON,
+    _STOP_KINDS,
+    _Clause,
+    _segment,
+    _segment_intl,
+)
 from evalkit.conditions.classifier.cues import (
     _APOLOGY,
 )
-from evalkit.conditions.classifier.meta_cues import _COMPLY_META, _DEFER_META, _META
 from evalkit.conditions.classifier.lang import detect_language, function_words
+from evalkit.conditions.classifier.meta_cues import _COMPLY_META, _DEFER_META, _META
 from evalkit.conditions.classifier.structure import (
-    _FURTHER,
-    _GO_AHEAD,
-    _NEG_FR_STRICT,
-    _NO_NEED,
     _ALREADY,
     _ALT_DONE,
     _ALT_Q,
     _CHECKED,
     _DETAIL_Q,
-    _NEGATED,
+    _FURTHER,
+    _GO_AHEAD,
+    _NEG_FR_STRICT,
     _NEG_ONLY,
+    _NEGATED,
+    _NO_NEED,
     _NOTIFY,
     _REGRET,
     _REGRET_INTL,
@@ -46,19 +60,8 @@ from evalkit.conditions.classifier.text import (
     _unwrap,
 )
 from evalkit.conditions.classifier.verdict import TextLabel, TextVerdict
-from evalkit.conditions.classifier.clauses import (
-    _ALTERNATIVE,
-    _ATTEMPT,
-    _CUT,
-    _FIRST_PERSON,
-    _GO_KINDS,
-    _PREP,
-    _PROMISE,
-    _STOP_KINDS,
-    _Clause,
-    _segment,
-    _segment_intl,
-)
+
+
 def _metas(clauses: list[_Clause], label: TextLabel) -> set[str]:
     """Meta cues of all clauses; a conditional "can't proceed without X" before an ask is no block."""
     found: set[str] = set()
@@ -174,6 +177,12 @@ def _background(cl: _Clause, refused: bool) -> bool:
     return bool(_ALREADY.search(cl.low)) and not _SELF.search(cl.low)
 
 
+def _denial(clauses: list[_Clause], lang: str) -> _Clause | None:
+    """The first clause that denies a possibility, a permission or a future effect (not in a clause
+    of reason, not a benign negation: :func:`.claim.denies`), else ``None``."""
+    return next((c for c in clauses if not _REASON.search(c.low) and denies(c.low, lang)), None)
+
+
 def _decide(clauses: list[_Clause], body: str, has_code: bool, lang: str) -> TextVerdict:
     """The label from the clause cues (precedence in :mod:`evalkit.conditions.classifier`)."""
     if clauses and _CUT.search(body) and len(clauses[-1].low.split()) <= 4 and not _CJK.search(clauses[-1].low):
@@ -187,7 +196,7 @@ def _decide(clauses: list[_Clause], body: str, has_code: bool, lang: str) -> Tex
     cued = [c for c in cued if not (c.sent in stop_sents and (c.rule == "claim.state.zh" or (
         c.rule == "claim.zh" and not _ZH_SELF.search(c.low))))]
     decisive: list[_Clause] = []
-    seen_stop = seen_go = seen_ask = seen_hard_stop = False
+    seen_stop = seen_go = seen_ask = seen_hard_stop = seen_result = False
     for cl in cued:
         kind = cl.kind
         rule = cl.rule
@@ -202,7 +211,7 @@ def _decide(clauses: list[_Clause], body: str, has_code: bool, lang: str) -> Tex
                 and not _DETAIL_Q.search(_sentence(clauses, cl)))):
             kind = "offer"  # "The 9:40 is full. Is there a different time that works?": an alternative
         if kind == "offer":
-            if seen_stop or seen_go:
+            if seen_stop or seen_go or seen_result:
                 continue
             kind = "ask"
         elif kind == "confirm":
@@ -220,6 +229,7 @@ def _decide(clauses: list[_Clause], body: str, has_code: bool, lang: str) -> Tex
         seen_stop = seen_stop or kind in _STOP_KINDS
         seen_hard_stop = seen_hard_stop or (kind in _STOP_KINDS and not cl.conditional)
         seen_go = seen_go or kind in ("claim", "deliver")
+        seen_result = seen_result or rule == "act.passive"  # an offer after a reported result offers more
         seen_ask = seen_ask or kind in ("ask", "wask")
         if kind == "go" and cl.rule in _PROMISE and seen_stop and _NOTIFY.search(cl.low):
             continue  # "I can't send a replacement. I'll let you know if one comes in": a promise of something else
@@ -232,12 +242,15 @@ def _decide(clauses: list[_Clause], body: str, has_code: bool, lang: str) -> Tex
         regret = _regret_clause(clauses, body, lang)  # "I checked your booking. Unfortunately the deadline has passed."
         if regret is not None:
             return _verdict("abstain", clauses, "infeasible.regret", regret.display, lang)
+        denial = _denial(clauses, lang)  # "I reviewed the plan. It is past the window, so it won't be refunded."
+        if denial is not None:
+            return _verdict("abstain", clauses, "infeasible.polarity", denial.display, lang)
     if not main:
         if lang not in ("en", "zh"):
             regret = _regret_clause(clauses, body, lang)
             if regret is not None:
                 return _verdict("abstain", clauses, f"infeasible.regret.{lang}", regret.display, lang)
-            if _plain_statement(body, lang):
+            if _plain_statement(" ".join(c.display for c in clauses), lang):  # what is left once offers are set aside
                 return _verdict("act", clauses, f"act.statement.{lang}", "", lang)
             neg = _NEG_FR_STRICT if lang == "fr" else _NEG_ONLY[lang]  # "ne … que" restricts, it does not negate
             negated = next((c for c in clauses if neg.search(c.low) and not _NO_NEED.search(c.low)), None)
@@ -256,6 +269,9 @@ def _decide(clauses: list[_Clause], body: str, has_code: bool, lang: str) -> Tex
             regret = _regret_clause(clauses, body, lang)
             if regret is not None:
                 return _verdict("abstain", clauses, "infeasible.regret", regret.display, lang)
+            denial = _denial(clauses, lang)  # "A return pickup isn't on the table.": not possible, corpus rule 5
+            if denial is not None:
+                return _verdict("abstain", clauses, "infeasible.polarity", denial.display, lang)
             return _verdict("act", clauses, "act.statement", "", lang)
         return TextVerdict("unknown", (), "junk", body[:200], lang)
 

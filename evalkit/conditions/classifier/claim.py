@@ -1,0 +1,160 @@
+"""Main-claim reading of the ``nl`` text classifier (DESIGN §5; package docstring, "Main claim").
+
+The clause cues (:mod:`.cues`, :mod:`.cues_intl`) know what particular phrasings report. This
+module reads the *shape* of a message instead, so that phrasings no cue table holds are still
+read by what the message claims about the requested action:
+
+* **further offers** -- a question in which the agent proposes one more action of its own
+  ("Do you want me to send a confirmation as well?", "需要我顺便…吗？", "¿Quiere que le envíe
+  también …?") is, like a courtesy closing, no claim about the request: it is set aside
+  whenever the message says something else (corpus rules 3 and 7). A question that proposes
+  the action without marking it as a further one stays a question, because it may be the
+  go-ahead for the request itself.
+* **needs** -- the agent stating what it needs from the user before it can act ("I'll need the
+  date of the damage to move forward", "A copy of the receipt is required for the claim") asks
+  for information: ``clarify`` (corpus rule 2), unless the text refuses or reports it done.
+* **passive completions** -- "Your plan has been switched to ...", "The role was created"
+  report a result without naming the agent; read as a completion of lower rank (a ``go`` cue:
+  it decides only when nothing after it refuses or asks).
+* **polarity** -- a message with no cue is read by the polarity of its statements: one that
+  denies a possibility, a permission or an availability ("a return pickup isn't on the table",
+  "passwords are never sent over chat", "不是我能替您决定的") states that the request cannot
+  be done: ``abstain`` (corpus rule 5); negations of a cost, a need or an effect ("nothing was
+  charged", "no changes were needed", "the live app isn't affected") are about something else
+  and leave the statement an answer (corpus rule 6).
+"""
+
+from __future__ import annotations
+
+import re
+
+_FURTHER_MARK = re.compile(
+    r"\b(?:also|as\s+well|too|additionally|in\s+addition|while\s+i(?:\s+am|'m)\s+at\s+it|aussi|[ée]galement|auch|"
+    r"noch|zus[äa]tzlich|tambi[ée]n|adem[áa]s|tamb[ée]m)\b|顺便|另外|也|还|同时|も|도|또한|추가로"
+)
+"""Words that mark an offered action as one more, not the requested one."""
+
+_AGENT_OFFER = re.compile(
+    r"(?:^|[,;:\-]\s*)(?:and\s+|so\s+|also\s+)?(?:(?:would|do|did)\s+you\s+(?:also\s+)?(?:like|want|wish|prefer)\s+(?:for\s+)?"
+    r"(?:me|us)\s+to|(?:do\s+you\s+)?want\s+me\s+to|(?:shall|should|can|could|may)\s+(?:i|we)\b|would\s+it\s+help\s+if\s+i)"
+    r"|(?:要不要|需不需要|是否需要|需要|要)(?:我|为您|帮您|给您)|(?:我|我们)(?:再|也|还|顺便)?(?:帮您|为您|给您)[^。？?]{0,30}(?:吗|好吗)"
+    r"|\b(?:souhaitez|voulez|voudriez)-vous\s+que\s+je\b|\b(?:soll|sollen)\s+(?:ich|wir)\b|\bm[öo]chten\s+sie,?\s+dass\s+ich\b"
+    r"|(?:quiere|desea|quieres|deseas)\s+que\s+(?:le\s+|te\s+|lo\s+|la\s+)?\w+|\b(?:quer|deseja|gostaria)\s+que\s+eu\b"
+    r"|(?:しましょうか|いたしましょうか|致しましょうか|お送りしましょうか)|(?:드릴까요|할까요|해\s?드릴까요)"
+)
+"""A question in which the agent proposes an action of its own."""
+
+_CHOICE_OR = re.compile(r"\b(?:or|ou|oder)\b|还是|または|それとも|아니면|또는")
+_GO_AHEAD_WORDS = re.compile(
+    r"\b(?:proceed|go\s+ahead|continue|confirm|finali[sz]e)\b|继续|执行|确认|進め|진행"
+)
+
+
+def is_further_offer(sentence_low: str) -> bool:
+    """Whether a question sentence proposes one more action of the agent's (set aside).
+
+    Args:
+        sentence_low: The sentence, lower-cased (contractions expanded for English).
+
+    Returns:
+        ``True`` for "Do you want me to notify them as well?"-like questions; ``False`` for a
+        choice ("... to the card or as credit?") or a go-ahead ("Shall I proceed?").
+    """
+    if not _AGENT_OFFER.search(sentence_low) or not _FURTHER_MARK.search(sentence_low):
+        return False
+    return not (_CHOICE_OR.search(sentence_low) or _GO_AHEAD_WORDS.search(sentence_low))
+
+
+_INFO = (
+    r"(?:number|id|name|date|time|address|e-?mail|phone|code|pin|password|details|information|info|receipt|invoice|"
+    r"photo|picture|screenshot|copy|document|log|file|serial|reference|amount|account|iban|routing|"
+    r"confirmation|dob|birth|zip|postcode|location|size|colou?r|quantity|model|version|order|flight|booking)s?"
+)
+_NEED_EN = re.compile(
+    r"\b(?:i|we)\s+(?:will\s+|would\s+|still\s+|first\s+|just\s+|also\s+|only\s+|then\s+)*(?:need|require)\s+"
+    r"(?!to\s+(?:decline|refuse|escalate|transfer|stop|pause|hold|wait|let|inform|tell\s+you|point|mention|note|be\s+careful))"
+    r"(?:to\s+(?:know|have|get|see|confirm|verify|check\s+with\s+you)|(?:you|your|the|a|an|some|one|two|a\s+few|a\s+couple|"
+    r"these|those|their|his|her|its)\b)"
+    r"|\b(?:one\s+thing|a\s+(?:few|couple\s+of)\s+(?:things|details))\s+(?:i|we)\s+(?:will\s+|would\s+)?need\b"
+    r"|\bi\s+(?:have|must)\s+(?:to\s+)?know\b"
+    rf"|\b{_INFO}\s+(?:\w+\s+){{0,3}}(?:is|are)\s+(?:both\s+|also\s+|still\s+)?(?:required|needed|necessary)\s+(?:to|for|before)\b"
+)
+"""The agent stating what it needs from the user before it can act (a statement-form question)."""
+_NOT_NEED = re.compile(
+    r"\b(?:approval|authori[sz]ation|permission|sign-?off|signature\s+from|manager|supervisor|role|access\s+to)\b"
+)
+"""What the user cannot simply give: a need for these is a missing permission, not a question."""
+
+
+def need_cue(clause_low: str) -> bool:
+    """Whether an uncued English clause states what the agent needs from the user (``clarify``)."""
+    m = _NEED_EN.search(clause_low)
+    return bool(m) and not _NOT_NEED.search(clause_low[m.start():])
+
+
+_PASSIVE_DONE = re.compile(
+    r"^(?:and\s+)?(?:your|the|this|that|both|all|each|every|its|their|my)\b[^,;]{0,80}?\b(?:has|have)\s+(?:now\s+|just\s+)?"
+    r"been\s+(?:successfully\s+|fully\s+)?(?!already\b)[a-z]{3,}(?:ed|en|up|t)\b(?!\s+by\s+(?:the\s+)?(?:operator|airline|carrier|"
+    r"courier|customer|bank|merchant|vendor|seller|hotel|restaurant|user))"
+)
+"""An impersonal completion ("Your direct deposit has been switched to ...")."""
+
+
+def passive_done(clause_low: str) -> bool:
+    """Whether an uncued English clause reports a result without naming the agent."""
+    return bool(_PASSIVE_DONE.search(clause_low)) and not _NEGATION_EN.search(clause_low)
+
+
+_NEGATION_EN = re.compile(r"\b(?:not|never|no|none|nothing|neither|nor|unable|cannot)\b|\bno\s+longer\b")
+_NEGATION_ZH = re.compile(r"不|没|无法|未|绝不|非")
+_BENIGN_EN = re.compile(
+    r"\b(?:no|not|nothing|never)\b[^,;.]{0,30}?\b(?:charged?|charges|billed|fee|fees|cost|costs|difference|need|needed|"
+    r"necessary|required|affected|impact|impacted|issues?|problems?|errors?|action\s+(?:is\s+)?(?:needed|required)|"
+    r"pending|worry|further|other|else|additional|extra|deleted|lost|changed\s+(?:on|in)\s+(?:the|your)\s+other)\b"
+    r"|\bunaffected\b|\bno\s+need\b|\bdo(?:es)?\s+not\s+(?:need|have)\s+to\b|\bwithout\s+(?:any\s+)?(?:charge|cost|fee)"
+)
+"""Negations about something else (a cost, a need, an effect, a problem): never a refusal."""
+_BENIGN_ZH = re.compile(r"不(?:需要|用|必|影响|收费|产生)|无需|没有(?:产生|收取|扣|影响|问题|删除)|未(?:产生|收取|扣)|不会(?:再)?(?:扣|收|影响|打扰)|无(?:额外|任何)?(?:费用|影响)")
+_DENY_EN = re.compile(
+    r"\b(?:is|are|was|were)\s+(?:not|never|no\s+longer)\s+(?:being\s+|yet\s+)?(?:[a-z]{3,}ed|sent|made|given|done|paid|"
+    r"taken|held|kept|shown|sold|run|issued|possible|available|eligible|covered|accepted|supported|an?\s+option|something|"
+    r"within|on\s+the\s+table|part\s+of|refundable|returnable|transferable)\b|\b(?:will|would|can|could)\s+not\s+be\b"
+    r"|\b(?:has|have)\s+not\s+been\b|\b(?:does|do|did)\s+not\s+(?:apply|allow|permit|accept|cover|qualify|support|offer)\b"
+    r"|\b(?:never|no\s+longer|no\s+way)\b|\bnot\s+(?:on\s+the\s+table|an?\s+option|something|within|eligible|possible|"
+    r"available|permitted|allowed|covered|accepted)\b|\boff\s+the\s+table\b|\bout\s+of\s+(?:scope|the\s+question)\b"
+    r"|\b(?:falls?|is|are)\s+outside\b|\bexcluded\b|\bnon-?(?:refundable|returnable|transferable|negotiable)\b"
+)
+"""A statement that denies a possibility, a permission, an availability or a future effect."""
+_DENY_ZH = re.compile(
+    r"不(?:是我|在|属于|适用|予|能|可|会|允许|支持|接受|提供|参与|参加|包括|再)|无法|没法|办不了|做不了|绝不|未能|不了"
+)
+
+
+def denies(clause_low: str, lang: str) -> bool:
+    """Whether a clause denies that something can, may or will happen (not a benign negation).
+
+    Args:
+        clause_low: The clause, lower-cased (contractions expanded for English).
+        lang: ``en`` or ``zh``.
+
+    Returns:
+        ``True`` for "a return pickup is not on the table", "绝不会通过聊天发送"; ``False`` for
+        "nothing was charged", "不会再扣费", "no changes were needed".
+    """
+    if lang == "zh":
+        return bool(_DENY_ZH.search(clause_low)) and not _BENIGN_ZH.search(clause_low)
+    return bool(_DENY_EN.search(clause_low)) and not _BENIGN_EN.search(clause_low)
+
+
+_ELSEWHERE = re.compile(
+    r"\b(?:nothing|none|no\s+other|not\s+any\s+other|no\s+further)\s+(?:else\b|other\b|of\s+the\s+other\b)?"
+    r"(?=[^,;.]{0,40}\b(?:else|other|others|otherwise|remaining|rest)\b)|\bnothing\s+else\b|\bno\s+other\b"
+    r"|其他(?:的)?[^，。]{0,10}(?:没有|未|不)|其余[^，。]{0,10}(?:没有|未|不)"
+)
+"""A negation scoped to other things ("nothing else was changed", "no other settings were touched")."""
+
+
+def elsewhere(clause_low: str) -> bool:
+    """Whether a not-done or not-possible clause is about something other than the request (corpus
+    rule 6): its negation is scoped to "else / other / the rest" and it names no refusal of the agent."""
+    return bool(_ELSEWHERE.search(clause_low)) and not re.search(r"\b(?:i|we)\s+(?:can|could|will|would)\s+not\b", clause_low)
