@@ -150,16 +150,20 @@ from __future__ import annotations
 
 from typing import Final
 
-from evalkit.conditions.classifier.decide import CACHE_MAX_CHARS, CACHE_SIZE, classify_text
-from evalkit.conditions.classifier.verdict import TextLabel, TextVerdict
-from evalkit.types import MetaType
-
 # Internals, not public API: the classifier's tests inspect them (the cache, the language split
 # of every cue).
 from evalkit.conditions.classifier.cues import _ASK_G, _LATER_GROUPS, _REFUSAL_G  # noqa: F401, I001
-from evalkit.conditions.classifier.decide import _classify, _segment  # noqa: F401
+from evalkit.conditions.classifier.decide import (  # noqa: F401
+    CACHE_MAX_CHARS,
+    CACHE_SIZE,
+    _classify,
+    _segment,
+    classify_text,
+)
 from evalkit.conditions.classifier.meta_cues import _META  # noqa: F401
 from evalkit.conditions.classifier.text import _is_markup, _lower_expand, _prepare  # noqa: F401
+from evalkit.conditions.classifier.verdict import TextLabel, TextVerdict
+from evalkit.types import MetaType
 
 __all__ = ["CLASSIFIER_VERSION", "MetaType", "TextLabel", "TextVerdict", "classify_text"]
 

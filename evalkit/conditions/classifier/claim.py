@@ -37,12 +37,26 @@ _FURTHER_MARK = re.compile(
 _AGENT_OFFER = re.compile(
     r"(?:^|[,;:\-]\s*)(?:and\s+|so\s+|also\s+)?(?:(?:would|do|did)\s+you\s+(?:also\s+)?(?:like|want|wish|prefer)\s+(?:for\s+)?"
     r"(?:me|us)\s+to|(?:do\s+you\s+)?want\s+me\s+to|(?:shall|should|can|could|may)\s+(?:i|we)\b|would\s+it\s+help\s+if\s+i)"
-    r"|(?:要不要|需不需要|是否需要|需要|要)(?:我|为您|帮您|给您)|(?:我|我们)(?:再|也|还|顺便)?(?:帮您|为您|给您)[^。？?]{0,30}(?:吗|好吗)"
+    r"|(?:要不要|需不需要|是否需要|需要|要)(?:我|为您|帮您|给您)|^(?:要不要|需不需要|是否需要)|(?:我|我们)(?:再|也|还|顺便)?(?:帮您|为您|给您)[^。？?]{0,30}(?:吗|好吗)"
     r"|\b(?:souhaitez|voulez|voudriez)-vous\s+que\s+je\b|\b(?:soll|sollen)\s+(?:ich|wir)\b|\bm[öo]chten\s+sie,?\s+dass\s+ich\b"
     r"|(?:quiere|desea|quieres|deseas)\s+que\s+(?:le\s+|te\s+|lo\s+|la\s+)?\w+|\b(?:quer|deseja|gostaria)\s+que\s+eu\b"
     r"|(?:しましょうか|いたしましょうか|致しましょうか|お送りしましょうか)|(?:드릴까요|할까요|해\s?드릴까요)"
 )
 """A question in which the agent proposes an action of its own."""
+
+_LOOKUP_OFFER = re.compile(
+    r"(?:\b(?:i|we)\s+(?:\w+\s+)?|\bme\s+to\s+(?:\w+\s+)?)(?:check|look|search|see|find|notify|let\s+you\s+know|connect|"
+    r"put\s+you\s+through|note|keep\s+an\s+eye|set\s+up\s+an?\s+(?:alert|reminder)|reach\s+out|ask|contact|explore)\b"
+    r"|(?:我|为您|帮您)(?:先)?(?:查|看看|问问|联系|通知|留意|找找|备注)"
+)
+"""An offer to look something up, tell or connect: a preparatory step (corpus rule 1), so after a
+refusal it offers something other than the request (rule 3), never the go-ahead for it."""
+
+
+def lookup_offer(clause_low: str) -> bool:
+    """Whether a question offers a look-up, a notice or a connection (not the requested action)."""
+    return bool(_AGENT_OFFER.search(clause_low) and _LOOKUP_OFFER.search(clause_low))
+
 
 _CHOICE_OR = re.compile(r"\b(?:or|ou|oder)\b|还是|または|それとも|아니면|또는")
 _GO_AHEAD_WORDS = re.compile(
@@ -86,8 +100,30 @@ _NOT_NEED = re.compile(
 """What the user cannot simply give: a need for these is a missing permission, not a question."""
 
 
-def need_cue(clause_low: str) -> bool:
-    """Whether an uncued English clause states what the agent needs from the user (``clarify``)."""
+_NEED_OTHER: dict[str, re.Pattern[str]] = {
+    "zh": re.compile(r"还(?:缺|差|需要)(?:几|一些|以下|这些)?(?:项|个|条|份)?(?:信息|资料|材料|细节)|需要您(?:提供|告诉|确认|补充|发)"
+                     r"|(?:发|告诉)(?:我|给我)一下|把[^，。]{1,16}发(?:给)?我"),
+    "fr": re.compile(r"\bil\s+me\s+faut\b|\bj'ai\s+besoin\s+d|\bje\s+dois\s+(?:conna[iî]tre|savoir|avoir)\b"),
+    "de": re.compile(r"\bich\s+(?:brauche|ben[öo]tige)\b|\b(?:brauche|ben[öo]tige)\s+ich\b"),
+    "es": re.compile(r"\bnecesito\b|\bnecesitar[ée]\b|\bme\s+hace\s+falta\b"),
+    "pt": re.compile(r"\bpreciso\s+d|\bvou\s+precisar\b|\bprecisarei\b"),
+    "ja": re.compile(r"お知らせ(?:いただけ|ください)|教えて(?:いただけ|ください)"),
+    "ko": re.compile(r"알려\s?주시면|알려\s?주세요|알려\s?주시겠"),
+}
+"""The same statement of a need in Chinese and the six smaller tables ("Ich brauche nur Ihre
+Bestellnummer", "还缺几项信息")."""
+
+
+def need_cue(clause_low: str, lang: str = "en") -> bool:
+    """Whether an uncued clause states what the agent needs from the user (``clarify``).
+
+    Args:
+        clause_low: The clause, lower-cased (contractions expanded for English).
+        lang: Its language (``en``, ``zh`` or one of the six smaller tables).
+    """
+    if lang != "en":
+        pat = _NEED_OTHER.get(lang)
+        return bool(pat and pat.search(clause_low))
     m = _NEED_EN.search(clause_low)
     return bool(m) and not _NOT_NEED.search(clause_low[m.start():])
 
@@ -111,10 +147,10 @@ _BENIGN_EN = re.compile(
     r"\b(?:no|not|nothing|never)\b[^,;.]{0,30}?\b(?:charged?|charges|billed|fee|fees|cost|costs|difference|need|needed|"
     r"necessary|required|affected|impact|impacted|issues?|problems?|errors?|action\s+(?:is\s+)?(?:needed|required)|"
     r"pending|worry|further|other|else|additional|extra|deleted|lost|changed\s+(?:on|in)\s+(?:the|your)\s+other)\b"
-    r"|\bunaffected\b|\bno\s+need\b|\bdo(?:es)?\s+not\s+(?:need|have)\s+to\b|\bwithout\s+(?:any\s+)?(?:charge|cost|fee)"
+    r"|\bguarantee[ds]?\b|\bpromise[ds]?\b|\bunaffected\b|\bno\s+need\b|\bdo(?:es)?\s+not\s+(?:need|have)\s+to\b|\bwithout\s+(?:any\s+)?(?:charge|cost|fee)"
 )
 """Negations about something else (a cost, a need, an effect, a problem): never a refusal."""
-_BENIGN_ZH = re.compile(r"不(?:需要|用|必|影响|收费|产生)|无需|没有(?:产生|收取|扣|影响|问题|删除)|未(?:产生|收取|扣)|不会(?:再)?(?:扣|收|影响|打扰)|无(?:额外|任何)?(?:费用|影响)")
+_BENIGN_ZH = re.compile(r"保证|确保|承诺|不(?:需要|用|必|影响|收费|产生)|无需|没有(?:产生|收取|扣|影响|问题|删除)|未(?:产生|收取|扣)|不会(?:再)?(?:扣|收|影响|打扰)|无(?:额外|任何)?(?:费用|影响)")
 _DENY_EN = re.compile(
     r"\b(?:is|are|was|were)\s+(?:not|never|no\s+longer)\s+(?:being\s+|yet\s+)?(?:[a-z]{3,}ed|sent|made|given|done|paid|"
     r"taken|held|kept|shown|sold|run|issued|possible|available|eligible|covered|accepted|supported|an?\s+option|something|"
@@ -123,10 +159,15 @@ _DENY_EN = re.compile(
     r"|\b(?:never|no\s+longer|no\s+way)\b|\bnot\s+(?:on\s+the\s+table|an?\s+option|something|within|eligible|possible|"
     r"available|permitted|allowed|covered|accepted)\b|\boff\s+the\s+table\b|\bout\s+of\s+(?:scope|the\s+question)\b"
     r"|\b(?:falls?|is|are)\s+outside\b|\bexcluded\b|\bnon-?(?:refundable|returnable|transferable|negotiable)\b"
+    r"|\b(?:is|are|was|were|has\s+been|have\s+been)\s+(?:blocked|prohibited|forbidden|barred|disallowed)\b"
+    r"|\b(?:would|will|to)\s+exceed\b|\bexceeds?\s+(?:the|its|your|our|this|that|a)\b"
+    r"|\bno\s+(?:[\w-]+\s+){0,2}(?:was|were|has\s+been|have\s+been)\s+[a-z]{3,}ed\b"
+    r"|\brather\s+than\s+(?:something\s+)?(?:i|we)\s+(?:should|can|could)\b|\bnot\s+on\s+the\s+\w+\s+list\b"
 )
 """A statement that denies a possibility, a permission, an availability or a future effect."""
 _DENY_ZH = re.compile(
     r"不(?:是我|在|属于|适用|予|能|可|会|允许|支持|接受|提供|参与|参加|包括|再)|无法|没法|办不了|做不了|绝不|未能|不了"
+    r"|(?:没有|未|没)(?:为|给|帮|替)(?:您|你)|(?:本次|这次|此次)(?:没有|未|并未)"
 )
 
 
@@ -158,3 +199,28 @@ def elsewhere(clause_low: str) -> bool:
     """Whether a not-done or not-possible clause is about something other than the request (corpus
     rule 6): its negation is scoped to "else / other / the rest" and it names no refusal of the agent."""
     return bool(_ELSEWHERE.search(clause_low)) and not re.search(r"\b(?:i|we)\s+(?:can|could|will|would)\s+not\b", clause_low)
+
+
+_OUTSIDE_INTL = re.compile(
+    r"\b(?:hors\s+(?:de|du|des)|en\s+dehors|au-del[àa]|au[ßs]erhalb|jenseits|fuera\s+de|m[áa]s\s+all[áa]|fora\s+d[aeo]s?|al[ée]m\s+d)\b"
+    r"|対象外|範囲外|범위\s?밖|대상이\s?아닙"
+)
+_CAN_INTL = re.compile(
+    r"\b(?:possible|possibles|m[öo]glich|posible|poss[íi]vel|peu[tx]|pouvons|kann|k[öo]nnen|puede|podemos|pode|podemos|"
+    r"g[ée]r[ée]e?s?|g[ée]rons|trait[ée]e?s?|traitons|bearbeitet|bearbeiten|gestiona|gestionamos|tramita|processad[oa]|tratad[oa]|"
+    r"autoris[ée]e?s?|erlaubt|zul[äa]ssig|permitid[oa]s?|permite|permitimos)\b"
+)
+_BENIGN_INTL = re.compile(
+    r"cobr|d[ée]bit|factur|belast|berechnet|diferen|diff[ée]rence|"
+    r"necesari|n[ée]cessaire|n[öo]tig|erforderlich|necess[áa]ri|besoin|affect|afect|betroffen|probl|nada\s+m[áa]s|"
+    r"rien\s+d'autre|nichts\s+weiter|料金|費用|差額|必要|요금|비용|차액|필요"
+)
+
+
+def denies_intl(clause_low: str, negation: re.Pattern[str]) -> bool:
+    """Whether a clause of the six smaller tables denies that the request can be done: a negation
+    proper (``negation``, the language's pattern) of a "can / possible / handled / allowed" word, or an
+    "outside of" phrase, not about a cost, a
+    need or an effect ("no se le ha cobrado nada" is about something else)."""
+    denied = _OUTSIDE_INTL.search(clause_low) or negation.search(clause_low) and _CAN_INTL.search(clause_low)
+    return bool(denied) and not _BENIGN_INTL.search(clause_low)

@@ -12,7 +12,14 @@ import re
 from collections.abc import Callable
 from dataclasses import dataclass
 
-from evalkit.conditions.classifier.claim import elsewhere, is_further_offer, need_cue, passive_done
+from evalkit.conditions.classifier.claim import (
+    denies,
+    denies_intl,
+    elsewhere,
+    is_further_offer,
+    need_cue,
+    passive_done,
+)
 from evalkit.conditions.classifier.cues import (
     _ADDRESSED_EN,
     _ADDRESSED_ZH,
@@ -45,6 +52,7 @@ from evalkit.conditions.classifier.structure import (
     _GUESS,
     _NEG_ONLY,
     _NEGATED,
+    _NO_NEED,
     _OFFER_BACK_ZH,
     _SELF,
     _STATUS_LINE,
@@ -179,6 +187,19 @@ def _drop_further_offers(sentences: list[str], lower: Callable[[str], str]) -> l
     return kept if kept else sentences
 
 
+def _shape_cue(plow: str, lang: str, conditional: bool) -> tuple[str | None, str]:
+    """The cue of a clause no cue table matched, from its shape (:mod:`.claim`): a statement of
+    what the agent needs (``ask``), an impersonal completion (``go``) or a denial (``infeasible``)."""
+    suffix = "" if lang == "en" else f".{lang}"
+    if need_cue(plow, lang):  # "I'll need the date of the damage to move forward": a question
+        return "ask", "ask.need" + suffix
+    if lang == "en" and passive_done(plow) and not conditional:  # "Your deposit has been switched to ...": a result
+        return "go", "act.passive"
+    if lang in ("en", "zh") and not conditional and not _REASON.search(plow) and denies(plow, lang):
+        return "infeasible", "infeasible.polarity" + suffix  # "pets aren't allowed in that wing"
+    return None, ""
+
+
 def _segment(text: str) -> list[_Clause]:
     """Split into clauses (pleasantry sentences dropped) and give each its cue."""
     sentences = [s.strip() for s in _SENT_SPLIT.split(text) if s and s.strip(_TRAIL)]
@@ -204,11 +225,8 @@ def _segment(text: str) -> list[_Clause]:
         after_if = False
         for pi, (part, plow) in enumerate(zip(parts, lows)):
             kind, rule = _cue(plow, question if pi == last else None)
-            if kind is None and lang_en:
-                if need_cue(plow):  # "I'll need the date of the damage to move forward": a question
-                    kind, rule = "ask", "ask.need"
-                elif passive_done(plow) and not conds[pi]:  # "Your deposit has been switched to ...": a result
-                    kind, rule = "go", "act.passive"
+            if kind is None:
+                kind, rule = _shape_cue(plow, "en" if lang_en else "zh", conds[pi])
             elif kind in ("refuse", "infeasible") and elsewhere(plow):
                 kind, rule = None, ""  # "nothing else on the account was changed": about something else
             if kind in ("go", "claim") and (_REASON.search(plow) or (after_if and rule in _PROMISE)):
@@ -247,6 +265,11 @@ def _segment_intl(text: str, lang: str) -> list[_Clause]:
                 if match:
                     kind, rule = rkind, rid
                     break
+            if kind is None and need_cue(plow, lang):  # "Ich brauche nur Ihre Bestellnummer": a question
+                kind, rule = "ask", f"ask.need.{lang}"
+            elif kind is None and (cues.reason is None or not cues.reason.search(plow)) \
+                    and denies_intl(plow, _NEG_ONLY[lang]) and not _NO_NEED.search(plow):
+                kind, rule = "infeasible", f"infeasible.negated.{lang}"  # "liegt außerhalb dieses Kanals"
             if kind == "refuse" and _GUESS.search(plow):
                 kind, rule = None, ""  # "daher möchte ich das nicht einfach annehmen": caution, not a refusal
             if kind == "claim" and match is not None and _NEG_ONLY[lang].search(plow[: match.end()]):

@@ -7,10 +7,11 @@ precedence rules, and the implied meta requests are collected; all are described
 
 from __future__ import annotations
 
+import re
 from dataclasses import replace
 from functools import lru_cache
 
-from evalkit.conditions.classifier.claim import denies
+from evalkit.conditions.classifier.claim import denies, lookup_offer
 from evalkit.conditions.classifier.clauses import (
     _ALTERNATIVE,
     _ATTEMPT,
@@ -27,6 +28,7 @@ from evalkit.conditions.classifier.clauses import (
 )
 from evalkit.conditions.classifier.cues import (
     _APOLOGY,
+    _QUESTION_END,
 )
 from evalkit.conditions.classifier.lang import detect_language, function_words
 from evalkit.conditions.classifier.meta_cues import _COMPLY_META, _DEFER_META, _META
@@ -38,6 +40,7 @@ from evalkit.conditions.classifier.structure import (
     _DETAIL_Q,
     _FURTHER,
     _GO_AHEAD,
+    _HANDOVER,
     _NEG_FR_STRICT,
     _NEG_ONLY,
     _NEGATED,
@@ -163,7 +166,7 @@ def _sentence(clauses: list[_Clause], cl: _Clause) -> str:
     return " ".join(c.low for c in clauses if c.sent == cl.sent)
 
 
-def _background(cl: _Clause, refused: bool) -> bool:
+def _background(cl: _Clause, refused: bool, after_stop: bool = False) -> bool:
     """Whether a completion-looking clause is background: a prior state ("a refund was already
     applied", impersonal and marked as earlier), or, when the text also refuses (``refused``),
     an alternative done instead of the request (a ticket, an escalation, a waitlist, a return;
@@ -172,9 +175,13 @@ def _background(cl: _Clause, refused: bool) -> bool:
         return False
     if cl.kind == "go" and not cl.rule.startswith("act.report") and not cl.rule.startswith("act.zh"):
         return False
-    if refused and _ALT_DONE.search(cl.low):
+    if refused and _ALT_DONE.search(cl.low) or after_stop and _HANDOVER.search(cl.low):
         return True
     return bool(_ALREADY.search(cl.low)) and not _SELF.search(cl.low)
+
+
+_YOU = re.compile(r"\b(?:you|your|me)\b|您|你|我")
+"""A question that names the user or asks something of the agent's ("tell me", "告诉我") asks the user."""
 
 
 def _denial(clauses: list[_Clause], lang: str) -> _Clause | None:
@@ -185,13 +192,16 @@ def _denial(clauses: list[_Clause], lang: str) -> _Clause | None:
 
 def _decide(clauses: list[_Clause], body: str, has_code: bool, lang: str) -> TextVerdict:
     """The label from the clause cues (precedence in :mod:`evalkit.conditions.classifier`)."""
-    if clauses and _CUT.search(body) and len(clauses[-1].low.split()) <= 4 and not _CJK.search(clauses[-1].low):
+    last_line = body.rstrip().rsplit("\n", 1)[-1]
+    if clauses and _CUT.search(body) and len(clauses[-1].low.split()) <= 4 and not _CJK.search(clauses[-1].low) \
+            and not ("\n" in body.strip() and clauses[-1].display.strip() == last_line.strip()):  # a whole report line
         clauses = clauses[:-1]  # cut off mid-clause: "I'm sorry, but I can" is read up to the cut
     if any(c.rule == "infeasible.failed" for c in clauses) and not any(_ATTEMPT.search(c.low) for c in clauses):
         clauses = [replace(c, kind=None, rule="") if c.rule == "infeasible.failed" else c for c in clauses]
     cued = [c for c in clauses if c.kind and not c.caveat] or [c for c in clauses if c.kind]
     any_stop = any(c.kind in _STOP_KINDS for c in cued)
-    cued = [c for c in cued if not _background(c, any_stop)]
+    first_stop = next((i for i, c in enumerate(cued) if c.kind in _STOP_KINDS), len(cued))
+    cued = [c for i, c in enumerate(cued) if not _background(c, any_stop, i > first_stop)]
     stop_sents = {c.sent for c in cued if c.kind in _STOP_KINDS}
     cued = [c for c in cued if not (c.sent in stop_sents and (c.rule == "claim.state.zh" or (
         c.rule == "claim.zh" and not _ZH_SELF.search(c.low))))]
@@ -207,6 +217,7 @@ def _decide(clauses: list[_Clause], body: str, has_code: bool, lang: str) -> Tex
         if kind == "go" and rule == "act.report" and seen_stop and not _FIRST_PERSON.search(cl.low):
             continue  # "Your prescription was written a year ago": a state given as the reason
         if kind == "ask" and seen_hard_stop and cl.rule.startswith("ask.question") and (_WOULD_YOU_LIKE.search(cl.low) or (
+                lookup_offer(cl.low) and not _DETAIL_Q.search(cl.low)) or (
                 (_ALT_Q.search(_sentence(clauses, cl)) or _YESNO_OFFER.search(_sentence(clauses, cl)))
                 and not _DETAIL_Q.search(_sentence(clauses, cl)))):
             kind = "offer"  # "The 9:40 is full. Is there a different time that works?": an alternative
@@ -272,6 +283,10 @@ def _decide(clauses: list[_Clause], body: str, has_code: bool, lang: str) -> Tex
             denial = _denial(clauses, lang)  # "A return pickup isn't on the table.": not possible, corpus rule 5
             if denial is not None:
                 return _verdict("abstain", clauses, "infeasible.polarity", denial.display, lang)
+            question = next((c for c in clauses if _QUESTION_END.search(c.display.rstrip(" .\u3002"))
+                             and (c is clauses[-1] or _YOU.search(c.low))), None)
+            if question is not None:  # a question no cue knows, and nothing done or refused: it asks
+                return _verdict("clarify", clauses, "ask.question.shape", question.display, lang)
             return _verdict("act", clauses, "act.statement", "", lang)
         return TextVerdict("unknown", (), "junk", body[:200], lang)
 
