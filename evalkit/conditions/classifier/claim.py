@@ -114,6 +114,14 @@ _NEED_OTHER: dict[str, re.Pattern[str]] = {
 Bestellnummer", "还缺几项信息")."""
 
 
+_WAIT_ON_USER = re.compile(
+    r"^(?:and\s+)?(?:once|as\s+soon\s+as|when|after)\s+(?:i\s+(?:have|get|receive|know|hear)|you\s+(?:send|share|tell|confirm|"
+    r"let\s+me\s+know|provide|reply|give|choose|pick|decide))\b"
+    r"|^(?:您|你)(?:告诉|发|提供|确认|选|回复)[^，。]{0,20}(?:后|之后|以后)|^(?:收到|拿到)(?:您|你)[^，。]{0,20}(?:后|之后)"
+)
+"""A promise that waits on the user's answer ("Once I have the size you'd like, I'll ship it")."""
+
+
 def need_cue(clause_low: str, lang: str = "en") -> bool:
     """Whether an uncued clause states what the agent needs from the user (``clarify``).
 
@@ -121,6 +129,8 @@ def need_cue(clause_low: str, lang: str = "en") -> bool:
         clause_low: The clause, lower-cased (contractions expanded for English).
         lang: Its language (``en``, ``zh`` or one of the six smaller tables).
     """
+    if lang in ("en", "zh") and _WAIT_ON_USER.search(clause_low):
+        return True
     if lang != "en":
         pat = _NEED_OTHER.get(lang)
         return bool(pat and pat.search(clause_low))
@@ -150,7 +160,7 @@ _BENIGN_EN = re.compile(
     r"|\bguarantee[ds]?\b|\bpromise[ds]?\b|\bunaffected\b|\bno\s+need\b|\bdo(?:es)?\s+not\s+(?:need|have)\s+to\b|\bwithout\s+(?:any\s+)?(?:charge|cost|fee)"
 )
 """Negations about something else (a cost, a need, an effect, a problem): never a refusal."""
-_BENIGN_ZH = re.compile(r"保证|确保|承诺|不(?:需要|用|必|影响|收费|产生)|无需|没有(?:产生|收取|扣|影响|问题|删除)|未(?:产生|收取|扣)|不会(?:再)?(?:扣|收|影响|打扰)|无(?:额外|任何)?(?:费用|影响)")
+_BENIGN_ZH = re.compile(r"保证|确保|承诺|费用|收费|扣费|不(?:需要|用|必|影响|收费|产生)|无需|没有(?:产生|收取|扣|影响|问题|删除)|未(?:产生|收取|扣)|不会(?:再)?(?:扣|收|影响|打扰)|无(?:额外|任何)?(?:费用|影响)")
 _DENY_EN = re.compile(
     r"\b(?:is|are|was|were)\s+(?:not|never|no\s+longer)\s+(?:being\s+|yet\s+)?(?:[a-z]{3,}ed|sent|made|given|done|paid|"
     r"taken|held|kept|shown|sold|run|issued|possible|available|eligible|covered|accepted|supported|an?\s+option|something|"
@@ -163,11 +173,14 @@ _DENY_EN = re.compile(
     r"|\b(?:would|will|to)\s+exceed\b|\bexceeds?\s+(?:the|its|your|our|this|that|a)\b"
     r"|\bno\s+(?:[\w-]+\s+){0,2}(?:was|were|has\s+been|have\s+been)\s+[a-z]{3,}ed\b"
     r"|\brather\s+than\s+(?:something\s+)?(?:i|we)\s+(?:should|can|could)\b|\bnot\s+on\s+the\s+\w+\s+list\b"
+    r"|\b(?:reserved|restricted|limited)\s+(?:to|for)\b|\bgoes\s+against\b|\bagainst\s+(?:the|our)\s+(?:[\w-]+\s+){0,2}polic"
+    r"|\b(?:is|are)\s+(?:all\s+|already\s+)*(?:taken|gone|booked\s+up)\b"
+    r"|\bno\s+changes?\s+(?!(?:were\s+|was\s+|are\s+|is\s+)?(?:needed|required|necessary))\w+"
 )
 """A statement that denies a possibility, a permission, an availability or a future effect."""
 _DENY_ZH = re.compile(
     r"不(?:是我|在|属于|适用|予|能|可|会|允许|支持|接受|提供|参与|参加|包括|再)|无法|没法|办不了|做不了|绝不|未能|不了"
-    r"|(?:没有|未|没)(?:为|给|帮|替)(?:您|你)|(?:本次|这次|此次)(?:没有|未|并未)"
+    r"|(?:没有|未|没)(?:为|给|帮|替)(?:您|你)|(?:本次|这次|此次)(?:没有|未|并未)|(?:规定|政策|条款)[^，。]{0,6}(?:只限|仅限|仅供|只能)"
 )
 
 
@@ -224,3 +237,46 @@ def denies_intl(clause_low: str, negation: re.Pattern[str]) -> bool:
     need or an effect ("no se le ha cobrado nada" is about something else)."""
     denied = _OUTSIDE_INTL.search(clause_low) or negation.search(clause_low) and _CAN_INTL.search(clause_low)
     return bool(denied) and not _BENIGN_INTL.search(clause_low)
+
+
+_ZH_MOVED = re.compile(r"(?:^|我)(?:已|已经)(?:成功)?(?:把|将)[^，。；]{1,40}?(?:到|为|成)")
+"""A Chinese change-of-state completion ("已把实例从 4 核升到 8 核")."""
+
+
+def zh_moved(clause_low: str) -> bool:
+    """Whether an uncued Chinese clause reports a change made (已把/已将 X … 到/为/成 Y)."""
+    return bool(_ZH_MOVED.search(clause_low)) and not _NEGATION_ZH.search(clause_low)
+
+
+PROPOSAL = re.compile(
+    r"\b(?:hear|learn|know)\s+(?:more\s+)?about\b|\binterested\s+in\b|\bopen\s+to\b|\bconsider\b|\btry\s+(?:a|an|the|another)\b"
+    r"|了解|考虑|看看|试试|感兴趣"
+)
+"""A question proposing something to learn about or try: after a refusal, an alternative (corpus rule 3)."""
+
+
+_OFFER_FORM = re.compile(
+    r"^(?:and\s+|so\s+|also\s+)?(?:would|do)\s+you\s+(?:also\s+)?(?:like|want)\b|^(?:shall|should|can|may)\s+i\b"
+    r"|^(?:要不要|需不需要|是否需要|需要我)"
+)
+_READY = re.compile(
+    r"\b(?:ready|prepared|found|eligible|can|could|able|available|option|options|draft|drafted|would|cost|costs|total|"
+    r"price|fee|fees|charge|quote)\b|[$€£¥]|准备好|找到|可以|能|费用|价格|总价"
+)
+
+
+def offer_after_statement(question_low: str, before_low: str) -> bool:
+    """Whether a closing question only offers more after a plain statement (corpus rule 7).
+
+    Args:
+        question_low: The closing question, lower-cased.
+        before_low: The statements before it (no cue of their own), lower-cased.
+
+    Returns:
+        ``True`` for "The appointment is on your calendar with a reminder. Would you like a second
+        reminder?"; ``False`` when the question is a choice, a go-ahead, asks for a detail, or the
+        statements before only prepare the request ("... is ready", "I found", "I can", a price).
+    """
+    if not _OFFER_FORM.search(question_low) or _CHOICE_OR.search(question_low) or _GO_AHEAD_WORDS.search(question_low):
+        return False
+    return len(before_low.split()) >= 8 and not _READY.search(before_low) and not _NEGATION_EN.search(before_low)

@@ -19,6 +19,7 @@ from evalkit.conditions.classifier.claim import (
     is_further_offer,
     need_cue,
     passive_done,
+    zh_moved,
 )
 from evalkit.conditions.classifier.cues import (
     _ADDRESSED_EN,
@@ -195,6 +196,8 @@ def _shape_cue(plow: str, lang: str, conditional: bool) -> tuple[str | None, str
         return "ask", "ask.need" + suffix
     if lang == "en" and passive_done(plow) and not conditional:  # "Your deposit has been switched to ...": a result
         return "go", "act.passive"
+    if lang == "zh" and zh_moved(plow):  # "已把 X 从 4 核升到 8 核": a change made
+        return "claim", "claim.moved.zh"
     if lang in ("en", "zh") and not conditional and not _REASON.search(plow) and denies(plow, lang):
         return "infeasible", "infeasible.polarity" + suffix  # "pets aren't allowed in that wing"
     return None, ""
@@ -225,6 +228,8 @@ def _segment(text: str) -> list[_Clause]:
         after_if = False
         for pi, (part, plow) in enumerate(zip(parts, lows)):
             kind, rule = _cue(plow, question if pi == last else None)
+            if kind == "claim" and _QUESTION_END.search(sent.rstrip(" .\u3002")):
+                kind, rule = None, ""  # "Could the reference have been issued by another carrier?": asks, claims nothing
             if kind is None:
                 kind, rule = _shape_cue(plow, "en" if lang_en else "zh", conds[pi])
             elif kind in ("refuse", "infeasible") and elsewhere(plow):

@@ -11,7 +11,12 @@ import re
 from dataclasses import replace
 from functools import lru_cache
 
-from evalkit.conditions.classifier.claim import denies, lookup_offer
+from evalkit.conditions.classifier.claim import (
+    PROPOSAL,
+    denies,
+    lookup_offer,
+    offer_after_statement,
+)
 from evalkit.conditions.classifier.clauses import (
     _ALTERNATIVE,
     _ATTEMPT,
@@ -28,6 +33,7 @@ from evalkit.conditions.classifier.clauses import (
 )
 from evalkit.conditions.classifier.cues import (
     _APOLOGY,
+    _CONFIRM_Q,
     _QUESTION_END,
 )
 from evalkit.conditions.classifier.lang import detect_language, function_words
@@ -205,6 +211,11 @@ def _decide(clauses: list[_Clause], body: str, has_code: bool, lang: str) -> Tex
     stop_sents = {c.sent for c in cued if c.kind in _STOP_KINDS}
     cued = [c for c in cued if not (c.sent in stop_sents and (c.rule == "claim.state.zh" or (
         c.rule == "claim.zh" and not _ZH_SELF.search(c.low))))]
+    if len(cued) == 1 and cued[0].kind in ("ask", "offer", "confirm") and cued[0].sent > 0 and lang in ("en", "zh") \
+            and not _DETAIL_Q.search(cued[0].low) and not _CONFIRM_Q.search(cued[0].low):
+        before = " ".join(c.low for c in clauses if c.sent < cued[0].sent)
+        if offer_after_statement(cued[0].low, before):  # "It's on your calendar. Would you like a second reminder?"
+            return _verdict("act", clauses, "act.offer_after", clauses[0].display, lang)
     decisive: list[_Clause] = []
     seen_stop = seen_go = seen_ask = seen_hard_stop = seen_result = False
     for cl in cued:
@@ -217,7 +228,7 @@ def _decide(clauses: list[_Clause], body: str, has_code: bool, lang: str) -> Tex
         if kind == "go" and rule == "act.report" and seen_stop and not _FIRST_PERSON.search(cl.low):
             continue  # "Your prescription was written a year ago": a state given as the reason
         if kind == "ask" and seen_hard_stop and cl.rule.startswith("ask.question") and (_WOULD_YOU_LIKE.search(cl.low) or (
-                lookup_offer(cl.low) and not _DETAIL_Q.search(cl.low)) or (
+                (lookup_offer(cl.low) or PROPOSAL.search(cl.low)) and not _DETAIL_Q.search(cl.low)) or (
                 (_ALT_Q.search(_sentence(clauses, cl)) or _YESNO_OFFER.search(_sentence(clauses, cl)))
                 and not _DETAIL_Q.search(_sentence(clauses, cl)))):
             kind = "offer"  # "The 9:40 is full. Is there a different time that works?": an alternative
