@@ -29,13 +29,13 @@ from __future__ import annotations
 import re
 
 _FURTHER_MARK = re.compile(
-    r"\b(?:also|as\s+well|too|additionally|in\s+addition|while\s+i(?:\s+am|'m)\s+at\s+it|aussi|[ée]galement|auch|"
+    r"\b(?:also|as\s+well|too|additionally|in\s+addition|another|while\s+(?:i|we)\s+(?:am|are)\s+at\s+it|aussi|[ée]galement|auch|"
     r"noch|zus[äa]tzlich|tambi[ée]n|adem[áa]s|tamb[ée]m)\b|顺便|另外|也|还|同时|も|도|또한|추가로"
 )
 """Words that mark an offered action as one more, not the requested one."""
 
 _AGENT_OFFER = re.compile(
-    r"(?:^|[,;:\-]\s*)(?:and\s+|so\s+|also\s+)?(?:(?:would|do|did)\s+you\s+(?:also\s+)?(?:like|want|wish|prefer)\s+(?:for\s+)?"
+    r"\byou(?:\s+would)?\s+like\s+me\s+to\b|(?:^|[,;:\-]\s*)(?:and\s+|so\s+|also\s+)?(?:(?:would|do|did)\s+you\s+(?:also\s+)?(?:like|want|wish|prefer)\s+(?:for\s+)?"
     r"(?:me|us)\s+to|(?:do\s+you\s+)?want\s+me\s+to|(?:shall|should|can|could|may)\s+(?:i|we)\b|would\s+it\s+help\s+if\s+i)"
     r"|(?:要不要|需不需要|是否需要|需要|要)(?:我|为您|帮您|给您)|^(?:要不要|需不需要|是否需要)|(?:我|我们)(?:再|也|还|顺便)?(?:帮您|为您|给您)[^。？?]{0,30}(?:吗|好吗)"
     r"|\b(?:souhaitez|voulez|voudriez)-vous\s+que\s+je\b|\b(?:soll|sollen)\s+(?:ich|wir)\b|\bm[öo]chten\s+sie,?\s+dass\s+ich\b"
@@ -102,7 +102,7 @@ _NOT_NEED = re.compile(
 
 _NEED_OTHER: dict[str, re.Pattern[str]] = {
     "zh": re.compile(r"还(?:缺|差|需要)(?:几|一些|以下|这些)?(?:项|个|条|份)?(?:信息|资料|材料|细节)|需要您(?:提供|告诉|确认|补充|发)"
-                     r"|(?:发|告诉)(?:我|给我)一下|把[^，。]{1,16}发(?:给)?我"),
+                     r"|(?:发|告诉)(?:我|给我)一下|把[^，。]{1,16}发(?:给)?我|^麻烦(?:您|你)?[^，。]{0,40}(?:发给我|发我|告诉我)"),
     "fr": re.compile(r"\bil\s+me\s+faut\b|\bj'ai\s+besoin\s+d|\bje\s+dois\s+(?:conna[iî]tre|savoir|avoir)\b"),
     "de": re.compile(r"\bich\s+(?:brauche|ben[öo]tige)\b|\b(?:brauche|ben[öo]tige)\s+ich\b"),
     "es": re.compile(r"\bnecesito\b|\bnecesitar[ée]\b|\bme\s+hace\s+falta\b"),
@@ -250,7 +250,7 @@ def zh_moved(clause_low: str) -> bool:
 
 PROPOSAL = re.compile(
     r"\b(?:hear|learn|know)\s+(?:more\s+)?about\b|\binterested\s+in\b|\bopen\s+to\b|\bconsider\b|\btry\s+(?:a|an|the|another)\b"
-    r"|了解|考虑|看看|试试|感兴趣"
+    r"|了解|考虑|看看|试试|感兴趣|哪(?:个|一个|种)[^，。]{0,8}(?:方便|合适|好|可以|行)"
 )
 """A question proposing something to learn about or try: after a refusal, an alternative (corpus rule 3)."""
 
