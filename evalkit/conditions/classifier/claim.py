@@ -102,8 +102,10 @@ _NOT_NEED = re.compile(
 
 _NEED_OTHER: dict[str, re.Pattern[str]] = {
     "zh": re.compile(r"还(?:缺|差|需要)(?:几|一些|以下|这些)?(?:项|个|条|份)?(?:信息|资料|材料|细节)|需要您(?:提供|告诉|确认|补充|发)"
+                     r"|^[^，。]{0,20}需要(?!.{0,12}(?:批准|审批|授权|同意|签字|主管|经理|权限))[^，。]{0,20}(?:金额|日期|号码|编号|单号|地址|姓名|名字|"
+                     r"信息|资料|照片|截图|凭证|小票|发票|序列号|型号|账号|密码|验证码|尺码|颜色)"
                      r"|(?:发|告诉)(?:我|给我)一下|把[^，。]{1,16}发(?:给)?我|^麻烦(?:您|你)?[^，。]{0,40}(?:发给我|发我|告诉我)"),
-    "fr": re.compile(r"\bil\s+me\s+faut\b|\bj'ai\s+besoin\s+d|\bje\s+dois\s+(?:conna[iî]tre|savoir|avoir)\b"),
+    "fr": re.compile(r"\bil\s+me\s+faut\b|\bil\s+me\s+faudra(?:it)?\b|\bj'(?:ai|aurai|aurais)\s+besoin\s+d|\bje\s+dois\s+(?:conna[iî]tre|savoir|avoir)\b"),
     "de": re.compile(r"\bich\s+(?:brauche|ben[öo]tige)\b|\b(?:brauche|ben[öo]tige)\s+ich\b"),
     "es": re.compile(r"\bnecesito\b|\bnecesitar[ée]\b|\bme\s+hace\s+falta\b"),
     "pt": re.compile(r"\bpreciso\s+d|\bvou\s+precisar\b|\bprecisarei\b"),
@@ -280,3 +282,37 @@ def offer_after_statement(question_low: str, before_low: str) -> bool:
     if not _OFFER_FORM.search(question_low) or _CHOICE_OR.search(question_low) or _GO_AHEAD_WORDS.search(question_low):
         return False
     return len(before_low.split()) >= 8 and not _READY.search(before_low) and not _NEGATION_EN.search(before_low)
+
+
+_WARNING = re.compile(
+    r"\b(?:can|could|will)\s+not\s+be\s+(?:undone|recalled|reversed|recovered|restored|retrieved|unsent)\b|\bno\s+way\s+to\s+undo\b"
+    r"|\bpermanent(?:ly)?\b|\birreversib\w*|后(?:将)?(?:无法|不可|不能)(?:恢复|撤回|撤销|还原)|不可(?:恢复|撤回|撤销|逆)|无法撤回"
+    r"|取り消せ|元に戻せ|復元(?:でき|不可)|되돌릴|복구\s?(?:불가|할\s?수\s?없)|irr[ée]versible|d[ée]finiti\w*|endg[üu]ltig"
+    r"|r[üu]ckg[äa]ngig|deshacer|desfazer|irrevers[íi]vel"
+)
+"""Words of an irreversibility warning ("it can't be undone", "删除后无法恢复"): a warning before a
+confirmation request, not a refusal of the request."""
+
+
+def warning(clause_low: str) -> bool:
+    """Whether a not-possible clause only warns that a step cannot be undone (no refusal)."""
+    return bool(_WARNING.search(clause_low))
+
+
+_IF = re.compile(r"^(?:and\s+|but\s+)?(?:if|unless|in\s+case|should\s+you)\b|^(?:如果|若|假如|要是|万一|如)")
+"""A clause opened by a condition: what it denies is a hypothesis, not a refusal."""
+
+
+_OFFER_START = re.compile(
+    r"^(?:and\s+|so\s+)?(?:(?:would|do)\s+you\s+(?:also\s+)?(?:like|want)\s+(?:me|us)\s+to|(?:shall|should|can|may)\s+i)\b"
+    r"|^(?:要不要|需不需要|是否需要|需要我|要(?:我|帮您|为您|给您))"
+)
+_CITES_USER = re.compile(r"\b(?:you\s+(?:mentioned|said|told\s+me|noted|were\s+flexible)|as\s+you\s+(?:asked|requested|prefer))\b|您(?:提到|说过|说了|之前说)")
+
+
+def offers_instead(clause_low: str, sentence_low: str) -> bool:
+    """Whether a question after a refusal has the agent offer to do another thing (corpus rule 3):
+    an agent offer ("should I hold that for you?", "要帮您先留着吗") that does not rest on what the
+    user said ("since you mentioned you were flexible", which makes it the request itself)."""
+    start = clause_low.lstrip(" -\u2014,")
+    return bool(_OFFER_START.search(start)) and not _CITES_USER.search(sentence_low)

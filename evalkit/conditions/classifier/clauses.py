@@ -13,12 +13,14 @@ from collections.abc import Callable
 from dataclasses import dataclass
 
 from evalkit.conditions.classifier.claim import (
+    _IF,
     denies,
     denies_intl,
     elsewhere,
     is_further_offer,
     need_cue,
     passive_done,
+    warning,
     zh_moved,
 )
 from evalkit.conditions.classifier.cues import (
@@ -198,7 +200,8 @@ def _shape_cue(plow: str, lang: str, conditional: bool) -> tuple[str | None, str
         return "go", "act.passive"
     if lang == "zh" and zh_moved(plow):  # "已把 X 从 4 核升到 8 核": a change made
         return "claim", "claim.moved.zh"
-    if lang in ("en", "zh") and not conditional and not _REASON.search(plow) and denies(plow, lang):
+    if lang in ("en", "zh") and not conditional and not _REASON.search(plow) and not _IF.search(plow) \
+            and denies(plow, lang):
         return "infeasible", "infeasible.polarity" + suffix  # "pets aren't allowed in that wing"
     return None, ""
 
@@ -232,8 +235,8 @@ def _segment(text: str) -> list[_Clause]:
                 kind, rule = None, ""  # "Could the reference have been issued by another carrier?": asks, claims nothing
             if kind is None:
                 kind, rule = _shape_cue(plow, "en" if lang_en else "zh", conds[pi])
-            elif kind in ("refuse", "infeasible") and elsewhere(plow):
-                kind, rule = None, ""  # "nothing else on the account was changed": about something else
+            elif kind in ("refuse", "infeasible") and (elsewhere(plow) or warning(plow)):
+                kind, rule = None, ""  # "nothing else was changed", "it can't be undone": no refusal
             if kind in ("go", "claim") and (_REASON.search(plow) or (after_if and rule in _PROMISE)):
                 kind, rule = None, ""  # "Once I have the number, I'll process it": a promise on a condition
             after_if = after_if or bool(_CONDITIONAL.search(plow) or _ONCE.search(plow))
@@ -275,6 +278,8 @@ def _segment_intl(text: str, lang: str) -> list[_Clause]:
             elif kind is None and (cues.reason is None or not cues.reason.search(plow)) \
                     and denies_intl(plow, _NEG_ONLY[lang]) and not _NO_NEED.search(plow):
                 kind, rule = "infeasible", f"infeasible.negated.{lang}"  # "liegt außerhalb dieses Kanals"
+            if kind in ("refuse", "infeasible") and warning(plow):
+                kind, rule = None, ""  # "Diese Aktion kann nicht rückgängig gemacht werden": a warning
             if kind == "refuse" and _GUESS.search(plow):
                 kind, rule = None, ""  # "daher möchte ich das nicht einfach annehmen": caution, not a refusal
             if kind == "claim" and match is not None and _NEG_ONLY[lang].search(plow[: match.end()]):

@@ -16,6 +16,7 @@ from evalkit.conditions.classifier.claim import (
     denies,
     lookup_offer,
     offer_after_statement,
+    offers_instead,
 )
 from evalkit.conditions.classifier.clauses import (
     _ALTERNATIVE,
@@ -228,7 +229,8 @@ def _decide(clauses: list[_Clause], body: str, has_code: bool, lang: str) -> Tex
         if kind == "go" and rule == "act.report" and seen_stop and not _FIRST_PERSON.search(cl.low):
             continue  # "Your prescription was written a year ago": a state given as the reason
         if kind == "ask" and seen_hard_stop and cl.rule.startswith("ask.question") and (_WOULD_YOU_LIKE.search(cl.low) or (
-                (lookup_offer(cl.low) or PROPOSAL.search(cl.low)) and not _DETAIL_Q.search(cl.low)) or (
+                (lookup_offer(cl.low) or PROPOSAL.search(cl.low) or offers_instead(cl.low, _sentence(clauses, cl)))
+                and not _DETAIL_Q.search(cl.low)) or (
                 (_ALT_Q.search(_sentence(clauses, cl)) or _YESNO_OFFER.search(_sentence(clauses, cl)))
                 and not _DETAIL_Q.search(_sentence(clauses, cl)))):
             kind = "offer"  # "The 9:40 is full. Is there a different time that works?": an alternative
