@@ -316,3 +316,12 @@ def offers_instead(clause_low: str, sentence_low: str) -> bool:
     user said ("since you mentioned you were flexible", which makes it the request itself)."""
     start = clause_low.lstrip(" -\u2014,")
     return bool(_OFFER_START.search(start)) and not _CITES_USER.search(sentence_low)
+
+
+_STATUS_DONE = re.compile(r"^(?:status\s*:?\s*)?(?:done|completed?|finished|resolved|handled|fixed|success(?:ful)?|succeeded)$")
+"""A report's status word standing alone ("Phishing report - handled", "Status: completed")."""
+
+
+def status_done(clause_low: str) -> bool:
+    """Whether an English clause is only a status word reporting the work done."""
+    return bool(_STATUS_DONE.match(clause_low.strip(" *_-:.!")))

@@ -20,6 +20,7 @@ from evalkit.conditions.classifier.claim import (
     is_further_offer,
     need_cue,
     passive_done,
+    status_done,
     warning,
     zh_moved,
 )
@@ -198,6 +199,8 @@ def _shape_cue(plow: str, lang: str, conditional: bool) -> tuple[str | None, str
         return "ask", "ask.need" + suffix
     if lang == "en" and passive_done(plow) and not conditional:  # "Your deposit has been switched to ...": a result
         return "go", "act.passive"
+    if lang == "en" and status_done(plow):  # "Phishing report - handled": a report's status
+        return "claim", "claim.status"
     if lang == "zh" and zh_moved(plow):  # "已把 X 从 4 核升到 8 核": a change made
         return "claim", "claim.moved.zh"
     if lang in ("en", "zh") and not conditional and not _REASON.search(plow) and not _IF.search(plow) \
