@@ -90,3 +90,10 @@ def test_offer_after_statement_needs_a_plain_report_before() -> None:
     assert offer_after_statement("would you like a second reminder an hour before?", report)
     assert not offer_after_statement("would you like me to book it?", "the room is available on tuesday at 3 pm")
     assert not offer_after_statement("would you like me to proceed?", report)
+
+
+def test_json_with_unknown_keys_is_read_by_its_prose_values() -> None:
+    done = classify_text('{"status": "ok", "summary": "Archived the 312 invoices from 2025 into the Finance/2025 folder."}')
+    asks = classify_text('{"question": "Which region should the new bucket live in: eu-west-1 or us-east-1?"}')
+    assert (done.label, asks.label) == ("act", "clarify")
+    assert classify_text('{"name": "cancel_order", "arguments": {"order_id": "W1"}}').label == "unknown"  # a tool call
