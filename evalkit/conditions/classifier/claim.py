@@ -177,12 +177,15 @@ _DENY_EN = re.compile(
     r"|\brather\s+than\s+(?:something\s+)?(?:i|we)\s+(?:should|can|could)\b|\bnot\s+on\s+the\s+\w+\s+list\b"
     r"|\b(?:reserved|restricted|limited)\s+(?:to|for)\b|\bgoes\s+against\b|\bagainst\s+(?:the|our)\s+(?:[\w-]+\s+){0,2}polic"
     r"|\b(?:is|are)\s+(?:all\s+|already\s+)*(?:taken|gone|booked\s+up)\b"
+    r"|\bthere\s+is\s+no\s+(?:option|way|means|ability|function|feature|mechanism|provision|facility)\b|\bno\s+option\s+to\b"
+    r"|\b(?:must|can\s+only|may\s+only|has\s+to|have\s+to)\s+be\s+(?:\w+\s+){0,2}(?:requested|done|made|submitted|approved|"
+    r"processed|handled|initiated|changed|authori[sz]ed|signed|placed)\s+by\b|\bonly\s+(?:the|a|an|your)\s+(?:[\w-]+\s+){0,2}can\b"
     r"|\bno\s+changes?\s+(?!(?:were\s+|was\s+|are\s+|is\s+)?(?:needed|required|necessary))\w+"
 )
 """A statement that denies a possibility, a permission, an availability or a future effect."""
 _DENY_ZH = re.compile(
     r"不(?:是我|在|属于|适用|予|能|可|会|允许|支持|接受|提供|参与|参加|包括|再)|无法|没法|办不了|做不了|绝不|未能|不了"
-    r"|[\u4e00-\u9fff]不(?:了|到(?!\s*\d)|进去|进|成)|(?:没有|未|没)(?:为|给|帮|替)(?:您|你)|(?:本次|这次|此次)(?:没有|未|并未)|(?:规定|政策|条款)[^，。]{0,6}(?:只限|仅限|仅供|只能)"
+    r"|[\u4e00-\u9fff]不(?:了|到(?!\s*\d)|进去|进|成)|已(?:经)?没(?:有)?了|只能由|必须由|(?:没有|未|没)(?:为|给|帮|替)(?:您|你)|(?:本次|这次|此次)(?:没有|未|并未)|(?:规定|政策|条款)[^，。]{0,6}(?:只限|仅限|仅供|只能)"
 )
 
 
@@ -252,7 +255,7 @@ def zh_moved(clause_low: str) -> bool:
 
 PROPOSAL = re.compile(
     r"\b(?:hear|learn|know)\s+(?:more\s+)?about\b|\binterested\s+in\b|\bopen\s+to\b|\bconsider\b|\btry\s+(?:a|an|the|another)\b"
-    r"|了解|考虑|看看|试试|感兴趣|哪(?:个|一个|种)[^，。]{0,8}(?:方便|合适|好|可以|行)"
+    r"|\bis\s+there\s+(?:something|anything)\b|(?:^|您看|你看)(?:可以|行|合适|方便)吗|了解|考虑|看看|试试|感兴趣|哪(?:个|一个|种)[^，。]{0,8}(?:方便|合适|好|可以|行)"
 )
 """A question proposing something to learn about or try: after a refusal, an alternative (corpus rule 3)."""
 
