@@ -184,7 +184,7 @@ _DENY_EN = re.compile(
 )
 """A statement that denies a possibility, a permission, an availability or a future effect."""
 _DENY_ZH = re.compile(
-    r"不(?:是我|在|属于|适用|予|能|可|会|允许|支持|接受|提供|参与|参加|包括|再)|无法|没法|办不了|做不了|绝不|未能|不了"
+    r"不(?:是我|在|属于|适用|予|能|可|会|允许|支持|接受|提供|参与|参加|包括|再|开通|办理|受理|处理|安排|退|换)|无法|没法|办不了|做不了|绝不|未能|不了"
     r"|[\u4e00-\u9fff]不(?:了|到(?!\s*\d)|进去|进|成)|已(?:经)?没(?:有)?了|只能由|必须由|(?:没有|未|没)(?:为|给|帮|替)(?:您|你)|(?:本次|这次|此次)(?:没有|未|并未)|(?:规定|政策|条款)[^，。]{0,6}(?:只限|仅限|仅供|只能)"
 )
 
@@ -228,6 +228,11 @@ _CAN_INTL = re.compile(
     r"g[ée]r[ée]e?s?|g[ée]rons|trait[ée]e?s?|traitons|bearbeitet|bearbeiten|gestiona|gestionamos|tramita|processad[oa]|tratad[oa]|"
     r"autoris[ée]e?s?|erlaubt|zul[äa]ssig|permitid[oa]s?|permite|permitimos)\b"
 )
+_FINAL_INTL = re.compile(
+    r"\b(?:verbindlich|vinculante|firme|esgotad[oa]s?|esgotaram|[ée]puis[ée]e?s?|agotad[oa]s?|ausverkauft|complet|completo|lotad[oa]s?)\b"
+    r"|完売|売り切れ|満席|満室|매진|품절|마감"
+)
+"""Final, sold-out and full: a request that cannot be had (French "complet", Korean 매진 ...)."""
 _BENIGN_INTL = re.compile(
     r"cobr|d[ée]bit|factur|belast|berechnet|diferen|diff[ée]rence|"
     r"necesari|n[ée]cessaire|n[öo]tig|erforderlich|necess[áa]ri|besoin|affect|afect|betroffen|probl|nada\s+m[áa]s|"
@@ -240,7 +245,8 @@ def denies_intl(clause_low: str, negation: re.Pattern[str]) -> bool:
     proper (``negation``, the language's pattern) of a "can / possible / handled / allowed" word, or an
     "outside of" phrase, not about a cost, a
     need or an effect ("no se le ha cobrado nada" is about something else)."""
-    denied = _OUTSIDE_INTL.search(clause_low) or negation.search(clause_low) and _CAN_INTL.search(clause_low)
+    denied = _OUTSIDE_INTL.search(clause_low) or _FINAL_INTL.search(clause_low) \
+        or negation.search(clause_low) and _CAN_INTL.search(clause_low)
     return bool(denied) and not _BENIGN_INTL.search(clause_low)
 
 
@@ -255,7 +261,8 @@ def zh_moved(clause_low: str) -> bool:
 
 PROPOSAL = re.compile(
     r"\b(?:hear|learn|know)\s+(?:more\s+)?about\b|\binterested\s+in\b|\bopen\s+to\b|\bconsider\b|\btry\s+(?:a|an|the|another)\b"
-    r"|\bis\s+there\s+(?:something|anything)\b|(?:^|您看|你看)(?:可以|行|合适|方便)吗|了解|考虑|看看|试试|感兴趣|哪(?:个|一个|种)[^，。]{0,8}(?:方便|合适|好|可以|行)"
+    r"|\b(?:servir(?:ia|iam)|conviendrai(?:t|ent)|convendr[íi]a(?:n)?|vendr[íi]a(?:n)?\s+bien|passt|passen|w[äa]re\s+(?:das|dies))\b"
+    r"|いかがでしょうか|괜찮으실까요|어떠세요|어떠신가요|\bis\s+there\s+(?:something|anything)\b|(?:^|您看|你看)(?:可以|行|合适|方便)吗|了解|考虑|看看|试试|感兴趣|哪(?:个|一个|种)[^，。]{0,8}(?:方便|合适|好|可以|行)"
 )
 """A question proposing something to learn about or try: after a refusal, an alternative (corpus rule 3)."""
 

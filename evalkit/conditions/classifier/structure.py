@@ -43,7 +43,8 @@ _ALT_DONE = re.compile(
 )
 _HANDOVER = re.compile(
     r"\b(?:weitergeleitet|[üu]bermittelt|transmis|enviado|encaminh\w*|reenviado|passed\s+on|forwarded|relayed)\b"
-    r"|转给|转交|连携|連携|転送|전달|(?:升级|上报|移交|提交)(?:给|到|至)"
+    r"|\b(?:submitted|filed|raised|logged|placed)\s+(?:a|an)\s+(?:[\w-]+\s+){0,3}request\b|\breq-?\d+"
+    r"|转给|转交|连携|連携|転送|전달|(?:升级|上报|移交|提交)(?:给|到|至)|提交了[^，。]{0,16}申请"
 )
 """Details handed over to another team: after a refusal, an alternative done instead (corpus rule 4);
 before one, possibly the request itself ("I've sent your leave request to your manager")."""
