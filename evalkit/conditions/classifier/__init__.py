@@ -164,8 +164,9 @@ Rule ids:
 
 Speed:
     Regexes are compiled at import; English and Chinese cues are split by script. About
-    0.2 ms for a reply of a few sentences, about 1 ms for a long structured English one (the
-    shipped corpus: about 0.5 ms a text on average on a busy 2-core machine); the verdicts of recent texts are cached.
+    0.2 ms for a reply of a few sentences, a few ms for a long structured English one (the
+    shipped corpus with its held-out part: about 1.2 ms a text on average on a busy 2-core machine);
+    the verdicts of recent texts are cached.
 
 Known limits:
     * Keyword rules, not understanding: sarcasm, double negation, and refusals phrased as plain
