@@ -137,7 +137,7 @@ def need_cue(clause_low: str, lang: str = "en") -> bool:
         pat = _NEED_OTHER.get(lang)
         return bool(pat and pat.search(clause_low))
     m = _NEED_EN.search(clause_low)
-    return bool(m) and not _NOT_NEED.search(clause_low[m.start():])
+    return m is not None and not _NOT_NEED.search(clause_low[m.start():])
 
 
 _PASSIVE_DONE = re.compile(
