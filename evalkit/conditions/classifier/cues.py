@@ -14,10 +14,7 @@ from __future__ import annotations
 import re
 from typing import Final
 
-from evalkit.conditions.classifier.cues_service import (
-    INFEASIBLE_SERVICE,
-    REFUSAL_SERVICE,
-)
+from evalkit.conditions.classifier.cues_service import INFEASIBLE_SERVICE, REFUSAL_SERVICE
 from evalkit.conditions.classifier.matcher import _c, _Cue, _CueGroup
 
 # --------------------------------------------------------------------------- shared fragments
