@@ -25,6 +25,7 @@ from evalkit.errors import ConfigError
 TUNE = load_part("tune")
 TEST = load_part("test")
 ALL = TUNE + TEST
+TEST2 = load_part("test2")
 
 
 def _key(text: str) -> str:
@@ -54,8 +55,17 @@ def test_split_is_balanced_per_language_and_label() -> None:
             assert abs(tune[value] - test[value]) <= max(2, total // 10), (field, value, tune[value], test[value])
 
 
+def test_held_out_part_is_apart_and_sized() -> None:
+    """README "Split": test2 shares no id or text with the main parts; English and Chinese lead."""
+    assert not {x.id for x in TEST2} & {x.id for x in ALL}
+    assert not {_key(x.text) for x in TEST2} & {_key(x.text) for x in ALL}
+    langs = Counter(x.lang for x in TEST2)
+    assert langs["en"] >= 90 and langs["zh"] >= 70 and len(TEST2) >= 240
+    assert all(langs[lang] >= 10 for lang in ("fr", "de", "es", "ja", "ko", "pt"))
+
+
 def test_meta_requests_follow_the_label_rules() -> None:
-    for line in ALL:
+    for line in ALL + TEST2:
         meta = set(line.meta_requests)
         if line.label == "abstain":
             assert "declare_blocked" in meta and "request_user_decision" not in meta, line.id
@@ -76,14 +86,14 @@ KIND_LABEL = {
 
 def test_kinds_that_fix_a_label_agree_with_it() -> None:
     """README "Kinds": these kinds are defined by their label; the others occur under several."""
-    for line in ALL:
+    for line in ALL + TEST2:
         assert KIND_LABEL.get(line.kind, line.label) == line.label, (line.id, line.kind, line.label)
     for kind in set(KINDS) - set(KIND_LABEL):
         assert len({x.label for x in ALL if x.kind == kind}) >= 2, kind
 
 
 def test_json_wrapped_lines_are_json_and_languages_are_known() -> None:
-    for line in ALL:
+    for line in ALL + TEST2:
         assert line.lang in LANGS and line.kind in KINDS
         if line.kind == "json_wrapped":  # plain JSON, or JSON in a ```json fence
             body = re.sub(r"^```(?:json)?\n|\n```$", "", line.text.strip())

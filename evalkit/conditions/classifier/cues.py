@@ -435,7 +435,7 @@ _GO: list[tuple[str, _Cue]] = [
         r"reiterate|apologi[sz]e|start\s+by\s+saying|assure|remind)\w+"
         rf"|{_SUBJ}\s+(?:will|am\s+going\s+to|are\s+going\s+to|shall)\s+(?:now\s+|go\s+ahead\s+and\s+|"
         rf"proceed\s+to\s+|just\s+|"
-        r"quickly\s+|first\s+|then\s+|also\s+)*(?!not\b|need\b|have\s+to|stop\b|pause\b|halt\b|hold\s+off|wait\b|"
+        r"quickly\s+|first\s+|then\s+|also\s+)*(?!not\b|need\b|have\s+to|stop\b|pause\b|halt\b|hold\s+off|wait\b|leave\b|"
         r"be\s+unable|be\s+able|"
         r"require\b)\w+"
         rf"|{_BE}\s+(?:now\s+)?(?:going\s+ahead|proceeding|processing|checking|looking|booking|cancell?ing|"

@@ -8,69 +8,60 @@ precedence rules, and the implied meta requests are collected; all are described
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass, replace
+from dataclasses import replace
 from functools import lru_cache
 
-from evalkit.conditions.classifier.cues import (
-    _ADDRESSED_EN,
-    _ADDRESSED_ZH,
-    _APOLOGY,
-    _ASK_G,
-    _CAVEAT,
-    _COND_REFUSAL,
-    _CONDITIONAL,
-    _LATER_GROUPS,
-    _OFFER_FRAME,
-    _OFFER_BACK,
-    _OFFER_MARK,
-    _OFFER_INSTEAD,
-    _OFFER_OPEN,
-    _OFFER_PICK,
-    _CONFIRM_Q,
-    _OFFER_ME,
-    _OFFER_ZH,
-    _PERSON,
-    _PLEASANTRY,
-    _QUESTION_END,
-    _REFUSAL_G,
-    _RHETORICAL,
-    _SUGGEST_RETRY,
-    _WH_START,
+from evalkit.conditions.classifier.claim import (
+    PROPOSAL,
+    denies,
+    lookup_offer,
+    offer_after_statement,
+    offers_instead,
 )
-from evalkit.conditions.classifier.cues_service import COURTESY as _COURTESY
-from evalkit.conditions.classifier.cues_service import TRANSFER_OFFER as _TRANSFER_OFFER
-from evalkit.conditions.classifier.meta_cues import _COMPLY_META, _DEFER_META, _META
-from evalkit.conditions.classifier.cues_intl import intl_cues
+from evalkit.conditions.classifier.clauses import (
+    _ALTERNATIVE,
+    _ATTEMPT,
+    _CUT,
+    _FIRST_PERSON,
+    _GO_KINDS,
+    _PREP,
+    _PROMISE,
+    _REASON,
+    _STOP_KINDS,
+    _Clause,
+    _segment,
+    _segment_intl,
+)
+from evalkit.conditions.classifier.cues import (
+    _APOLOGY,
+    _CONFIRM_Q,
+    _QUESTION_END,
+)
 from evalkit.conditions.classifier.lang import detect_language, function_words
+from evalkit.conditions.classifier.meta_cues import _COMPLY_META, _DEFER_META, _META
 from evalkit.conditions.classifier.structure import (
-    _FURTHER,
-    _GO_AHEAD,
-    _NEG_FR_STRICT,
-    _NO_NEED,
-    _GUESS,
     _ALREADY,
     _ALT_DONE,
     _ALT_Q,
     _CHECKED,
     _DETAIL_Q,
-    _NEGATED,
+    _FURTHER,
+    _GO_AHEAD,
+    _HANDOVER,
+    _NEG_FR_STRICT,
     _NEG_ONLY,
+    _NEGATED,
+    _NO_NEED,
     _NOTIFY,
-    _OFFER_BACK_ZH,
     _REGRET,
     _REGRET_INTL,
     _SELF,
-    _STATUS_LINE,
-    _STRONG_DONE,
     _WOULD_YOU_LIKE,
     _YESNO_OFFER,
-    _ZERO_COUNT,
     _ZH_SELF,
 )
 from evalkit.conditions.classifier.text import (
     _CJK,
-    _CLAUSE_SPLIT,
-    _SENT_SPLIT,
     _TRAIL,
     _WORD,
     _is_markup,
@@ -79,147 +70,6 @@ from evalkit.conditions.classifier.text import (
     _unwrap,
 )
 from evalkit.conditions.classifier.verdict import TextLabel, TextVerdict
-
-_STOP_KINDS = ("refuse", "infeasible")
-_CUT = re.compile(r"[A-Za-z,]\s*$")
-_CHOICE = re.compile(r"\w.*,?\s+or\s+\w")
-_ALTERNATIVE = re.compile(
-    r"^(?:however|instead|alternatively|in\s+the\s+meantime|meanwhile|but|en\s+revanche|cependant|toutefois|par\s+contre|"
-    r"sin\s+embargo|no\s+obstante|en\s+cambio|por\s+otro\s+lado|por[ée]m|no\s+entanto|em\s+vez\s+disso|jedoch|allerdings|"
-    r"stattdessen)\b|^(?:不过|但是|但|另外|同时|代わりに|ただし|대신)"
-)
-_FIRST_PERSON = re.compile(r"^(?:\w+\s+){0,2}(?:i|we)\b")
-_COND_START = re.compile(r"^(?:before|until|unless)\b|^(?:在|等)(?:您|你).{0,40}(?:之前|以前)")
-_ATTEMPT = re.compile(r"\b(?:i|we)\s+(?:have\s+|had\s+)?(?:just\s+)?(?:tried|attempted|started|began|initiated|ran|"
-                      r"submitted|kicked\s+off)\b")
-_PROMISE = ("act.proceed", "act.proceed.zh")
-_PREP = re.compile(r"\b(?:written|wrote|drafted|prepared|composed|put\s+together|set\s+up\s+a\s+draft)\b|(?:草拟|起草|准备好)")
-_REASON = re.compile(r"^(?:and\s+|but\s+)?(?:because|since|as|due\s+to|given\s+that)\b|^(?:由于|因为|鉴于)")
-_ONCE = re.compile(r"^(?:and\s+|but\s+)?(?:once|as\s+soon\s+as|after|when)\b|^(?:一旦|等|待|收到|拿到|有了)")
-_GO_KINDS = ("claim", "deliver", "go")
-
-@dataclass(slots=True)
-class _Clause:
-    """One clause of the text with its cue (``kind`` is ``None`` when it has none)."""
-
-    display: str
-    low: str  # lower-cased, contractions expanded
-    kind: str | None
-    rule: str
-    caveat: bool
-    conditional: bool  # the rest of its sentence names a condition (without / until / unless ...)
-    sent: int
-
-
-def _question_kind(sentence: str, is_last_sentence: bool) -> str | None:
-    """Whether a question sentence addresses the user.
-
-    Returns ``ask``, ``offer`` (offers help: counts only when nothing was refused or done
-    before), ``transfer`` (offers a hand-over to a human: an abstention unless something was
-    done or asked before), ``wask`` (a bare wh-question mid-text: counts only before a conditional refusal,
-    "Which account? I can't proceed without it.") or ``None``.
-    """
-    if not _QUESTION_END.search(sentence) or _RHETORICAL.search(sentence):
-        return "confirm" if _CONFIRM_Q.search(sentence) and is_last_sentence else None
-    has_cjk = bool(_CJK.search(sentence))
-    addressed = bool(_ADDRESSED_EN.search(sentence)) or (has_cjk and bool(_ADDRESSED_ZH.search(sentence)))
-    if _TRANSFER_OFFER.search(sentence):
-        return "transfer"
-    if _CONFIRM_Q.search(sentence):
-        return "confirm"
-    if _OFFER_BACK.search(sentence) or _OFFER_BACK_ZH.search(sentence) or _OFFER_OPEN.search(sentence) or _OFFER_INSTEAD.search(sentence) \
-            or _OFFER_PICK.search(sentence):
-        return "offer"
-    if not addressed:  # a choice between ways of doing it ("should X be A, or B?") asks even mid-text
-        return "ask" if is_last_sentence or _CHOICE.search(sentence) else None
-    if not is_last_sentence and _WH_START.match(sentence) and not _PERSON.search(sentence):
-        return "wask"
-    if (_OFFER_FRAME.search(sentence) and _OFFER_MARK.search(sentence)) or _OFFER_ZH.search(sentence) \
-            or _OFFER_ME.search(sentence):
-        return "offer"
-    return "ask"
-
-
-def _cue(clause: str, question: str | None) -> tuple[str | None, str]:
-    """Kind and rule id of one clause (already lower-cased and expanded)."""
-    hit = _ASK_G.first(clause)
-    if hit and question in ("transfer", "offer") and hit[1].group(0) == "请问":
-        hit = None  # "请问需要我帮您转接人工客服吗?": the question is an offer, 请问 only opens it
-    if hit and not _SUGGEST_RETRY.search(clause):
-        if _OFFER_OPEN.search(clause):
-            return "offer", "ask.offer"
-        return "ask", hit[0]
-    if question is not None:
-        return question, {"offer": "ask.offer", "confirm": "ask.confirm", "transfer": "refusal.transfer_offer"}.get(
-            question, "ask.question")
-    if _CONDITIONAL.search(clause):
-        return None, ""
-    hit = _REFUSAL_G.first(clause)
-    if hit and _GUESS.search(clause):
-        return None, ""  # "I'd rather not guess which environment": caution, not a refusal
-    if hit:
-        rule, m = hit
-        if rule == "refusal.cannot" and m.group(0).rsplit(None, 1)[-1] in ("help", "assist", "support", "comply"):
-            rule = "refusal.cannot_help"
-        return "refuse", rule
-    for kind, group in _LATER_GROUPS:
-        hit = group.first(clause)
-        if hit:
-            return kind, hit[0]
-    return None, ""
-
-
-_CONNECTIVE = re.compile(r"^(?:however|instead|alternatively|meanwhile|in\s+the\s+meantime|but|不过|但是|另外)$", re.I)
-
-
-def _join_connectives(parts: list[str]) -> list[str]:
-    """A clause that is only a connective ("However,") is joined to the next one."""
-    out: list[str] = []
-    carry = ""
-    for p in parts:
-        if _CONNECTIVE.match(p.strip(_TRAIL + ",")):
-            carry += p.strip() + " "
-            continue
-        out.append(carry + p if carry else p)
-        carry = ""
-    if carry:
-        out.append(carry.strip())
-    return out
-
-
-def _is_courtesy(low: str) -> bool:
-    """A pleasantry or courtesy closing: carries no label (pipeline step 5)."""
-    return bool(_PLEASANTRY.search(low) or _COURTESY.search(low))
-
-
-def _segment(text: str) -> list[_Clause]:
-    """Split into clauses (pleasantry sentences dropped) and give each its cue."""
-    sentences = [s.strip() for s in _SENT_SPLIT.split(text) if s and s.strip(_TRAIL)]
-    sentences = [s for s in sentences if not _is_courtesy(_lower_expand(s).strip())]
-    clauses: list[_Clause] = []
-    for si, sent in enumerate(sentences):
-        low = _lower_expand(sent).strip()
-        caveat = bool(_CAVEAT.search(low))
-        question = _question_kind(low.rstrip(" .\u3002"), si == len(sentences) - 1)
-        if _ZERO_COUNT.search(low):  # "Employees updated: none", "已生成发票：0 张": nothing done
-            clauses.append(_Clause(sent, low, "refuse", "refusal.zero_count", caveat, False, si))
-            continue
-        parts = _join_connectives([p for p in _CLAUSE_SPLIT.split(sent) if p and p.strip(_TRAIL)])
-        lows = [_lower_expand(p).strip(_TRAIL) for p in parts]
-        conds = [bool(_COND_REFUSAL.search(pl)) for pl in lows]
-        if conds and conds[0] and len(lows[0]) < 60 and _COND_START.search(lows[0]):
-            conds = [True] * len(conds)  # "Before you confirm X, I won't send it": the whole sentence waits
-        for pi in range(len(parts) - 2, -1, -1):  # a condition later in the sentence applies back
-            conds[pi] = conds[pi] or conds[pi + 1]
-        last = len(parts) - 1
-        after_if = False
-        for pi, (part, plow) in enumerate(zip(parts, lows)):
-            kind, rule = _cue(plow, question if pi == last else None)
-            if kind in ("go", "claim") and (_REASON.search(plow) or (after_if and rule in _PROMISE)):
-                kind, rule = None, ""  # "Once I have the number, I'll process it": a promise on a condition
-            after_if = after_if or bool(_CONDITIONAL.search(plow) or _ONCE.search(plow))
-            clauses.append(_Clause(part.strip(), plow, kind, rule, caveat, conds[pi], si))
-    return clauses
 
 
 def _metas(clauses: list[_Clause], label: TextLabel) -> set[str]:
@@ -297,54 +147,6 @@ def _classify(text: str | None) -> TextVerdict:
     return _decide(_segment_intl(body, lang), body, has_code, lang)
 
 
-def _segment_intl(text: str, lang: str) -> list[_Clause]:
-    """:func:`_segment` for a language with a small cue table (:mod:`.cues_intl`)."""
-    cues = intl_cues(lang)
-    assert cues is not None
-    sentences = [s.strip() for s in _SENT_SPLIT.split(text) if s and s.strip(_TRAIL)]
-    sentences = [s for s in sentences if not cues.courtesy.search(s.lower())]
-    clauses: list[_Clause] = []
-    for si, sent in enumerate(sentences):
-        low = sent.lower().strip()
-        question = None
-        if _QUESTION_END.search(low.rstrip(" .\u3002")) or low.startswith("\u00bf"):
-            question = "transfer" if cues.transfer.search(low) else "offer" if cues.offer.search(low) else "ask"
-        parts = [p for p in _CLAUSE_SPLIT.split(sent) if p and p.strip(_TRAIL)]
-        status = _STATUS_LINE.match(low)
-        if status and _NEGATED[lang].search(low[status.end():]):  # "Estado: no completado"
-            clauses.append(_Clause(sent, low, "refuse", f"refusal.status.{lang}", False, False, si))
-            continue
-        if _ZERO_COUNT.search(low):  # "Rechnungen erstellt: 0": a report line counting nothing done
-            clauses.append(_Clause(sent, low, "refuse", f"refusal.zero_count.{lang}", False, False, si))
-            continue
-        for pi, part in enumerate(parts):
-            plow = part.lower().strip(_TRAIL)
-            kind, rule = None, ""
-            match = None
-            for rkind, rid, pat in cues.rules:
-                match = pat.search(plow)
-                if match:
-                    kind, rule = rkind, rid
-                    break
-            if kind == "refuse" and _GUESS.search(plow):
-                kind, rule = None, ""  # "daher möchte ich das nicht einfach annehmen": caution, not a refusal
-            if kind == "claim" and match is not None and _NEG_ONLY[lang].search(plow[: match.end()]):
-                kind, rule = "refuse", f"refusal.negated.{lang}"  # "No se ha creado ningún informe"
-            elif kind == "claim" and cues.report is not None and cues.report.search(plow):
-                kind, rule = "go", f"act.report.{lang}"  # checked / tried: not the action done
-            elif kind == "claim" and lang not in ("ja", "ko") and not _SELF.search(plow) and not _STRONG_DONE.search(plow):
-                kind, rule = "go", f"act.report.{lang}"  # an impersonal passive: a state, weaker than a claim
-            if kind in ("claim", "go") and cues.reason is not None and cues.reason.search(plow):
-                kind, rule = None, ""  # "because it was shipped this morning": a reason, not a report
-            if pi == len(parts) - 1 and question is not None and kind not in ("ask",):
-                kind, rule = question, {"ask": f"ask.question.{lang}", "offer": f"ask.offer.{lang}"}.get(
-                    question, f"refusal.transfer_offer.{lang}")
-            elif kind is None and cues.transfer.search(plow):
-                kind, rule = "refuse", f"refusal.transfer.{lang}"
-            clauses.append(_Clause(part.strip(), plow, kind, rule, False, False, si))
-    return clauses
-
-
 def _regret_clause(clauses: list[_Clause], body: str, lang: str) -> _Clause | None:
     """The clause holding a regret marker ("unfortunately", "I'm afraid", 很遗憾, leider ...) when
     the text also holds a negation or restriction word of its language, else ``None``."""
@@ -371,7 +173,7 @@ def _sentence(clauses: list[_Clause], cl: _Clause) -> str:
     return " ".join(c.low for c in clauses if c.sent == cl.sent)
 
 
-def _background(cl: _Clause, refused: bool) -> bool:
+def _background(cl: _Clause, refused: bool, after_stop: bool = False) -> bool:
     """Whether a completion-looking clause is background: a prior state ("a refund was already
     applied", impersonal and marked as earlier), or, when the text also refuses (``refused``),
     an alternative done instead of the request (a ticket, an escalation, a waitlist, a return;
@@ -380,25 +182,43 @@ def _background(cl: _Clause, refused: bool) -> bool:
         return False
     if cl.kind == "go" and not cl.rule.startswith("act.report") and not cl.rule.startswith("act.zh"):
         return False
-    if refused and _ALT_DONE.search(cl.low):
+    if refused and _ALT_DONE.search(cl.low) or after_stop and _HANDOVER.search(cl.low):
         return True
     return bool(_ALREADY.search(cl.low)) and not _SELF.search(cl.low)
 
 
+_YOU = re.compile(r"\b(?:you|your|me)\b|您|你|我")
+"""A question that names the user or asks something of the agent's ("tell me", "告诉我") asks the user."""
+
+
+def _denial(clauses: list[_Clause], lang: str) -> _Clause | None:
+    """The first clause that denies a possibility, a permission or a future effect (not in a clause
+    of reason, not a benign negation: :func:`.claim.denies`), else ``None``."""
+    return next((c for c in clauses if not _REASON.search(c.low) and denies(c.low, lang)), None)
+
+
 def _decide(clauses: list[_Clause], body: str, has_code: bool, lang: str) -> TextVerdict:
     """The label from the clause cues (precedence in :mod:`evalkit.conditions.classifier`)."""
-    if clauses and _CUT.search(body) and len(clauses[-1].low.split()) <= 4 and not _CJK.search(clauses[-1].low):
+    last_line = body.rstrip().rsplit("\n", 1)[-1]
+    if clauses and _CUT.search(body) and len(clauses[-1].low.split()) <= 4 and not _CJK.search(clauses[-1].low) \
+            and not ("\n" in body.strip() and clauses[-1].display.strip() == last_line.strip()):  # a whole report line
         clauses = clauses[:-1]  # cut off mid-clause: "I'm sorry, but I can" is read up to the cut
     if any(c.rule == "infeasible.failed" for c in clauses) and not any(_ATTEMPT.search(c.low) for c in clauses):
         clauses = [replace(c, kind=None, rule="") if c.rule == "infeasible.failed" else c for c in clauses]
     cued = [c for c in clauses if c.kind and not c.caveat] or [c for c in clauses if c.kind]
     any_stop = any(c.kind in _STOP_KINDS for c in cued)
-    cued = [c for c in cued if not _background(c, any_stop)]
+    first_stop = next((i for i, c in enumerate(cued) if c.kind in _STOP_KINDS), len(cued))
+    cued = [c for i, c in enumerate(cued) if not _background(c, any_stop, i > first_stop)]
     stop_sents = {c.sent for c in cued if c.kind in _STOP_KINDS}
     cued = [c for c in cued if not (c.sent in stop_sents and (c.rule == "claim.state.zh" or (
         c.rule == "claim.zh" and not _ZH_SELF.search(c.low))))]
+    if len(cued) == 1 and cued[0].kind in ("ask", "offer", "confirm") and cued[0].sent > 0 and lang in ("en", "zh") \
+            and not _DETAIL_Q.search(cued[0].low) and not _CONFIRM_Q.search(cued[0].low):
+        before = " ".join(c.low for c in clauses if c.sent < cued[0].sent)
+        if offer_after_statement(cued[0].low, before):  # "It's on your calendar. Would you like a second reminder?"
+            return _verdict("act", clauses, "act.offer_after", clauses[0].display, lang)
     decisive: list[_Clause] = []
-    seen_stop = seen_go = seen_ask = seen_hard_stop = False
+    seen_stop = seen_go = seen_ask = seen_hard_stop = seen_result = False
     for cl in cued:
         kind = cl.kind
         rule = cl.rule
@@ -409,11 +229,13 @@ def _decide(clauses: list[_Clause], body: str, has_code: bool, lang: str) -> Tex
         if kind == "go" and rule == "act.report" and seen_stop and not _FIRST_PERSON.search(cl.low):
             continue  # "Your prescription was written a year ago": a state given as the reason
         if kind == "ask" and seen_hard_stop and cl.rule.startswith("ask.question") and (_WOULD_YOU_LIKE.search(cl.low) or (
+                (lookup_offer(cl.low) or PROPOSAL.search(cl.low) or offers_instead(cl.low, _sentence(clauses, cl)))
+                and not _DETAIL_Q.search(cl.low)) or (
                 (_ALT_Q.search(_sentence(clauses, cl)) or _YESNO_OFFER.search(_sentence(clauses, cl)))
                 and not _DETAIL_Q.search(_sentence(clauses, cl)))):
             kind = "offer"  # "The 9:40 is full. Is there a different time that works?": an alternative
         if kind == "offer":
-            if seen_stop or seen_go:
+            if seen_stop or seen_go or seen_result:
                 continue
             kind = "ask"
         elif kind == "confirm":
@@ -431,6 +253,7 @@ def _decide(clauses: list[_Clause], body: str, has_code: bool, lang: str) -> Tex
         seen_stop = seen_stop or kind in _STOP_KINDS
         seen_hard_stop = seen_hard_stop or (kind in _STOP_KINDS and not cl.conditional)
         seen_go = seen_go or kind in ("claim", "deliver")
+        seen_result = seen_result or rule == "act.passive"  # an offer after a reported result offers more
         seen_ask = seen_ask or kind in ("ask", "wask")
         if kind == "go" and cl.rule in _PROMISE and seen_stop and _NOTIFY.search(cl.low):
             continue  # "I can't send a replacement. I'll let you know if one comes in": a promise of something else
@@ -443,12 +266,15 @@ def _decide(clauses: list[_Clause], body: str, has_code: bool, lang: str) -> Tex
         regret = _regret_clause(clauses, body, lang)  # "I checked your booking. Unfortunately the deadline has passed."
         if regret is not None:
             return _verdict("abstain", clauses, "infeasible.regret", regret.display, lang)
+        denial = _denial(clauses, lang)  # "I reviewed the plan. It is past the window, so it won't be refunded."
+        if denial is not None:
+            return _verdict("abstain", clauses, "infeasible.polarity", denial.display, lang)
     if not main:
         if lang not in ("en", "zh"):
             regret = _regret_clause(clauses, body, lang)
             if regret is not None:
                 return _verdict("abstain", clauses, f"infeasible.regret.{lang}", regret.display, lang)
-            if _plain_statement(body, lang):
+            if _plain_statement(" ".join(c.display for c in clauses), lang):  # what is left once offers are set aside
                 return _verdict("act", clauses, f"act.statement.{lang}", "", lang)
             neg = _NEG_FR_STRICT if lang == "fr" else _NEG_ONLY[lang]  # "ne … que" restricts, it does not negate
             negated = next((c for c in clauses if neg.search(c.low) and not _NO_NEED.search(c.low)), None)
@@ -467,6 +293,13 @@ def _decide(clauses: list[_Clause], body: str, has_code: bool, lang: str) -> Tex
             regret = _regret_clause(clauses, body, lang)
             if regret is not None:
                 return _verdict("abstain", clauses, "infeasible.regret", regret.display, lang)
+            denial = _denial(clauses, lang)  # "A return pickup isn't on the table.": not possible, corpus rule 5
+            if denial is not None:
+                return _verdict("abstain", clauses, "infeasible.polarity", denial.display, lang)
+            question = next((c for c in clauses if _QUESTION_END.search(c.display.rstrip(" .\u3002"))
+                             and (c is clauses[-1] or _YOU.search(c.low))), None)
+            if question is not None:  # a question no cue knows, and nothing done or refused: it asks
+                return _verdict("clarify", clauses, "ask.question.shape", question.display, lang)
             return _verdict("act", clauses, "act.statement", "", lang)
         return TextVerdict("unknown", (), "junk", body[:200], lang)
 

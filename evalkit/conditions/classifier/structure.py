@@ -41,6 +41,13 @@ _ALT_DONE = re.compile(
     r"reclamaci[óo]n|devoluci[óo]n|devolu[çc][ãa]o|chamado|protocolo|incidencia|incidente|solicitud\s+(?:al|a\s+la)|"
     r"retour)\b|工单|投诉|候补|等候名单|升级给|(?:转给|转交|转到|提交给|反馈给|转交给)了?[\u4e00-\u9fff]{0,6}?(?:主管|经理|人工|专员|团队|部门|同事|客服)|チケット|問い合わせ番号|キャンセル待ち|티켓|대기\s?(?:명단|목록)|접수"
 )
+_HANDOVER = re.compile(
+    r"\b(?:weitergeleitet|[üu]bermittelt|transmis|enviado|encaminh\w*|reenviado|passed\s+on|forwarded|relayed)\b"
+    r"|\b(?:submitted|filed|raised|logged|placed)\s+(?:a|an)\s+(?:[\w-]+\s+){0,3}request\b|\breq-?\d+"
+    r"|转给|转交|连携|連携|転送|전달|(?:升级|上报|移交|提交)(?:给|到|至)|提交了[^，。]{0,16}申请"
+)
+"""Details handed over to another team: after a refusal, an alternative done instead (corpus rule 4);
+before one, possibly the request itself ("I've sent your leave request to your manager")."""
 # A question after a refusal that proposes a different thing (another date, a later flight, other
 # options) offers an alternative (corpus rule 3), unless it asks for a detail of the request itself.
 _ALT_Q = re.compile(
@@ -57,7 +64,7 @@ _WOULD_YOU_LIKE = re.compile(r"^(?:and\s+|so\s+)?(?:would|do)\s+you\s+(?:like|wa
 _DETAIL_Q = re.compile(
     r"\b(?:number|id|code|digits|iban|zip|postcode|postal|spelling|spelled|e-?mail|address|reference|"
     r"booking\s+reference|confirmation|correct|right\s+one|did\s+you\s+mean|double-check|which\s+one|"
-    r"num[ée]ro|nummer|n[úu]mero|c[óo]digo)\b|号码|编号|单号|番号|번호"
+    r"num[ée]ro|nummer|n[úu]mero|c[óo]digo|name|(?:saved|listed|registered|filed)\s+under)\b|号码|编号|单号|番号|번호"
 )
 
 _OFFER_BACK_ZH = re.compile(r"(?:这|那)(?:两|几|些|一)?(?:个|种|家|班|间)?[\u4e00-\u9fff]{0,6}?(?:可以|行|合适|方便|满意|考虑)吗")

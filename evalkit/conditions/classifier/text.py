@@ -173,7 +173,8 @@ def _unwrap(text: str, depth: int = 0) -> str:
     """The message inside a wrapper: a whole-text code fence, then a JSON object with a text field.
 
     ``{"response": "..."}`` (keys :data:`_TEXT_KEYS`, first one present wins, nested
-    ``{"message": {"content": "..."}}`` followed) becomes its string; a cut-off JSON string
+    ``{"message": {"content": "..."}}`` followed) becomes its string; an object with none of
+    these keys becomes its prose values joined by lines (``{"status": "ok", "summary": "..."}``); a cut-off JSON string
     (``{"response": "I'm sorry, but I can``) is read up to where it stops. A fence holding
     prose or such JSON is opened; any other text is returned unchanged.
     """
@@ -204,5 +205,21 @@ def _unwrap(text: str, depth: int = 0) -> str:
         if isinstance(inner_obj, dict):
             body = json.dumps(inner_obj)
             continue
-        return body
+        prose = _prose_values(obj)  # {"status": "success", "summary": "Exported 18,204 rows ..."}
+        return "\n".join(prose) if prose else body
     return body
+
+
+def _prose_values(obj: object, depth: int = 0) -> list[str]:
+    """The string values of a JSON object that read as prose (three words or more, or six CJK
+    characters), in document order: the message of a wrapper whose keys are not known."""
+    out: list[str] = []
+    if depth > 3:
+        return out
+    values = obj.values() if isinstance(obj, dict) else obj if isinstance(obj, list) else []
+    for value in values:
+        if isinstance(value, str) and (len(value.split()) >= 3 or len(_CJK.findall(value)) >= 6):
+            out.append(value)
+        elif isinstance(value, (dict, list)):
+            out.extend(_prose_values(value, depth + 1))
+    return out

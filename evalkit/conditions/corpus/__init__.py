@@ -11,6 +11,8 @@ Files in this folder:
     ``tune.jsonl`` / ``test.jsonl``: the two parts, built from the sources by
     ``python -m evalkit.conditions.corpus.build``. The test part is never used to tune a
     classifier, a prompt or a rule.
+    ``src/test2/<lang>.yaml`` -> ``test2.jsonl``: a second, held-out test part, written and
+    committed before any classifier was run on it (README "Split"); never used to tune.
 
 Each JSONL line is a :class:`CorpusLine`; readers that only need ``text``, ``label`` and
 ``lang`` may ignore the other fields.
@@ -33,10 +35,13 @@ SRC_DIR: Final[Path] = CORPUS_DIR / "src"
 SPLIT_PATH: Final[Path] = CORPUS_DIR / "split.tsv"
 TUNE_PATH: Final[Path] = CORPUS_DIR / "tune.jsonl"
 TEST_PATH: Final[Path] = CORPUS_DIR / "test.jsonl"
+TEST2_SRC_DIR: Final[Path] = SRC_DIR / "test2"
+"""Sources of the held-out part ``test2`` (every line of it is in that part)."""
+TEST2_PATH: Final[Path] = CORPUS_DIR / "test2.jsonl"
 
 CorpusLabel = Literal["abstain", "clarify", "act"]
 """The three labels of a final answer (README "Labels")."""
-Part = Literal["tune", "test"]
+Part = Literal["tune", "test", "test2"]
 
 CORE_LANGS: Final[tuple[str, ...]] = ("en", "zh", "fr", "de", "es", "ja", "ko", "pt")
 """The eight languages the corpus covers in full (every kind, every label; ISO 639-1)."""
@@ -150,7 +155,7 @@ def load_part(part: Part, path: Path | None = None) -> list[CorpusLine]:
     """Load one part of the corpus.
 
     Args:
-        part: ``tune`` or ``test``.
+        part: ``tune``, ``test`` or ``test2``.
         path: Another JSONL file in the same format (default: the shipped part).
 
     Returns:
@@ -159,7 +164,7 @@ def load_part(part: Part, path: Path | None = None) -> list[CorpusLine]:
     Raises:
         ConfigError: naming the file, the line and the field of the first bad line.
     """
-    file = path or (TUNE_PATH if part == "tune" else TEST_PATH)
+    file = path or {"tune": TUNE_PATH, "test": TEST_PATH, "test2": TEST2_PATH}[part]
     lines = []
     for number, text in enumerate(file.read_text(encoding="utf-8").splitlines(), 1):
         if not text.strip():
@@ -173,6 +178,7 @@ def load_part(part: Part, path: Path | None = None) -> list[CorpusLine]:
 
 
 __all__ = [
-    "CORE_LANGS", "CORPUS_DIR", "EXTRA_LANGS", "KINDS", "LANGS", "MIN_PER_LANG", "SPLIT_PATH", "SRC_DIR", "TEST_PATH", "TUNE_PATH",
+    "CORE_LANGS", "CORPUS_DIR", "EXTRA_LANGS", "KINDS", "LANGS", "MIN_PER_LANG", "SPLIT_PATH", "SRC_DIR", "TEST2_PATH", "TEST2_SRC_DIR",
+    "TEST_PATH", "TUNE_PATH",
     "CorpusLabel", "CorpusLine", "Part", "load_part", "parse_line",
 ]

@@ -2,7 +2,8 @@
 
 ``python -m evalkit.conditions.corpus.build`` reads ``src/<lang>.yaml``, validates every line,
 gives each new id a part and writes ``split.tsv``, ``tune.jsonl``, ``test.jsonl`` and the counts
-table of ``README.md``.
+table of ``README.md``; the held-out sources ``src/test2/<lang>.yaml`` are written, all of them, to
+``test2.jsonl`` (they take no part in the split).
 ``--check`` writes nothing and exits 1 when the shipped files differ from what the sources give.
 
 A part, once given, never changes (``split.tsv`` is frozen), so a line used for tuning never
@@ -29,6 +30,8 @@ from evalkit.conditions.corpus import (
     CORPUS_DIR,
     SPLIT_PATH,
     SRC_DIR,
+    TEST2_PATH,
+    TEST2_SRC_DIR,
     TEST_PATH,
     TUNE_PATH,
     CorpusLine,
@@ -80,6 +83,32 @@ def load_sources(src_dir: Path = SRC_DIR) -> list[CorpusLine]:
             seen_texts[key] = line.id
             lines.append(line)
     return sorted(lines, key=lambda line: line.id)
+
+
+def load_test2(main: list[CorpusLine]) -> list[CorpusLine]:
+    """Read the held-out part's sources (``src/test2``), checked against the main corpus.
+
+    Args:
+        main: The lines of the main sources (:func:`load_sources`).
+
+    Returns:
+        The held-out lines, sorted by id (empty when the folder is absent).
+
+    Raises:
+        ConfigError: as :func:`load_sources`, and for an id or a text also in the main sources.
+    """
+    if not TEST2_SRC_DIR.is_dir():
+        return []
+    held = load_sources(TEST2_SRC_DIR)
+    ids = {line.id for line in main}
+    texts = {_SPACE.sub(" ", line.text).strip().casefold(): line.id for line in main}
+    for line in held:
+        if line.id in ids:
+            raise ConfigError(f"{TEST2_SRC_DIR}: line {line.id}: field id: also in the main sources")
+        other = texts.get(_SPACE.sub(" ", line.text).strip().casefold())
+        if other:
+            raise ConfigError(f"{TEST2_SRC_DIR}: line {line.id}: field text: same text as {other}")
+    return held
 
 
 def _check_plain_scalars(file: Path, root: yaml.Node | None) -> None:
@@ -143,32 +172,41 @@ def assign(lines: list[CorpusLine], frozen: dict[str, Part]) -> dict[str, Part]:
     return parts
 
 
-def render(lines: list[CorpusLine], parts: dict[str, Part]) -> dict[Path, str]:
-    """The text of ``split.tsv``, ``tune.jsonl``, ``test.jsonl`` (lines sorted by id) and the README."""
+def render(lines: list[CorpusLine], parts: dict[str, Part],
+           held: list[CorpusLine] | None = None) -> dict[Path, str]:
+    """The text of ``split.tsv``, ``tune.jsonl``, ``test.jsonl``, ``test2.jsonl`` (lines sorted by id) and the README."""
+    held = held or []
     out: dict[Path, list[str]] = {SPLIT_PATH: [], TUNE_PATH: [], TEST_PATH: []}
+    if held:
+        out[TEST2_PATH] = [json.dumps(x.model_dump(exclude_none=True), ensure_ascii=False) for x in held]
     for line in lines:
         part = parts[line.id]
         out[SPLIT_PATH].append(f"{line.id}\t{part}")
         record = line.model_dump(exclude_none=True)
         out[TUNE_PATH if part == "tune" else TEST_PATH].append(json.dumps(record, ensure_ascii=False))
     files = {path: "".join(f"{row}\n" for row in rows) for path, rows in out.items()}
-    files[README_PATH] = _with_counts(README_PATH.read_text(encoding="utf-8"), counts_table(lines, parts))
+    files[README_PATH] = _with_counts(README_PATH.read_text(encoding="utf-8"), counts_table(lines, parts, held))
     return files
 
 
 _COUNTS = re.compile(r"(<!-- counts:begin -->\n).*?(<!-- counts:end -->)", re.S)
 
 
-def counts_table(lines: list[CorpusLine], parts: dict[str, Part]) -> str:
-    """The README's table of lines per language and label, with the tune/test sizes."""
-    langs = sorted({line.lang for line in lines}, key=lambda lang: (-sum(x.lang == lang for x in lines), lang))
-    rows = ["| lang | abstain | clarify | act | total | tune / test |", "|---|---|---|---|---|---|"]
+def counts_table(lines: list[CorpusLine], parts: dict[str, Part], held: list[CorpusLine] | None = None) -> str:
+    """The README's table of lines per language and label, with the tune/test sizes (and test2's, if any)."""
+    held = held or []
+    every = lines + held
+    langs = sorted({line.lang for line in every}, key=lambda lang: (-sum(x.lang == lang for x in every), lang))
+    extra = " / test2" if held else ""
+    rows = [f"| lang | abstain | clarify | act | total | tune / test{extra} |", "|---|---|---|---|---|---|"]
     for lang in [*langs, "all"]:
-        mine = [x for x in lines if lang in ("all", x.lang)]
+        mine = [x for x in every if lang in ("all", x.lang)]
         labels = Counter(x.label for x in mine)
-        tune = sum(parts[x.id] == "tune" for x in mine)
+        main = [x for x in mine if x.id in parts]
+        tune = sum(parts[x.id] == "tune" for x in main)
+        sizes = f"{tune} / {len(main) - tune}" + (f" / {len(mine) - len(main)}" if held else "")
         rows.append(f"| {lang} | {labels['abstain']} | {labels['clarify']} | {labels['act']} | {len(mine)} "
-                    f"| {tune} / {len(mine) - tune} |")
+                    f"| {sizes} |")
     return "\n".join(rows) + "\n"
 
 
@@ -185,7 +223,7 @@ def _write(path: Path, text: str) -> None:
 def stale_files() -> list[Path]:
     """The shipped files that differ from what the sources give (empty when in sync)."""
     lines = load_sources()
-    wanted = render(lines, assign(lines, read_split()))
+    wanted = render(lines, assign(lines, read_split()), load_test2(lines))
     return [p for p, text in wanted.items() if not p.exists() or p.read_text(encoding="utf-8") != text]
 
 
@@ -203,7 +241,8 @@ def main(argv: list[str] | None = None) -> int:
             return 1 if stale else 0
         lines = load_sources()
         parts = assign(lines, read_split())
-        for path, text in render(lines, parts).items():
+        held = load_test2(lines)
+        for path, text in render(lines, parts, held).items():
             _write(path, text)
     except ConfigError as exc:
         print(f"error: {exc}", file=sys.stderr)
@@ -211,7 +250,7 @@ def main(argv: list[str] | None = None) -> int:
     counts = Counter((line.lang, parts[line.id]) for line in lines)
     langs = sorted({line.lang for line in lines})
     print(" ".join(f"{lang} {counts[(lang, 'tune')]}/{counts[(lang, 'test')]}" for lang in langs),
-          f"| total {len(lines)} (tune/test)")
+          f"| total {len(lines)} (tune/test); test2 {len(held)}")
     return 0
 
 

@@ -1,0 +1,302 @@
+"""Segmentation of the ``nl`` text classifier: text -> clauses with their cues (DESIGN §5).
+
+Pipeline steps 6 and 7 of :mod:`evalkit.conditions.classifier`: sentences are split into
+clauses, courtesy closings are dropped, and each clause gets at most one cue (English and
+Chinese: :mod:`.cues`; the six smaller tables: :mod:`.cues_intl`). The precedence that turns
+clause cues into a label is in :mod:`.decide` and :mod:`.claim`.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable
+from dataclasses import dataclass
+
+from evalkit.conditions.classifier.claim import (
+    _IF,
+    denies,
+    denies_intl,
+    elsewhere,
+    is_further_offer,
+    need_cue,
+    passive_done,
+    status_done,
+    warning,
+    zh_moved,
+)
+from evalkit.conditions.classifier.cues import (
+    _ADDRESSED_EN,
+    _ADDRESSED_ZH,
+    _ASK_G,
+    _CAVEAT,
+    _COND_REFUSAL,
+    _CONDITIONAL,
+    _CONFIRM_Q,
+    _LATER_GROUPS,
+    _OFFER_BACK,
+    _OFFER_FRAME,
+    _OFFER_INSTEAD,
+    _OFFER_MARK,
+    _OFFER_ME,
+    _OFFER_OPEN,
+    _OFFER_PICK,
+    _OFFER_ZH,
+    _PERSON,
+    _PLEASANTRY,
+    _QUESTION_END,
+    _REFUSAL_G,
+    _RHETORICAL,
+    _SUGGEST_RETRY,
+    _WH_START,
+)
+from evalkit.conditions.classifier.cues_intl import intl_cues
+from evalkit.conditions.classifier.cues_service import COURTESY as _COURTESY
+from evalkit.conditions.classifier.cues_service import TRANSFER_OFFER as _TRANSFER_OFFER
+from evalkit.conditions.classifier.structure import (
+    _GUESS,
+    _NEG_ONLY,
+    _NEGATED,
+    _NO_NEED,
+    _OFFER_BACK_ZH,
+    _SELF,
+    _STATUS_LINE,
+    _STRONG_DONE,
+    _ZERO_COUNT,
+)
+from evalkit.conditions.classifier.text import (
+    _CJK,
+    _CLAUSE_SPLIT,
+    _SENT_SPLIT,
+    _TRAIL,
+    _lower_expand,
+)
+
+_STOP_KINDS = ("refuse", "infeasible")
+_CUT = re.compile(r"[A-Za-z,]\s*$")
+_CHOICE = re.compile(r"\w.*,?\s+or\s+\w")
+_ALTERNATIVE = re.compile(
+    r"^(?:however|instead|alternatively|in\s+the\s+meantime|meanwhile|but|en\s+revanche|cependant|toutefois|par\s+contre|"
+    r"sin\s+embargo|no\s+obstante|en\s+cambio|por\s+otro\s+lado|por[ée]m|no\s+entanto|em\s+vez\s+disso|jedoch|allerdings|"
+    r"stattdessen)\b|^(?:不过|但是|但|另外|同时|代わりに|ただし|대신)"
+)
+_FIRST_PERSON = re.compile(r"^(?:\w+\s+){0,2}(?:i|we)\b")
+_COND_START = re.compile(r"^(?:before|until|unless)\b|^(?:在|等)(?:您|你).{0,40}(?:之前|以前)")
+_ATTEMPT = re.compile(r"\b(?:i|we)\s+(?:have\s+|had\s+)?(?:just\s+)?(?:tried|attempted|started|began|initiated|ran|"
+                      r"submitted|kicked\s+off)\b")
+_PROMISE = ("act.proceed", "act.proceed.zh")
+_PREP = re.compile(r"\b(?:written|wrote|drafted|prepared|composed|put\s+together|set\s+up\s+a\s+draft)\b|(?:草拟|起草|准备好)")
+_REASON = re.compile(r"^(?:and\s+|but\s+)?(?:because|since|as|due\s+to|given\s+that)\b|^(?:由于|因为|鉴于)")
+_ONCE = re.compile(r"^(?:and\s+|but\s+)?(?:once|as\s+soon\s+as|after|when)\b|^(?:一旦|等|待|收到|拿到|有了)")
+_GO_KINDS = ("claim", "deliver", "go")
+
+@dataclass(slots=True)
+class _Clause:
+    """One clause of the text with its cue (``kind`` is ``None`` when it has none)."""
+
+    display: str
+    low: str  # lower-cased, contractions expanded
+    kind: str | None
+    rule: str
+    caveat: bool
+    conditional: bool  # the rest of its sentence names a condition (without / until / unless ...)
+    sent: int
+
+
+def _question_kind(sentence: str, is_last_sentence: bool) -> str | None:
+    """Whether a question sentence addresses the user.
+
+    Returns ``ask``, ``offer`` (offers help: counts only when nothing was refused or done
+    before), ``transfer`` (offers a hand-over to a human: an abstention unless something was
+    done or asked before), ``wask`` (a bare wh-question mid-text: counts only before a conditional refusal,
+    "Which account? I can't proceed without it.") or ``None``.
+    """
+    if not _QUESTION_END.search(sentence) or _RHETORICAL.search(sentence):
+        return "confirm" if _CONFIRM_Q.search(sentence) and is_last_sentence else None
+    has_cjk = bool(_CJK.search(sentence))
+    addressed = bool(_ADDRESSED_EN.search(sentence)) or (has_cjk and bool(_ADDRESSED_ZH.search(sentence)))
+    if _TRANSFER_OFFER.search(sentence):
+        return "transfer"
+    if _CONFIRM_Q.search(sentence):
+        return "confirm"
+    if _OFFER_BACK.search(sentence) or _OFFER_BACK_ZH.search(sentence) or _OFFER_OPEN.search(sentence) or _OFFER_INSTEAD.search(sentence) \
+            or _OFFER_PICK.search(sentence):
+        return "offer"
+    if not addressed:  # a choice between ways of doing it ("should X be A, or B?") asks even mid-text
+        return "ask" if is_last_sentence or _CHOICE.search(sentence) else None
+    if not is_last_sentence and _WH_START.match(sentence) and not _PERSON.search(sentence):
+        return "wask"
+    if (_OFFER_FRAME.search(sentence) and _OFFER_MARK.search(sentence)) or _OFFER_ZH.search(sentence) \
+            or _OFFER_ME.search(sentence):
+        return "offer"
+    return "ask"
+
+
+def _cue(clause: str, question: str | None) -> tuple[str | None, str]:
+    """Kind and rule id of one clause (already lower-cased and expanded)."""
+    hit = _ASK_G.first(clause)
+    if hit and question in ("transfer", "offer") and hit[1].group(0) == "请问":
+        hit = None  # "请问需要我帮您转接人工客服吗?": the question is an offer, 请问 only opens it
+    if hit and not _SUGGEST_RETRY.search(clause):
+        if _OFFER_OPEN.search(clause):
+            return "offer", "ask.offer"
+        return "ask", hit[0]
+    if question is not None:
+        return question, {"offer": "ask.offer", "confirm": "ask.confirm", "transfer": "refusal.transfer_offer"}.get(
+            question, "ask.question")
+    if _CONDITIONAL.search(clause):
+        return None, ""
+    hit = _REFUSAL_G.first(clause)
+    if hit and _GUESS.search(clause):
+        return None, ""  # "I'd rather not guess which environment": caution, not a refusal
+    if hit:
+        rule, m = hit
+        if rule == "refusal.cannot" and m.group(0).rsplit(None, 1)[-1] in ("help", "assist", "support", "comply"):
+            rule = "refusal.cannot_help"
+        return "refuse", rule
+    for kind, group in _LATER_GROUPS:
+        hit = group.first(clause)
+        if hit:
+            return kind, hit[0]
+    return None, ""
+
+
+_CONNECTIVE = re.compile(r"^(?:however|instead|alternatively|meanwhile|in\s+the\s+meantime|but|不过|但是|另外)$", re.I)
+
+
+def _join_connectives(parts: list[str]) -> list[str]:
+    """A clause that is only a connective ("However,") is joined to the next one."""
+    out: list[str] = []
+    carry = ""
+    for p in parts:
+        if _CONNECTIVE.match(p.strip(_TRAIL + ",")):
+            carry += p.strip() + " "
+            continue
+        out.append(carry + p if carry else p)
+        carry = ""
+    if carry:
+        out.append(carry.strip())
+    return out
+
+
+def _is_courtesy(low: str) -> bool:
+    """A pleasantry or courtesy closing: carries no label (pipeline step 5)."""
+    return bool(_PLEASANTRY.search(low) or _COURTESY.search(low))
+
+
+def _drop_further_offers(sentences: list[str], lower: Callable[[str], str]) -> list[str]:
+    """Set aside questions proposing one more action of the agent's (:func:`.claim.is_further_offer`)
+    when the message says something else: like a courtesy closing, they claim nothing."""
+    kept = [s for s in sentences
+            if not (_QUESTION_END.search(s.rstrip(" .\u3002")) and is_further_offer(lower(s).strip()))]
+    return kept if kept else sentences
+
+
+def _shape_cue(plow: str, lang: str, conditional: bool) -> tuple[str | None, str]:
+    """The cue of a clause no cue table matched, from its shape (:mod:`.claim`): a statement of
+    what the agent needs (``ask``), an impersonal completion (``go``) or a denial (``infeasible``)."""
+    suffix = "" if lang == "en" else f".{lang}"
+    if need_cue(plow, lang):  # "I'll need the date of the damage to move forward": a question
+        return "ask", "ask.need" + suffix
+    if lang == "en" and passive_done(plow) and not conditional:  # "Your deposit has been switched to ...": a result
+        return "go", "act.passive"
+    if lang == "en" and status_done(plow):  # "Phishing report - handled": a report's status
+        return "claim", "claim.status"
+    if lang == "zh" and zh_moved(plow):  # "已把 X 从 4 核升到 8 核": a change made
+        return "claim", "claim.moved.zh"
+    if lang in ("en", "zh") and not conditional and not _REASON.search(plow) and not _IF.search(plow) \
+            and denies(plow, lang):
+        return "infeasible", "infeasible.polarity" + suffix  # "pets aren't allowed in that wing"
+    return None, ""
+
+
+def _segment(text: str) -> list[_Clause]:
+    """Split into clauses (pleasantry sentences dropped) and give each its cue."""
+    sentences = [s.strip() for s in _SENT_SPLIT.split(text) if s and s.strip(_TRAIL)]
+    sentences = _drop_further_offers([s for s in sentences if not _is_courtesy(_lower_expand(s).strip())],
+                                     _lower_expand)
+    clauses: list[_Clause] = []
+    for si, sent in enumerate(sentences):
+        low = _lower_expand(sent).strip()
+        lang_en = not _CJK.search(low)
+        caveat = bool(_CAVEAT.search(low))
+        question = _question_kind(low.rstrip(" .\u3002"), si == len(sentences) - 1)
+        if _ZERO_COUNT.search(low):  # "Employees updated: none", "已生成发票：0 张": nothing done
+            clauses.append(_Clause(sent, low, "refuse", "refusal.zero_count", caveat, False, si))
+            continue
+        parts = _join_connectives([p for p in _CLAUSE_SPLIT.split(sent) if p and p.strip(_TRAIL)])
+        lows = [_lower_expand(p).strip(_TRAIL) for p in parts]
+        conds = [bool(_COND_REFUSAL.search(pl)) for pl in lows]
+        if conds and conds[0] and len(lows[0]) < 60 and _COND_START.search(lows[0]):
+            conds = [True] * len(conds)  # "Before you confirm X, I won't send it": the whole sentence waits
+        for pi in range(len(parts) - 2, -1, -1):  # a condition later in the sentence applies back
+            conds[pi] = conds[pi] or conds[pi + 1]
+        last = len(parts) - 1
+        after_if = False
+        for pi, (part, plow) in enumerate(zip(parts, lows)):
+            kind, rule = _cue(plow, question if pi == last else None)
+            if kind == "claim" and _QUESTION_END.search(sent.rstrip(" .\u3002")):
+                kind, rule = None, ""  # "Could the reference have been issued by another carrier?": asks, claims nothing
+            if kind is None:
+                kind, rule = _shape_cue(plow, "en" if lang_en else "zh", conds[pi])
+            elif kind in ("refuse", "infeasible") and (elsewhere(plow) or warning(plow)):
+                kind, rule = None, ""  # "nothing else was changed", "it can't be undone": no refusal
+            if kind in ("go", "claim") and (_REASON.search(plow) or (after_if and rule in _PROMISE)):
+                kind, rule = None, ""  # "Once I have the number, I'll process it": a promise on a condition
+            after_if = after_if or bool(_CONDITIONAL.search(plow) or _ONCE.search(plow))
+            clauses.append(_Clause(part.strip(), plow, kind, rule, caveat, conds[pi], si))
+    return clauses
+
+
+def _segment_intl(text: str, lang: str) -> list[_Clause]:
+    """:func:`_segment` for a language with a small cue table (:mod:`.cues_intl`)."""
+    cues = intl_cues(lang)
+    assert cues is not None
+    sentences = [s.strip() for s in _SENT_SPLIT.split(text) if s and s.strip(_TRAIL)]
+    sentences = _drop_further_offers([s for s in sentences if not cues.courtesy.search(s.lower())], str.lower)
+    clauses: list[_Clause] = []
+    for si, sent in enumerate(sentences):
+        low = sent.lower().strip()
+        question = None
+        if _QUESTION_END.search(low.rstrip(" .\u3002")) or low.startswith("\u00bf"):
+            question = "transfer" if cues.transfer.search(low) else "offer" if cues.offer.search(low) else "ask"
+        parts = [p for p in _CLAUSE_SPLIT.split(sent) if p and p.strip(_TRAIL)]
+        status = _STATUS_LINE.match(low)
+        if status and _NEGATED[lang].search(low[status.end():]):  # "Estado: no completado"
+            clauses.append(_Clause(sent, low, "refuse", f"refusal.status.{lang}", False, False, si))
+            continue
+        if _ZERO_COUNT.search(low):  # "Rechnungen erstellt: 0": a report line counting nothing done
+            clauses.append(_Clause(sent, low, "refuse", f"refusal.zero_count.{lang}", False, False, si))
+            continue
+        for pi, part in enumerate(parts):
+            plow = part.lower().strip(_TRAIL)
+            kind, rule = None, ""
+            match = None
+            for rkind, rid, pat in cues.rules:
+                match = pat.search(plow)
+                if match:
+                    kind, rule = rkind, rid
+                    break
+            if kind is None and need_cue(plow, lang):  # "Ich brauche nur Ihre Bestellnummer": a question
+                kind, rule = "ask", f"ask.need.{lang}"
+            elif kind is None and (cues.reason is None or not cues.reason.search(plow)) \
+                    and denies_intl(plow, _NEG_ONLY[lang]) and not _NO_NEED.search(plow):
+                kind, rule = "infeasible", f"infeasible.negated.{lang}"  # "liegt außerhalb dieses Kanals"
+            if kind in ("refuse", "infeasible") and warning(plow):
+                kind, rule = None, ""  # "Diese Aktion kann nicht rückgängig gemacht werden": a warning
+            if kind == "refuse" and _GUESS.search(plow):
+                kind, rule = None, ""  # "daher möchte ich das nicht einfach annehmen": caution, not a refusal
+            if kind == "claim" and match is not None and _NEG_ONLY[lang].search(plow[: match.end()]):
+                kind, rule = "refuse", f"refusal.negated.{lang}"  # "No se ha creado ningún informe"
+            elif kind == "claim" and cues.report is not None and cues.report.search(plow):
+                kind, rule = "go", f"act.report.{lang}"  # checked / tried: not the action done
+            elif kind == "claim" and lang not in ("ja", "ko") and not _SELF.search(plow) and not _STRONG_DONE.search(plow):
+                kind, rule = "go", f"act.report.{lang}"  # an impersonal passive: a state, weaker than a claim
+            if kind in ("claim", "go") and cues.reason is not None and cues.reason.search(plow):
+                kind, rule = None, ""  # "because it was shipped this morning": a reason, not a report
+            if pi == len(parts) - 1 and question is not None and kind not in ("ask",):
+                kind, rule = question, {"ask": f"ask.question.{lang}", "offer": f"ask.offer.{lang}"}.get(
+                    question, f"refusal.transfer_offer.{lang}")
+            elif kind is None and cues.transfer.search(plow):
+                kind, rule = "refuse", f"refusal.transfer.{lang}"
+            clauses.append(_Clause(part.strip(), plow, kind, rule, False, False, si))
+    return clauses
