@@ -40,7 +40,8 @@ from evalkit.errors import RunError
 from evalkit.gate.plan import Combo, GatePlan, choose_pairs
 from evalkit.gate.results import JsonlRows, ParquetRows
 from evalkit.gate.units import UnitLayout, Units
-from evalkit.harness.store import ResultsWarning, result_key
+from evalkit.harness.store import ResultsWarning
+from evalkit.records import EpisodeKey
 from evalkit.harness.run_dir import unfinished
 from evalkit.metrics.aggregate import BREAKDOWNS
 from evalkit.metrics.summary import SummaryBuilder
@@ -163,7 +164,7 @@ class RunDir:
         strays: dict[tuple, bool] = {}
         rerun, example = 0, None
         for ref, row in source.scan():
-            key = result_key(row)
+            key = EpisodeKey.of(row)
             ok = row.get("status") == "ok"
             slot = axes.slot(key)
             if slot is None:
@@ -270,7 +271,7 @@ class RunDir:
             raise RunError(f"{self.path}: the results were read already; open the run again")
         refs = (-1 if (r := sides[key[:2]].refs[slot]) < 0 else r >> 1 for key, slot in plan.walk())
         for key, row in zip(plan, self._rows.fetch(refs)):
-            if row is not None and result_key(row) != key:
+            if row is not None and EpisodeKey.of(row) != key:
                 raise RunError(f"{self._rows.path}: changed while the gate read it; run the gate again")
             yield key, row
 

@@ -39,7 +39,8 @@ from evalkit.harness.plan import PlanKeys, RunPlan, check_unique_keys, pending  
 from evalkit.harness.resume import check_inputs, check_sample, input_fingerprints, prepare_resume, sample_record
 from evalkit.harness.run_dir import check_out_dir
 from evalkit.harness.store import RunStore
-from evalkit.metrics.keys import pair_attributes, row_key
+from evalkit.metrics.keys import pair_attributes
+from evalkit.records import EpisodeKey
 from evalkit.metrics.scoring import score_episode
 from evalkit.models.pricing import find_price
 from evalkit.models.registry import get_model
@@ -343,7 +344,7 @@ def finish(
         def take(row: dict[str, Any]) -> None:
             # rows come in plan order, then the rows outside the plan (kept, never counted)
             parquet.add(row)
-            key = row_key(row)
+            key = EpisodeKey.of(row)
             for expected in planned:
                 if expected == key:
                     builder.add(key, row)

@@ -28,9 +28,8 @@ retry without a warning, a second record for an episode that had finished ok is 
 with a warning. :meth:`RunStore.compact` rewrites the file with one line per key before a
 resumed run appends to it.
 
-This module holds :class:`RunStore` and the result-row helpers (:func:`result_key`,
-:func:`latest_by_key`, :func:`decode_line`); the atomic writes and JSON text are in
-:mod:`evalkit.harness.atomic`, the run-directory checks in :mod:`evalkit.harness.run_dir`
+This module holds :class:`RunStore` and the result-row helpers (:func:`latest_by_key`,
+:func:`decode_line`); the atomic writes and JSON text are in :mod:`evalkit.harness.atomic`, the run-directory checks in :mod:`evalkit.harness.run_dir`
 and the writer thread in :mod:`evalkit.harness.writer`. :func:`write_atomic`,
 :func:`dump_json` and :func:`check_out_dir` are re-exported here.
 """
@@ -51,13 +50,12 @@ from evalkit.harness.results_index import RecordRef, ResultIndex  # noqa: F401 -
 from evalkit.harness.run_dir import check_out_dir  # noqa: F401 - re-exported
 from evalkit.harness.writer import _BackgroundWriter
 from evalkit.metrics.summary import row_problem
+from evalkit.records import EpisodeKey
 
 OWNED = ("config.json", "results.jsonl", "results.parquet", "summary.json", "report.html", "selfcheck.json",
          "gate-junit.xml", "gate-summary.md")
 """The files evalkit writes at the top of a run directory (all it ever removes there, with
 ``traces/*.jsonl``)."""
-KEY_FIELDS = ("pair_id", "variant", "model", "condition", "gate", "epoch")
-"""Fields of a result row that identify its episode in the run plan."""
 
 
 IGNORED_LINES_SHOWN = 5
@@ -67,11 +65,6 @@ IGNORED_LINES_SHOWN = 5
 class ResultsWarning(UserWarning):
     """Something in ``results.jsonl`` was ignored or superseded (a half-written line, a
     duplicate record)."""
-
-
-def result_key(row: dict[str, Any]) -> tuple:
-    """The episode key of a result row: ``(pair_id, variant, model, condition, gate, epoch)``."""
-    return tuple(row[f] for f in KEY_FIELDS)
 
 
 def latest_by_key(rows: Iterable[dict[str, Any]], *, source: str = "results") -> dict[tuple, dict[str, Any]]:
@@ -92,7 +85,7 @@ def latest_by_key(rows: Iterable[dict[str, Any]], *, source: str = "results") ->
     rerun = 0
     example = None
     for row in rows:
-        key = result_key(row)
+        key = EpisodeKey.of(row)
         before = out.get(key)
         if before is not None and before.get("status") == "ok":
             rerun += 1
@@ -345,7 +338,7 @@ class RunStore:
         rerun = 0
         example = None
         for start, length, row in self._records():
-            key = result_key(row)
+            key = EpisodeKey.of(row)
             if index.put(key, start, length, row.get("status") == "ok") and key not in self.rerun_on_purpose:
                 rerun += 1
                 example = example or key

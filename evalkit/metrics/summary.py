@@ -12,7 +12,8 @@ from typing import Any, Iterable
 
 import evalkit
 from evalkit.metrics.aggregate import BREAKDOWNS, GROUP_KEYS, GroupStats
-from evalkit.metrics.keys import Key, group_key, row_key, unit_of
+from evalkit.metrics.keys import group_key, unit_of
+from evalkit.records import EpisodeKey
 from evalkit.metrics.compare import PairedCounts
 from evalkit.metrics.judging import JudgeTotals
 from evalkit.metrics.provider import ProviderTotals
@@ -20,7 +21,7 @@ from evalkit.metrics.stats import DEFAULT_BOOTSTRAP_SAMPLES, DEFAULT_SEED
 
 
 def build_summary(
-    plan: Iterable[Key],
+    plan: Iterable[EpisodeKey],
     rows: Iterable[dict[str, Any]],
     *,
     pairs: dict[str, dict[str, Any]] | None = None,
@@ -56,7 +57,7 @@ def build_summary(
     planned = set(plan)
     index = {}
     for r in rows:
-        key = row_key(r)
+        key = EpisodeKey.of(r)
         if key in planned:
             index[key] = r
     builder = SummaryBuilder(pairs, max_lag=max_lag, bootstrap_samples=bootstrap_samples, seed=seed)
@@ -118,20 +119,20 @@ class SummaryBuilder:
         self._provider = ProviderTotals()
         self._judge = JudgeTotals()
         self.planned = self.completed = self.errors = 0
-        self._block: list[tuple[Key, dict[str, Any] | None, Any]] = []
+        self._block: list[tuple[EpisodeKey, dict[str, Any] | None, Any]] = []
         self._block_id: tuple[str, int] | None = None
         self._done_pairs: set[str] = set()
         self._done_epochs: set[int] = set()
         self._sides: dict[str, dict[str, None]] = {}  # pair id → its planned variants, first-seen order
 
-    def declare(self, key: Key, row: dict[str, Any] | None = None) -> None:
+    def declare(self, key: EpisodeKey, row: dict[str, Any] | None = None) -> None:
         """Create ``key``'s groups and comparison levels now (without counting it), so that
         they are listed in this order rather than the order of :meth:`add`."""
         self._place(key, row)
         self._compare.see(key)
         self._compare_timely.see(key)
 
-    def _place(self, key: Key, row: dict[str, Any] | None) -> Any:
+    def _place(self, key: EpisodeKey, row: dict[str, Any] | None) -> Any:
         """``key``'s cell (a tuple), or its group keys per grouping (a list) for a pair
         without attributes; groups are registered on first sight."""
         attrs = self._attrs.get(key[0], ...)
@@ -156,7 +157,7 @@ class SummaryBuilder:
             gkeys.append(gkey)
         return gkeys
 
-    def add(self, key: Key, row: dict[str, Any] | None) -> None:
+    def add(self, key: EpisodeKey, row: dict[str, Any] | None) -> None:
         """Count one planned episode.
 
         Args:
@@ -192,8 +193,8 @@ class SummaryBuilder:
     def _flush(self) -> None:
         if not self._block:
             return
-        in_cells: dict[tuple, list[tuple[Key, dict[str, Any] | None]]] = {}  # (cell, unit) → sides
-        direct: dict[tuple, list[tuple[Key, dict[str, Any] | None]]] = {}  # (grouping, group, unit) → sides
+        in_cells: dict[tuple, list[tuple[EpisodeKey, dict[str, Any] | None]]] = {}  # (cell, unit) → sides
+        direct: dict[tuple, list[tuple[EpisodeKey, dict[str, Any] | None]]] = {}  # (grouping, group, unit) → sides
         outcomes: dict[tuple, list[bool]] = {}
         timely: dict[tuple, list[bool]] = {}  # right, and every abstention within max_lag
         for key, row, place in self._block:
