@@ -19,6 +19,7 @@ from typing import Any
 from evalkit.errors import RunError
 from evalkit.harness.store import ResultsWarning, RunStore, decode_line
 from evalkit.metrics.summary import row_problem
+from evalkit.records import as_result
 
 __all__ = ["JsonlRows", "ParquetRows"]
 
@@ -57,7 +58,7 @@ class JsonlRows:
                     continue
                 fh.seek(ref)
                 try:
-                    row = json.loads(decode_line(fh.readline(), ref))
+                    row = as_result(json.loads(decode_line(fh.readline(), ref)))
                 except (ValueError, RecursionError):
                     row = None
                 if not isinstance(row, dict):
@@ -87,7 +88,7 @@ class ParquetRows:
             for row in batch.to_pylist():
                 problem = row_problem(row)
                 if problem is None:
-                    yield number, row
+                    yield number, as_result(row)
                 else:
                     warnings.warn(f"{self.path}: row {number + 1}: ignored a result row: {problem}", ResultsWarning,
                                   stacklevel=2)
@@ -101,7 +102,7 @@ class ParquetRows:
             wanted = [ref for ref in chunk if ref >= 0]
             rows = iter(self.table.take(wanted).to_pylist() if wanted else [])
             for ref in chunk:
-                yield next(rows) if ref >= 0 else None
+                yield as_result(next(rows)) if ref >= 0 else None
             chunk.clear()
 
         for ref in refs:

@@ -50,7 +50,7 @@ from evalkit.harness.results_index import RecordRef, ResultIndex  # noqa: F401 -
 from evalkit.harness.run_dir import check_out_dir  # noqa: F401 - re-exported
 from evalkit.harness.writer import _BackgroundWriter
 from evalkit.metrics.summary import row_problem
-from evalkit.records import EpisodeKey
+from evalkit.records import EpisodeKey, as_result
 
 OWNED = ("config.json", "results.jsonl", "results.parquet", "summary.json", "report.html", "selfcheck.json",
          "gate-junit.xml", "gate-summary.md")
@@ -290,7 +290,7 @@ class RunStore:
                     ignore(lineno, f"{path}:{lineno}: ignored a result row: {problem} (its episode runs again on "
                                    "resume)")
                     continue
-                yield start, len(raw), row
+                yield start, len(raw), as_result(row)
         if ignored[0] > IGNORED_LINES_SHOWN:
             warnings.warn(f"{path}: ignored {ignored[0] - IGNORED_LINES_SHOWN} more line(s) like those (lines "
                           f"{ignored[1]} to {ignored[2]})", ResultsWarning, stacklevel=3)
@@ -428,7 +428,7 @@ class RunStore:
                     if take is not None:
                         src.seek(0)
                         for offset, length in sequence():  # contiguous: read straight through
-                            take(json.loads(decode_line(src.read(length), offset)))
+                            take(as_result(json.loads(decode_line(src.read(length), offset))))
                     return count
                 fd, tmp = tempfile.mkstemp(prefix=".results.jsonl.", suffix=".tmp", dir=self.root)
                 count = 0
@@ -442,7 +442,7 @@ class RunStore:
                             out.write(raw if raw.endswith(b"\n") else raw + b"\n")
                             count += 1
                             if take is not None:
-                                take(json.loads(decode_line(raw, 1)))
+                                take(as_result(json.loads(decode_line(raw, 1))))
                     os.chmod(tmp, 0o666 & ~_umask())
                     os.replace(tmp, path)
                 except BaseException:

@@ -92,7 +92,6 @@ that way while its results are read once, in plan order
 
 from __future__ import annotations
 
-import json
 from array import array
 from collections import Counter, defaultdict
 from typing import Any, Iterable, Sequence
@@ -120,15 +119,6 @@ def rate(name: str, k: int, n: int) -> dict[str, Any]:
     """``{name, name_k, name_n, name_ci}`` for ``k`` of ``n`` (``None`` when ``n == 0``)."""
     low, high = wilson(k, n)
     return {name: proportion(k, n), f"{name}_k": k, f"{name}_n": n, f"{name}_ci": [low, high]}
-
-
-def _json(value: Any, default: Any) -> Any:
-    if isinstance(value, str):
-        try:
-            return json.loads(value)
-        except ValueError:
-            return default
-    return default if value is None else value
 
 
 def summarize(
@@ -345,7 +335,7 @@ class GroupStats:
             c[col] += value
             if col in _EPISODE_RATES:
                 c[col + "_eps"] += bool(value)
-        for code, n in _json(r.get("denials"), {}).items():
+        for code, n in (r.get("denials") or {}).items():  # an object (evalkit.records.as_result)
             self.codes[code] += n
         if r.get("failure_kind") is not None:
             self.kinds[str(r["failure_kind"])] += 1

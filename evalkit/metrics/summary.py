@@ -287,7 +287,7 @@ SUMMARY_FIELDS = (
 )
 """The result-row fields the summary reads (:func:`build_summary`, :func:`~evalkit.metrics.provider.provider_summary`)."""
 _TEXT_FIELDS = frozenset({"pair_id", "variant", "model", "condition", "gate", "trigger", "phase", "domain", "split",
-                          "language", "status", "denials", "error_code", "failure_kind", "text_judge", "persona"})
+                          "language", "status", "error_code", "failure_kind", "text_judge", "persona"})
 _FLAG_FIELDS = frozenset({"correct", "decision_match", "post_hoc", "timely", "first_pass", "call_in_content",
                           "content_filter", "claimed_action_without_call", "refusal", "truncated_output", "unjudged",
                           "judge_disagrees", "judge_tie", "followup", "asked", "recovered"})
@@ -295,7 +295,7 @@ _MEASURES = frozenset({"latency_s", "cost_usd", "retry_wait_s", "retry_cost_usd"
 _UNKNOWN_COUNTS = frozenset({"input_tokens", "output_tokens", "cached_input_tokens", "cache_write_tokens",
                              "reasoning_tokens"})
 """Token counts that are null when the provider did not report them (never 0)."""
-_COUNTS = frozenset(SUMMARY_FIELDS) - _TEXT_FIELDS - _FLAG_FIELDS - _MEASURES - _UNKNOWN_COUNTS - {"lag", "epoch"}
+_COUNTS = frozenset(SUMMARY_FIELDS) - _TEXT_FIELDS - _FLAG_FIELDS - _MEASURES - _UNKNOWN_COUNTS - {"lag", "epoch", "denials"}
 """Count fields: never null in a scored row (``lag`` is null where it is not defined)."""
 _REQUIRED = ("pair_id", "variant", "model", "condition", "gate", "epoch", "status", "correct")
 
@@ -334,7 +334,9 @@ def row_problem(row: dict[str, Any]) -> str | None:
             if name in _REQUIRED or name in _COUNTS:
                 return f"field {name}: null" + ("" if name in _REQUIRED else " (a count is a number, 0 for none)")
             continue
-        if name in _TEXT_FIELDS:
+        if name == "denials":
+            ok, kind = _denials_ok(value), "a JSON object of reason code → count"
+        elif name in _TEXT_FIELDS:
             ok = isinstance(value, str)
             kind = "text"
         elif name in _FLAG_FIELDS:
@@ -350,8 +352,6 @@ def row_problem(row: dict[str, Any]) -> str | None:
             ok, kind = False, f"a plausible value (at most {MAX_MEASURE:g})"
         elif ok and type(value) is int and value > MAX_COUNT:
             ok, kind = False, f"a plausible count (at most {MAX_COUNT:,})"
-        if ok and name == "denials":
-            ok, kind = _denials_ok(value), "a JSON object of reason code → count"
         if not ok:
             shown = repr(value) if len(repr(value)) <= 40 else repr(value)[:39] + "…"
             return f"field {name}: {shown} is not {kind}"
@@ -374,9 +374,13 @@ _PARTS = (("meta_matched_n", "meta_made_n"), ("meta_matched_n", "meta_expected_n
 matching is one to one; :mod:`evalkit.metrics.grounding`)."""
 
 
-def _denials_ok(text: str) -> bool:
-    try:
-        data = json.loads(text)
-    except (ValueError, RecursionError):
-        return False
+def _denials_ok(value: Any) -> bool:
+    """Whether ``denials`` is an object of reason code → count (or its JSON text, as runs
+    written before the field was typed hold it)."""
+    data = value
+    if isinstance(value, str):
+        try:
+            data = json.loads(value)
+        except (ValueError, RecursionError):
+            return False
     return isinstance(data, dict) and all(type(n) is int and n >= 0 for n in data.values())

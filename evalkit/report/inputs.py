@@ -18,6 +18,7 @@ from typing import Any
 from pydantic import BaseModel, ConfigDict, TypeAdapter, ValidationError
 
 from evalkit.errors import RunError
+from evalkit.records import as_result
 from evalkit.report.rows import INDEX_COLUMNS, KIND_INPUTS, ResultTable, is_list, is_text
 
 
@@ -252,7 +253,7 @@ def _parquet_rows(parquet: Path, columns: tuple[str, ...]) -> ResultTable:
             with pq.ParquetFile(parquet) as pf:
                 for g in dict.fromkeys(groups.tolist()):
                     local = [p - int(bounds[g]) for p, pg in zip(positions, groups.tolist()) if pg == g]
-                    out.extend(pf.read_row_group(g, columns=wanted).take(local).to_pylist())
+                    out.extend(map(as_result, pf.read_row_group(g, columns=wanted).take(local).to_pylist()))
         except Exception as exc:  # noqa: BLE001 - as above
             raise _unreadable(parquet, exc) from None
         return out
@@ -284,7 +285,7 @@ def _jsonl_rows(root: Path, columns: tuple[str, ...]) -> ResultTable:
                     fh.seek(int(offsets[i]))
                     raw = fh.read(int(lengths[i]))
                     row = json.loads(raw.decode("utf-8-sig" if offsets[i] == 0 else "utf-8", errors="replace"))
-                    out.append({k: row[k] for k in columns if k in row})
+                    out.append(as_result({k: row[k] for k in columns if k in row}))
         except OSError as exc:
             raise RunError(f"{jsonl}: cannot read ({exc.strerror})") from None
         except ValueError:

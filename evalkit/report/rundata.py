@@ -17,6 +17,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, Iterable
 
 from evalkit.errors import RunError
+from evalkit.records import as_result
 from evalkit.report import inputs
 from evalkit.report.traces import load_trace
 
@@ -97,6 +98,7 @@ class RunData:
         else:
             raise RunError(f"{self.path}: no results.parquet or results.jsonl (is this a run directory?)")
         for r in rows:
+            as_result(r)
             if "failure_kind" not in r:
                 r["failure_kind"] = failure_kind(r)
         return rows

@@ -251,7 +251,7 @@ def test_rows_a_hand_edit_broke_are_skipped_naming_line_and_field(tmp_path):
 def test_impossible_values_are_skipped_naming_the_field(tmp_path, field, value, why):
     store = RunStore(tmp_path)
     bad = _row("a", meta_made_n=1, commit_args_n=1, **{field: value})
-    _write_lines(store, [json.dumps(bad) + "\n", json.dumps(_row("b", denials="{}")) + "\n"])
+    _write_lines(store, [json.dumps(bad) + "\n", json.dumps(_row("b", denials={})) + "\n"])
     with pytest.warns(ResultsWarning, match=f":1: ignored a result row: field {field}: .*{re.escape(why)}"):
         refs = store.scan_results()
     assert [k[0] for k in refs] == ["b"]
