@@ -26,7 +26,6 @@ every side is right (:func:`evalkit.metrics.compare.unit_outcomes`).
 
 from __future__ import annotations
 
-import json
 import math
 import warnings
 from array import array
@@ -40,9 +39,9 @@ from evalkit.errors import RunError
 from evalkit.gate.plan import Combo, GatePlan, choose_pairs
 from evalkit.gate.results import JsonlRows, ParquetRows
 from evalkit.gate.units import UnitLayout, Units
-from evalkit.harness.store import ResultsWarning
-from evalkit.records import EpisodeKey
 from evalkit.harness.run_dir import unfinished
+from evalkit.harness.run_reader import ResultsWarning, RunReader
+from evalkit.records import EpisodeKey
 from evalkit.metrics.aggregate import BREAKDOWNS
 from evalkit.metrics.summary import SummaryBuilder
 
@@ -50,23 +49,6 @@ Group = tuple[str, str, str]  # model, condition, gate
 Unit = tuple  # (pair_id, epoch) for pair units, (pair_id, variant, epoch) for episodes
 
 __all__ = ["Group", "RunDir", "Unit", "load_run", "verify_summary"]
-
-
-def _reject_constant(name: str) -> float:
-    raise ValueError(f"{name} is not a number")
-
-
-def _read_json(path: Path, what: str) -> Any:
-    try:
-        text = path.read_text(encoding="utf-8")
-    except FileNotFoundError:
-        raise RunError(f"{path}: missing; {what}") from None
-    except OSError as exc:
-        raise RunError(f"{path}: unreadable ({exc.__class__.__name__})") from None
-    try:
-        return json.loads(text, parse_constant=_reject_constant)
-    except ValueError as exc:
-        raise RunError(f"{path}: not valid JSON ({exc})") from None
 
 
 class _Side:
@@ -126,8 +108,8 @@ class RunDir:
         Raises:
             RunError: when it is missing or not a manifest.
         """
-        data = _read_json(self.path / "config.json", "a baseline comparison needs the run manifest")
-        if not isinstance(data, dict) or not isinstance(data.get("config"), dict):
+        data = RunReader(self.path).read_json("config.json", missing="a baseline comparison needs the run manifest")
+        if not isinstance(data.get("config"), dict):
             raise RunError(f"{self.path / 'config.json'}: not a run manifest")
         return data
 
@@ -387,8 +369,8 @@ def load_run(path: str | Path, *, then: str = "gate it") -> RunDir:
     why = unfinished(p)
     if why is not None:
         raise RunError(f"{why}, then {then}")
-    summary = _read_json(p / "summary.json", "is this a run directory written by `evalkit run`?")
-    if not isinstance(summary, dict) or not isinstance(summary.get("rows"), list):
+    summary = RunReader(p).read_json("summary.json", missing="is this a run directory written by `evalkit run`?")
+    if not isinstance(summary.get("rows"), list):
         raise RunError(f"{p / 'summary.json'}: not a run summary (no `rows`)")
     return RunDir(p, summary)
 

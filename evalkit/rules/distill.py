@@ -197,21 +197,24 @@ def _evidence(p: _Point) -> EvidenceEpisode:
 
 
 def _read(run_dir: Path) -> tuple[list[dict[str, Any]], dict[str, Any], int]:
-    from evalkit.harness.store import RunStore
+    from evalkit.harness.run_reader import RunReader
 
-    if not (run_dir / "results.jsonl").is_file():
+    reader = RunReader(run_dir)
+    if not reader.jsonl.is_file():
         raise RunError(f"{run_dir}: no results.jsonl (is this a run directory written by `evalkit run`?)")
-    rows = list(RunStore(run_dir).latest_results().values())
-    manifest: dict[str, Any] = {}
-    if (run_dir / "config.json").is_file():
-        manifest = json.loads((run_dir / "config.json").read_text(encoding="utf-8"))
+    rows: list[dict[str, Any]] = list(reader.latest().values())  # type: ignore[arg-type]
+    manifest = reader.manifest() or {}
     max_lag = int(manifest.get("config", {}).get("max_lag", 1))
     return rows, manifest, max_lag
 
 
 def _events(run_dir: Path, episode_id: str) -> tuple[Event, ...]:
-    path = run_dir / "traces" / f"{episode_id}.jsonl"
+    from evalkit.harness.run_reader import RunReader
+
+    path = RunReader(run_dir).trace_path(episode_id)
     try:
+        if path is None:
+            raise FileNotFoundError(episode_id)
         return EventLog.load(path).events
     except OSError:
         raise RunError(f"{path}: missing trace of a recorded episode") from None
