@@ -1,8 +1,10 @@
-"""The records of a run: the key of an episode and its result row (DESIGN §6, §7, §8).
+"""The records of a run: a proposed tool call, the key of an episode and its result row
+(DESIGN §2, §6, §7, §8).
 
-A foundation module: it imports nothing from evalkit, so the plan (:mod:`evalkit.harness.plan`),
-the results store, the metrics, the report and the gate all use the same :class:`EpisodeKey`
-and :class:`EpisodeResult` (pydantic is imported only when a row is validated).
+A foundation module: it imports nothing from evalkit, so the providers' translators
+(:mod:`evalkit.models`), the runtime's events, the plan (:mod:`evalkit.harness.plan`), the
+results store, the metrics, the report and the gate all use the same :class:`ToolCall`,
+:class:`EpisodeKey` and :class:`EpisodeResult` (pydantic is imported only when a row is validated).
 
 An episode is one side of a pair (its *variant*) played by one model under one condition and
 gate setting, in one epoch. Its key is the tuple ``(pair_id, variant, model, condition, gate,
@@ -14,12 +16,73 @@ from __future__ import annotations
 
 import json
 from collections.abc import Mapping
+from dataclasses import dataclass
 from typing import Any, NamedTuple, Optional
 
 from typing_extensions import TypedDict
 
-__all__ = ["EpisodeKey", "EpisodeResult", "KEY_FIELDS", "MetaMade", "NESTED_FIELDS", "Unit", "as_result",
+__all__ = ["EpisodeKey", "EpisodeResult", "KEY_FIELDS", "MetaMade", "NESTED_FIELDS", "ToolCall", "Unit", "as_result",
            "check_result", "table_row"]
+
+
+@dataclass(frozen=True, slots=True)
+class ToolCall:
+    """One tool call proposed by the model: the one call type of every provider, from the
+    translator (which parses the arguments once, :mod:`evalkit.models.parsing`) through the
+    controller, the ``model_responded`` event and the trace, to the metrics.
+
+    Attributes:
+        id: Provider call id (or a generated one).
+        name: Tool name as emitted (may be empty or unknown: the controller decides).
+        arguments: Parsed arguments object, or ``None`` when parsing failed.
+        raw_arguments: Arguments exactly as received (string form).
+        parse_error: Why ``raw_arguments`` could not be parsed, or ``None``.
+    """
+
+    id: str
+    name: str
+    arguments: dict[str, Any] | None
+    raw_arguments: str = ""
+    parse_error: str | None = None
+
+    def to_dict(self) -> dict[str, Any]:
+        """The call as the trace holds it (``model_responded`` events): ``{"id", "name",
+        "arguments", "parse_error"}``, ``arguments`` the parsed object, or the raw text when
+        parsing failed."""
+        return {
+            "id": self.id,
+            "name": self.name,
+            "arguments": self.arguments if self.arguments is not None else self.raw_arguments,
+            "parse_error": self.parse_error,
+        }
+
+    @classmethod
+    def from_dict(cls, data: "Mapping[str, Any] | ToolCall") -> "ToolCall":
+        """The call :meth:`to_dict` wrote (the form :meth:`recorded` keeps); a :class:`ToolCall`
+        is returned as it is. Arguments that are neither an object nor text (a hand-edited
+        trace) are kept as their JSON text.
+
+        Raises:
+            TypeError: when ``data`` is not a mapping.
+        """
+        if isinstance(data, ToolCall):
+            return data
+        if not isinstance(data, Mapping):
+            raise TypeError(f"a tool call is a JSON object, not {type(data).__name__}")
+        arguments = data.get("arguments")
+        name = data.get("name")
+        common = (str(data.get("id") or ""), name if isinstance(name, str) else "")
+        if isinstance(arguments, dict):
+            return cls(*common, arguments, "", data.get("parse_error"))
+        raw = arguments if isinstance(arguments, str) else json.dumps(arguments, ensure_ascii=False, default=str)
+        return cls(*common, None, raw, data.get("parse_error"))
+
+    def recorded(self) -> "ToolCall":
+        """The call as the event log keeps it: the raw text only where parsing failed (what
+        :meth:`to_dict` writes), so a log read back from its trace is equal to the original."""
+        if self.arguments is None or not self.raw_arguments:
+            return self
+        return ToolCall(self.id, self.name, self.arguments, "", self.parse_error)
 
 
 Unit = tuple[str, str, str, str, int]

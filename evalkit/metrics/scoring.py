@@ -378,7 +378,7 @@ def score_episode(
         "reason_codes": sorted({d.reason_code for d in decided if d.reason_code}),
         "meta_requests": [m.meta_type for m in metas],
         "claimed_action_without_call": claimed,
-        "parse_failures": sum(1 for r in responses for c in r.tool_calls if c.get("parse_error"))
+        "parse_failures": sum(1 for r in responses for c in r.tool_calls if c.parse_error)
         + sum(1 for c in calls_made if "call_in_content" in c.flags),
         "call_in_content": call_in_content,
         "content_filter": content_filter,

@@ -60,3 +60,24 @@ def test_check_result_names_a_field_of_the_wrong_type_and_converts_nothing():
         check_result(dict(row, commits="1"))
     with pytest.raises(ValidationError, match="meta_made.0.source"):
         check_result(dict(row, meta_made=[{"type": "request_tool", "target": None}]))
+
+
+def test_a_tool_call_stays_one_object_from_the_model_output_to_the_trace_and_back():
+    from evalkit.errors import RunError
+    from evalkit.records import ToolCall
+    from evalkit.runtime.events import EventLog, ModelResponded, event_from_dict
+
+    parsed = ToolCall("c1", "buy", {"n": 2}, '{"n":2}')
+    failed = ToolCall("c2", "buy", None, '{"n": 2', "invalid_json: truncated")
+    assert parsed.recorded() == ToolCall("c1", "buy", {"n": 2}) and failed.recorded() is failed
+    log = EventLog()
+    event = log.append(ModelResponded, 1, tool_calls=(parsed.recorded(), failed.recorded()))
+    assert event.to_dict()["tool_calls"] == [
+        {"id": "c1", "name": "buy", "arguments": {"n": 2}, "parse_error": None},
+        {"id": "c2", "name": "buy", "arguments": '{"n": 2', "parse_error": "invalid_json: truncated"}]
+    again = EventLog.from_jsonl(log.to_jsonl()).events
+    assert again == log.events and all(type(c) is ToolCall for c in again[0].tool_calls)
+    assert again[0].tool_calls[1].raw_arguments == '{"n": 2' and again[0].tool_calls[1].arguments is None
+    assert ToolCall.from_dict({"id": "c3", "name": "x", "arguments": [1]}).raw_arguments == "[1]"
+    with pytest.raises(RunError, match="bad model_responded event: a tool call is a JSON object, not str"):
+        event_from_dict({"type": "model_responded", "seq": 0, "turn": 1, "tool_calls": ["buy()"]})
