@@ -300,7 +300,7 @@ NESTED_FIELDS = ("judge_votes", "gate_decisions", "meta_made", "denials")
 _loads = json.loads
 
 
-def as_result(row: dict[str, Any]) -> EpisodeResult:
+def as_result(row: dict[str, Any]) -> dict[str, Any]:
     """A result row as read from a file, as an :class:`EpisodeResult`: each of
     :data:`NESTED_FIELDS` held as JSON text (``results.parquet``, an earlier run) is parsed in
     place; text that is not JSON is left as it is (the row checks report it).
@@ -309,7 +309,7 @@ def as_result(row: dict[str, Any]) -> EpisodeResult:
         row: A JSON object of ``results.jsonl`` or a row of ``results.parquet``.
 
     Returns:
-        ``row`` itself.
+        ``row`` itself (a plain dict, so that it passes wherever a row does).
     """
     for name in NESTED_FIELDS:
         value = row.get(name)
@@ -318,7 +318,7 @@ def as_result(row: dict[str, Any]) -> EpisodeResult:
                 row[name] = _loads(value)
             except (ValueError, RecursionError):
                 pass
-    return row  # type: ignore[return-value]
+    return row
 
 
 def table_row(row: Mapping[str, Any]) -> dict[str, Any]:
@@ -336,12 +336,13 @@ def table_row(row: Mapping[str, Any]) -> dict[str, Any]:
 _ADAPTER: Any = None
 
 
-def check_result(row: Mapping[str, Any]) -> EpisodeResult:
+def check_result(row: Mapping[str, Any]) -> dict[str, Any]:
     """Validate a result row against :class:`EpisodeResult` (pydantic, strict: no value is
     converted; other fields pass through).
 
     Returns:
-        A new dict with the same fields in the same order.
+        A new dict with the same fields in the same order (a plain dict, so that it passes
+        wherever a row does: a ``TypedDict`` is not a ``dict[str, Any]`` to a type checker).
 
     Raises:
         pydantic.ValidationError: naming each field whose value does not have its type.
@@ -352,4 +353,5 @@ def check_result(row: Mapping[str, Any]) -> EpisodeResult:
 
         EpisodeResult.__pydantic_config__ = {"extra": "allow", "strict": True}  # type: ignore[attr-defined]
         _ADAPTER = TypeAdapter(EpisodeResult)
-    return _ADAPTER.validate_python(row)  # type: ignore[no-any-return]
+    result: dict[str, Any] = _ADAPTER.validate_python(row)
+    return result

@@ -166,7 +166,7 @@ class RunDir:
                 example = example or key
         if rerun:
             warnings.warn(f"{source.path}: {rerun} finished episode(s) were recorded again (e.g. "
-                          f"{'/'.join(map(str, example))}); keeping one record each, the last", ResultsWarning,
+                          f"{'/'.join(map(str, example or ()))}); keeping one record each, the last", ResultsWarning,
                           stacklevel=3)
         return _Scan(sides, dict.fromkeys(strays))
 
@@ -239,7 +239,7 @@ class RunDir:
         self._timely = timely
         return builder.result(), good
 
-    def planned_rows(self) -> Iterator[tuple[tuple, dict[str, Any] | None]]:
+    def planned_rows(self) -> Iterator[tuple[EpisodeKey, dict[str, Any] | None]]:
         """Every planned episode in plan order (pair by pair, epoch by epoch): ``(key, its
         last result row or None)``, read one at a time (the second pass of the module
         docstring; :class:`~evalkit.metrics.summary.SummaryBuilder` takes them in this order).

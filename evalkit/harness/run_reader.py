@@ -11,8 +11,8 @@ the gate (:mod:`evalkit.gate.results`, :mod:`evalkit.gate.rundir`) and the rules
   :class:`~evalkit.errors.RunError` naming the file for a missing, unreadable, non-UTF-8 or
   non-JSON file, or one that is not an object; NaN and Infinity are not JSON);
   :meth:`RunReader.manifest` for the lenient read (``None`` when there is none).
-* result rows, each an :class:`~evalkit.records.EpisodeResult` (:func:`~evalkit.records.as_result`:
-  nested fields typed, whether the file holds them as JSON values or, from earlier runs, as
+* result rows, dicts of the :class:`~evalkit.records.EpisodeResult` schema
+  (:func:`~evalkit.records.as_result`: nested fields typed, whether the file holds them as JSON values or, from earlier runs, as
   JSON text): :meth:`RunReader.records` streams the usable lines of ``results.jsonl`` with
   their places (a half-written last line, a line that is not a JSON object or a row with a bad
   field is skipped with a :class:`ResultsWarning`: :func:`~evalkit.metrics.summary.row_problem`),
@@ -33,7 +33,7 @@ from typing import Any
 from evalkit.errors import RunError
 from evalkit.harness.run_dir import read_manifest
 from evalkit.metrics.summary import row_problem
-from evalkit.records import EpisodeKey, EpisodeResult, as_result
+from evalkit.records import EpisodeKey, as_result
 
 __all__ = ["IGNORED_LINES_SHOWN", "ResultsWarning", "RunReader", "decode_line", "latest_by_key"]
 
@@ -52,7 +52,7 @@ def decode_line(raw: bytes, offset: int) -> str:
     return raw.decode("utf-8-sig" if offset == 0 else "utf-8", errors="replace")
 
 
-def latest_by_key(rows: Iterable[EpisodeResult], *, source: str = "results") -> dict[EpisodeKey, EpisodeResult]:
+def latest_by_key(rows: Iterable[dict[str, Any]], *, source: str = "results") -> dict[EpisodeKey, dict[str, Any]]:
     """One row per episode key: the last one (field case C27).
 
     A later row replacing an errored one is a retry and is silent; a later row replacing an
@@ -66,7 +66,7 @@ def latest_by_key(rows: Iterable[EpisodeResult], *, source: str = "results") -> 
     Returns:
         ``key → row``, in the order keys were first seen.
     """
-    out: dict[EpisodeKey, EpisodeResult] = {}
+    out: dict[EpisodeKey, dict[str, Any]] = {}
     rerun = 0
     example = None
     for row in rows:
@@ -78,7 +78,7 @@ def latest_by_key(rows: Iterable[EpisodeResult], *, source: str = "results") -> 
         out[key] = row
     if rerun:
         warnings.warn(
-            f"{source}: {rerun} finished episode(s) were recorded again (e.g. {'/'.join(map(str, example))}); "
+            f"{source}: {rerun} finished episode(s) were recorded again (e.g. {'/'.join(map(str, example or ()))}); "
             "keeping one record each, the last",
             ResultsWarning,
             stacklevel=2,
@@ -164,7 +164,7 @@ class RunReader:
 
     # -- result rows ---------------------------------------------------------------------
 
-    def records(self) -> Iterator[tuple[int, int, EpisodeResult]]:
+    def records(self) -> Iterator[tuple[int, int, dict[str, Any]]]:
         """``(byte offset, length, row)`` of every usable line of ``results.jsonl``, in file
         order (nothing when there is no such file).
 
@@ -214,7 +214,7 @@ class RunReader:
                           f"{ignored[1]} to {ignored[2]})", ResultsWarning, stacklevel=4)
 
     @staticmethod
-    def parse(raw: bytes, offset: int) -> EpisodeResult:
+    def parse(raw: bytes, offset: int) -> dict[str, Any]:
         """One record of ``results.jsonl`` (its bytes, found at ``offset``) as a row.
 
         Raises:
@@ -226,7 +226,7 @@ class RunReader:
             raise ValueError("not a result row")
         return as_result(row)
 
-    def fetch(self, offsets: Iterable[int]) -> Iterator[EpisodeResult | None]:
+    def fetch(self, offsets: Iterable[int]) -> Iterator[dict[str, Any] | None]:
         """The record of ``results.jsonl`` at each byte offset (from :meth:`records`), in
         that order; ``None`` for a negative offset (no record).
 
@@ -246,12 +246,12 @@ class RunReader:
                     raise RunError(f"{self.jsonl}: changed while it was read; read the run again") from None
                 yield row
 
-    def latest(self) -> dict[EpisodeKey, EpisodeResult]:
+    def latest(self) -> dict[EpisodeKey, dict[str, Any]]:
         """One row of ``results.jsonl`` per episode key, the last written (:func:`latest_by_key`),
         in the order keys were first seen; ``{}`` without the file."""
         return latest_by_key((row for _, _, row in self.records()), source=str(self.jsonl))
 
-    def parquet_rows(self) -> list[EpisodeResult]:
+    def parquet_rows(self) -> list[dict[str, Any]]:
         """Every row of ``results.parquet``, in order.
 
         Raises:
@@ -266,7 +266,7 @@ class RunReader:
                 from None
         return [as_result(r) for r in rows]
 
-    def rows(self, *, prefer: str = "jsonl") -> list[EpisodeResult]:
+    def rows(self, *, prefer: str = "jsonl") -> list[dict[str, Any]]:
         """The run's result rows, one per episode key: the last records of ``results.jsonl``
         (:meth:`latest`) or the rows of ``results.parquet`` (one per key as the run wrote it),
         whichever of the two ``prefer`` names exists, else the other.

@@ -213,7 +213,7 @@ class RunStore:
         """``(byte offset, length, row)`` of every usable line of ``results.jsonl``
         (:meth:`evalkit.harness.run_reader.RunReader.records`: broken lines are skipped with a
         :class:`ResultsWarning`)."""
-        return RunReader(self.root).records()  # type: ignore[return-value]
+        return RunReader(self.root).records()
 
     def read_results(self) -> list[dict[str, Any]]:
         """Every row of ``results.jsonl``, in the order written (duplicates included).
@@ -223,7 +223,7 @@ class RunStore:
         """
         return [row for _, _, row in self._records()]
 
-    def latest_results(self) -> dict[tuple, dict[str, Any]]:
+    def latest_results(self) -> dict[EpisodeKey, dict[str, Any]]:
         """One row per episode key, the last written (see :func:`latest_by_key`)."""
         return latest_by_key(self.read_results(), source=str(self.root / "results.jsonl"))
 
@@ -265,7 +265,7 @@ class RunStore:
         if rerun:
             warnings.warn(
                 f"{self.root / 'results.jsonl'}: {rerun} finished episode(s) were recorded again "
-                f"(e.g. {'/'.join(map(str, example))}); keeping one record each, the last",
+                f"(e.g. {'/'.join(map(str, example or ()))}); keeping one record each, the last",
                 ResultsWarning,
                 stacklevel=2,
             )

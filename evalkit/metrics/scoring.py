@@ -133,7 +133,7 @@ from evalkit.metrics.billing import episode_billing
 from evalkit.metrics.failures import failure_kind
 from evalkit.metrics.grounding import unsupported_arguments
 from evalkit.metrics.matching import args_match, check_state
-from evalkit.records import EpisodeResult, check_result
+from evalkit.records import check_result
 from evalkit.runtime.events import (
     ActionDecided,
     EpisodeEnded,
@@ -180,7 +180,7 @@ def score_episode(
     max_lag: int = 1,
     price: Any = None,
     panel: Any = None,
-) -> EpisodeResult:
+) -> dict[str, Any]:
     """Score one finished episode.
 
     Args:

@@ -261,8 +261,8 @@ def _jsonl_rows(root: Path, columns: tuple[str, ...]) -> ResultTable:
 
     def fetch(positions: Any) -> list[dict[str, Any]]:
         try:
-            return [{k: row[k] for k in columns if k in row}  # type: ignore[union-attr]
-                    for row in reader.fetch(int(offsets[i]) for i in positions)]
+            return [{k: row[k] for k in columns if k in row}
+                    for row in reader.fetch(int(offsets[i]) for i in positions) if row is not None]
         except OSError as exc:
             raise RunError(f"{jsonl}: cannot read ({exc.strerror})") from None
 

@@ -81,7 +81,7 @@ class RunData:
     def _rows(self) -> list[dict[str, Any]]:
         from evalkit.metrics.failures import failure_kind
 
-        rows: list[dict[str, Any]] = RunReader(self.path).rows(prefer="parquet")  # type: ignore[assignment]
+        rows = RunReader(self.path).rows(prefer="parquet")
         for r in rows:
             if "failure_kind" not in r:
                 r["failure_kind"] = failure_kind(r)

@@ -202,7 +202,7 @@ def _read(run_dir: Path) -> tuple[list[dict[str, Any]], dict[str, Any], int]:
     reader = RunReader(run_dir)
     if not reader.jsonl.is_file():
         raise RunError(f"{run_dir}: no results.jsonl (is this a run directory written by `evalkit run`?)")
-    rows: list[dict[str, Any]] = list(reader.latest().values())  # type: ignore[arg-type]
+    rows = list(reader.latest().values())
     manifest = reader.manifest() or {}
     max_lag = int(manifest.get("config", {}).get("max_lag", 1))
     return rows, manifest, max_lag

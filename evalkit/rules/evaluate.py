@@ -84,7 +84,7 @@ def read_rows(run_dir: str | Path) -> list[dict[str, Any]]:
     reader = RunReader(run_dir)
     if not reader.jsonl.is_file():
         raise RunError(f"{reader.root}: no results.jsonl (is this a run directory written by `evalkit run`?)")
-    return list(reader.latest().values())  # type: ignore[arg-type]
+    return list(reader.latest().values())
 
 
 def compare_runs(old_dir: str | Path, new_dir: str | Path, old_rules: RuleSet, new_rules: RuleSet, *,

@@ -18,7 +18,6 @@ from __future__ import annotations
 
 import json
 from dataclasses import dataclass, field, fields
-from functools import lru_cache
 from pathlib import Path
 from typing import Any, ClassVar, Iterable, Iterator
 
@@ -29,6 +28,7 @@ from evalkit.runtime.jsonsafe import json_problem, sanitize
 from evalkit.runtime.jsonsafe import line_encoder as _line_encoder
 
 EVENT_TYPES: dict[str, type["Event"]] = {}
+_TUPLE_FIELDS: dict[type, frozenset[str]] = {}  # per event class, its fields typed as tuples
 
 
 @dataclass(frozen=True, slots=True)
@@ -399,19 +399,17 @@ def event_from_dict(data: dict[str, Any]) -> Event:
     if cls is None:
         raise RunError(f"unknown event type {kind!r}")
     kwargs = {k: v for k, v in data.items() if k != "type"}
+    tuples = _TUPLE_FIELDS.get(cls)
+    if tuples is None:
+        tuples = _TUPLE_FIELDS[cls] = frozenset(f.name for f in fields(cls) if str(f.type).startswith("tuple"))
     for name in _field_names(cls):
         value = kwargs.get(name)
-        if isinstance(value, list) and name in _tuple_fields(cls):
+        if isinstance(value, list) and name in tuples:
             kwargs[name] = tuple(value)
     try:
         return cls(**kwargs)
     except TypeError as exc:
         raise RunError(f"bad {kind} event: {exc}") from None
-
-
-@lru_cache(maxsize=None)
-def _tuple_fields(cls: type) -> frozenset[str]:
-    return frozenset(f.name for f in fields(cls) if str(f.type).startswith("tuple"))
 
 
 class EventLog:
