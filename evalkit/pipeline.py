@@ -21,7 +21,8 @@ from evalkit.harness.executor import Progress
 from evalkit.harness.plan import PlanKeys
 from evalkit.harness.run import execute_run
 from evalkit.harness.store import RunStore
-from evalkit.metrics.keys import pair_attributes, row_key
+from evalkit.metrics.keys import pair_attributes
+from evalkit.records import EpisodeKey
 from evalkit.metrics.summary import SummaryBuilder
 from evalkit.report.html import render_report
 
@@ -97,7 +98,7 @@ def finish(
         def take(row: dict[str, Any]) -> None:
             # rows come in plan order, then the rows outside the plan (kept, never counted)
             parquet.add(row)
-            key = row_key(row)
+            key = EpisodeKey.of(row)
             for expected in planned:
                 if expected == key:
                     builder.add(key, row)

@@ -183,7 +183,7 @@ class AgentSession:
                 if isinstance(answer, str):
                     return self._final(turn, answer, latency)
             call = _tool_call(f"call_{turn}", name, arguments)
-            self.rec.emit(ModelResponded, turn, text=None, tool_calls=(call.to_dict(),), finish_reason="tool_calls",
+            self.rec.emit(ModelResponded, turn, text=None, tool_calls=(call.recorded(),), finish_reason="tool_calls",
                           stop_reason="tool_use", input_tokens=None, output_tokens=None, latency_s=latency)
             self.last_text = None
             if name == FINAL_ANSWER:  # present but malformed: denied like any call failing its schema

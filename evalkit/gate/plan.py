@@ -36,14 +36,13 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from evalkit.harness.plan import iter_keys
+from evalkit.records import EpisodeKey, make_key
 from evalkit.scenarios.schema import VARIANT_KINDS
 
-Key = tuple[str, str, str, str, str, int]
-"""An episode key: ``(pair_id, variant, model, condition, gate, epoch)``."""
 Combo = tuple[str, str]
 """``(pair_id, variant)``: one side of a pair, planned for every epoch × model × condition × gate."""
 
-__all__ = ["Combo", "GatePlan", "Key", "choose_pairs"]
+__all__ = ["Combo", "GatePlan", "choose_pairs"]
 
 
 @dataclass(frozen=True)
@@ -106,10 +105,10 @@ class GatePlan(Sequence):
     def __len__(self) -> int:
         return self._offsets[-1]
 
-    def __iter__(self) -> Iterator[Key]:
+    def __iter__(self) -> Iterator[EpisodeKey]:
         return iter_keys(self.pairs, self.epochs, self.models, self.conditions, self.gates)
 
-    def walk(self) -> Iterator[tuple[Key, int]]:
+    def walk(self) -> Iterator[tuple[EpisodeKey, int]]:
         """``(key, slot)`` of every planned episode, in plan order (:meth:`slot` of the key)."""
         for pair in self.pairs:
             n = len(pair[1])
@@ -130,7 +129,7 @@ class GatePlan(Sequence):
         rest, g = divmod(rest, len(self.gates))
         rest, c = divmod(rest, len(self.conditions))
         e, m = divmod(rest, len(self.models))
-        return (pair_id, variants[v], self.models[m], self.conditions[c], self.gates[g], e + 1)
+        return make_key(pair_id, variants[v], self.models[m], self.conditions[c], self.gates[g], e + 1)
 
     def offset(self, pair: int) -> int:
         """The plan position of the first episode of the ``pair``-th pair."""

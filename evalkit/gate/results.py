@@ -1,24 +1,23 @@
 """The result rows of a run directory as the gate reads them: one at a time, and again by place.
 
-:class:`JsonlRows` reads ``results.jsonl`` with the harness's own record iteration
-(:class:`evalkit.harness.store.RunStore`: a half-written last line, a line that is not a result
-row or a row with a bad field is skipped with a ``ResultsWarning``) and finds a record again
-by its byte offset; :class:`ParquetRows` does the same for ``results.parquet`` (a run
+:class:`JsonlRows` reads ``results.jsonl`` through the run directory's reader
+(:class:`evalkit.harness.run_reader.RunReader`: a half-written last line, a line that is not a
+result row or a row with a bad field is skipped with a ``ResultsWarning``) and finds a record
+again by its byte offset; :class:`ParquetRows` does the same for ``results.parquet`` (a run
 directory without ``results.jsonl``) by row number. Neither holds the rows: a caller keeps the
 places it needs (:class:`evalkit.gate.rundir.RunDir`).
 """
 
 from __future__ import annotations
 
-import json
 import warnings
 from collections.abc import Iterable, Iterator
 from pathlib import Path
 from typing import Any
 
-from evalkit.errors import RunError
-from evalkit.harness.store import ResultsWarning, RunStore, decode_line
+from evalkit.harness.run_reader import ResultsWarning, RunReader
 from evalkit.metrics.summary import row_problem
+from evalkit.records import as_result
 
 __all__ = ["JsonlRows", "ParquetRows"]
 
@@ -34,13 +33,13 @@ class JsonlRows:
     """
 
     def __init__(self, root: Path):
-        self.store = RunStore(root)
-        self.path = root / "results.jsonl"
+        self.reader = RunReader(root)
+        self.path = self.reader.jsonl
 
     def scan(self) -> Iterator[tuple[int, dict[str, Any]]]:
         """``(byte offset, row)`` of every usable record, in file order; broken lines are
-        skipped with a ``ResultsWarning`` (:class:`~evalkit.harness.store.RunStore`)."""
-        for offset, _, row in self.store._records():
+        skipped with a ``ResultsWarning`` (:meth:`~evalkit.harness.run_reader.RunReader.records`)."""
+        for offset, _, row in self.reader.records():
             yield offset, row
 
     def fetch(self, refs: Iterable[int]) -> Iterator[dict[str, Any] | None]:
@@ -50,19 +49,7 @@ class JsonlRows:
             RunError: when a record is no longer where :meth:`scan` found it (the file
                 changed while the gate read it).
         """
-        with open(self.path, "rb") as fh:
-            for ref in refs:
-                if ref < 0:
-                    yield None
-                    continue
-                fh.seek(ref)
-                try:
-                    row = json.loads(decode_line(fh.readline(), ref))
-                except (ValueError, RecursionError):
-                    row = None
-                if not isinstance(row, dict):
-                    raise RunError(f"{self.path}: changed while the gate read it; run the gate again")
-                yield row
+        yield from self.reader.fetch(refs)
 
 
 class ParquetRows:
@@ -87,7 +74,7 @@ class ParquetRows:
             for row in batch.to_pylist():
                 problem = row_problem(row)
                 if problem is None:
-                    yield number, row
+                    yield number, as_result(row)
                 else:
                     warnings.warn(f"{self.path}: row {number + 1}: ignored a result row: {problem}", ResultsWarning,
                                   stacklevel=2)
@@ -101,7 +88,7 @@ class ParquetRows:
             wanted = [ref for ref in chunk if ref >= 0]
             rows = iter(self.table.take(wanted).to_pylist() if wanted else [])
             for ref in chunk:
-                yield next(rows) if ref >= 0 else None
+                yield as_result(next(rows)) if ref >= 0 else None
             chunk.clear()
 
         for ref in refs:

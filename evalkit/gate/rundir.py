@@ -26,7 +26,6 @@ every side is right (:func:`evalkit.metrics.compare.unit_outcomes`).
 
 from __future__ import annotations
 
-import json
 import math
 import warnings
 from array import array
@@ -40,8 +39,9 @@ from evalkit.errors import RunError
 from evalkit.gate.plan import Combo, GatePlan, choose_pairs
 from evalkit.gate.results import JsonlRows, ParquetRows
 from evalkit.gate.units import UnitLayout, Units
-from evalkit.harness.store import ResultsWarning, result_key
 from evalkit.harness.run_dir import unfinished
+from evalkit.harness.run_reader import ResultsWarning, RunReader
+from evalkit.records import EpisodeKey
 from evalkit.metrics.aggregate import BREAKDOWNS, GROUP_KEYS
 from evalkit.metrics.summary import SummaryBuilder
 
@@ -49,23 +49,6 @@ Group = tuple[str, str, str]  # model, condition, gate
 Unit = tuple  # (pair_id, epoch) for pair units, (pair_id, variant, epoch) for episodes
 
 __all__ = ["Group", "RunDir", "Unit", "load_run", "verify_summary"]
-
-
-def _reject_constant(name: str) -> float:
-    raise ValueError(f"{name} is not a number")
-
-
-def _read_json(path: Path, what: str) -> Any:
-    try:
-        text = path.read_text(encoding="utf-8")
-    except FileNotFoundError:
-        raise RunError(f"{path}: missing; {what}") from None
-    except OSError as exc:
-        raise RunError(f"{path}: unreadable ({exc.__class__.__name__})") from None
-    try:
-        return json.loads(text, parse_constant=_reject_constant)
-    except ValueError as exc:
-        raise RunError(f"{path}: not valid JSON ({exc})") from None
 
 
 class _Side:
@@ -125,8 +108,8 @@ class RunDir:
         Raises:
             RunError: when it is missing or not a manifest.
         """
-        data = _read_json(self.path / "config.json", "a baseline comparison needs the run manifest")
-        if not isinstance(data, dict) or not isinstance(data.get("config"), dict):
+        data = RunReader(self.path).read_json("config.json", missing="a baseline comparison needs the run manifest")
+        if not isinstance(data.get("config"), dict):
             raise RunError(f"{self.path / 'config.json'}: not a run manifest")
         return data
 
@@ -164,7 +147,7 @@ class RunDir:
         rerun = 0
         example: tuple[Any, ...] = ()
         for ref, row in source.scan():
-            key = result_key(row)
+            key = EpisodeKey.of(row)
             ok = row.get("status") == "ok"
             slot = axes.slot(key)
             if slot is None:
@@ -186,7 +169,7 @@ class RunDir:
                 example = example or key
         if rerun:
             warnings.warn(f"{source.path}: {rerun} finished episode(s) were recorded again (e.g. "
-                          f"{'/'.join(map(str, example))}); keeping one record each, the last", ResultsWarning,
+                          f"{'/'.join(map(str, example or ()))}); keeping one record each, the last", ResultsWarning,
                           stacklevel=3)
         return _Scan(sides, dict.fromkeys(strays))
 
@@ -261,7 +244,7 @@ class RunDir:
         self._timely = timely
         return builder.result(), good
 
-    def planned_rows(self) -> Iterator[tuple[tuple, dict[str, Any] | None]]:
+    def planned_rows(self) -> Iterator[tuple[EpisodeKey, dict[str, Any] | None]]:
         """Every planned episode in plan order (pair by pair, epoch by epoch): ``(key, its
         last result row or None)``, read one at a time (the second pass of the module
         docstring; :class:`~evalkit.metrics.summary.SummaryBuilder` takes them in this order).
@@ -276,7 +259,7 @@ class RunDir:
         # every side's refs are set (checked above)
         refs = (-1 if (r := cast(array, sides[key[:2]].refs)[slot]) < 0 else r >> 1 for key, slot in plan.walk())
         for key, row in zip(plan, self._rows.fetch(refs)):
-            if row is not None and result_key(row) != key:
+            if row is not None and EpisodeKey.of(row) != key:
                 raise RunError(f"{self._rows.path}: changed while the gate read it; run the gate again")
             yield key, row
 
@@ -393,8 +376,8 @@ def load_run(path: str | Path, *, then: str = "gate it") -> RunDir:
     why = unfinished(p)
     if why is not None:
         raise RunError(f"{why}, then {then}")
-    summary = _read_json(p / "summary.json", "is this a run directory written by `evalkit run`?")
-    if not isinstance(summary, dict) or not isinstance(summary.get("rows"), list):
+    summary = RunReader(p).read_json("summary.json", missing="is this a run directory written by `evalkit run`?")
+    if not isinstance(summary.get("rows"), list):
         raise RunError(f"{p / 'summary.json'}: not a run summary (no `rows`)")
     return RunDir(p, summary)
 
@@ -441,12 +424,12 @@ def verify_summary(run: RunDir, by: list[str] | tuple[str, ...] = ()) -> None:
                            "results give (edited, or files from different runs?)")
         for group, fresh in want.items():
             old = have[group]
-            for field, value in fresh.items():
-                if field in _COUNTS or (field.endswith(("_k", "_n")) and field[:-2] in _VERIFIED_RATES
-                                        and field[:-2] in old):  # a rate the file lacks is missing data
-                    if old.get(field) != value:
+            for key, value in fresh.items():
+                if key in _COUNTS or (key.endswith(("_k", "_n")) and key[:-2] in _VERIFIED_RATES
+                                        and key[:-2] in old):  # a rate the file lacks is missing data
+                    if old.get(key) != value:
                         raise RunError(f"{run.path / 'summary.json'}: {label} {'/'.join(map(str, group))}: "
-                                       f"{field} is {old.get(field)!r} but its per-episode results give "
+                                       f"{key} is {old.get(key)!r} but its per-episode results give "
                                        f"{value!r} (edited, or files from different runs?)")
             for name in fresh:
                 if f"{name}_k" in fresh and f"{name}_n" in fresh:

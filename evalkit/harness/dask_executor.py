@@ -126,7 +126,8 @@ def _spec_lookup(episodes: Iterable[EpisodeSpec]) -> Callable[[tuple], EpisodeSp
             return base[position]
 
         return spec_of
-    return {spec.key: spec for spec in episodes}.__getitem__
+    specs: dict[tuple, EpisodeSpec] = {spec.key: spec for spec in episodes}  # EpisodeKey: a tuple
+    return specs.__getitem__
 
 
 @contextlib.contextmanager

@@ -19,6 +19,7 @@ from functools import cached_property, lru_cache
 from typing import Any
 
 from evalkit.conditions.registry import get_condition
+from evalkit.records import EpisodeKey, make_key
 from evalkit.runtime.controller import Limits
 from evalkit.runtime.executor import Fault
 from evalkit.runtime.followup import DEFAULT_MAX_TURNS, SimulatedUser
@@ -159,9 +160,9 @@ class EpisodeSpec:
     setup: RuntimeSetup = field(default=DEFAULT_SETUP, compare=False, repr=False)
 
     @property
-    def key(self) -> tuple[str, str, str, str, str, int]:
-        """Identity of the episode in a run: (pair, variant, model, condition, gate, epoch)."""
-        return (self.pair.id, self.variant, self.model, self.condition, self.gate, self.epoch)
+    def key(self) -> EpisodeKey:
+        """Identity of the episode in a run (:class:`~evalkit.records.EpisodeKey`)."""
+        return make_key(self.pair.id, self.variant, self.model, self.condition, self.gate, self.epoch)
 
     @property
     def episode_id(self) -> str:

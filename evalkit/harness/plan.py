@@ -25,12 +25,11 @@ from collections.abc import Collection, Iterable, Iterator, Sequence
 from typing import Any, Union, overload
 
 from evalkit.errors import ConfigError
+from evalkit.records import EpisodeKey, make_key
 from evalkit.harness.episode import DEFAULT_SETUP, EpisodeSpec, RuntimeSetup, id_part
 from evalkit.runtime.tools import Domain
 from evalkit.scenarios.schema import Pair
 
-Key = tuple[str, str, str, str, str, int]
-"""An episode key: ``(pair_id, variant, model, condition, gate, epoch)``."""
 
 
 def _same_items(left: Iterable[Any], right: Iterable[Any]) -> bool:
@@ -179,14 +178,14 @@ class RunPlan(_LazySequence):
             self._keys = PlanKeys(self)
         return self._keys
 
-    def key_at(self, index: int) -> Key:
+    def key_at(self, index: int) -> EpisodeKey:
         """The key of the episode at ``index`` (without making its spec).
 
         Raises:
             IndexError: outside the plan.
         """
         p, e, m, c, g, v = self._coordinates(index)
-        return (self.pairs[p].id, self._variants[p][v], self.models[m], self.conditions[c], self.gates[g], e + 1)
+        return make_key(self.pairs[p].id, self._variants[p][v], self.models[m], self.conditions[c], self.gates[g], e + 1)
 
     def position(self, key: Any) -> int | None:
         """Where the episode ``key`` is in the plan, computed from the factors' indices.
@@ -282,7 +281,7 @@ class PlanKeys(_LazySequence):
             return [self.plan.key_at(i) for i in range(*index.indices(len(self)))]
         return self.plan.key_at(index.__index__())
 
-    def __iter__(self) -> Iterator[Key]:
+    def __iter__(self) -> Iterator[EpisodeKey]:
         plan = self.plan
         return iter_keys(((pair.id, variants) for pair, variants in zip(plan.pairs, plan._variants)),
                          plan.epochs, plan.models, plan.conditions, plan.gates)
@@ -302,7 +301,7 @@ class PlanKeys(_LazySequence):
 
 
 def iter_keys(pairs: Iterable[tuple[str, Sequence[str]]], epochs: int, models: Sequence[str],
-              conditions: Sequence[str], gates: Sequence[str]) -> Iterator[Key]:
+              conditions: Sequence[str], gates: Sequence[str]) -> Iterator[EpisodeKey]:
     """The episode keys of a plan in run order: pair, epoch, model, condition, gate, variant.
 
     Args:
@@ -321,7 +320,7 @@ def iter_keys(pairs: Iterable[tuple[str, Sequence[str]]], epochs: int, models: S
                 for condition in conditions:
                     for gate in gates:
                         for variant in variants:
-                            yield (pair_id, variant, model, condition, gate, epoch)
+                            yield make_key(pair_id, variant, model, condition, gate, epoch)
 
 
 class KeyPositions(_LazySequence):

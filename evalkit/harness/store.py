@@ -28,8 +28,9 @@ retry without a warning, a second record for an episode that had finished ok is 
 with a warning. :meth:`RunStore.compact` rewrites the file with one line per key before a
 resumed run appends to it.
 
-This module holds :class:`RunStore` and the result-row helpers (:func:`result_key`,
-:func:`latest_by_key`, :func:`decode_line`); the atomic writes and JSON text are in
+This module holds :class:`RunStore`, which writes a run directory; reading one back is
+:class:`evalkit.harness.run_reader.RunReader` (whose :func:`latest_by_key`, :func:`decode_line`
+and :class:`ResultsWarning` are re-exported here). The atomic writes and JSON text are in
 :mod:`evalkit.harness.atomic`, the run-directory checks in :mod:`evalkit.harness.run_dir`
 and the writer thread in :mod:`evalkit.harness.writer`. :func:`write_atomic`,
 :func:`dump_json` and :func:`check_out_dir` are re-exported here.
@@ -50,64 +51,16 @@ from evalkit.harness.atomic import _TEMP_SEQ, _naming, _umask, dump_json, write_
 from evalkit.harness.results_index import RecordRef, ResultIndex  # noqa: F401 - re-exported
 from evalkit.harness.run_dir import check_out_dir  # noqa: F401 - re-exported
 from evalkit.harness.writer import _BackgroundWriter
-from evalkit.metrics.summary import row_problem
 from evalkit.errors import RunError
 from evalkit.harness.plan import key_positions
+from evalkit.harness.run_reader import (  # noqa: F401 - re-exported
+    IGNORED_LINES_SHOWN, ResultsWarning, RunReader, decode_line, latest_by_key)
+from evalkit.records import EpisodeKey
 
 OWNED = ("config.json", "results.jsonl", "results.parquet", "summary.json", "report.html", "selfcheck.json",
          "gate-junit.xml", "gate-summary.md")
 """The files evalkit writes at the top of a run directory (all it ever removes there, with
 ``traces/*.jsonl``)."""
-KEY_FIELDS = ("pair_id", "variant", "model", "condition", "gate", "epoch")
-"""Fields of a result row that identify its episode in the run plan."""
-
-
-IGNORED_LINES_SHOWN = 5
-"""Ignored lines of ``results.jsonl`` warned about one by one; the rest are counted in one warning."""
-
-
-class ResultsWarning(UserWarning):
-    """Something in ``results.jsonl`` was ignored or superseded (a half-written line, a
-    duplicate record)."""
-
-
-def result_key(row: dict[str, Any]) -> tuple:
-    """The episode key of a result row: ``(pair_id, variant, model, condition, gate, epoch)``."""
-    return tuple(row[f] for f in KEY_FIELDS)
-
-
-def latest_by_key(rows: Iterable[dict[str, Any]], *, source: str = "results") -> dict[tuple, dict[str, Any]]:
-    """One row per episode key: the last one (field case C27).
-
-    A later row replacing an errored one is a retry and is silent; a later row replacing an
-    ``ok`` one means a finished episode ran again: the later row is kept and a
-    :class:`ResultsWarning` names the episode.
-
-    Args:
-        rows: Result rows in the order they were written.
-        source: Name used in warnings.
-
-    Returns:
-        ``key → row``, in the order keys were first seen.
-    """
-    out: dict[tuple, dict[str, Any]] = {}
-    rerun = 0
-    example: tuple[Any, ...] = ()
-    for row in rows:
-        key = result_key(row)
-        before = out.get(key)
-        if before is not None and before.get("status") == "ok":
-            rerun += 1
-            example = example or key
-        out[key] = row
-    if rerun:
-        warnings.warn(
-            f"{source}: {rerun} finished episode(s) were recorded again (e.g. {'/'.join(map(str, example))}); "
-            "keeping one record each, the last",
-            ResultsWarning,
-            stacklevel=2,
-        )
-    return out
 
 
 class RunStore:
@@ -257,50 +210,10 @@ class RunStore:
         write_atomic(self.root / name, dump_json(obj))
 
     def _records(self) -> Iterator[tuple[int, int, dict[str, Any]]]:
-        """``(byte offset, byte length, row)`` of each result row of ``results.jsonl``, in file order.
-
-        A half-written last line (a run killed mid-write: no newline at its end) is skipped
-        with a :class:`ResultsWarning`; so is any other line that is not a JSON object with
-        the key fields. The file is read line by line, never whole.
-        """
-        path = self.root / "results.jsonl"
-        if not path.exists():
-            return
-        offset = 0
-        ignored = [0, 0, 0]  # lines ignored; first and last line number past the ones warned about
-
-        def ignore(lineno: int, message: str) -> None:
-            ignored[0] += 1
-            if ignored[0] <= IGNORED_LINES_SHOWN:
-                warnings.warn(message, ResultsWarning, stacklevel=4)
-            else:
-                ignored[1] = ignored[1] or lineno
-                ignored[2] = lineno
-
-        with open(path, "rb") as fh:
-            for lineno, raw in enumerate(fh, 1):
-                start, offset = offset, offset + len(raw)
-                if not raw.strip():
-                    continue
-                try:
-                    row = json.loads(decode_line(raw, start))
-                    if not isinstance(row, dict):
-                        raise ValueError("not a result row")
-                except (ValueError, RecursionError):
-                    what = ("a half-written last line" if not raw.endswith(b"\n")
-                            else f"line {lineno}, which is not a result row (a JSON object)")
-                    text = raw.decode("utf-8", errors="replace").rstrip("\n")
-                    ignore(lineno, f"{path}: ignored {what} ({len(text)} characters)")
-                    continue
-                problem = row_problem(row)
-                if problem is not None:
-                    ignore(lineno, f"{path}:{lineno}: ignored a result row: {problem} (its episode runs again on "
-                                   "resume)")
-                    continue
-                yield start, len(raw), row
-        if ignored[0] > IGNORED_LINES_SHOWN:
-            warnings.warn(f"{path}: ignored {ignored[0] - IGNORED_LINES_SHOWN} more line(s) like those (lines "
-                          f"{ignored[1]} to {ignored[2]})", ResultsWarning, stacklevel=3)
+        """``(byte offset, length, row)`` of every usable line of ``results.jsonl``
+        (:meth:`evalkit.harness.run_reader.RunReader.records`: broken lines are skipped with a
+        :class:`ResultsWarning`)."""
+        return RunReader(self.root).records()
 
     def read_results(self) -> list[dict[str, Any]]:
         """Every row of ``results.jsonl``, in the order written (duplicates included).
@@ -310,7 +223,7 @@ class RunStore:
         """
         return [row for _, _, row in self._records()]
 
-    def latest_results(self) -> dict[tuple, dict[str, Any]]:
+    def latest_results(self) -> dict[EpisodeKey, dict[str, Any]]:
         """One row per episode key, the last written (see :func:`latest_by_key`)."""
         return latest_by_key(self.read_results(), source=str(self.root / "results.jsonl"))
 
@@ -343,14 +256,14 @@ class RunStore:
         rerun = 0
         example: tuple[Any, ...] = ()
         for start, length, row in self._records():
-            key = result_key(row)
+            key = EpisodeKey.of(row)
             if index.put(key, start, length, row.get("status") == "ok") and key not in self.rerun_on_purpose:
                 rerun += 1
                 example = example or key
         if rerun:
             warnings.warn(
                 f"{self.root / 'results.jsonl'}: {rerun} finished episode(s) were recorded again "
-                f"(e.g. {'/'.join(map(str, example))}); keeping one record each, the last",
+                f"(e.g. {'/'.join(map(str, example or ()))}); keeping one record each, the last",
                 ResultsWarning,
                 stacklevel=2,
             )
@@ -433,7 +346,7 @@ class RunStore:
                     if take is not None:
                         src.seek(0)
                         for offset, length in sequence():  # contiguous: read straight through
-                            take(json.loads(decode_line(src.read(length), offset)))
+                            take(RunReader.parse(src.read(length), offset))
                     return count
                 fd, tmp = tempfile.mkstemp(prefix=".results.jsonl.", suffix=".tmp", dir=self.root)
                 count = 0
@@ -447,7 +360,7 @@ class RunStore:
                             out.write(raw if raw.endswith(b"\n") else raw + b"\n")
                             count += 1
                             if take is not None:
-                                take(json.loads(decode_line(raw, 1)))
+                                take(RunReader.parse(raw, 1))
                     os.chmod(tmp, 0o666 & ~_umask())
                     os.replace(tmp, path)
                 except BaseException:
@@ -471,9 +384,3 @@ class RunStore:
 
 
 _BOM = b"\xef\xbb\xbf"
-
-
-def decode_line(raw: bytes, offset: int) -> str:
-    """A ``results.jsonl`` line as text: UTF-8 (bad bytes replaced), with a byte-order mark
-    skipped on the file's first line (``offset`` 0), as an editor may have saved it."""
-    return raw.decode("utf-8-sig" if offset == 0 else "utf-8", errors="replace")

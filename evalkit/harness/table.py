@@ -15,6 +15,7 @@ from typing import Any
 
 from evalkit.harness.atomic import _naming
 from evalkit.harness.store import ResultsWarning
+from evalkit.records import table_row
 
 
 ROW_GROUP_ROWS = 8192
@@ -76,8 +77,9 @@ class ParquetBatches:
             self.discard()
 
     def add(self, row: dict[str, Any]) -> None:
-        """Buffer one row; writes a part when the batch is full."""
-        self._rows.append(row)
+        """Buffer one row (its nested fields as JSON text: :func:`evalkit.records.table_row`);
+        writes a part when the batch is full."""
+        self._rows.append(table_row(row))
         if len(self._rows) >= self.batch_rows:
             self._flush()
 

@@ -95,7 +95,6 @@ that way while its results are read once, in plan order
 
 from __future__ import annotations
 
-import json
 from array import array
 from collections import Counter, defaultdict
 from typing import Any, Iterable, Sequence
@@ -105,8 +104,9 @@ from evalkit.metrics.billing import PARTS as _PARTS
 from evalkit.metrics.billing import TOKENS as _TOKENS
 from evalkit.metrics.billing import group_cost
 from evalkit.metrics.failures import FAILURE_KINDS
-from evalkit.metrics.keys import Key, _attr, group_key, row_key, unit_of
+from evalkit.metrics.keys import _attr, group_key, unit_of
 from evalkit.metrics.registry import extension_metrics
+from evalkit.records import EpisodeKey
 from evalkit.metrics.stats import proportion, wilson
 
 GROUP_KEYS = ("model", "condition", "gate")
@@ -125,17 +125,8 @@ def rate(name: str, k: int, n: int) -> dict[str, Any]:
     return {name: proportion(k, n), f"{name}_k": k, f"{name}_n": n, f"{name}_ci": [low, high]}
 
 
-def _json(value: Any, default: Any) -> Any:
-    if isinstance(value, str):
-        try:
-            return json.loads(value)
-        except ValueError:
-            return default
-    return default if value is None else value
-
-
 def summarize(
-    plan: Iterable[Key],
+    plan: Iterable[EpisodeKey],
     rows: Iterable[dict[str, Any]],
     *,
     pairs: dict[str, dict[str, Any]] | None = None,
@@ -149,7 +140,7 @@ def summarize(
             episode (unique), in any order.
         rows: Scored episode rows (see :func:`evalkit.metrics.scoring.score_episode`); rows
             not in the plan are ignored, and of several rows with one key the last counts.
-            A dict ``key → row`` (as :func:`~evalkit.metrics.keys.row_key` gives) is used as is.
+            A dict ``key → row`` (as :meth:`~evalkit.records.EpisodeKey.of` gives) is used as is.
         pairs: Pair attributes by pair id (:func:`~evalkit.metrics.keys.pair_attributes`), so that missing
             episodes still land in their trigger / phase / … group and count their expected
             meta requests; without it they are read from the rows.
@@ -162,8 +153,8 @@ def summarize(
         ``incomplete_pairs`` and the metrics of the module docstring.
     """
     pairs = pairs or {}
-    by_key = rows if isinstance(rows, dict) else {row_key(r): r for r in rows}
-    groups: dict[tuple, list[tuple[Key, dict[str, Any] | None]]] = defaultdict(list)
+    by_key = rows if isinstance(rows, dict) else {EpisodeKey.of(r): r for r in rows}
+    groups: dict[tuple, list[tuple[EpisodeKey, dict[str, Any] | None]]] = defaultdict(list)
     for key in plan:
         r = by_key.get(key)
         groups[group_key(key, r, pairs, by)].append((key, r))
@@ -176,7 +167,7 @@ def summarize(
 
 
 def group_metrics(
-    items: list[tuple[Key, dict[str, Any] | None]],
+    items: list[tuple[EpisodeKey, dict[str, Any] | None]],
     pairs: dict[str, dict[str, Any]] | None = None,
     *,
     core: bool = False,
@@ -193,7 +184,7 @@ def group_metrics(
         A flat dict of counts and rates.
     """
     stats = GroupStats(pairs, core=core)
-    units: dict[tuple, list[tuple[Key, dict[str, Any] | None]]] = defaultdict(list)
+    units: dict[tuple, list[tuple[EpisodeKey, dict[str, Any] | None]]] = defaultdict(list)
     for k, r in items:
         units[unit_of(k)].append((k, r))
     # units pair by pair (first-seen order), as GroupStats needs
@@ -242,7 +233,7 @@ class GroupStats:
         self._pair: str | None = None
         self._series: dict[tuple, bool] = {}  # (model, condition, gate) → every epoch's unit right, this pair
 
-    def add_unit(self, unit: tuple, sides: Sequence[tuple[Key, dict[str, Any] | None]]) -> None:
+    def add_unit(self, unit: tuple, sides: Sequence[tuple[EpisodeKey, dict[str, Any] | None]]) -> None:
         """Count one pair unit.
 
         Args:
@@ -280,7 +271,7 @@ class GroupStats:
         for k, r in sides:
             self._add_episode(k, r, control)
 
-    def _add_episode(self, k: Key, r: dict[str, Any] | None, control: bool) -> None:
+    def _add_episode(self, k: EpisodeKey, r: dict[str, Any] | None, control: bool) -> None:
         c = self.c
         c["n_episodes"] += 1
         variant = k[1]
@@ -352,7 +343,7 @@ class GroupStats:
             c[col] += value
             if col in _EPISODE_RATES:
                 c[col + "_eps"] += bool(value)
-        for code, n in _json(r.get("denials"), {}).items():
+        for code, n in (r.get("denials") or {}).items():  # an object (evalkit.records.as_result)
             self.codes[code] += n
         if r.get("failure_kind") is not None:
             self.kinds[str(r["failure_kind"])] += 1

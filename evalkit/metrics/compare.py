@@ -23,19 +23,19 @@ from collections import defaultdict
 from itertools import combinations
 from typing import Any, Iterable
 
-from evalkit.metrics.keys import Key, row_key
+from evalkit.records import EpisodeKey
 from evalkit.metrics.stats import DEFAULT_BOOTSTRAP_SAMPLES, DEFAULT_SEED, mcnemar_exact, paired_bootstrap_counts
 
 Group = tuple[str, str, str]  # model, condition, gate
 
 
-def unit_outcomes(plan: Iterable[Key], rows: Iterable[dict[str, Any]]) -> dict[Group, dict[tuple[str, int], int]]:
+def unit_outcomes(plan: Iterable[EpisodeKey], rows: Iterable[dict[str, Any]]) -> dict[Group, dict[tuple[str, int], int]]:
     """``(model, condition, gate) → {(pair_id, epoch): 0/1}`` for every planned pair unit.
 
     A unit is 1 when every one of its variants is recorded, ok and correct; units with a
     single variant (control pairs) take no part.
     """
-    by_key = {row_key(r): r for r in rows}
+    by_key = {EpisodeKey.of(r): r for r in rows}
     sides: dict[Group, dict[tuple[str, int], list[bool]]] = defaultdict(lambda: defaultdict(list))
     for key in plan:
         r = by_key.get(key)
@@ -95,7 +95,7 @@ def compare_counts(
 
 
 def comparisons(
-    plan: Iterable[Key],
+    plan: Iterable[EpisodeKey],
     rows: Iterable[dict[str, Any]],
     *,
     samples: int = DEFAULT_BOOTSTRAP_SAMPLES,
@@ -117,8 +117,8 @@ def comparisons(
         varying one is ``None``), ``a`` and ``b`` (the compared levels) and the fields of
         :func:`compare_units`.
     """
-    by_key = {row_key(r): r for r in rows}
-    blocks: dict[tuple[str, int], list[Key]] = defaultdict(list)
+    by_key = {EpisodeKey.of(r): r for r in rows}
+    blocks: dict[tuple[str, int], list[EpisodeKey]] = defaultdict(list)
     counter = PairedCounts()
     for key in plan:
         counter.see(key)
@@ -147,7 +147,7 @@ class PairedCounts:
         self.groups: set[Group] = set()
         self._counts: dict[tuple[Group, Group], list[int]] = {}  # (a, b), a < b → [n, a_k, b_k, a_only, b_only]
 
-    def see(self, key: Key) -> None:
+    def see(self, key: EpisodeKey) -> None:
         """Note a planned episode's model, condition and gate (they fix the comparisons' order)."""
         group = (key[2], key[3], key[4])
         if group not in self.groups:

@@ -1,7 +1,7 @@
 """Plan keys, pair units and group keys of scored episodes.
 
 An episode is identified by its plan key ``(pair_id, variant, model, condition, gate,
-epoch)`` (:data:`Key`); its pair unit drops the variant (:func:`unit_of`), so the
+epoch)`` (:class:`~evalkit.records.EpisodeKey`, :meth:`~evalkit.records.EpisodeKey.of` for a row); its pair unit drops the variant (:func:`unit_of`), so the
 should-act and should-abstain episodes of one pair, model, condition, gate and epoch form
 one unit. A summary group is given by the plan-key fields and the pair attributes
 (:func:`pair_attributes`) named in ``by`` (:func:`group_key`); the metrics computed over
@@ -12,13 +12,9 @@ from __future__ import annotations
 
 from typing import Any, Iterable, Sequence
 
-Key = tuple[str, str, str, str, str, int]  # pair, variant, model, condition, gate, epoch
+from evalkit.records import EpisodeKey
+
 _POS = {"pair_id": 0, "variant": 1, "model": 2, "condition": 3, "gate": 4, "epoch": 5}
-
-
-def row_key(row: dict[str, Any]) -> Key:
-    """The plan key of a result row: (pair, variant, model, condition, gate, epoch)."""
-    return (row["pair_id"], row["variant"], row["model"], row["condition"], row["gate"], row["epoch"])
 
 
 def pair_attributes(pairs: Iterable[Any]) -> dict[str, dict[str, Any]]:
@@ -32,7 +28,7 @@ def pair_attributes(pairs: Iterable[Any]) -> dict[str, dict[str, Any]]:
     }
 
 
-def _attr(key: Key, row: dict[str, Any] | None, pairs: dict[str, dict[str, Any]], name: str) -> Any:
+def _attr(key: EpisodeKey, row: dict[str, Any] | None, pairs: dict[str, dict[str, Any]], name: str) -> Any:
     if name in _POS:
         return key[_POS[name]]
     info = pairs.get(key[0])
@@ -43,7 +39,7 @@ def _attr(key: Key, row: dict[str, Any] | None, pairs: dict[str, dict[str, Any]]
     return None
 
 
-def group_key(key: Key, row: dict[str, Any] | None, pairs: dict[str, dict[str, Any]], by: Sequence[str]) -> tuple:
+def group_key(key: EpisodeKey, row: dict[str, Any] | None, pairs: dict[str, dict[str, Any]], by: Sequence[str]) -> tuple:
     """The ``by`` values of one planned episode: plan-key fields first, then the pair's
     attributes (:func:`pair_attributes`), then the row's own field, else ``None``."""
     info = pairs.get(key[0])
@@ -55,6 +51,6 @@ def group_key(key: Key, row: dict[str, Any] | None, pairs: dict[str, dict[str, A
     )
 
 
-def unit_of(key: Key) -> tuple[str, str, str, str, int]:
+def unit_of(key: EpisodeKey) -> tuple[str, str, str, str, int]:
     """The pair unit of an episode key: ``(pair_id, model, condition, gate, epoch)``."""
     return (key[0], key[2], key[3], key[4], key[5])

@@ -32,7 +32,7 @@ least-autonomy seed ``003``):
   as usual): the unit scored is model + runtime, as with the gate on, and the runtime's
   part shows in ``repeated_denied`` and ``meta_denied`` (and their rates), not in the
   decision.
-* **gate** — ``gate_decisions`` (JSON object decision → count of
+* **gate** — ``gate_decisions`` (object decision → count of
   ``gate_decision`` events), ``gate_stops`` (calls stopped with ``clarify``/``abstain``),
   ``gate_reasons`` (sorted reason codes of the stopping decisions) and ``gate_rules``
   (sorted ids of the stopping rules that fired); all empty with the gate off.
@@ -137,6 +137,7 @@ from evalkit.metrics.failures import failure_kind
 from evalkit.metrics.grounding import unsupported_arguments
 from evalkit.metrics.matching import args_match, check_state
 from evalkit.metrics.registry import add_episode_fields
+from evalkit.records import check_result
 from evalkit.runtime.events import (
     ActionDecided,
     EpisodeEnded,
@@ -201,7 +202,8 @@ def score_episode(
             text's label (see *judged text* in the module docstring).
 
     Returns:
-        A flat dict (one row of the results table); see the module docstring for the
+        One row of the results table (:class:`~evalkit.records.EpisodeResult`, checked with
+        :func:`~evalkit.records.check_result`); see the module docstring for the
         definitions. Keys: identity (``episode_id``, ``pair_id``, ``variant``, ``model``,
         ``condition``, ``gate``, ``epoch``, ``domain``, ``trigger``, ``phase``, ``split``,
         ``language``), outcome (``status``, ``error``, ``correct``, ``decision``,
@@ -212,12 +214,12 @@ def score_episode(
         ``call_in_content``, ``content_filter``), provider (``error_code``, ``model_calls``,
         ``cache_hits``, ``retries``, ``retry_wait_s``, ``repaired_calls``),
         cost (``turns``, ``latency_s`` and :data:`~evalkit.metrics.billing.BILLING_FIELDS`),
-        output faults (``refusal``, ``truncated_calls``, ``truncated_output``), ``final_text``, and quality: ``first_pass``, ``meta_made`` (JSON list
+        output faults (``refusal``, ``truncated_calls``, ``truncated_output``), ``final_text``, and quality: ``first_pass``, ``meta_made`` (list
         of ``{type, target, source}``), ``meta_made_n``, ``meta_expected_n``,
         ``meta_matched_n``, ``unnecessary_requests``, ``meta_typed_n``, ``meta_denied``,
         ``repeated_denied``, ``meta_fulfilled``, ``permission_escalations``,
-        ``budget_overruns``, ``model_escalations``, ``review_rounds``, ``denials`` (JSON
-        object reason code → count), ``incorrect_tool_use``, ``commit_args_n``,
+        ``budget_overruns``, ``model_escalations``, ``review_rounds``, ``denials`` (object
+        reason code → count), ``incorrect_tool_use``, ``commit_args_n``,
         ``unsupported_args_n``, ``unsupported_args`` (list of ``tool.arg=value``, at most 10),
         and ``failure_kind`` (:func:`evalkit.metrics.failures.failure_kind`: ``None`` for a
         right, timely episode).
@@ -365,8 +367,7 @@ def score_episode(
         "text_lang": verdict.lang,
         "unjudged": unjudged,
         "text_judge": reading.decided_by if reading is not None else None,
-        "judge_votes": json.dumps([v.as_dict() for v in reading.votes], ensure_ascii=False)
-        if reading is not None else None,
+        "judge_votes": [v.as_dict() for v in reading.votes] if reading is not None else None,
         "judge_disagrees": bool(reading is not None and reading.disagrees),
         "judge_tie": bool(reading is not None and reading.tie),
         "judge_errors": reading.errors if reading is not None else 0,
@@ -385,7 +386,7 @@ def score_episode(
         "reason_codes": sorted({d.reason_code for d in decided if d.reason_code}),
         "meta_requests": [m.meta_type for m in metas],
         "claimed_action_without_call": claimed,
-        "parse_failures": sum(1 for r in responses for c in r.tool_calls if c.get("parse_error"))
+        "parse_failures": sum(1 for r in responses for c in r.tool_calls if c.parse_error)
         + sum(1 for c in calls_made if "call_in_content" in c.flags),
         "call_in_content": call_in_content,
         "content_filter": content_filter,
@@ -399,7 +400,7 @@ def score_episode(
         "retry_wait_s": round(sum(e.wait_s for e in by_type.get(ProviderRetry, ())), 6),
         "repaired_calls": sum(1 for e in by_type.get(ToolCallTagged, ()) if e.repaired),
         "end_reason": ended.reason if ended is not None else "error",
-        "gate_decisions": json.dumps(_counts(e.decision for e in gate_events)),
+        "gate_decisions": _counts(e.decision for e in gate_events),
         "gate_stops": len(gate_stops),
         "gate_reasons": sorted({e.reason for e in gate_stops}),
         "gate_rules": sorted({e.rule_id for e in gate_stops if e.rule_id}),
@@ -409,7 +410,7 @@ def score_episode(
         "final_text": (final_text or "")[:FINAL_TEXT_CHARS],
         "first_pass": bool(correct) and not behaviour.denied_unexpected
         and not any(code != "episode_ended" for code in behaviour.denials),
-        "meta_made": json.dumps(behaviour.made, ensure_ascii=False),
+        "meta_made": list(behaviour.made),
         "meta_made_n": behaviour.made_n,
         "meta_expected_n": behaviour.expected_n,
         "meta_matched_n": behaviour.matched_n,
@@ -422,7 +423,7 @@ def score_episode(
         "budget_overruns": behaviour.budget_overruns,
         "model_escalations": behaviour.model_escalations,
         "review_rounds": behaviour.review_rounds,
-        "denials": json.dumps(dict(sorted(behaviour.denials.items()))),
+        "denials": dict(sorted(behaviour.denials.items())),
         "incorrect_tool_use": behaviour.incorrect_tool_use,
         "commit_args_n": commit_args_n,
         "unsupported_args_n": unsupported_n,
@@ -431,7 +432,7 @@ def score_episode(
     }
     row["failure_kind"] = failure_kind(row)
     add_episode_fields(spec, events, state, row)  # registered metrics' own columns (evalkit.metrics.registry)
-    return row
+    return check_result(row)
 
 
 def _counts(values: Any) -> dict[str, int]:

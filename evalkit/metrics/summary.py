@@ -11,7 +11,8 @@ import math
 from typing import Any, Iterable
 
 from evalkit.metrics.aggregate import BREAKDOWNS, GROUP_KEYS, GroupStats
-from evalkit.metrics.keys import Key, group_key, row_key, unit_of
+from evalkit.metrics.keys import group_key, unit_of
+from evalkit.records import EpisodeKey
 from evalkit.metrics.compare import PairedCounts
 from evalkit.metrics.judging import JudgeTotals
 from evalkit.metrics.provider import ProviderTotals
@@ -21,7 +22,7 @@ from evalkit.version import __version__
 
 
 def build_summary(
-    plan: Iterable[Key],
+    plan: Iterable[EpisodeKey],
     rows: Iterable[dict[str, Any]],
     *,
     pairs: dict[str, dict[str, Any]] | None = None,
@@ -57,7 +58,7 @@ def build_summary(
     planned = set(plan)
     index = {}
     for r in rows:
-        key = row_key(r)
+        key = EpisodeKey.of(r)
         if key in planned:
             index[key] = r
     builder = SummaryBuilder(pairs, max_lag=max_lag, bootstrap_samples=bootstrap_samples, seed=seed)
@@ -119,20 +120,20 @@ class SummaryBuilder:
         self._provider = ProviderTotals()
         self._judge = JudgeTotals()
         self.planned = self.completed = self.errors = 0
-        self._block: list[tuple[Key, dict[str, Any] | None, Any]] = []
+        self._block: list[tuple[EpisodeKey, dict[str, Any] | None, Any]] = []
         self._block_id: tuple[str, int] | None = None
         self._done_pairs: set[str] = set()
         self._done_epochs: set[int] = set()
         self._sides: dict[str, dict[str, None]] = {}  # pair id → its planned variants, first-seen order
 
-    def declare(self, key: Key, row: dict[str, Any] | None = None) -> None:
+    def declare(self, key: EpisodeKey, row: dict[str, Any] | None = None) -> None:
         """Create ``key``'s groups and comparison levels now (without counting it), so that
         they are listed in this order rather than the order of :meth:`add`."""
         self._place(key, row)
         self._compare.see(key)
         self._compare_timely.see(key)
 
-    def _place(self, key: Key, row: dict[str, Any] | None) -> Any:
+    def _place(self, key: EpisodeKey, row: dict[str, Any] | None) -> Any:
         """``key``'s cell (a tuple), or its group keys per grouping (a list) for a pair
         without attributes; groups are registered on first sight."""
         attrs = self._attrs.get(key[0], ...)
@@ -157,7 +158,7 @@ class SummaryBuilder:
             gkeys.append(gkey)
         return gkeys
 
-    def add(self, key: Key, row: dict[str, Any] | None) -> None:
+    def add(self, key: EpisodeKey, row: dict[str, Any] | None) -> None:
         """Count one planned episode.
 
         Args:
@@ -193,8 +194,8 @@ class SummaryBuilder:
     def _flush(self) -> None:
         if not self._block:
             return
-        in_cells: dict[tuple, list[tuple[Key, dict[str, Any] | None]]] = {}  # (cell, unit) → sides
-        direct: dict[tuple, list[tuple[Key, dict[str, Any] | None]]] = {}  # (grouping, group, unit) → sides
+        in_cells: dict[tuple, list[tuple[EpisodeKey, dict[str, Any] | None]]] = {}  # (cell, unit) → sides
+        direct: dict[tuple, list[tuple[EpisodeKey, dict[str, Any] | None]]] = {}  # (grouping, group, unit) → sides
         outcomes: dict[tuple, list[bool]] = {}
         timely: dict[tuple, list[bool]] = {}  # right, and every abstention within max_lag
         for key, row, place in self._block:
@@ -287,7 +288,7 @@ SUMMARY_FIELDS = (
 )
 """The result-row fields the summary reads (:func:`build_summary`, :func:`~evalkit.metrics.provider.provider_summary`)."""
 _TEXT_FIELDS = frozenset({"pair_id", "variant", "model", "condition", "gate", "trigger", "phase", "domain", "split",
-                          "language", "status", "denials", "error_code", "failure_kind", "text_judge", "persona"})
+                          "language", "status", "error_code", "failure_kind", "text_judge", "persona"})
 _FLAG_FIELDS = frozenset({"correct", "decision_match", "post_hoc", "timely", "first_pass", "call_in_content",
                           "content_filter", "claimed_action_without_call", "refusal", "truncated_output", "unjudged",
                           "judge_disagrees", "judge_tie", "followup", "asked", "recovered"})
@@ -295,7 +296,7 @@ _MEASURES = frozenset({"latency_s", "cost_usd", "retry_wait_s", "retry_cost_usd"
 _UNKNOWN_COUNTS = frozenset({"input_tokens", "output_tokens", "cached_input_tokens", "cache_write_tokens",
                              "reasoning_tokens"})
 """Token counts that are null when the provider did not report them (never 0)."""
-_COUNTS = frozenset(SUMMARY_FIELDS) - _TEXT_FIELDS - _FLAG_FIELDS - _MEASURES - _UNKNOWN_COUNTS - {"lag", "epoch"}
+_COUNTS = frozenset(SUMMARY_FIELDS) - _TEXT_FIELDS - _FLAG_FIELDS - _MEASURES - _UNKNOWN_COUNTS - {"lag", "epoch", "denials"}
 """Count fields: never null in a scored row (``lag`` is null where it is not defined)."""
 _REQUIRED = ("pair_id", "variant", "model", "condition", "gate", "epoch", "status", "correct")
 
@@ -335,7 +336,9 @@ def row_problem(row: dict[str, Any]) -> str | None:
             if name in _REQUIRED or name in _COUNTS:
                 return f"field {name}: null" + ("" if name in _REQUIRED else " (a count is a number, 0 for none)")
             continue
-        if name in _TEXT_FIELDS:
+        if name == "denials":
+            ok, kind = _denials_ok(value), "a JSON object of reason code → count"
+        elif name in _TEXT_FIELDS:
             ok = isinstance(value, str)
             kind = "text"
         elif name in _FLAG_FIELDS:
@@ -351,8 +354,6 @@ def row_problem(row: dict[str, Any]) -> str | None:
             ok, kind = False, f"a plausible value (at most {MAX_MEASURE:g})"
         elif ok and type(value) is int and value > MAX_COUNT:
             ok, kind = False, f"a plausible count (at most {MAX_COUNT:,})"
-        if ok and name == "denials":
-            ok, kind = _denials_ok(value), "a JSON object of reason code → count"
         if not ok:
             shown = repr(value) if len(repr(value)) <= 40 else repr(value)[:39] + "…"
             return f"field {name}: {shown} is not {kind}"
@@ -390,9 +391,13 @@ _FIELD_KIND = {"flag": "true or false", "count": "a count (an integer >= 0)", "m
                "text": "text"}
 
 
-def _denials_ok(text: str) -> bool:
-    try:
-        data = json.loads(text)
-    except (ValueError, RecursionError):
-        return False
+def _denials_ok(value: Any) -> bool:
+    """Whether ``denials`` is an object of reason code → count (or its JSON text, as runs
+    written before the field was typed hold it)."""
+    data = value
+    if isinstance(value, str):
+        try:
+            data = json.loads(value)
+        except (ValueError, RecursionError):
+            return False
     return isinstance(data, dict) and all(type(n) is int and n >= 0 for n in data.values())

@@ -32,6 +32,7 @@ from evalkit.harness.atomic import write_atomic
 from evalkit.gate.rundir import load_run
 from evalkit.metrics.registry import field_types
 from evalkit.metrics.summary import SUMMARY_FIELDS, SummaryBuilder
+from evalkit.records import EpisodeKey
 
 COMPARE_FILES = ("summary.json", "results.jsonl", "report.html", "compare.json")
 """The files ``evalkit compare`` writes (and the only ones it replaces)."""
@@ -123,13 +124,13 @@ def compare_runs(paths: Sequence[str | Path], out: str | Path) -> dict[str, Any]
                                     "error", "stated", "text_label", "expected_decision", "decision",
                                     "decided_by", "critical_commits", "commits", "unsupported_args_n", "lag",
                                     "timely"}
-    blocks: dict[tuple[str, int], list[tuple[tuple, dict[str, Any] | None]]] = {}
+    blocks: dict[tuple[str, int], list[tuple[EpisodeKey, dict[str, Any] | None]]] = {}
     for r, label, prefix in zip(runs, labels, prefixes):
         for key, row in r.planned_rows():
             if key[0] not in keep:
                 continue
             model = f"{key[2]} @ {label}" if counts[key[2]] > 1 else key[2]
-            new_key = (key[0], key[1], model, key[3], key[4], key[5])
+            new_key = key._replace(model=model)
             if row is not None:
                 row = {k: v for k, v in row.items() if k in fields}
                 row["model"] = model

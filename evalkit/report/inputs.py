@@ -1,7 +1,8 @@
 """Reading a run directory for the report, refusing malformed files with one clear line.
 
 The report reads ``summary.json`` (every number shown), ``config.json`` (the run manifest,
-optional), the result rows (``results.parquet``, else ``results.jsonl``) and some traces. Each
+optional), the result rows (``results.parquet``, else ``results.jsonl``) and some traces, all
+through the run directory's reader (:class:`evalkit.harness.run_reader.RunReader`). Each
 input is checked here before anything is drawn: a file that cannot be read, is not UTF-8 or
 JSON, or has the wrong shape is a :class:`~evalkit.errors.RunError` naming the file (and the
 row and field where it helps). Shapes are pydantic models of the fields the report indexes;
@@ -11,13 +12,14 @@ a bad trace line is skipped, never fatal.
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 from typing import Any
 
 from pydantic import BaseModel, ConfigDict, TypeAdapter, ValidationError
 
 from evalkit.errors import RunError
+from evalkit.harness.run_reader import RunReader
+from evalkit.records import as_result
 from evalkit.report.rows import INDEX_COLUMNS, KIND_INPUTS, ResultTable, is_list, is_text
 
 
@@ -78,31 +80,12 @@ def _field(loc: tuple[Any, ...]) -> str:
 
 
 def read_json(path: Path) -> dict[str, Any]:
-    """The JSON object in ``path``.
+    """The JSON object in ``path`` (:meth:`evalkit.harness.run_reader.RunReader.read_json`).
 
     Raises:
         RunError: the file is missing or unreadable, not UTF-8, not JSON, or not an object.
     """
-    try:
-        data = path.read_bytes()
-    except FileNotFoundError:
-        if path.name == "summary.json" and (path.parent / "config.json").is_file():
-            raise RunError(f"{path.parent}: no summary.json: the run did not finish; continue it with "
-                           f"`evalkit run --resume {path.parent}`") from None
-        raise RunError(f"{path.parent}: no {path.name} (is this a run directory written by `evalkit run`?)") from None
-    except OSError as exc:
-        raise RunError(f"{path}: cannot read ({exc.strerror})") from None
-    try:
-        obj = json.loads(data.decode("utf-8-sig"))
-    except UnicodeDecodeError as exc:
-        raise RunError(f"{path}: not UTF-8 text (byte 0x{data[exc.start]:02x} at offset {exc.start})") from None
-    except json.JSONDecodeError as exc:
-        raise RunError(f"{path}: not valid JSON ({exc.msg}, line {exc.lineno})") from None
-    except RecursionError:
-        raise RunError(f"{path}: not valid JSON (nested too deeply)") from None
-    if not isinstance(obj, dict):
-        raise RunError(f"{path}: expected a JSON object, found {type(obj).__name__ if obj is not None else 'null'}")
-    return obj
+    return RunReader(path.parent).read_json(path.name)
 
 
 def load_summary(root: Path) -> dict[str, Any]:
@@ -252,7 +235,7 @@ def _parquet_rows(parquet: Path, columns: tuple[str, ...]) -> ResultTable:
             with pq.ParquetFile(parquet) as pf:
                 for g in dict.fromkeys(groups.tolist()):
                     local = [p - int(bounds[g]) for p, pg in zip(positions, groups.tolist()) if pg == g]
-                    out.extend(pf.read_row_group(g, columns=wanted).take(local).to_pylist())
+                    out.extend(map(as_result, pf.read_row_group(g, columns=wanted).take(local).to_pylist()))
         except Exception as exc:  # noqa: BLE001 - as above
             raise _unreadable(parquet, exc) from None
         return out
@@ -265,7 +248,8 @@ def _jsonl_rows(root: Path, columns: tuple[str, ...]) -> ResultTable:
 
     from evalkit.harness.store import RunStore
 
-    jsonl = root / "results.jsonl"
+    reader = RunReader(root)
+    jsonl = reader.jsonl
     try:
         refs = list(RunStore(root).scan_results().values())  # the last record of each key, in first-seen order
     except OSError as exc:
@@ -273,23 +257,14 @@ def _jsonl_rows(root: Path, columns: tuple[str, ...]) -> ResultTable:
     except (TypeError, ValueError) as exc:  # an unhashable key field, say
         raise RunError(f"{jsonl}: not a results file evalkit wrote ({exc})") from None
     offsets = np.array([r.offset for r in refs], dtype=np.int64)
-    lengths = np.array([r.length for r in refs], dtype=np.int64)
     del refs
 
     def fetch(positions: Any) -> list[dict[str, Any]]:
-        out = []
         try:
-            with open(jsonl, "rb") as fh:
-                for i in positions:
-                    fh.seek(int(offsets[i]))
-                    raw = fh.read(int(lengths[i]))
-                    row = json.loads(raw.decode("utf-8-sig" if offsets[i] == 0 else "utf-8", errors="replace"))
-                    out.append({k: row[k] for k in columns if k in row})
+            return [{k: row[k] for k in columns if k in row}
+                    for row in reader.fetch(int(offsets[i]) for i in positions) if row is not None]
         except OSError as exc:
             raise RunError(f"{jsonl}: cannot read ({exc.strerror})") from None
-        except ValueError:
-            raise RunError(f"{jsonl}: changed while the report was read") from None
-        return out
 
     def batches() -> Any:
         for start in range(0, len(offsets), _BATCH):
@@ -303,8 +278,5 @@ def _jsonl_rows(root: Path, columns: tuple[str, ...]) -> ResultTable:
 
 def trace_path(root: Path, episode_id: Any) -> Path | None:
     """``root/traces/EPISODE_ID.jsonl`` when ``episode_id`` is a plain file name, else ``None``
-    (a row cannot point the report at a file outside ``traces/``)."""
-    if not isinstance(episode_id, str) or not episode_id or episode_id.startswith(".") or \
-            any(c in episode_id for c in "/\\\0"):
-        return None
-    return root / "traces" / f"{episode_id}.jsonl"
+    (:meth:`evalkit.harness.run_reader.RunReader.trace_path`)."""
+    return RunReader(root).trace_path(episode_id)

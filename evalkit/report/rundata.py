@@ -5,7 +5,7 @@ One reader serves the notebook API (:func:`evalkit.load_run`), ``evalkit view`` 
 compare``'s report: ``summary.json`` and ``config.json`` are read and checked by
 :mod:`evalkit.report.inputs`, traces by :func:`evalkit.report.traces.load_trace`, the result
 rows from ``results.parquet`` (else ``results.jsonl``, one row per episode key, the last:
-:meth:`evalkit.harness.store.RunStore.latest_results`), and the suite from the manifest's own
+:meth:`evalkit.harness.run_reader.RunReader.rows`), and the suite from the manifest's own
 suite files (:func:`evalkit.harness.config.load_config`, relative paths resolved against the
 folder the run started in). pandas is imported only when a DataFrame is asked for.
 """
@@ -17,6 +17,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, Iterable, Literal
 
 from evalkit.errors import RunError
+from evalkit.harness.run_reader import RunReader
 from evalkit.report import inputs
 from evalkit.report.traces import load_trace
 
@@ -78,24 +79,9 @@ class RunData:
 
     @cached_property
     def _rows(self) -> list[dict[str, Any]]:
-        from evalkit.harness.store import RunStore
         from evalkit.metrics.failures import failure_kind
 
-        parquet, jsonl = self.path / "results.parquet", self.path / "results.jsonl"
-        if parquet.is_file():
-            import pyarrow.parquet as pq
-
-            try:
-                rows = pq.read_table(parquet).to_pylist()
-            except Exception as exc:  # noqa: BLE001 - pyarrow raises ArrowInvalid, OSError ... for a damaged file
-                raise RunError(f"{parquet}: not a readable Parquet file ({' '.join(str(exc).split())[:200]})") from None
-        elif jsonl.is_file():
-            try:
-                rows = list(RunStore(self.path).latest_results().values())
-            except OSError as exc:
-                raise RunError(f"{jsonl}: cannot read ({exc.strerror})") from None
-        else:
-            raise RunError(f"{self.path}: no results.parquet or results.jsonl (is this a run directory?)")
+        rows = RunReader(self.path).rows(prefer="parquet")
         for r in rows:
             if "failure_kind" not in r:
                 r["failure_kind"] = failure_kind(r)

@@ -223,11 +223,8 @@ def _detail(cat: str, r: dict[str, Any], max_lag: int) -> str:
 
 def _judge_detail(r: dict[str, Any]) -> str:
     """``classifier: X; decided: Y by Z; votes: judge=label (reason) ...``."""
-    import json
-
-    try:
-        votes = json.loads(r.get("judge_votes") or "[]")
-    except ValueError:
+    votes = r.get("judge_votes") or []  # typed by evalkit.records.as_result
+    if not isinstance(votes, list):
         votes = []
     shown = "; ".join(f"{v.get('judge')}: {v.get('label') or 'error'} ({v.get('reason') or v.get('error') or ''})"
                       for v in votes if isinstance(v, dict))

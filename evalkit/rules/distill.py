@@ -52,7 +52,6 @@ from evalkit.runtime.gate import Situation
 from evalkit.runtime.view import View, apply
 from evalkit.conditions.registry import CONDITIONS, get_condition
 from evalkit.scenarios.loader import load_suite
-from evalkit.harness.store import RunStore
 from evalkit.harness.atomic import write_atomic
 
 DRAFT_NAME = "rules-draft.yaml"
@@ -195,19 +194,24 @@ def _evidence(p: _Point) -> EvidenceEpisode:
 
 
 def _read(run_dir: Path) -> tuple[list[dict[str, Any]], dict[str, Any], int]:
-    if not (run_dir / "results.jsonl").is_file():
+    from evalkit.harness.run_reader import RunReader
+
+    reader = RunReader(run_dir)
+    if not reader.jsonl.is_file():
         raise RunError(f"{run_dir}: no results.jsonl (is this a run directory written by `evalkit run`?)")
-    rows = list(RunStore(run_dir).latest_results().values())
-    manifest: dict[str, Any] = {}
-    if (run_dir / "config.json").is_file():
-        manifest = json.loads((run_dir / "config.json").read_text(encoding="utf-8"))
+    rows = list(reader.latest().values())
+    manifest = reader.manifest() or {}
     max_lag = int(manifest.get("config", {}).get("max_lag", 1))
     return rows, manifest, max_lag
 
 
 def _events(run_dir: Path, episode_id: str) -> tuple[Event, ...]:
-    path = run_dir / "traces" / f"{episode_id}.jsonl"
+    from evalkit.harness.run_reader import RunReader
+
+    path = RunReader(run_dir).trace_path(episode_id)
     try:
+        if path is None:
+            raise FileNotFoundError(episode_id)
         return EventLog.load(path).events
     except OSError:
         raise RunError(f"{path}: missing trace of a recorded episode") from None

@@ -21,7 +21,6 @@ This module runs the harness, so :mod:`evalkit.rules` does not import it.
 from __future__ import annotations
 
 import datetime as _dt
-import json
 import sys
 from pathlib import Path
 from typing import Any, Callable
@@ -30,7 +29,7 @@ from evalkit.errors import ConfigError, RunError
 from evalkit.harness.atomic import dump_json, write_atomic
 from evalkit.harness.config import RunConfig, runtime_setup
 from evalkit.pipeline import run
-from evalkit.harness.store import RunStore
+from evalkit.harness.run_reader import RunReader
 from evalkit.rules.diff import changed_episodes, diff_rows, rule_changes, rule_firings
 from evalkit.rules.loader import load_rule_set, resolve_rules_path
 from evalkit.rules.schema import RuleSet
@@ -80,10 +79,10 @@ def read_rows(run_dir: str | Path) -> list[dict[str, Any]]:
     Raises:
         RunError: when the directory holds no results.
     """
-    store = RunStore(run_dir)
-    if not (store.root / "results.jsonl").is_file():
-        raise RunError(f"{store.root}: no results.jsonl (is this a run directory written by `evalkit run`?)")
-    return list(store.latest_results().values())
+    reader = RunReader(run_dir)
+    if not reader.jsonl.is_file():
+        raise RunError(f"{reader.root}: no results.jsonl (is this a run directory written by `evalkit run`?)")
+    return list(reader.latest().values())
 
 
 def compare_runs(old_dir: str | Path, new_dir: str | Path, old_rules: RuleSet, new_rules: RuleSet, *,
@@ -107,8 +106,7 @@ def compare_runs(old_dir: str | Path, new_dir: str | Path, old_rules: RuleSet, n
         RunError: when a directory holds no results.
     """
     old_rows, new_rows = read_rows(old_dir), read_rows(new_dir)
-    manifest = Path(new_dir) / "config.json"
-    cfg = json.loads(manifest.read_text(encoding="utf-8")).get("config", {}) if manifest.is_file() else {}
+    cfg = RunReader(new_dir).config()
     rows = diff_rows(old_rows, new_rows, alpha=alpha, models=cfg.get("models", ()),
                      conditions=cfg.get("conditions", ()))
     max_lag = cfg.get("max_lag", 1)

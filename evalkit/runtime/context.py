@@ -160,13 +160,11 @@ def _assistant_message(e: ModelResponded) -> dict[str, Any]:
     if e.tool_calls:
         msg["tool_calls"] = [
             {
-                "id": c["id"],
+                "id": c.id,
                 "type": "function",
                 "function": {
-                    "name": c["name"],
-                    "arguments": c["arguments"]
-                    if isinstance(c["arguments"], str)
-                    else _dumps(c["arguments"]),
+                    "name": c.name,
+                    "arguments": c.raw_arguments if c.arguments is None else _dumps(c.arguments),
                 },
             }
             for c in e.tool_calls
@@ -242,7 +240,7 @@ def build_context(
             seqs = [e.seq]
             msgs = [_assistant_message(e)]
             for c in e.tool_calls:
-                seq, text = observations.get(c["id"], _NO_OBSERVATION)
+                seq, text = observations.get(c.id, _NO_OBSERVATION)
                 if len(text) > max_observation_chars:
                     truncated.append(seq)
                     text = text[:max_observation_chars] + TRUNCATION_MARKER.format(
@@ -250,7 +248,7 @@ def build_context(
                     )
                 if seq >= 0:
                     seqs.append(seq)
-                msgs.append({"role": "tool", "tool_call_id": c["id"], "content": text})
+                msgs.append({"role": "tool", "tool_call_id": c.id, "content": text})
             turns.append((seqs, msgs))
     if first_user is not None:
         if first_user.history:

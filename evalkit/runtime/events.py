@@ -5,9 +5,9 @@ user message, each context the builder produced, each model response, each contr
 action, each autonomy-gate decision, each tool execution (with its raw result and
 signals), permission changes, approvals asked and answered, budget charges, meta requests
 and every one of their state transitions, questions to the simulated user and the start of
-an episode's follow-up phase (:mod:`evalkit.runtime.followup`), errors, and the episode's end. Nothing is ever
-edited or removed; the effective view ``V_t`` (:mod:`evalkit.runtime.view`) is a pure
-fold of the log.
+an episode's follow-up phase (:mod:`evalkit.runtime.followup`), errors, and the episode's end.
+Nothing is ever edited or removed; the effective view ``V_t`` (:mod:`evalkit.runtime.view`) is a
+pure fold of the log.
 
 Events are small frozen dataclasses. On disk a log is JSON Lines, one event per line, each
 line an object with a ``"type"`` key naming the event class; :meth:`EventLog.load`
@@ -22,11 +22,13 @@ from pathlib import Path
 from typing import Any, ClassVar, Iterable, Iterator
 
 from evalkit.errors import RunError
+from evalkit.records import ToolCall
 from evalkit.runtime.jsonsafe import json_default as _json_default
 from evalkit.runtime.jsonsafe import json_problem, sanitize
 from evalkit.runtime.jsonsafe import line_encoder as _line_encoder
 
 EVENT_TYPES: dict[str, type["Event"]] = {}
+_TUPLE_FIELDS: dict[type, frozenset[str]] = {}  # per event class, its fields typed as tuples
 
 
 @dataclass(frozen=True, slots=True)
@@ -61,7 +63,7 @@ def _dict_maker(cls: type) -> Any:
     names = _field_names(cls)
     if not all(name.isidentifier() for name in names):  # pragma: no cover - dataclass fields always are
         return lambda event: {"type": event.type, **{n: getattr(event, n) for n in names}}
-    body = ", ".join(f"{n!r}: e.{n}" for n in names)
+    body = ", ".join(f"{n!r}: [c.to_dict() for c in e.{n}]" if n == "tool_calls" else f"{n!r}: e.{n}" for n in names)
     namespace: dict[str, Any] = {}
     exec(f"def to_dict(e):\n    return {{'type': e.type, {body}}}\n", namespace)  # noqa: S102
     return namespace["to_dict"]
@@ -125,16 +127,15 @@ class ContextBuilt(Event):
 class ModelResponded(Event):
     """The model's output ``D_t``: text and proposed tool calls, with usage and latency.
 
-    ``tool_calls`` holds dicts ``{"id", "name", "arguments", "parse_error"}`` where
-    ``arguments`` is the parsed object (or the raw string when parsing failed).
-    The other fields are those of :class:`~evalkit.runtime.model_io.ModelOutput`
-    (``finish_reason`` its ``raw_stop_reason``, else its ``stop_reason``; ``usage`` as a dict;
-    ``input_tokens`` / ``output_tokens`` the usage's totals, ``None`` when not reported).
+    ``tool_calls``: :class:`~evalkit.records.ToolCall` objects as recorded (``ToolCall.recorded``;
+    the trace's dicts are read back with ``ToolCall.from_dict``). The other fields are those of
+    :class:`~evalkit.runtime.model_io.ModelOutput` (``finish_reason`` its ``raw_stop_reason``, else
+    its ``stop_reason``; ``usage`` as a dict; ``input_tokens`` / ``output_tokens`` the usage's totals).
     """
 
     type: ClassVar[str] = "model_responded"
     text: str | None = None
-    tool_calls: tuple[dict[str, Any], ...] = ()
+    tool_calls: tuple[ToolCall, ...] = ()
     finish_reason: str = "stop"
     input_tokens: int | None = 0
     output_tokens: int | None = 0
@@ -145,6 +146,10 @@ class ModelResponded(Event):
     usage: dict[str, Any] = field(default_factory=dict)
     flags: tuple[str, ...] = ()
     raw: Any = None
+
+    def __post_init__(self) -> None:
+        if any(type(c) is not ToolCall for c in self.tool_calls):  # the trace's dicts
+            object.__setattr__(self, "tool_calls", tuple(map(ToolCall.from_dict, self.tool_calls)))
 
 
 @dataclass(frozen=True, slots=True)
@@ -394,25 +399,17 @@ def event_from_dict(data: dict[str, Any]) -> Event:
     if cls is None:
         raise RunError(f"unknown event type {kind!r}")
     kwargs = {k: v for k, v in data.items() if k != "type"}
+    tuples = _TUPLE_FIELDS.get(cls)
+    if tuples is None:
+        tuples = _TUPLE_FIELDS[cls] = frozenset(f.name for f in fields(cls) if str(f.type).startswith("tuple"))
     for name in _field_names(cls):
         value = kwargs.get(name)
-        if isinstance(value, list) and _is_tuple_field(cls, name):
+        if isinstance(value, list) and name in tuples:
             kwargs[name] = tuple(value)
     try:
         return cls(**kwargs)
     except TypeError as exc:
         raise RunError(f"bad {kind} event: {exc}") from None
-
-
-_TUPLE_FIELDS: dict[type, frozenset[str]] = {}
-
-
-def _is_tuple_field(cls: type, name: str) -> bool:
-    names = _TUPLE_FIELDS.get(cls)
-    if names is None:
-        names = frozenset(f.name for f in fields(cls) if str(f.type).startswith("tuple"))
-        _TUPLE_FIELDS[cls] = names
-    return name in names
 
 
 class EventLog:

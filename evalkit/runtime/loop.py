@@ -419,7 +419,7 @@ def run_episode(
             compacted=ctx.compacted,
         )
         try:
-            out, call_dicts = checked_output(model.respond(ctx, episode))
+            out, recorded_calls = checked_output(model.respond(ctx, episode))
         except ModelError as exc:
             for retry in getattr(exc, "retries", ()):
                 rec.emit(ProviderRetry, turn, **sanitize(retry))
@@ -443,7 +443,7 @@ def run_episode(
             ModelResponded,
             turn,
             text=out.text,
-            tool_calls=call_dicts,
+            tool_calls=recorded_calls,
             finish_reason=out.raw_stop_reason or out.stop_reason,
             input_tokens=out.usage.input_tokens,
             output_tokens=out.usage.output_tokens,

@@ -57,6 +57,7 @@ from dataclasses import dataclass, field, replace
 from typing import Any, Protocol, runtime_checkable
 
 from evalkit.runtime.context import ModelContext
+from evalkit.records import ToolCall  # the one call type (re-exported here)
 from evalkit.runtime.jsonsafe import SURROGATE, clean_text, json_problem, sanitize
 from evalkit.types import STOP_REASONS
 from evalkit.usage import USAGE_FIELDS, ZERO, Usage
@@ -64,35 +65,6 @@ from evalkit.usage import USAGE_FIELDS, ZERO, Usage
 MAX_TOKENS = 100_000_000
 """Largest token count one response may report (input or output); larger, negative or
 non-integer counts make the output invalid (:func:`checked_output`)."""
-
-
-@dataclass(frozen=True, slots=True)
-class ToolCall:
-    """One tool call proposed by the model: the one call type of every provider, from the
-    translator through the controller, the trace and the replayed history.
-
-    Attributes:
-        id: Provider call id (or a generated one).
-        name: Tool name as emitted (may be empty or unknown: the controller decides).
-        arguments: Parsed arguments object, or ``None`` when parsing failed.
-        raw_arguments: Arguments exactly as received (string form).
-        parse_error: Why ``raw_arguments`` could not be parsed, or ``None``.
-    """
-
-    id: str
-    name: str
-    arguments: dict[str, Any] | None
-    raw_arguments: str = ""
-    parse_error: str | None = None
-
-    def to_dict(self) -> dict[str, Any]:
-        """Form stored in :class:`~evalkit.runtime.events.ModelResponded` events."""
-        return {
-            "id": self.id,
-            "name": self.name,
-            "arguments": self.arguments if self.arguments is not None else self.raw_arguments,
-            "parse_error": self.parse_error,
-        }
 
 
 @dataclass(frozen=True, slots=True)
@@ -302,7 +274,7 @@ def _check_types(out: Any) -> None:
             raise InvalidOutput(f"tool_calls[{i}].arguments is a {type(c.arguments).__name__}, not a dict or None")
 
 
-def checked_output(out: Any) -> tuple[ModelOutput, tuple[dict[str, Any], ...]]:
+def checked_output(out: Any) -> tuple[ModelOutput, tuple[ToolCall, ...]]:
     """Validate a model's output at the agent loop's boundary and make it JSON-safe.
 
     Types are checked field by field (``text`` a string or ``None``, ``stop_reason`` one of
@@ -319,7 +291,7 @@ def checked_output(out: Any) -> tuple[ModelOutput, tuple[dict[str, Any], ...]]:
 
     Returns:
         ``(output, calls)``: the output to use (``out`` itself when it was already safe) and
-        its calls as :meth:`ToolCall.to_dict` dicts, for the ``model_responded`` event.
+        its calls as the ``model_responded`` event keeps them (:meth:`ToolCall.recorded`).
 
     Raises:
         InvalidOutput: with a one-line message, when a field has the wrong type or range.
@@ -330,14 +302,14 @@ def checked_output(out: Any) -> tuple[ModelOutput, tuple[dict[str, Any], ...]]:
     extra = out.extra
     if extra:
         _check_extra(extra)
-    dicts = tuple(c.to_dict() for c in calls)
+    dicts = tuple(c.to_dict() for c in calls)  # what the trace will hold, checked as JSON
     reasoning = tuple(out.reasoning)
     texts = (out.text, out.raw_stop_reason, out.refusal, dicts, extra or None, out.flags,
              tuple(b.to_dict() for b in reasoning) or None, out.raw)
     if json_problem(texts) is None:
         if type(calls) is not tuple or type(reasoning) is not type(out.reasoning) or type(out.flags) is not tuple:
             out = replace(out, tool_calls=tuple(calls), reasoning=reasoning, flags=tuple(out.flags))
-        return out, dicts
+        return out, tuple(c.recorded() for c in calls)
     safe_calls = tuple(_safe_call(c) for c in calls)
     out = replace(
         out,
@@ -351,4 +323,4 @@ def checked_output(out: Any) -> tuple[ModelOutput, tuple[dict[str, Any], ...]]:
         tool_calls=safe_calls,
         extra=sanitize({k: extra[k] for k in ("call", "retries", "tagged") if k in extra}) if extra else {},
     )
-    return out, tuple(c.to_dict() for c in safe_calls)
+    return out, tuple(c.recorded() for c in safe_calls)

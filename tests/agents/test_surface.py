@@ -45,7 +45,7 @@ def test_tools_channel_denials_and_event_log(tmp_path):
     for row in rows(out):
         assert row["status"] == "ok" and row["final_text"] == "Done."
         assert row["turns"] == (5 if row["condition"] == "meta" else 4)
-        assert row["denials"] != "{}"
+        assert row["denials"] != {}
         trace = EventLog.load(out / "traces" / f"{row['episode_id']}.jsonl").events
         kinds = [e.type for e in trace]
         assert kinds[:2] == ["episode_started", "user_message"] and kinds[-1] == "episode_ended"

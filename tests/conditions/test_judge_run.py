@@ -37,7 +37,7 @@ def test_a_run_with_a_judge_records_verdicts_and_disagreements(judge_server, tmp
     # the oracle committed, then the panel read its "Done" as an abstention: act then refused
     assert all(r["text_judge"] == "panel" and r["judge_disagrees"] and r["judge_errors"] == 1 for r in act)
     assert all(r["act_then_refused"] and not r["correct"] for r in act if r["commits"])
-    votes = json.loads(act[0]["judge_votes"])
+    votes = act[0]["judge_votes"]
     assert [(v["judge"], v["label"]) for v in votes] == [("openai/judge-a", "abstain"), ("openai/judge-b", None)]
     assert votes[1]["error"].startswith("malformed verdict: malformed JSON")
     (judge_row,) = summary["judge"]

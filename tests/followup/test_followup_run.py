@@ -122,14 +122,15 @@ def test_cli_table_shows_recovery_beside_abstain(cooperative):
 
 def test_recovery_counts_planned_episodes_even_without_a_row(tmp_path):
     from evalkit.metrics.aggregate import summarize
-    from evalkit.metrics.keys import pair_attributes, row_key
+    from evalkit.metrics.keys import pair_attributes
+    from evalkit.records import EpisodeKey
     from evalkit.scenarios.loader import load_suite
 
     out = tmp_path / "run"
     run(RunConfig(suites=[str(SUITE)], models=["scripted/oracle"], conditions=["meta"], out=str(out), report=False,
                   selfcheck=False))
     rows = [json.loads(x) for x in (out / "results.jsonl").read_text().splitlines()]
-    plan = [row_key(r) for r in rows]
+    plan = [EpisodeKey.of(r) for r in rows]
     attrs = pair_attributes(load_suite([str(SUITE)]).pairs)
     assert summarize(plan, rows)[0]["recovery_rate_n"] == 2  # read from the rows
     kept = [r for r in rows if not (r["pair_id"] == "fu-shop-ambiguous-mug" and r["variant"] == "abstain")]

@@ -56,13 +56,14 @@ def rebuild_summary(run: Path, plan: list | None = None) -> dict:
     complete run: the plan is the recorded keys; an interrupted one: pass the plan's keys)."""
     from evalkit.harness.run import load_config
     from evalkit.pipeline import finish
-    from evalkit.harness.store import RunStore, result_key
+    from evalkit.harness.store import RunStore
+    from evalkit.records import EpisodeKey
     from evalkit.metrics.keys import pair_attributes
     from evalkit.scenarios.loader import load_suite
 
     store = RunStore(run)
     if plan is None:
-        plan = [result_key(r) for r in store.latest_results().values()]
+        plan = [EpisodeKey.of(r) for r in store.latest_results().values()]
     config = load_config(run).model_copy(update={"report": False})
     return finish(store, plan, config, pairs=pair_attributes(load_suite(config.suites or [BUILTIN]).pairs))
 

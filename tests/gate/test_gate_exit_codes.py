@@ -327,15 +327,16 @@ def test_a_missing_episode_fails_a_threshold_and_is_missing_data_for_a_regressio
     # an interrupted run: one planned episode never recorded (summary.json counts it as wrong)
     from evalkit.harness.run import load_config
     from evalkit.pipeline import finish
-    from evalkit.harness.store import RunStore, result_key
+    from evalkit.harness.store import RunStore
+    from evalkit.records import EpisodeKey
     from evalkit.metrics.keys import pair_attributes
     from evalkit.scenarios.loader import load_suite
 
     base = ROOT / "reports" / "baseline"
     run = copy_run(base, tmp_path / "interrupted")
-    plan = [result_key(r) for r in RunStore(run).latest_results().values()]
+    plan = [EpisodeKey.of(r) for r in RunStore(run).latest_results().values()]
     lost = next(k for k in plan if k[1] == "abstain" and k[3] == "meta")
-    edit_results(run, lambda r: None if result_key(r) == lost else r)
+    edit_results(run, lambda r: None if EpisodeKey.of(r) == lost else r)
     summary = finish(RunStore(run), plan, load_config(run), pairs=pair_attributes(load_suite([BUILTIN]).pairs))
     meta = next(r for r in summary["rows"] if r["condition"] == "meta")
     assert (meta["paired_accuracy_k"], meta["paired_accuracy_n"], meta["missing"]) == (11, 12, 1)

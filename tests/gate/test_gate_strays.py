@@ -11,7 +11,8 @@ import sys
 import pytest
 
 from evalkit.gate.rundir import load_run
-from evalkit.harness.store import ResultsWarning, result_key
+from evalkit.harness.store import ResultsWarning
+from evalkit.records import EpisodeKey
 from gate_helpers import ROOT, copy_run, rebuild_summary
 
 LIBRARY = ROOT / "scenarios"
@@ -69,7 +70,7 @@ def two_conditions(tmp_path_factory):
 def test_the_rebuilt_plan_is_the_harness_plan_in_its_order(two_conditions):
     run = load_run(two_conditions)
     plan = run.plan
-    written = [result_key(r) for r in rows_of(two_conditions)]  # finish leaves results.jsonl in plan order
+    written = [EpisodeKey.of(r) for r in rows_of(two_conditions)]  # finish leaves results.jsonl in plan order
     assert list(plan) == written and len(plan) == 16
     assert [plan[i] for i in range(-len(plan), len(plan))] == written + written
     assert plan[3:6] == written[3:6]
@@ -123,7 +124,7 @@ def test_pairs_the_self_check_excluded_on_resume_are_outside_the_plan(runs, writ
     dropped = rows[0]["pair_id"]
     (run / "selfcheck.json").write_text(json.dumps(
         {"excluded": [{"pair_id": dropped, "reasons": ["abstain variant, meta condition, gate off: decision act"]}]}))
-    rebuild_summary(run, [result_key(r) for r in rows if r["pair_id"] != dropped])  # as finish() wrote it
+    rebuild_summary(run, [EpisodeKey.of(r) for r in rows if r["pair_id"] != dropped])  # as finish() wrote it
     summary = json.loads((run / "summary.json").read_text())
     assert summary["n_episodes_planned"] == 14 and summary["excluded_pairs"][0]["pair_id"] == dropped
     assert [r["pair_id"] for r in rows_of(run)][-2:] == [dropped, dropped]  # kept after the plan's rows

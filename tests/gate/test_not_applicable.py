@@ -61,14 +61,15 @@ def test_the_shipped_trigger_floor_skips_control_pairs_and_passes(with_controls,
 
 
 def test_a_group_whose_planned_episodes_have_no_results_still_fails(with_controls, tmp_path):
-    from evalkit.harness.store import RunStore, result_key
+    from evalkit.harness.store import RunStore
+    from evalkit.records import EpisodeKey
 
     run = copy_run(with_controls, tmp_path / "interrupted")
-    plan = [result_key(r) for r in RunStore(run).latest_results().values()]
+    plan = [EpisodeKey.of(r) for r in RunStore(run).latest_results().values()]
     # the meta condition lost both sides of the missing_param pair and one control pair's only episode
     lost = {k for k in plan if k[3] == "meta" and k[0] in ("shop-order-missing-quantity", "cloud-stop-dev-control")}
     assert len(lost) == 3
-    edit_results(run, lambda r: None if result_key(r) in lost else r)
+    edit_results(run, lambda r: None if EpisodeKey.of(r) in lost else r)
     rebuild_summary(run, plan)
     config = thresholds_config(tmp_path, {"metric": "post_hoc_rate", "by": "trigger", "equals": 0},
                                {"metric": "control_accuracy", "by": "trigger", "min": 1, "where": {"trigger": "none"}})

@@ -19,7 +19,8 @@ from evalkit.harness.episode import EpisodeSpec
 from evalkit.harness.executor import IN_FLIGHT_PER_CONNECTION, execute_plan
 from evalkit.harness.plan import PendingEpisodes, RunPlan
 from evalkit.harness.run import RunConfig, build_plan, check_unique_keys, pending
-from evalkit.harness.store import ResultIndex, ResultsWarning, RunStore, result_key
+from evalkit.harness.store import ResultIndex, ResultsWarning, RunStore
+from evalkit.records import EpisodeKey
 from evalkit.metrics.scoring import score_episode
 from evalkit.runtime.controller import Limits
 from evalkit.runtime.model_io import ModelOutput

@@ -13,7 +13,8 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 import pytest
 
-from evalkit.harness.store import KEY_FIELDS, ResultsWarning, RunStore, result_key
+from evalkit.harness.store import ResultsWarning, RunStore
+from evalkit.records import KEY_FIELDS, EpisodeKey
 from evalkit.harness.table import ParquetBatches
 from evalkit.metrics.keys import pair_attributes
 from evalkit.metrics.provider import provider_summary
@@ -45,7 +46,7 @@ def test_rewrite_puts_rows_in_plan_order_keeps_the_last_record_and_drops_a_torn_
         refs = store.scan_results()
     assert {k[0]: ref.ok for k, ref in refs.items()} == {"b": True, "a": True, "stray": True}
     taken = []
-    n = store.rewrite_results(refs, [result_key(_row("a")), result_key(_row("b")), result_key(_row("missing"))],
+    n = store.rewrite_results(refs, [EpisodeKey.of(_row("a")), EpisodeKey.of(_row("b")), EpisodeKey.of(_row("missing"))],
                               taken.append)
     assert n == 3
     assert [(r["pair_id"], r["n"]) for r in taken] == [("a", 2), ("b", 4), ("stray", 3)]
@@ -59,12 +60,12 @@ def test_a_file_already_in_plan_order_is_read_not_rewritten(tmp_path):
     before = os.stat(path)
     refs = store.scan_results()
     taken = []
-    store.rewrite_results(refs, [result_key(_row(p)) for p in "abc"], taken.append)
+    store.rewrite_results(refs, [EpisodeKey.of(_row(p)) for p in "abc"], taken.append)
     after = os.stat(path)
     assert (after.st_ino, after.st_mtime_ns) == (before.st_ino, before.st_mtime_ns)
     assert [r["n"] for r in taken] == [0, 1, 2]
     # another order does rewrite it
-    store.rewrite_results(store.scan_results(), [result_key(_row(p)) for p in "cab"], None)
+    store.rewrite_results(store.scan_results(), [EpisodeKey.of(_row(p)) for p in "cab"], None)
     assert [json.loads(line)["pair_id"] for line in path.read_text(encoding="utf-8").splitlines()] == list("cab")
 
 
@@ -116,7 +117,7 @@ def test_the_streamed_summary_equals_the_summary_of_the_full_rows(tmp_path):
                        limit=12, out=str(tmp_path / "run"), report=False, selfcheck=False, bootstrap_samples=200)
     written = run(config)
     rows = RunStore(tmp_path / "run").read_results()
-    plan = [result_key(r) for r in rows]
+    plan = [EpisodeKey.of(r) for r in rows]
     pairs = pair_attributes(load_suite([]).select(limit=12).pairs)
     full = build_summary(plan, rows, pairs=pairs, max_lag=config.max_lag, bootstrap_samples=200,
                          seed=config.bootstrap_seed)
@@ -253,7 +254,7 @@ def test_rows_a_hand_edit_broke_are_skipped_naming_line_and_field(tmp_path):
 def test_impossible_values_are_skipped_naming_the_field(tmp_path, field, value, why):
     store = RunStore(tmp_path)
     bad = _row("a", meta_made_n=1, commit_args_n=1, **{field: value})
-    _write_lines(store, [json.dumps(bad) + "\n", json.dumps(_row("b", denials="{}")) + "\n"])
+    _write_lines(store, [json.dumps(bad) + "\n", json.dumps(_row("b", denials={})) + "\n"])
     with pytest.warns(ResultsWarning, match=f":1: ignored a result row: field {field}: .*{re.escape(why)}"):
         refs = store.scan_results()
     assert [k[0] for k in refs] == ["b"]
@@ -278,7 +279,7 @@ def test_a_byte_order_mark_on_the_first_line_is_read_and_dropped_when_rewritten(
     path.write_bytes(b"\xef\xbb\xbf" + path.read_bytes())
     refs = store.scan_results()
     taken = []
-    store.rewrite_results(refs, [result_key(_row("b")), result_key(_row("a"))], taken.append)
+    store.rewrite_results(refs, [EpisodeKey.of(_row("b")), EpisodeKey.of(_row("a"))], taken.append)
     assert [r["n"] for r in taken] == [1, 0]
     assert path.read_bytes().count(b"\xef\xbb\xbf") == 0 and [r["n"] for r in store.read_results()] == [1, 0]
 

@@ -93,7 +93,7 @@ def test_conditional_abstain_accuracy_and_behaviour_rates():
         row("p1", "act", True, meta_made_n=1, meta_matched_n=0, unnecessary_requests=1, commit_args_n=3,
             unsupported_args_n=0, first_pass=True),
         row("p1", "abstain", True, meta_made_n=1, meta_matched_n=1, meta_expected_n=1, timely=True, lag=0),
-        row("p2", "act", True, commit_args_n=2, unsupported_args_n=1, first_pass=False, denials='{"schema_mismatch": 2}',
+        row("p2", "act", True, commit_args_n=2, unsupported_args_n=1, first_pass=False, denials={"schema_mismatch": 2},
             incorrect_tool_use=2),
         row("p2", "abstain", False, post_hoc=True, meta_expected_n=2, commit_args_n=2, unsupported_args_n=2),
         row("p3", "act", False),

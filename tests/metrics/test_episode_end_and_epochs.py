@@ -3,7 +3,6 @@ epochs (adversarial round 1, item 7)."""
 
 from __future__ import annotations
 
-import json
 
 import pytest
 
@@ -45,7 +44,7 @@ def test_calls_not_run_after_the_end_count_neither_as_lag_nor_as_corrections(min
     assert (row["correct"], row["decision"], row["commits"]) == (True, "abstain", 0)
     assert (row["lag"], row["timely"]) == (0, True)  # the two calls after the end were never made
     assert row["first_pass"] is True
-    assert json.loads(row["denials"]) == {"episode_ended": 2}  # recorded, visible, not lost
+    assert row["denials"] == {"episode_ended": 2}  # recorded, visible, not lost
     assert row["denied_calls"] == 2
 
 

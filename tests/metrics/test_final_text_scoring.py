@@ -78,10 +78,8 @@ def test_an_errored_episode_never_takes_an_earlier_turns_text(mini_suite, mini_t
     assert row["correct"] is False and row["unjudged"] is False
 
 
-def json_types(meta_made: str) -> list[str]:
-    import json
-
-    return [m["type"] for m in json.loads(meta_made)]
+def json_types(meta_made: list) -> list[str]:
+    return [m["type"] for m in meta_made]
 
 
 def test_act_then_refused(mini_suite, mini_tasks):

@@ -5,7 +5,6 @@ conditions and gates, pairs with and without known attributes."""
 
 from __future__ import annotations
 
-import json
 import random
 
 import pytest
@@ -51,7 +50,7 @@ def random_run(seed: int):
              "first_pass": rng.random() < 0.5, **{b: pairs[k[0]][b] for b in BREAKDOWNS},
              "latency_s": rng.choice([None, rng.random() * 3, 0.1, 0.2]),
              "cost_usd": None if rng.random() < 0.05 else rng.random() / 1000, "retry_wait_s": rng.random(),
-             "denials": json.dumps({rng.choice(["x", "y"]): 1}) if rng.random() < 0.3 else "{}",
+             "denials": {rng.choice(["x", "y"]): 1} if rng.random() < 0.3 else {},
              "error_code": rng.choice(["timeout", None]), **{f: rng.choice([0, 0, 1, 2]) for f in _COUNTS}}
         r["meta_matched_n"] = rng.randint(0, r["meta_made_n"])
         r["meta_fulfilled"] = rng.randint(0, r["meta_typed_n"])

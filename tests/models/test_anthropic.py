@@ -61,7 +61,7 @@ def test_tool_use_round_trip(api):
     responded = events_of(result.log, "model_responded")
     assert responded[0].finish_reason == "tool_use" and responded[0].text == "I'll send it."  # as sent
     assert responded[0].stop_reason == "tool_use"
-    assert responded[0].tool_calls[0]["arguments"] == PAY["input"]
+    assert responded[0].tool_calls[0].arguments == PAY["input"]
     assert (responded[0].input_tokens, responded[0].output_tokens) == (20, 7)
     assert events_of(result.log, "episode_ended")[0].final_text == "Paid: pay_1."
 

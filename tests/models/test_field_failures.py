@@ -55,8 +55,8 @@ def test_c01_trailing_text_after_the_arguments(api, field_cases):
     serve(api, case["response"], EMPTY)
     run, row = field_episode(openai_model(api), domain, pair)
     [responded] = events_of(run.log, "model_responded")[:1]
-    assert responded.tool_calls[0]["parse_error"] == "trailing_data at char 2"
-    assert responded.tool_calls[0]["arguments"] == '{}""'  # raw, as received
+    assert responded.tool_calls[0].parse_error == "trailing_data at char 2"
+    assert responded.tool_calls[0].raw_arguments == '{}""'  # raw, as received
     [action] = events_of(run.log, "action_decided")
     assert (action.action, action.reason_code) == ("deny", "parse_error")
     assert events_of(run.log, "tool_executed") == []
@@ -82,7 +82,7 @@ def test_c02_double_encoded_arguments(api, field_cases):
     response = completion({"content": None, "tool_calls": [case["tool_call"]]}, "tool_calls")
     serve(api, response, EMPTY)
     run, row = field_episode(openai_model(api), domain, pair)
-    assert events_of(run.log, "model_responded")[0].tool_calls[0]["parse_error"] == (
+    assert events_of(run.log, "model_responded")[0].tool_calls[0].parse_error == (
         "arguments_not_object: the arguments decode to a JSON string")
     assert events_of(run.log, "tool_executed") == [] and row["parse_failures"] == 1
     api.clear()
@@ -169,7 +169,7 @@ def test_c05_markdown_fence_around_the_arguments(api, field_cases):
     fenced = completion({"content": None, "tool_calls": [tool_call("get_time", case["arguments"])]}, "tool_calls")
     serve(api, fenced, EMPTY)
     run, _ = field_episode(openai_model(api), domain, pair)
-    assert events_of(run.log, "model_responded")[0].tool_calls[0]["parse_error"] == "invalid_json: markdown_fence"
+    assert events_of(run.log, "model_responded")[0].tool_calls[0].parse_error == "invalid_json: markdown_fence"
     assert events_of(run.log, "tool_executed") == []  # never coerced to {} and run
     api.clear()
     serve(api, fenced, EMPTY)
@@ -292,7 +292,7 @@ def test_c19_poisoned_history_stops_after_identical_500s(api, field_cases):
     assert [r.code for r in events_of(run.log, "provider_retry")] == ["server_error", "server_error"]
     assert (row["status"], row["error_code"]) == ("error", "provider_rejects_history")
     raw = bad_call["function"]["arguments"]
-    assert events_of(run.log, "model_responded")[0].tool_calls[0]["arguments"] == raw  # kept raw in the trace
+    assert events_of(run.log, "model_responded")[0].tool_calls[0].raw_arguments == raw  # kept raw in the trace
     for body in sent(api)[1:]:
         [assistant] = [m for m in body["messages"] if m["role"] == "assistant"]
         assert assistant["tool_calls"][0]["function"]["arguments"] == "{}"  # never replayed verbatim

@@ -150,7 +150,7 @@ def test_what_is_sent(api):
     assert tool_msg["tool_call_id"] == "call_bad" and "parse_error" in tool_msg["content"]
     assert [m["content"] for m in third["messages"] if m["role"] == "assistant"][1] == "I'll check."
     # the raw text stays in the trace
-    assert events_of(result.log, "model_responded")[0].tool_calls[0]["arguments"] == '{"query": "x"}""'
+    assert events_of(result.log, "model_responded")[0].tool_calls[0].raw_arguments == '{"query": "x"}""'
 
 
 def test_tool_results_go_back_in_a_user_message_when_the_format_needs_it(api):

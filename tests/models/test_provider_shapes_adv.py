@@ -109,8 +109,8 @@ def test_a_tool_call_of_another_type_keeps_its_name_and_is_denied_not_run(api):
     assert result.state.get("payments") is None and events_of(result.log, "tool_executed") == []
     [responded, _] = events_of(result.log, "model_responded")
     [c] = responded.tool_calls
-    assert c["name"] == "send_payment" and c["parse_error"].startswith("unsupported_call_type: a 'custom'")
-    assert c["arguments"] == "to ACC-0001, 40 EUR"
+    assert c.name == "send_payment" and c.parse_error.startswith("unsupported_call_type: a 'custom'")
+    assert c.arguments is None and c.raw_arguments == "to ACC-0001, 40 EUR"
     [denied] = events_of(result.log, "action_decided")
     assert (denied.tool, denied.action, denied.reason_code) == ("send_payment", "deny", "parse_error")
 

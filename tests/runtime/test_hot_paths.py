@@ -132,6 +132,8 @@ def _reference_jsonl(log: EventLog) -> str:
     lines = []
     for e in log:
         data = {"type": e.type, **{name: getattr(e, name) for name in e.__dataclass_fields__}}
+        if "tool_calls" in data:  # ToolCall objects, written as their trace form
+            data["tool_calls"] = [c.to_dict() for c in data["tool_calls"]]
         lines.append(json.dumps(data, ensure_ascii=False, allow_nan=False, default=_json_default) + "\n")
     return "".join(lines)
 

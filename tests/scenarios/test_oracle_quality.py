@@ -14,7 +14,6 @@ The episodes run in memory (no run directory), about 2 s for the whole suite.
 
 from __future__ import annotations
 
-import json
 
 import pytest
 
@@ -91,7 +90,7 @@ def test_oracle_asks_for_the_missing_tool_and_then_declares_blocked(oracle_run, 
             continue
         seen += 1
         want = next(m.target for m in gaps[r["pair_id"]].abstain.expected.meta_requests if m.type == "request_tool")
-        made = json.loads(r["meta_made"])
+        made = r["meta_made"]
         assert [m["type"] for m in made] == (["declare_blocked", "request_tool"] if r["condition"] == "nl"
                                              else ["request_tool", "declare_blocked"]), r["pair_id"]
         if r["condition"] != "nl":  # typed: the request names the missing tool
