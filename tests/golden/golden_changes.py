@@ -73,5 +73,8 @@ class Removed:
 Change = Union[Renamed, Reformat, Added, Removed]
 
 CHANGES: list[Change] = [
-    # e.g. Reformat("gate_decisions", old=parse_json, reason="a typed mapping instead of a JSON string"),
+    Reformat("gate_decisions", old=parse_json, reason="EpisodeResult: decision -> count as a JSON object, not JSON text"),
+    Reformat("denials", old=parse_json, reason="EpisodeResult: reason code -> count as a JSON object, not JSON text"),
+    Reformat("meta_made", old=parse_json, reason="EpisodeResult: the meta requests made as a JSON list, not JSON text"),
+    Reformat("judge_votes", old=parse_json, reason="EpisodeResult: the judge panel's votes as a JSON list (or null), not JSON text"),
 ]
