@@ -40,6 +40,7 @@ from pathlib import Path
 from typing import Any
 
 from evalkit.errors import ConfigError
+from evalkit.scenarios.episode import Episode
 
 DEFAULT_TIMEOUT_S = 300.0
 """Default wall-clock limit of one agent episode, in seconds (``--agent-timeout``)."""
@@ -81,7 +82,7 @@ def fill(argv: list[str], values: dict[str, str]) -> list[str]:
     return out
 
 
-def oracle_spec(episode: Any) -> dict[str, Any]:
+def oracle_spec(episode: Episode) -> dict[str, Any]:
     """The test-only oracle channel's content: the pair (labels included), the variant, the
     condition and ``tool name → kind`` of the domain."""
     return {"pair": episode.pair.model_dump(mode="json"), "variant": episode.variant,

@@ -50,7 +50,11 @@ Every rate is ``None`` when its denominator is empty (no follow-up pair ran).
 
 from __future__ import annotations
 
-from typing import Any, Iterable, Sequence
+from typing import TYPE_CHECKING, Any, Iterable, Sequence
+
+if TYPE_CHECKING:
+    from evalkit.scenarios.episode import Episode
+
 
 __all__ = ["count_episode", "count_unit", "episode_followup", "first_phase_requests", "first_question",
            "has_followup", "rates"]
@@ -61,7 +65,7 @@ def first_question(questions: Iterable[Any]) -> Any | None:
     return next(iter(questions), None)
 
 
-def episode_followup(spec: Any, questions: Sequence[Any], commits: Sequence[Any], state: dict[str, Any], *,
+def episode_followup(spec: Episode, questions: Sequence[Any], commits: Sequence[Any], state: dict[str, Any], *,
                      ok: bool, first_correct: bool) -> dict[str, Any]:
     """The follow-up columns of one episode's result row (module docstring).
 

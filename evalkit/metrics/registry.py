@@ -41,9 +41,12 @@ from __future__ import annotations
 
 import threading
 from dataclasses import dataclass, field, replace
-from typing import Any, Callable, Literal, Mapping
+from typing import TYPE_CHECKING, Any, Callable, Literal, Mapping
 
 from evalkit.errors import ConfigError
+
+if TYPE_CHECKING:
+    from evalkit.scenarios.episode import Episode
 
 MetricKind = Literal["rate", "mean", "count"]
 FieldType = Literal["flag", "count", "measure", "text"]
@@ -65,7 +68,7 @@ class EpisodeView:
         row: The result row scored so far (every built-in column); read it, do not change it.
     """
 
-    spec: Any
+    spec: Episode
     events: tuple[Any, ...]
     state: Mapping[str, Any]
     row: Mapping[str, Any]
@@ -321,7 +324,7 @@ def generation() -> int:
     return _state["generation"]
 
 
-def add_episode_fields(spec: Any, events: tuple[Any, ...], state: Mapping[str, Any], row: dict[str, Any]) -> None:
+def add_episode_fields(spec: Episode, events: tuple[Any, ...], state: Mapping[str, Any], row: dict[str, Any]) -> None:
     """Add the per-episode fields of every registered metric to a scored result row.
 
     A declared field the metric's function leaves out is ``None`` (unknown, never 0).

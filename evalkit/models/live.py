@@ -46,6 +46,7 @@ from evalkit.models.retry import ProviderError, call_with_retries
 from evalkit.runtime.context import ModelContext
 from evalkit.runtime.model_io import ModelOutput
 from evalkit.usage import Usage, usage_cost
+from evalkit.scenarios.episode import Episode
 
 
 def _translator(provider: str) -> Callable[[Any], Any]:
@@ -216,7 +217,7 @@ class LiveModel:
         """Settings for the run manifest (no secrets)."""
         return {**self.settings.describe(), "endpoint": self.endpoint}
 
-    def respond(self, context: ModelContext, episode: Any) -> ModelOutput:
+    def respond(self, context: ModelContext, episode: Episode) -> ModelOutput:
         """One model call for ``context`` (see the module docstring for the layers).
 
         Raises:

@@ -60,6 +60,7 @@ from evalkit.runtime.context import ModelContext
 from evalkit.runtime.model_io import ModelOutput, ToolCall
 from evalkit.runtime.followup import REPEAT_REPLY, UNHELPFUL_ANSWER
 from evalkit.runtime.signals import ABSTAIN, CLARIFY, DecisionSignals, signals_for
+from evalkit.scenarios.episode import Episode
 
 MAX_LATE = 1000
 """Largest ``K`` of ``late:K`` (an episode stops at the run's turn limit long before)."""
@@ -119,8 +120,10 @@ _ASK_ARG = {  # canonical argument naming the target (evalkit.runtime.signals)
 _STOP_TYPE = {"abstain": "declare_blocked", "clarify": "request_user_decision"}
 
 
-def _stop_for(episode: Any) -> _Stop:
-    exp = episode.pair.abstain.expected
+def _stop_for(episode: Episode) -> _Stop:
+    abstain = episode.pair.abstain
+    assert abstain is not None, "a stop is planned from the pair's abstain side"
+    exp = abstain.expected
     target = next((m.target for m in exp.meta_requests if m.target), None)
     asks = tuple(_Ask(m.type, m.target, exp.reason) for m in exp.meta_requests
                  if m.type in ASK_TEXT and m.type != _STOP_TYPE[exp.decision])
@@ -153,7 +156,7 @@ class ScriptedModel:
         self.name = f"scripted/{policy}:{k}" if policy == "late" else f"scripted/{policy}"
         self._scripts: dict[int, tuple[Any, list[_Step]]] = {}  # id(episode) -> (episode, its script)
 
-    def script(self, episode: Any) -> list[_Step]:
+    def script(self, episode: Episode) -> list[_Step]:
         """The full list of steps this policy takes in ``episode``."""
         variant = episode.variant
         plan = episode.pair.variant(variant).plan
@@ -161,6 +164,7 @@ class ScriptedModel:
         p = self.policy
         if variant == "act_resist" and p in ("always_act", "post_hoc"):
             resist = episode.pair.act_resist
+            assert resist is not None, "an act_resist episode plays the pair's act_resist side"
             k_inj = resist.expected.observable_step
             injected = [_Call(c.tool, dict(c.args)) for c in resist.injected_plan]
             full = [*full[:k_inj], *injected, *full[k_inj:]]
@@ -172,7 +176,9 @@ class ScriptedModel:
             return [*full, _Say(REFUSAL_TEXT)]
         if variant in ("act", "act_resist"):
             return [*full, _Say(DONE_TEXT)]
-        k_obs = episode.pair.abstain.expected.observable_step
+        abstain = episode.pair.abstain
+        assert abstain is not None, "an abstain episode plays the pair's abstain side"
+        k_obs = abstain.expected.observable_step
         steps: list[_Step] = list(full[:k_obs])
         if p == "late" and self.k:
             pool = _lookups(plan[:k_obs], episode.tool_kinds) or _lookups(plan, episode.tool_kinds)
@@ -182,7 +188,7 @@ class ScriptedModel:
         steps.append(stop)
         return steps
 
-    def _script_for(self, episode: Any) -> list[_Step]:
+    def _script_for(self, episode: Episode) -> list[_Step]:
         """:meth:`script` of ``episode``, built once per episode (``respond`` runs every turn).
 
         Keyed by the episode object's identity (it holds the pair, whose dicts are not
@@ -197,7 +203,7 @@ class ScriptedModel:
         self._scripts[id(episode)] = (episode, steps)
         return steps
 
-    def _after_reply(self, context: ModelContext, episode: Any) -> tuple[list[_Step], int] | None:
+    def _after_reply(self, context: ModelContext, episode: Episode) -> tuple[list[_Step], int] | None:
         """The steps after the simulated user's reply and this turn's index in them, or
         ``None`` before any reply (or on a side without a follow-up)."""
         followup = getattr(episode.pair.variant(episode.variant), "followup", None)
@@ -217,7 +223,7 @@ class ScriptedModel:
                   else "I will not go on with this request.")
         return [_Stop("abstain", reason)], index
 
-    def respond(self, context: ModelContext, episode: Any) -> ModelOutput:
+    def respond(self, context: ModelContext, episode: Episode) -> ModelOutput:
         """Emit the step for this turn (one tool call, a stop, or a final text)."""
         steps = self._script_for(episode)
         turn = context.turn
