@@ -46,13 +46,13 @@ def test_a_row_with_a_wrongly_typed_metric_field_is_refused(toys):
 def test_a_mean_metric_over_an_existing_column(toys, run_dir):
     """A registered mean of ``turns`` over recorded ok episodes equals the mean computed by hand."""
     from evalkit.metrics.aggregate import summarize
-    from evalkit.metrics.keys import row_key
+    from evalkit.records import EpisodeKey
     from evalkit.metrics.registry import Metric, register_metric, unregister_metric
 
     rows = [json.loads(line) for line in (run_dir / "results.jsonl").read_text().splitlines()]
     register_metric(Metric("turns_per_ok_episode", "mean", field="turns", over="ok", unit="turns"))
     try:
-        out = summarize([row_key(r) for r in rows], rows)
+        out = summarize([EpisodeKey.of(r) for r in rows], rows)
     finally:
         unregister_metric("turns_per_ok_episode")
     for group in out:
