@@ -152,6 +152,7 @@ def run(
         print_summary(summary)
         typer.echo(f"resumed {resume}; wrote {Path(resume) / 'summary.json'}"
                    + (f" and {Path(resume) / 'report.html'}" if report else ""))
+        _report_errors(resume)
         return
     try:
         kwargs = dict(suites=suites or [], pair_ids=pair or [], limit=limit, sample=sample, out=out, epochs=epochs,
@@ -178,6 +179,35 @@ def run(
     print_summary(summary)
     _print_provider_totals(summary)
     typer.echo(f"wrote {Path(out) / 'summary.json'}" + (f" and {Path(out) / 'report.html'}" if report else ""))
+    _report_errors(out)
+
+
+def _report_errors(out: str) -> None:
+    """After a run: the errored episodes by model and error code, each with its first message
+    (their last line: a traceback's exception), on stderr. Errored episodes are not scored
+    (never as abstentions); a run in which every episode errored measured nothing: exit 1."""
+    from evalkit.harness.run_reader import RunReader
+
+    rows = RunReader(out).latest().values()
+    total = 0
+    by: dict[tuple[str, str], list] = {}
+    for row in rows:
+        total += 1
+        if row.get("status") == "error":
+            entry = by.setdefault((str(row.get("model")), str(row.get("error_code") or "error")), [0, row.get("error")])
+            entry[0] += 1
+    errored = sum(n for n, _ in by.values())
+    if not errored:
+        return
+    typer.echo(f"evalkit: {errored} of {total} episodes ended in an error (not scored; see results.jsonl "
+               "error and error_code):", err=True)
+    for (model, code), (n, message) in sorted(by.items()):
+        lines = [ln.strip() for ln in str(message or "").splitlines() if ln.strip()]
+        last = lines[-1] if lines else ""
+        last = last if len(last) <= 240 else "…" + last[-240:]  # a traceback's end names the exception
+        typer.echo(f"  {model}: {code} x{n}" + (f"; first: {last}" if last else ""), err=True)
+    if errored == total:
+        raise typer.Exit(1)
 
 
 def _print_provider_totals(summary: dict) -> None:
