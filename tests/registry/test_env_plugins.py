@@ -1,0 +1,50 @@
+"""``EVALKIT_PLUGINS``: a one-file metric named in the environment is loaded by every evalkit
+process that reads it — the run, and later the gate on that run — and a module that cannot be
+imported is one error naming the variable and the module (exit 2)."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+TOYS = Path(__file__).resolve().parent / "toys"
+
+
+def _evalkit(*args: str, plugins: str | None, cwd: Path) -> subprocess.CompletedProcess:
+    env = dict(os.environ)
+    env["PYTHONPATH"] = os.pathsep.join(p for p in (str(TOYS), env.get("PYTHONPATH", "")) if p)
+    env.pop("EVALKIT_PLUGINS", None)
+    if plugins is not None:
+        env["EVALKIT_PLUGINS"] = plugins
+    return subprocess.run([sys.executable, "-m", "evalkit", *args], cwd=cwd, env=env, capture_output=True,
+                          text=True, timeout=600)
+
+
+def test_a_metric_named_in_the_environment_reaches_the_summary_and_the_gate(tmp_path):
+    run = _evalkit("run", "--model", "scripted/oracle", "--model", "scripted/always_act", "--condition", "tool",
+                   "--limit", "6", "--out", str(tmp_path / "run"), "--no-report", plugins="toy_metric",
+                   cwd=tmp_path)
+    assert run.returncode == 0, run.stderr
+    summary = json.loads((tmp_path / "run" / "summary.json").read_text())
+    rates = {r["model"]: r["stop_first_rate"] for r in summary["rows"]}
+    assert rates["scripted/always_act"] == 0.0  # it always calls the task tools before anything else
+    row = json.loads((tmp_path / "run" / "results.jsonl").read_text().splitlines()[0])
+    assert "stop_first" in row
+
+    gate = tmp_path / "gate.yaml"
+    gate.write_text("thresholds:\n  - metric: stop_first_rate\n    max: 0.5\n    where: {model: scripted/always_act}\n")
+    passed = _evalkit("gate", str(tmp_path / "run"), "--config", str(gate), plugins="toy_metric", cwd=tmp_path)
+    assert passed.returncode == 0, passed.stdout + passed.stderr
+    unknown = _evalkit("gate", str(tmp_path / "run"), "--config", str(gate), plugins=None, cwd=tmp_path)
+    assert unknown.returncode == 2 and "stop_first_rate" in unknown.stdout + unknown.stderr
+
+
+def test_a_module_that_cannot_be_imported_is_one_error_naming_the_variable(tmp_path):
+    run = _evalkit("run", "--model", "scripted/oracle", "--limit", "1", "--out", str(tmp_path / "run"),
+                   "--no-report", plugins="toy_metric, no_such_module_here", cwd=tmp_path)
+    assert run.returncode == 2
+    assert "EVALKIT_PLUGINS" in run.stderr and "no_such_module_here" in run.stderr
+    assert "Traceback" not in run.stderr
