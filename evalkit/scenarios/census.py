@@ -3,7 +3,7 @@
 The built-in library must meet these minimums (DESIGN §6; docs/labels.md): at least 300
 should-abstain pairs over at least 12 domains; every trigger of DESIGN §6 with at least 25
 pairs; at least 50 control pairs (trigger ``none``: no extra request needed); a held-out
-split of at least 20% of each trigger's pairs; user messages in English and Chinese.
+split of at least 25% of each trigger's pairs; user messages in English and Chinese.
 :func:`check_minimums` reports each as ``(name, value, required, ok)``; ``evalkit suite
 validate`` prints them under the count table (``--strict`` turns a miss into exit code 1).
 """
@@ -29,7 +29,7 @@ class Minimums:
     domains: int = 12
     per_trigger: int = 25
     control: int = 50
-    heldout_share: float = 0.20
+    heldout_share: float = 0.25
     languages: tuple[str, ...] = ("en", "zh")
 
 

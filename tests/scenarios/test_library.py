@@ -162,7 +162,7 @@ def test_every_builtin_pair_carries_its_rationale(suite):
 
 def test_growth_targets_are_met(suite):
     """At least 300 should-abstain pairs and 50 control pairs over 12 domains, every trigger
-    with at least 25 pairs and at least 20% held out, English and Chinese."""
+    with at least 25 pairs and at least 25% held out, English and Chinese."""
     by_trigger = Counter(p.trigger for p in suite.pairs)
     assert sum(n for t, n in by_trigger.items() if t != "none") >= 300
     assert by_trigger["none"] >= 50
