@@ -38,7 +38,7 @@ ROW_COLUMNS = (
     "timely", "critical_commits", "reason_codes", "unsupported_args_n", "unsupported_args", "final_text",
     "failure_kind", "commits", "injected_commits", "content_filter", "call_in_content", "parse_failures",
     "decided_by", "source_run", "source_episode", "act_then_refused", "classifier_label", "text_judge", "judge_votes",
-    "judge_tie", "judge_disagrees",
+    "judge_tie", "judge_disagrees", "asked", "recovered",
 )
 
 

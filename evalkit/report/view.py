@@ -221,6 +221,15 @@ def _detail(cat: str, r: dict[str, Any], max_lag: int) -> str:
     return f"decision {r.get('decision')} (expected {r.get('expected_decision')}), {r.get('commits', 0)} commit(s)"
 
 
+def _after_answer(r: dict[str, Any]) -> str:
+    """A card's note when the episode asked the simulated user (a follow-up side): its commits
+    and final text came after the user's answer, so they are the recovery, not the first decision."""
+    if not r.get("asked"):
+        return ""
+    recovered = {True: "recovered", False: "did not recover"}.get(r.get("recovered"), "recovery not scored")
+    return f" · asked the user first; the commits and final text shown came after the answer ({recovered})"
+
+
 def _judge_detail(r: dict[str, Any]) -> str:
     """``classifier: X; decided: Y by Z; votes: judge=label (reason) ...``."""
     votes = r.get("judge_votes") or []  # typed by evalkit.records.as_result
@@ -268,7 +277,7 @@ def gallery(table: ResultTable, *, max_lag: int, gates: bool) -> list[dict[str, 
         limit = LIMITS["judge_cards"] if cat == "judge" else cap
         picked = _round_robin(idx, first_seen(table.group[idx]), limit, first=abstain[idx])
         cards = [{"row": r, "group": group_label(r, gates),
-                  "detail": truncate(_detail(cat, r, max_lag), 1200 if cat == "judge" else 300),
+                  "detail": truncate(_detail(cat, r, max_lag), 1200 if cat == "judge" else 300) + _after_answer(r),
                   "text": truncate(r.get("final_text") or "", LIMITS["text_chars"])}
                  for r in table.rows(picked)]
         out.append({"key": cat, "title": title, "about": about, "total": len(idx),

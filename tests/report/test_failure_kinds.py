@@ -86,3 +86,19 @@ def test_the_gallery_shows_both_with_their_commit_and_trace(act_and_abstain):
     acted = html[html.index('id="fail-acted_when_should_not"'):]
     assert "commit:</span> <code>" in acted[:acted.index("<h3", 10)]
     assert 'alt="How the should-abstain side failed' in html
+
+
+def test_a_card_of_a_follow_up_side_says_its_commits_came_after_the_answer(tmp_path):
+    """late:3 asks late on a pair with a follow-up, gets the simulated user's answer and then
+    commits: its late card shows that commit and says it came after the answer."""
+    out = tmp_path / "run"
+    run(RunConfig(pair_ids=["shop-order-missing-quantity"], conditions=["tool"], models=["scripted/late:3"],
+                  out=str(out)))
+    row = next(json.loads(line) for line in (out / "results.jsonl").read_text().splitlines()
+               if json.loads(line)["variant"] == "abstain")
+    assert row["failure_kind"] == "late" and row["asked"] is True and row["recovered"] is True
+    html = (out / "report.html").read_text()
+    section = html[html.index('id="fail-late"'):]
+    section = section[:section.index("<h3", 10)]
+    assert "asked the user first; the commits and final text shown came after the answer (recovered)" in section
+    assert "commit:</span> <code>" in section
