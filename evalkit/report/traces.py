@@ -147,7 +147,7 @@ def load_trace(path: Path) -> list[dict[str, Any]]:
         text = path.read_text(encoding="utf-8", errors="replace")
     except OSError:
         return out
-    for line in text.splitlines():
+    for line in text.split("\n"):  # not splitlines(): U+2028 or U+0085 may sit inside a JSON string
         if not line.strip():
             continue
         try:

@@ -166,7 +166,7 @@ def load_part(part: Part, path: Path | None = None) -> list[CorpusLine]:
     """
     file = path or {"tune": TUNE_PATH, "test": TEST_PATH, "test2": TEST2_PATH}[part]
     lines = []
-    for number, text in enumerate(file.read_text(encoding="utf-8").splitlines(), 1):
+    for number, text in enumerate(file.read_text(encoding="utf-8").split("\n"), 1):
         if not text.strip():
             continue
         try:

@@ -62,7 +62,7 @@ def load_labelled(path: str | Path) -> list[LabelledText]:
         hint = " (the shipped corpus test part is not installed; pass --texts FILE)" if p == DEFAULT_TEXTS else ""
         raise ConfigError(f"{p}: no such labelled file{hint}")
     out: list[LabelledText] = []
-    for n, line in enumerate(p.read_text(encoding="utf-8-sig").splitlines(), start=1):
+    for n, line in enumerate(p.read_text(encoding="utf-8-sig").split("\n"), start=1):
         if not line.strip():
             continue
         try:

@@ -128,7 +128,7 @@ def _data(name: str) -> Any:
 
 
 def _jsonl(path: Any) -> list[dict[str, Any]]:
-    return [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines() if line.strip()]
+    return [json.loads(line) for line in path.read_text(encoding="utf-8").split("\n") if line.strip()]
 
 
 @cache
