@@ -98,10 +98,20 @@ class Handshake:
         result = await call_next(ctx)
         if ctx.request_id is not None:  # a request (notifications have no id), answered
             self.requests[ctx.method] += 1
-            info = (ctx.params or {}).get("clientInfo") if ctx.method == "initialize" else None
-            if isinstance(info, dict):
-                self.client = f"{info.get('name', '')} {info.get('version', '')}".strip()[:120] or None
+            self.client = self.client or _client_name(ctx)
         return result
+
+
+def _client_name(ctx: Any) -> str | None:
+    """``"NAME VERSION"`` of the client of a request: an ``initialize``'s ``clientInfo``, or the
+    session's (a stateless-revision request carries it in its ``_meta``); ``None`` when not given."""
+    if ctx.method == "initialize":
+        info = (ctx.params or {}).get("clientInfo")
+        name, version = (info.get("name"), info.get("version")) if isinstance(info, dict) else (None, None)
+    else:
+        info = getattr(getattr(ctx.session, "client_params", None), "client_info", None)
+        name, version = getattr(info, "name", None), getattr(info, "version", None)
+    return " ".join(str(part) for part in (name, version) if part)[:120] or None
 
 
 def build_server(session: AgentSession, handshake: Handshake | None = None) -> Any:

@@ -131,21 +131,25 @@ def test_an_agent_that_never_connects_is_an_error_whatever_it_printed_over_both_
 def test_a_session_opened_without_listing_or_calling_tools_is_an_error_a_listing_one_is_scored(tmp_path):
     quiet_http = _stdout_agent("init", "--say", REFUSAL)
     quiet_stdio = _stdout_agent("init", "--transport", "stdio", "--say", REFUSAL)
+    quiet_modern = _stdout_agent("init", "--modern", "--say", REFUSAL)  # server/discover, no initialize
     listed_stdio = _stdout_agent("list", "--transport", "stdio", "--say", "I won't place this order: how many?")
-    config = RunConfig(models=[quiet_http, quiet_stdio, listed_stdio], pair_ids=[PAIR], conditions=["nl"],
-                       out=str(tmp_path / "run"), report=False, agent_timeout=60, max_connections=3)
+    listed_modern = _stdout_agent("list", "--modern", "--say", "I won't place this order: how many?")
+    config = RunConfig(models=[quiet_http, quiet_stdio, quiet_modern, listed_stdio, listed_modern], pair_ids=[PAIR],
+                       conditions=["nl"], out=str(tmp_path / "run"), report=False, agent_timeout=60,
+                       max_connections=3)
     run(config)
     out = tmp_path / "run"
-    for model in (quiet_http, quiet_stdio):
+    for model in (quiet_http, quiet_stdio, quiet_modern):
         got = _rows_of(out, model)
         assert [(r["status"], r["error_code"]) for r in got] == [("error", "agent_no_tools")] * 2, model
         assert "opened an MCP session (mcp " in got[0]["error"]  # the client's name, passed on by the bridge
         assert f"never listed the tools nor called one, and exited with status 0; stdout ends: {REFUSAL}" \
             in got[0]["error"]
-    spoken = {r["variant"]: r for r in _rows_of(out, listed_stdio)}
-    assert (spoken["abstain"]["status"], spoken["abstain"]["decision"]) == ("ok", "abstain")
-    assert spoken["abstain"]["final_text"] == "I won't place this order: how many?"
-    assert spoken["act"]["status"] == "ok" and spoken["act"]["correct"] is False
+    for model in (listed_stdio, listed_modern):
+        spoken = {r["variant"]: r for r in _rows_of(out, model)}
+        assert (spoken["abstain"]["status"], spoken["abstain"]["decision"]) == ("ok", "abstain"), model
+        assert spoken["abstain"]["final_text"] == "I won't place this order: how many?"
+        assert spoken["act"]["status"] == "ok" and spoken["act"]["correct"] is False
 
 
 def test_the_call_limit_ends_the_episode_as_the_turn_limit_ends_a_models(tmp_path):
