@@ -75,8 +75,8 @@ class Handshake:
 
     Attributes:
         requests: Answered requests by method (``initialize``, ``tools/list``, ``tools/call``, ...).
-        client: The ``clientInfo`` of the agent's ``initialize`` request, ``"NAME VERSION"``,
-            or ``None``.
+        client: The agent's ``clientInfo`` (from its ``initialize``, or a stateless-revision
+            request's ``_meta``) as ``"NAME VERSION"``, or ``None`` when it gave none.
     """
 
     requests: Counter = field(default_factory=Counter)

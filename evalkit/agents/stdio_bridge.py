@@ -57,6 +57,8 @@ class Upstream:
                 self.ready.set()
                 await self.done.wait()
         except Exception as exc:  # noqa: BLE001 - told to the agent as an MCP error
+            while isinstance(exc, BaseExceptionGroup) and exc.exceptions:  # the task group's: its first cause
+                exc = exc.exceptions[0]
             self.error = f"{type(exc).__name__}: {exc}"[:300]
         finally:
             self.session = None

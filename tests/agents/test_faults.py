@@ -53,7 +53,8 @@ def test_a_hanging_agent_is_killed_at_its_limit_with_its_children_and_the_run_go
     summary = run(config)
     hung = _rows_of(tmp_path / "run", hang)
     assert [r["status"] for r in hung] == ["error", "error"]
-    assert all("did not answer within its limit of 8 s" in r["error"] for r in hung)
+    assert all("did not answer within its limit of 8 s and was killed; it never connected to the episode's MCP "
+               "server" in r["error"] and r["error_code"] == "agent_timeout" for r in hung)
     assert all(r["decision"] != "abstain" and r["correct"] is False for r in hung)
     children = [int(p.name) for p in pids.iterdir()]
     assert len(children) == 2 and not any(_alive(pid) for pid in children)
