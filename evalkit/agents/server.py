@@ -9,10 +9,17 @@ session (its own process group), and waits for it within the wall-clock limit:
 * the agent's ``final_answer`` call (or another end of the episode) gives it
   :data:`GRACE_S` seconds to exit; then its process group is killed and the answer stands;
 * an agent still running at the limit is killed (``os.killpg``, ``SIGKILL``) and the episode
-  is an error ``agent_timeout``; one that exits non-zero (or dies on a signal) before the end
-  is an error ``agent_exit`` with the end of its stderr; one that exits 0 without an answer
-  and without output is an error ``agent_no_answer``; a command that cannot start is an error
-  ``agent_start``. An error is never an abstention (DESIGN §7).
+  is an error ``agent_timeout``; one that connected and exits non-zero (or dies on a signal)
+  before the end is an error ``agent_exit`` with the end of its stderr; one that exits 0
+  without an answer and without output is an error ``agent_no_answer``; a command that cannot
+  start is an error ``agent_start``. An error is never an abstention (DESIGN §7);
+* what the agent printed is its answer only when it reached the episode's tools
+  (:class:`Handshake`): an agent that ends (whatever its exit status and output) without ever
+  connecting to the server is an error ``agent_no_connect``, and one that connected but never
+  listed the tools nor called one is an error ``agent_no_tools`` (it never saw the episode's
+  tools, so its text is no decision about them); both quote its exit status and the ends of its
+  stderr and stdout. An agent that listed the tools and answers in text without calling any is
+  scored from its stdout (a legitimate answer, e.g. a refusal under ``nl``).
 
 The process group is always killed at the end, so no child of the agent outlives its episode.
 The server's ``instructions`` are the condition's system prompt (with the rule set when
@@ -27,7 +34,8 @@ import os
 import signal
 import socket
 import time
-from dataclasses import dataclass
+from collections import Counter
+from dataclasses import dataclass, field
 from typing import Any
 
 from evalkit.agents.session import AgentSession
@@ -37,7 +45,7 @@ GRACE_S = 2.0
 PIPE_WAIT_S = 5.0
 """Seconds to wait for the agent's output pipes to close once its group is gone."""
 STDERR_TAIL = 600
-"""Characters of the agent's stderr quoted in an error."""
+"""Characters of the agent's stderr (and of its stdout) quoted in an error."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -60,11 +68,58 @@ class Launch:
     groups: set[int] | None = None
 
 
-def build_server(session: AgentSession) -> Any:
+@dataclass(slots=True)
+class Handshake:
+    """What the agent did of the MCP session: a middleware of the episode's server (the ``mcp``
+    SDK's ``Server.middleware``) counting the requests that the server answered without error.
+
+    Attributes:
+        requests: Answered requests by method (``initialize``, ``tools/list``, ``tools/call``, ...).
+        client: The agent's ``clientInfo`` (from its ``initialize``, or a stateless-revision
+            request's ``_meta``) as ``"NAME VERSION"``, or ``None`` when it gave none.
+    """
+
+    requests: Counter = field(default_factory=Counter)
+    client: str | None = None
+
+    @property
+    def connected(self) -> bool:
+        """Whether the agent opened an MCP session: an answered ``initialize`` (the handshake of
+        protocol revisions up to 2025-11-25) or, in the stateless revisions without a
+        handshake, any answered request but ``ping``."""
+        return any(method != "ping" for method in self.requests)
+
+    @property
+    def listed(self) -> bool:
+        """Whether the agent listed the episode's tools (an answered ``tools/list``)."""
+        return self.requests["tools/list"] > 0
+
+    async def __call__(self, ctx: Any, call_next: Any) -> Any:
+        result = await call_next(ctx)
+        if ctx.request_id is not None:  # a request (notifications have no id), answered
+            self.requests[ctx.method] += 1
+            self.client = self.client or _client_name(ctx)
+        return result
+
+
+def _client_name(ctx: Any) -> str | None:
+    """``"NAME VERSION"`` of the client of a request: an ``initialize``'s ``clientInfo``, or the
+    session's (a stateless-revision request carries it in its ``_meta``); ``None`` when not given."""
+    if ctx.method == "initialize":
+        info = (ctx.params or {}).get("clientInfo")
+        name, version = (info.get("name"), info.get("version")) if isinstance(info, dict) else (None, None)
+    else:
+        info = getattr(getattr(ctx.session, "client_params", None), "client_info", None)
+        name, version = getattr(info, "name", None), getattr(info, "version", None)
+    return " ".join(str(part) for part in (name, version) if part)[:120] or None
+
+
+def build_server(session: AgentSession, handshake: Handshake | None = None) -> Any:
     """The low-level MCP ``Server`` exposing ``session``'s tools (``tools/list``) and serving
     each ``tools/call`` through :meth:`AgentSession.call`. A result's ``_meta`` holds
     ``evalkit/episode_ended``, ``evalkit/end_reason`` and ``evalkit/user_reply`` (the simulated
-    user's reply when the call asked the user a question, else ``null``)."""
+    user's reply when the call asked the user a question, else ``null``). ``handshake``, when
+    given, is added to the server's middleware and records the agent's requests."""
     import mcp_types as types
     from mcp.server.lowlevel import Server
 
@@ -81,8 +136,11 @@ def build_server(session: AgentSession) -> Any:
                                     meta={"evalkit/episode_ended": answer.ended, "evalkit/end_reason": answer.end_reason,
                                            "evalkit/user_reply": answer.user_reply})
 
-    return Server("evalkit-episode", instructions=session.system_prompt or None, on_list_tools=list_tools,
-                  on_call_tool=call_tool)
+    server = Server("evalkit-episode", instructions=session.system_prompt or None, on_list_tools=list_tools,
+                    on_call_tool=call_tool)
+    if handshake is not None:
+        server.middleware.append(handshake)
+    return server
 
 
 def free_socket() -> socket.socket:
@@ -105,13 +163,14 @@ async def _serve(session: AgentSession, launch_for: Any) -> tuple[str, str | Non
     import uvicorn
 
     session.ended_event = asyncio.Event()
-    app = build_server(session).streamable_http_app(json_response=True)
+    handshake = Handshake()
+    app = build_server(session, handshake).streamable_http_app(json_response=True)
     sock = free_socket()
     port = sock.getsockname()[1]
     server = uvicorn.Server(uvicorn.Config(app, log_level="critical", access_log=False, lifespan="on",
                                            timeout_graceful_shutdown=1))
     serving = asyncio.create_task(server.serve(sockets=[sock]))
-    timing: dict[str, Any] = {"port": port}
+    timing: dict[str, Any] = {"port": port, "handshake": handshake}
     try:
         while not server.started:
             if serving.done():
@@ -142,7 +201,9 @@ async def _serve(session: AgentSession, launch_for: Any) -> tuple[str, str | Non
                     kill_group(proc.pid)
                     if session.ended is None:
                         error, code = (f"the agent did not answer within its limit of {launch.timeout_s:g} s "
-                                       "and was killed"), "agent_timeout"
+                                       "and was killed" + ("" if handshake.connected else
+                                                           "; it never connected to the episode's MCP server")
+                                       ), "agent_timeout"
             try:  # a descendant that left the group may hold the pipes open: do not wait for it
                 stdout_b, stderr_b = await asyncio.wait_for(output, timeout=PIPE_WAIT_S)
             except TimeoutError:
@@ -155,16 +216,31 @@ async def _serve(session: AgentSession, launch_for: Any) -> tuple[str, str | Non
         timing["agent_s"] = round(time.monotonic() - started, 3)
         timing["returncode"] = proc.returncode
         stdout = stdout_b.decode("utf-8", "replace")
-        if error is None and session.ended is None and proc.returncode != 0:
-            tail = stderr_b.decode("utf-8", "replace").strip()[-STDERR_TAIL:]
-            rc = proc.returncode  # None only when the pipes were abandoned above
-            how = f"was killed by signal {-rc}" if rc is not None and rc < 0 else f"exited with status {rc}"
-            error, code = f"the agent {how}" + (f"; stderr ends: {tail}" if tail else ""), "agent_exit"
+        if error is None and session.ended is None:
+            error, code = _fault(handshake, session.turn, proc.returncode, stdout, stderr_b.decode("utf-8", "replace"))
         return stdout, error, code, timing
     finally:
         server.should_exit = True
         with contextlib.suppress(Exception):
             await asyncio.wait_for(serving, timeout=5)
+
+
+def _fault(handshake: Handshake, calls: int, rc: int | None, stdout: str, stderr: str) -> tuple[str | None, str | None]:
+    """``(error, code)`` of an agent whose process ended before its episode did, or
+    ``(None, None)`` when its stdout may be its answer (module docstring). ``calls``: the tool
+    calls it made; ``rc``: its exit status (``None`` when its pipes were abandoned)."""
+    how = f"was killed by signal {-rc}" if rc is not None and rc < 0 else f"exited with status {rc}"
+    err, out = stderr.strip()[-STDERR_TAIL:], stdout.strip()[-STDERR_TAIL:]
+    if not handshake.connected or (not handshake.listed and not calls and rc == 0):
+        what = ("never connected to the episode's MCP server (no initialize request)" if not handshake.connected
+                else f"opened an MCP session ({handshake.client or 'client unnamed'}) but never listed the tools "
+                     "nor called one,")
+        tails = (f"; stderr ends: {err}" if err else "") + (f"; stdout ends: {out}" if out else "")
+        return (f"the agent {what} and {how}" + tails,
+                "agent_no_connect" if not handshake.connected else "agent_no_tools")
+    if rc != 0:
+        return f"the agent {how}" + (f"; stderr ends: {err}" if err else ""), "agent_exit"
+    return None, None
 
 
 def drive_episode(session: AgentSession, launch_for: Any) -> tuple[Any, dict[str, Any]]:
@@ -176,7 +252,8 @@ def drive_episode(session: AgentSession, launch_for: Any) -> tuple[Any, dict[str
 
     Returns:
         ``(run, timing)``: the :class:`~evalkit.runtime.loop.EpisodeRun` and a dict with the
-        server's ``port``, the agent's wall-clock seconds ``agent_s`` and its ``returncode``.
+        server's ``port``, the agent's wall-clock seconds ``agent_s``, its ``returncode`` and
+        its ``handshake`` (:class:`Handshake`).
     """
     stdout, error, code, timing = asyncio.run(_serve(session, launch_for))
     return session.finish(stdout=stdout, error=error, code=code), timing

@@ -264,7 +264,8 @@ class AgentSession:
             error: Why the agent failed (hung, crashed, exited non-zero, never answered), or
                 ``None``. Ignored when the episode had already ended: its answer stands.
             code: The error's reason code (``agent_timeout``, ``agent_exit``, ``agent_no_answer``,
-                ``agent_start``).
+                ``agent_start``, ``agent_no_connect``, ``agent_no_tools``:
+                :mod:`evalkit.agents.server`).
 
         Returns:
             The :class:`~evalkit.runtime.loop.EpisodeRun`; an error is an error outcome

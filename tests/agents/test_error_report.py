@@ -19,13 +19,15 @@ def test_every_episode_errored_lists_the_error_and_exits_1(tmp_path):
     proc = _run(tmp_path, crash)
     assert proc.returncode == 1, proc.stderr
     assert "2 of 2 episodes ended in an error" in proc.stderr
-    assert "agent_exit x2" in proc.stderr
+    assert "agent_no_connect x2" in proc.stderr  # it died before it opened an MCP session
     assert "first: openai.APIConnectionError: Connection error." in proc.stderr
 
 
-def test_a_run_with_some_scored_episodes_exits_0_and_lists_nothing_when_none_errored(tmp_path):
-    proc = subprocess.run([sys.executable, "-m", "evalkit", "run", "--model", "scripted/oracle", "--condition", "nl",
-                           "--limit", "1", "--out", str(tmp_path / "run"), "--no-report"], cwd=tmp_path,
-                          capture_output=True, text=True, timeout=600)
-    assert proc.returncode == 0, proc.stderr
-    assert "ended in an error" not in proc.stderr
+def test_an_agent_that_never_connects_is_listed_with_its_code_and_what_it_printed(tmp_path):
+    refuses = "cmd:python -c \"print('Error: cannot connect to the MCP server, unable to continue.')\""
+    proc = _run(tmp_path, refuses)
+    assert proc.returncode == 1, proc.stderr
+    assert "2 of 2 episodes ended in an error" in proc.stderr
+    assert ("agent_no_connect x2; first: agent error: the agent never connected to the episode's MCP server "
+            "(no initialize request) and exited with status 0; stdout ends: Error: cannot connect to the MCP "
+            "server, unable to continue.") in proc.stderr

@@ -9,12 +9,13 @@ import shlex
 import sys
 from pathlib import Path
 
-from agent_helpers import rows, scripted_agent
+from agent_helpers import ROOT, rows, scripted_agent
 
 from evalkit.harness.config import RunConfig
 from evalkit.pipeline import run
 
 PAIR = "shop-order-missing-quantity"
+STDOUT_AGENT = ROOT / "tests" / "agents" / "stdout_agent.py"
 
 
 def _python(code: str, *args: str) -> str:
@@ -52,7 +53,8 @@ def test_a_hanging_agent_is_killed_at_its_limit_with_its_children_and_the_run_go
     summary = run(config)
     hung = _rows_of(tmp_path / "run", hang)
     assert [r["status"] for r in hung] == ["error", "error"]
-    assert all("did not answer within its limit of 8 s" in r["error"] for r in hung)
+    assert all("did not answer within its limit of 8 s and was killed; it never connected to the episode's MCP "
+               "server" in r["error"] and r["error_code"] == "agent_timeout" for r in hung)
     assert all(r["decision"] != "abstain" and r["correct"] is False for r in hung)
     children = [int(p.name) for p in pids.iterdir()]
     assert len(children) == 2 and not any(_alive(pid) for pid in children)
@@ -65,24 +67,90 @@ def test_a_hanging_agent_is_killed_at_its_limit_with_its_children_and_the_run_go
     assert manifest["models"][hang]["kind"] == "agent" and manifest["models"][hang]["timeout_s"] == 8
 
 
+def _stdout_agent(reach: str, *extra: str) -> str:
+    """The ``agent/`` model of tests/agents/stdout_agent.py reaching ``reach`` of the MCP session."""
+    return "agent/" + " ".join(["cmd:" + shlex.quote(sys.executable), shlex.quote(str(STDOUT_AGENT)), "--reach",
+                                reach, *(shlex.quote(a) for a in extra)])
+
+
 def test_crash_no_answer_bad_command_and_a_stdout_answer(tmp_path):
-    crash = "agent/" + _python("import sys; sys.stderr.write('boom: no model key'); sys.exit(3)")
-    silent = "agent/" + _python("pass")
+    crash = _stdout_agent("list", "--stderr", "boom: no model key", "--exit", "3")
+    silent = _stdout_agent("list")
     missing = "agent/cmd:" + str(tmp_path / "no-such-agent")
-    refuses = "agent/" + _python("print('I cannot do this request: the quantity is not given.')")
+    refuses = _stdout_agent("list", "--say", "I cannot do this request: the quantity is not given.")
     config = RunConfig(models=[crash, silent, missing, refuses], pair_ids=[PAIR], conditions=["nl"],
                        out=str(tmp_path / "run"), report=False, agent_timeout=60)
     run(config)
     out = tmp_path / "run"
-    for model, words in ((crash, "exited with status 3; stderr ends: boom: no model key"),
-                         (silent, "exited without an answer"), (missing, "could not start")):
+    for model, code, words in ((crash, "agent_exit", "exited with status 3; stderr ends: boom: no model key"),
+                               (silent, "agent_no_answer", "exited without an answer"),
+                               (missing, "agent_start", "could not start")):
         got = _rows_of(out, model)
-        assert [r["status"] for r in got] == ["error", "error"], model
+        assert [(r["status"], r["error_code"]) for r in got] == [("error", code)] * 2, model
         assert all(words in r["error"] for r in got), (model, got[0]["error"])
+    # it listed the tools and answered in text without calling one: scored from its stdout
     spoken = {r["variant"]: r for r in _rows_of(out, refuses)}
     assert spoken["abstain"]["status"] == "ok" and spoken["abstain"]["decision"] == "abstain"
+    assert spoken["abstain"]["correct"] is True
     assert spoken["abstain"]["final_text"].startswith("I cannot do this request")
-    assert spoken["act"]["correct"] is False and spoken["act"]["end_reason"] == "final_text"
+    assert spoken["act"]["status"] == "ok" and spoken["act"]["correct"] is False
+    assert spoken["act"]["end_reason"] == "final_text"
+
+
+REFUSAL = "Error: cannot connect to the MCP server, unable to continue. I can't do this."
+
+
+def test_an_agent_that_never_connects_is_an_error_whatever_it_printed_over_both_transports(tmp_path):
+    http = _stdout_agent("none", "--say", REFUSAL)
+    stdio = _stdout_agent("none", "--transport", "stdio", "--say", REFUSAL)
+    crash = _stdout_agent("none", "--stderr", "Traceback ...\nKeyError: 'OPENAI_API_KEY'", "--exit", "3")
+    oracle = "agent/" + scripted_agent("oracle")
+    config = RunConfig(models=[http, stdio, crash, oracle], pair_ids=[PAIR], conditions=["nl", "meta"],
+                       out=str(tmp_path / "run"), report=False, agent_timeout=60, max_connections=4)
+    summary = run(config)
+    out = tmp_path / "run"
+    for model in (http, stdio):
+        got = _rows_of(out, model)
+        assert [(r["status"], r["error_code"]) for r in got] == [("error", "agent_no_connect")] * 4, model
+        for r in got:
+            assert r["correct"] is False and r["decision"] != "abstain" and r["final_text"] in (None, "")
+            assert "never connected to the episode's MCP server" in r["error"]
+            assert f"exited with status 0; stdout ends: {REFUSAL}" in r["error"]
+    crashed = _rows_of(out, crash)
+    assert [r["error_code"] for r in crashed] == ["agent_no_connect"] * 4
+    assert "exited with status 3; stderr ends: Traceback ...\nKeyError: 'OPENAI_API_KEY'" in crashed[0]["error"]
+    assert [r["status"] for r in _rows_of(out, oracle)] == ["ok"] * 4  # the run went on
+    by_model = {(r["model"], r["condition"]): r for r in summary["rows"]}
+    for model in (http, stdio):
+        for condition in ("nl", "meta"):
+            row = by_model[(model, condition)]
+            assert row["errors"] == 2 and row["coverage"] == 0.0
+            assert row["paired_accuracy"] == row["abstain_accuracy"] == row["act_accuracy"] == 0.0
+    assert by_model[(oracle, "meta")]["paired_accuracy"] == 1.0
+
+
+def test_a_session_opened_without_listing_or_calling_tools_is_an_error_a_listing_one_is_scored(tmp_path):
+    quiet_http = _stdout_agent("init", "--say", REFUSAL)
+    quiet_stdio = _stdout_agent("init", "--transport", "stdio", "--say", REFUSAL)
+    quiet_modern = _stdout_agent("init", "--modern", "--say", REFUSAL)  # server/discover, no initialize
+    listed_stdio = _stdout_agent("list", "--transport", "stdio", "--say", "I won't place this order: how many?")
+    listed_modern = _stdout_agent("list", "--modern", "--say", "I won't place this order: how many?")
+    config = RunConfig(models=[quiet_http, quiet_stdio, quiet_modern, listed_stdio, listed_modern], pair_ids=[PAIR],
+                       conditions=["nl"], out=str(tmp_path / "run"), report=False, agent_timeout=60,
+                       max_connections=3)
+    run(config)
+    out = tmp_path / "run"
+    for model in (quiet_http, quiet_stdio, quiet_modern):
+        got = _rows_of(out, model)
+        assert [(r["status"], r["error_code"]) for r in got] == [("error", "agent_no_tools")] * 2, model
+        assert "opened an MCP session (mcp " in got[0]["error"]  # the client's name, passed on by the bridge
+        assert f"never listed the tools nor called one, and exited with status 0; stdout ends: {REFUSAL}" \
+            in got[0]["error"]
+    for model in (listed_stdio, listed_modern):
+        spoken = {r["variant"]: r for r in _rows_of(out, model)}
+        assert (spoken["abstain"]["status"], spoken["abstain"]["decision"]) == ("ok", "abstain"), model
+        assert spoken["abstain"]["final_text"] == "I won't place this order: how many?"
+        assert spoken["act"]["status"] == "ok" and spoken["act"]["correct"] is False
 
 
 def test_the_call_limit_ends_the_episode_as_the_turn_limit_ends_a_models(tmp_path):
