@@ -253,8 +253,8 @@ class EpisodeResult(TypedDict, total=False):
     output_tokens: Optional[int]
     reasoning_tokens: Optional[int]
     replayed_cost_usd: Optional[Number]
-    retry_input_tokens: int
-    retry_output_tokens: int
+    retry_input_tokens: Optional[int]
+    retry_output_tokens: Optional[int]
     retry_cost_usd: Optional[Number]
     cost_usd: Optional[Number]
     usage_missing: int

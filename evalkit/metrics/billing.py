@@ -10,7 +10,10 @@ Definitions (the token classes and the cost formula are in :mod:`evalkit.usage`)
   reported (``None`` when no response reported them).
 * **failed attempts** — ``retry_input_tokens``, ``retry_output_tokens`` and
   ``retry_cost_usd``: the share of the totals billed on attempts that failed (field case
-  F08); an attempt whose answer reported no usage (an HTTP error status) counts as not billed.
+  F08); an attempt whose answer reported no usage (an HTTP error status) counts as not billed;
+  one answered with a body that could not be read (``invalid_response``, …) and no readable
+  usage has unknown usage (:mod:`evalkit.models.retry`): the totals, its ``retry_`` share and
+  the cost are then ``None`` and it is counted in ``usage_missing``.
 * **money** — ``cost_usd``: the sum of the per-call costs the adapter recorded
   (``model_call`` events, failed attempts included) and of calls that failed for good; for
   a model that records none (in-process models), the summed usage × the model's price;
@@ -19,7 +22,8 @@ Definitions (the token classes and the cost formula are in :mod:`evalkit.usage`)
   call cache (``model_call`` events with ``cached``): what those calls cost when they were
   made, not money spent by this run (this run spent ``cost_usd − replayed_cost_usd``);
   ``None`` when ``cost_usd`` is.
-* **flags** — ``usage_missing``: responses whose usage was not reported (their flag); ``usage_inconsistent``: responses whose counts disagree
+* **flags** — ``usage_missing``: responses whose usage was not reported (their flag) and
+  attempts whose answer could not be read; ``usage_inconsistent``: responses whose counts disagree
   (``total_tokens`` above prompt + completion: output taken as total − prompt; a part above its
   total; a total below its parts); ``unknown_stop_reason``: responses
   whose stop reason was not a documented value (read as ``other``) or missing (read as
@@ -79,13 +83,15 @@ def episode_billing(by_type: dict[type, list[Any]], price: Any = None) -> dict[s
     failures = [e for e in by_type.get(ErrorRaised, []) if e.usage is not None]
     usages = [_usage(r) for r in responses]
     unknown = sum(1 for u in usages if not u.known)
-    failed = [Usage.from_dict(e.usage) for e in (*retries, *failures) if e.usage is not None]
-    failed = [u for u in failed if u.known]
+    billed = [Usage.from_dict(e.usage) for e in (*retries, *failures) if e.usage is not None]
+    failed = [u for u in billed if u.known]
+    unread = len(billed) - len(failed)  # answered, usage unreadable: unknown, never 0
+    unknown += unread
     total = Usage(0, None, None, 0, None)
     for u in (*usages, *failed):
         total = total + u
-    retry_in = sum(u.input_tokens or 0 for u in failed)
-    retry_out = sum(u.output_tokens or 0 for u in failed)
+    retry_in = None if unread else sum(u.input_tokens or 0 for u in failed)
+    retry_out = None if unread else sum(u.output_tokens or 0 for u in failed)
     flags: set[str] = set()
     for c in calls:
         flags.update(f for f in c.flags if f in _PRICE_FLAGS)
@@ -101,7 +107,7 @@ def episode_billing(by_type: dict[type, list[Any]], price: Any = None) -> dict[s
         cost, price_flags = usage_cost(total, price) if not unknown else (None, ())
         flags.update(price_flags)
     priced = price is not None or bool(calls) and all(c.cost_usd is not None for c in calls)
-    if not failed:
+    if not billed:
         retry_cost = 0.0 if priced else None
     out: dict[str, Any] = {name: getattr(total, name) for name in USAGE_FIELDS}
     if unknown:
