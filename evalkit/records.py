@@ -232,6 +232,7 @@ class EpisodeResult(TypedDict, total=False):
     refusal: bool
     truncated_calls: int
     truncated_output: bool
+    unknown_content_blocks: int
     error_code: Optional[str]
     model_calls: int
     cache_hits: int

@@ -48,6 +48,8 @@ failed attempt                           status without usage bills nothing
 more than one choice                     an invalid response (``invalid_response``): evalkit asks for one
 a field of the wrong JSON type           an invalid response, never turned into text or calls
 unknown stop reason                      ``other``, raw value kept, flagged ``unknown_stop_reason``
+an Anthropic content block of a type     kept in the raw body, never text or calls; flagged
+evalkit does not read                    ``unknown_content_block`` per block, counted ``unknown_content_blocks``
 no stop reason                           ``tool_use`` with calls, else ``end_turn``; flagged
                                          ``stop_reason_missing``, counted in ``unknown_stop_reason``
 usage billed on a failed attempt         counted in the call's totals and apart (``retry_input_tokens``,

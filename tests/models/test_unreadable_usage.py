@@ -142,3 +142,19 @@ def test_an_http_error_status_without_usage_is_still_not_billed(api, tmp_path):
     assert (act["retries"], act["usage_missing"], act["input_tokens"], act["retry_input_tokens"]) == (1, 0, 900, 0)
     assert act["cost_usd"] == 0.00092 and act["retry_cost_usd"] == 0.0
     assert summary["rows"][0]["tokens_lower_bound"] is False and summary["rows"][0]["input_tokens"] == 1800
+
+
+def test_unknown_anthropic_content_blocks_are_flagged_and_counted_never_dropped(api, tmp_path):
+    novel = {"type": "server_tool_use_v9", "id": "srv_9", "payload": {"q": "mugs"}}
+    search = {"type": "server_tool_use", "id": "srvtoolu_1", "name": "web_search", "input": {"query": "q"}}
+    act = {**ANTHROPIC_GOOD, "content": [novel, {"type": "text", "text": "How many mugs?"}, dict(novel, id="srv_10")]}
+    abstain = {**ANTHROPIC_GOOD, "content": [search, {"type": "text", "text": "How many mugs?"}]}
+    summary, rows, traces = run_pair(api, tmp_path, "anthropic/x", Endpoint({"act": [act], "abstain": [abstain]}),
+                                     config_yaml=PRICED)
+    assert (rows["act"]["unknown_content_blocks"], rows["abstain"]["unknown_content_blocks"]) == (2, 0)
+    assert rows["act"]["final_text"] == "How many mugs?" and rows["act"]["status"] == "ok"
+    [responded] = events(traces["act"], "model_responded")
+    assert responded.flags.count("unknown_content_block") == 2 and responded.raw["content"][0] == novel
+    [call] = events(traces["act"], "model_call")
+    assert "unknown_content_block" in call.flags
+    assert summary["provider"][0]["unknown_content_blocks"] == 2
