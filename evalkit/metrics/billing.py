@@ -28,7 +28,8 @@ Definitions (the token classes and the cost formula are in :mod:`evalkit.usage`)
   total; a total below its parts); ``unknown_stop_reason``: responses
   whose stop reason was not a documented value (read as ``other``) or missing (read as
   ``tool_use`` with calls, else ``end_turn``); ``cost_flags``: sorted pricing
-  flags raised (``cached_price_missing``, ``cache_write_price_missing``, and
+  flags raised (``price_missing`` for a live model no model config entry or price table
+  prices, so its cost is ``None``; ``cached_price_missing``, ``cache_write_price_missing``, and
   ``server_tool_unpriced`` for server tool requests billed outside the token price,
   ``service_tier_unpriced`` for a response served on a tier with other prices,
   ``cache_write_1h_unpriced`` for Anthropic 1-hour cache writes).
@@ -48,7 +49,7 @@ BILLING_FIELDS = ("input_tokens", "output_tokens", "cached_input_tokens", "cache
                   "usage_inconsistent", "unknown_stop_reason", "cost_flags")
 """The result-row fields :func:`episode_billing` returns."""
 
-_PRICE_FLAGS = frozenset({"cached_price_missing", "cache_write_price_missing", "server_tool_unpriced",
+_PRICE_FLAGS = frozenset({"price_missing", "cached_price_missing", "cache_write_price_missing", "server_tool_unpriced",
                           "service_tier_unpriced", "cache_write_1h_unpriced"})
 _STOP_FLAGS = frozenset({"unknown_stop_reason", "stop_reason_missing"})
 

@@ -287,6 +287,8 @@ class LiveModel:
         if reply.stop_reason in ("content_filter", "refusal"):
             flags.append(reply.stop_reason)
         cost, price_flags = usage_cost(reply.usage, s.price)
+        if s.price is None:  # no entry in the model config or any price table: money unknown, and why
+            price_flags = ("price_missing",)
         total = reply.usage
         retry_in: int | None = 0
         retry_out: int | None = 0
