@@ -107,6 +107,8 @@ def episode_billing(by_type: dict[type, list[Any]], price: Any = None) -> dict[s
     else:
         cost, price_flags = usage_cost(total, price) if not unknown else (None, ())
         flags.update(price_flags)
+        if price is None and (retries or any(e.code for e in by_type.get(ErrorRaised, []))):
+            flags.add("price_missing")  # a live model's calls all failed, and it has no price either
     priced = price is not None or bool(calls) and all(c.cost_usd is not None for c in calls)
     if not billed:
         retry_cost = 0.0 if priced else None

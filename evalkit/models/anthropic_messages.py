@@ -181,8 +181,8 @@ def translate_anthropic(data: Any) -> ProviderReply:
             error = error_in_body(data)
             try:
                 error.usage = anthropic_usage(data)[0]
-            except ProviderError:
-                pass
+            except ProviderError:  # usage reported but unreadable: unknown, never 0 (as for OpenAI)
+                error.usage = UNKNOWN
             raise error
         raise ProviderError("the response holds no content blocks", code="invalid_response", retryable=True)
     usage, usage_flags = anthropic_usage(data)

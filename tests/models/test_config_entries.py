@@ -65,3 +65,14 @@ def test_a_priced_model_has_no_price_flag_and_no_warning(api, tmp_path, capsys):
     assert "warning" not in capsys.readouterr().err
     assert [(r["cost_usd"], r["cost_flags"]) for r in rows.values()] == [(0.00092, [])] * 2
     assert json.loads((tmp_path / "run" / "config.json").read_text())
+
+
+def test_an_unpriced_model_whose_calls_all_failed_is_flagged_too(api, tmp_path):
+    failing = {"error": {"message": "upstream overloaded", "type": "server_error"}}
+    endpoint = Endpoint({"act": [ASK], "abstain": [ASK]}, check=lambda body: (503, failing))
+    _, rows, _ = run_pair(api, tmp_path, "openai/gpt-4o-mini", endpoint,
+                          config_yaml="defaults: {retry: {initial_wait_s: 0.01, max_wait_s: 0.02, max_attempts: 2}}\n")
+    for row in rows.values():
+        assert (row["status"], row["error_code"], row["model_calls"]) == ("error", "provider_unavailable", 1)
+        assert row["cost_usd"] is None and row["cost_flags"] == ["price_missing"]
+        assert (row["input_tokens"], row["usage_missing"]) == (0, 0)  # an HTTP error status bills nothing

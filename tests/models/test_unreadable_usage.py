@@ -158,3 +158,14 @@ def test_unknown_anthropic_content_blocks_are_flagged_and_counted_never_dropped(
     [call] = events(traces["act"], "model_call")
     assert "unknown_content_block" in call.flags
     assert summary["provider"][0]["unknown_content_blocks"] == 2
+
+
+def test_an_anthropic_error_body_with_unreadable_usage_is_unknown_as_for_openai(api, tmp_path):
+    error = {"type": "error", "error": {"type": "overloaded_error", "message": "Overloaded"},
+             "usage": {"input_tokens": "900", "output_tokens": 3}}
+    endpoint = Raw({"act": [("application/json", json.dumps(error))], "abstain": [_good("anthropic/x")]})
+    summary, rows, _ = run_pair(api, tmp_path, "anthropic/x", endpoint, config_yaml=PRICED)
+    act = rows["act"]
+    assert (act["status"], act["error_code"], act["retries"]) == ("error", "error_body", 1)
+    assert (act["input_tokens"], act["cost_usd"], act["usage_missing"]) == (None, None, 2)
+    assert summary["rows"][0]["tokens_lower_bound"] is True and summary["rows"][0]["input_tokens"] == 900
