@@ -158,6 +158,10 @@ def test_unknown_anthropic_content_blocks_are_flagged_and_counted_never_dropped(
     [call] = events(traces["act"], "model_call")
     assert "unknown_content_block" in call.flags
     assert summary["provider"][0]["unknown_content_blocks"] == 2
+    from evalkit.report.console import provider_lines
+
+    [line] = provider_lines(summary)
+    assert line.endswith("; 2 response content blocks of an unknown type (kept in the traces)")
 
 
 def test_an_anthropic_error_body_with_unreadable_usage_is_unknown_as_for_openai(api, tmp_path):
