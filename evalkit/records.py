@@ -232,6 +232,7 @@ class EpisodeResult(TypedDict, total=False):
     refusal: bool
     truncated_calls: int
     truncated_output: bool
+    unknown_content_blocks: int
     error_code: Optional[str]
     model_calls: int
     cache_hits: int
@@ -253,8 +254,8 @@ class EpisodeResult(TypedDict, total=False):
     output_tokens: Optional[int]
     reasoning_tokens: Optional[int]
     replayed_cost_usd: Optional[Number]
-    retry_input_tokens: int
-    retry_output_tokens: int
+    retry_input_tokens: Optional[int]
+    retry_output_tokens: Optional[int]
     retry_cost_usd: Optional[Number]
     cost_usd: Optional[Number]
     usage_missing: int

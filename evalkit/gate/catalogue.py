@@ -273,3 +273,29 @@ def too_few_ok(metric: str, row: dict[str, Any]) -> str | None:
         return (f"only {ok} of the group's {completed} recorded episodes finished ok (below {MIN_OK_SHARE:.0%}); "
                 f"{metric} counts errored episodes, which stopped before they could show the behaviour")
     return None
+
+
+LOWER_BOUND_FLAG: dict[str, str] = {
+    **{name: "tokens_lower_bound" for name in ("input_tokens", "output_tokens", "cached_input_tokens",
+                                               "cache_write_tokens", "reasoning_tokens", "retry_input_tokens",
+                                               "retry_output_tokens")},
+    **{name: "cost_lower_bound" for name in ("cost_usd", "retry_cost_usd", "replayed_cost_usd")},
+}
+"""Token and money totals that are only a lower bound when some recorded episode's usage is
+unknown, with the summary flag that says so (:func:`evalkit.metrics.billing.group_cost`)."""
+
+
+def lower_bound(metric: str, row: dict[str, Any]) -> str | None:
+    """Why ``metric``'s value in a summary row is only a lower bound, or ``None`` when it is exact.
+
+    Returns:
+        ``"a lower bound: 2 recorded episodes have unknown usage"`` when the row's flag of
+        :data:`LOWER_BOUND_FLAG` is set (then a ceiling is decided only when the bound is
+        already above it, a floor only when the bound meets it).
+    """
+    flag = LOWER_BOUND_FLAG.get(metric)
+    if flag is None or not row.get(flag):
+        return None
+    unknown = row.get("usage_unknown")
+    return f"a lower bound: {unknown if _is_count(unknown) else 'some'} recorded episode(s) have unknown usage"
+

@@ -17,7 +17,10 @@ Statuses (the verdict rule in :mod:`evalkit.gate.verdict` turns them into an exi
   empty group is missing data, never a pass), a regression check on a group with planned
   episodes that have no result (in the run or the baseline), a behaviour rate over recorded episodes
   (``post_hoc_rate``, ``incorrect_tool_use_rate``, …) of a group where fewer than half the
-  recorded episodes finished ok (:func:`evalkit.gate.catalogue.too_few_ok`), the run and the
+  recorded episodes finished ok (:func:`evalkit.gate.catalogue.too_few_ok`), a token or money
+  total that is only a lower bound (some episode's usage unknown:
+  :func:`evalkit.gate.catalogue.lower_bound`) checked against a ceiling the bound does not already
+  exceed, or a floor it does not meet, the run and the
   baseline differ in the compared pairs, or ``summary.json`` disagrees with the per-episode
   results.
 
@@ -37,7 +40,8 @@ import json
 from dataclasses import dataclass, replace
 from typing import Any, Literal
 
-from evalkit.gate.catalogue import GROUP_KEYS, MetricKind, metric_kinds, n_field, not_applicable, too_few_ok, why_empty
+from evalkit.gate.catalogue import (GROUP_KEYS, MetricKind, lower_bound, metric_kinds, n_field, not_applicable,
+                                    too_few_ok, why_empty)
 from evalkit.gate.config import RegressionCheck, Threshold
 from evalkit.gate.rundir import Group, RunDir
 from evalkit.gate.units import EMPTY, Units, compare_counts_of, only_in
@@ -221,6 +225,14 @@ def _threshold_one(check: Threshold, kind: MetricKind, row: dict[str, Any], base
     errored = too_few_ok(check.metric, row)
     if errored is not None:
         return replace(result, status="error", message=f"missing data: {shown}, but {errored}; never a pass")
+    bound = lower_bound(check.metric, row)
+    if bound is not None:  # the true value is >= value: decided only when every such value gives one answer
+        if check.max is not None and value > check.max:
+            return replace(result, status="fail", message=f"{shown} ({bound}) is above the ceiling {check.max:g}")
+        if check.max is None and check.equals is None and check.holds(value):
+            return replace(result, message=f"meets {check.bound_text()} ({bound})")
+        return replace(result, status="error", message=f"missing data: {shown} is {bound}, so "
+                                                       f"{check.bound_text()} cannot be decided; never a pass")
     if check.holds(value):
         return replace(result, message=f"meets {check.bound_text()}")
     if check.equals is not None:

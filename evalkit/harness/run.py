@@ -43,6 +43,7 @@ from evalkit.harness.selfcheck import oracle_selfcheck
 from evalkit.harness.store import RunStore
 from evalkit.metrics.scoring import score_episode
 from evalkit.models.config import load_model_config
+from evalkit.models.entries import unused_entries
 from evalkit.models.pricing import find_price
 from evalkit.models.registry import get_model
 from evalkit.scenarios.domains import load_domain
@@ -153,6 +154,8 @@ def execute_run(
             model.bind_run(config)
     prices = {spec: find_price(spec) for spec in config.models}
     check_prices(models, prices)  # an infinite price would break config.json and every cost
+    for line in unused_entries(config.models, config.model_config_file):  # a misspelt key applies to nothing
+        print(f"evalkit: warning: {line}", file=sys.stderr)
     for spec, model in models.items():  # a price set in --model-config wins over the built-in table
         described = model.describe() if hasattr(model, "describe") else None
         if isinstance(described, dict) and isinstance(described.get("price"), dict):

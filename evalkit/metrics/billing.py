@@ -10,7 +10,10 @@ Definitions (the token classes and the cost formula are in :mod:`evalkit.usage`)
   reported (``None`` when no response reported them).
 * **failed attempts** — ``retry_input_tokens``, ``retry_output_tokens`` and
   ``retry_cost_usd``: the share of the totals billed on attempts that failed (field case
-  F08); an attempt whose answer reported no usage (an HTTP error status) counts as not billed.
+  F08); an attempt whose answer reported no usage (an HTTP error status) counts as not billed;
+  one answered with a body that could not be read (``invalid_response``, …) and no readable
+  usage has unknown usage (:mod:`evalkit.models.retry`): the totals, its ``retry_`` share and
+  the cost are then ``None`` and it is counted in ``usage_missing``.
 * **money** — ``cost_usd``: the sum of the per-call costs the adapter recorded
   (``model_call`` events, failed attempts included) and of calls that failed for good; for
   a model that records none (in-process models), the summed usage × the model's price;
@@ -19,12 +22,14 @@ Definitions (the token classes and the cost formula are in :mod:`evalkit.usage`)
   call cache (``model_call`` events with ``cached``): what those calls cost when they were
   made, not money spent by this run (this run spent ``cost_usd − replayed_cost_usd``);
   ``None`` when ``cost_usd`` is.
-* **flags** — ``usage_missing``: responses whose usage was not reported (their flag); ``usage_inconsistent``: responses whose counts disagree
+* **flags** — ``usage_missing``: responses whose usage was not reported (their flag) and
+  attempts whose answer could not be read; ``usage_inconsistent``: responses whose counts disagree
   (``total_tokens`` above prompt + completion: output taken as total − prompt; a part above its
   total; a total below its parts); ``unknown_stop_reason``: responses
   whose stop reason was not a documented value (read as ``other``) or missing (read as
   ``tool_use`` with calls, else ``end_turn``); ``cost_flags``: sorted pricing
-  flags raised (``cached_price_missing``, ``cache_write_price_missing``, and
+  flags raised (``price_missing`` for a live model no model config entry or price table
+  prices, so its cost is ``None``; ``cached_price_missing``, ``cache_write_price_missing``, and
   ``server_tool_unpriced`` for server tool requests billed outside the token price,
   ``service_tier_unpriced`` for a response served on a tier with other prices,
   ``cache_write_1h_unpriced`` for Anthropic 1-hour cache writes).
@@ -44,7 +49,7 @@ BILLING_FIELDS = ("input_tokens", "output_tokens", "cached_input_tokens", "cache
                   "usage_inconsistent", "unknown_stop_reason", "cost_flags")
 """The result-row fields :func:`episode_billing` returns."""
 
-_PRICE_FLAGS = frozenset({"cached_price_missing", "cache_write_price_missing", "server_tool_unpriced",
+_PRICE_FLAGS = frozenset({"price_missing", "cached_price_missing", "cache_write_price_missing", "server_tool_unpriced",
                           "service_tier_unpriced", "cache_write_1h_unpriced"})
 _STOP_FLAGS = frozenset({"unknown_stop_reason", "stop_reason_missing"})
 
@@ -79,13 +84,15 @@ def episode_billing(by_type: dict[type, list[Any]], price: Any = None) -> dict[s
     failures = [e for e in by_type.get(ErrorRaised, []) if e.usage is not None]
     usages = [_usage(r) for r in responses]
     unknown = sum(1 for u in usages if not u.known)
-    failed = [Usage.from_dict(e.usage) for e in (*retries, *failures) if e.usage is not None]
-    failed = [u for u in failed if u.known]
+    billed = [Usage.from_dict(e.usage) for e in (*retries, *failures) if e.usage is not None]
+    failed = [u for u in billed if u.known]
+    unread = len(billed) - len(failed)  # answered, usage unreadable: unknown, never 0
+    unknown += unread
     total = Usage(0, None, None, 0, None)
     for u in (*usages, *failed):
         total = total + u
-    retry_in = sum(u.input_tokens or 0 for u in failed)
-    retry_out = sum(u.output_tokens or 0 for u in failed)
+    retry_in = None if unread else sum(u.input_tokens or 0 for u in failed)
+    retry_out = None if unread else sum(u.output_tokens or 0 for u in failed)
     flags: set[str] = set()
     for c in calls:
         flags.update(f for f in c.flags if f in _PRICE_FLAGS)
@@ -100,8 +107,10 @@ def episode_billing(by_type: dict[type, list[Any]], price: Any = None) -> dict[s
     else:
         cost, price_flags = usage_cost(total, price) if not unknown else (None, ())
         flags.update(price_flags)
+        if price is None and (retries or any(e.code for e in by_type.get(ErrorRaised, []))):
+            flags.add("price_missing")  # a live model's calls all failed, and it has no price either
     priced = price is not None or bool(calls) and all(c.cost_usd is not None for c in calls)
-    if not failed:
+    if not billed:
         retry_cost = 0.0 if priced else None
     out: dict[str, Any] = {name: getattr(total, name) for name in USAGE_FIELDS}
     if unknown:

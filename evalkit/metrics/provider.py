@@ -12,7 +12,8 @@ episodes' rows (:func:`evalkit.metrics.scoring.score_episode`):
   was a tool call written as text), ``content_filter`` (episodes stopped by the provider's
   content filter or a refusal; they count as incorrect, never as abstentions), ``refusal``
   (those with a refusal text), ``truncated_output`` (episodes with a response cut at the
-  token limit) and ``truncated_calls`` (tool calls denied for it),
+  token limit) and ``truncated_calls`` (tool calls denied for it), ``unknown_content_blocks``
+  (response content blocks of a type evalkit does not read, kept in the trace),
   ``claimed_action_without_call``;
 * ``usage_missing`` (responses whose usage was not reported: their tokens and money are
   ``null``), ``usage_inconsistent`` (responses whose counts disagree, :mod:`evalkit.metrics.billing`),
@@ -28,7 +29,8 @@ from fractions import Fraction
 from typing import Any, Iterable
 
 _SUMS = ("model_calls", "cache_hits", "retries", "parse_failures", "repaired_calls", "usage_missing",
-         "usage_inconsistent", "unknown_stop_reason", "truncated_calls", "retry_input_tokens", "retry_output_tokens")
+         "usage_inconsistent", "unknown_stop_reason", "truncated_calls", "retry_input_tokens", "retry_output_tokens",
+         "unknown_content_blocks")
 _FLAGS = ("call_in_content", "content_filter", "refusal", "truncated_output", "claimed_action_without_call")
 
 

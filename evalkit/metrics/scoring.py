@@ -96,7 +96,9 @@ least-autonomy seed ``003``):
   stops and refusals are counted against accuracy, and reported, never dropped (the rule
   and its reason: :mod:`evalkit.runtime.model_io`). ``truncated_calls``: tool calls denied
   with ``truncated_tool_call`` (the response was cut at the token limit; never run, not
-  incorrect tool use); ``truncated_output``: a response stopped at the token limit.
+  incorrect tool use); ``truncated_output``: a response stopped at the token limit;
+  ``unknown_content_blocks``: content blocks of a type evalkit does not read (flag
+  ``unknown_content_block``; kept in the trace's raw body, never text or calls).
 * **claimed action without call** — ``claimed_action_without_call``: no commit executed
   but the final text reports having done something (field case C15).
 * **text reading** — ``classifier_label``, ``text_rule`` and ``text_lang``: the classifier's
@@ -117,7 +119,8 @@ least-autonomy seed ``003``):
   defaults left out; :func:`pair_sha256`), so two runs can be checked to hold the same pair content, not only the same ids (the CI
   gate refuses a baseline comparison when they differ, :mod:`evalkit.gate`).
 * **provider** — ``error_code`` (the provider error's outcome, e.g.
-  ``context_length_exceeded``, field case C19), ``model_calls``, ``cache_hits``,
+  ``context_length_exceeded``, field case C19), ``model_calls`` (calls made: answered, from
+  the cache, or failed for good with a provider error code), ``cache_hits``,
   ``retries`` and ``retry_wait_s`` (waited between attempts, not in ``latency_s``),
   ``repaired_calls`` (calls read through an opt-in repair).
 * **tokens and money** — see :mod:`evalkit.metrics.billing` (unknown usage is ``None``,
@@ -397,8 +400,9 @@ def score_episode(
         "refusal": content_filter and bool(responses) and responses[-1].stop_reason == "refusal",
         "truncated_calls": sum(1 for d in decided if d.reason_code == "truncated_tool_call"),
         "truncated_output": any(r.stop_reason == "max_tokens" for r in responses),
+        "unknown_content_blocks": sum(r.flags.count("unknown_content_block") for r in responses),
         "error_code": errors[-1].code if errors else None,
-        "model_calls": len(calls_made),
+        "model_calls": len(calls_made) + sum(1 for e in errors if e.source == "model" and e.code),
         "cache_hits": sum(1 for c in calls_made if c.cached),
         "retries": len(by_type.get(ProviderRetry, ())),
         "retry_wait_s": round(sum(e.wait_s for e in by_type.get(ProviderRetry, ())), 6),

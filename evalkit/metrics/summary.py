@@ -281,6 +281,7 @@ SUMMARY_FIELDS = (
     # usage by class, failed attempts and output faults (evalkit.metrics.billing, evalkit.metrics.scoring)
     "cached_input_tokens", "cache_write_tokens", "reasoning_tokens", "retry_input_tokens", "retry_output_tokens",
     "retry_cost_usd", "replayed_cost_usd", "usage_missing", "usage_inconsistent", "unknown_stop_reason", "refusal", "truncated_calls", "truncated_output",
+    "unknown_content_blocks",
     # the LLM-judge panel (evalkit.metrics.judging)
     "text_judge", "judge_disagrees", "judge_tie", "judge_errors", "judge_cost_usd",
     # follow-ups: the simulated user's answer and what came after it (evalkit.metrics.followup)
@@ -294,8 +295,9 @@ _FLAG_FIELDS = frozenset({"correct", "decision_match", "post_hoc", "timely", "fi
                           "judge_disagrees", "judge_tie", "followup", "asked", "recovered"})
 _MEASURES = frozenset({"latency_s", "cost_usd", "retry_wait_s", "retry_cost_usd", "judge_cost_usd", "replayed_cost_usd"})
 _UNKNOWN_COUNTS = frozenset({"input_tokens", "output_tokens", "cached_input_tokens", "cache_write_tokens",
-                             "reasoning_tokens"})
-"""Token counts that are null when the provider did not report them (never 0)."""
+                             "reasoning_tokens", "retry_input_tokens", "retry_output_tokens"})
+"""Token counts that are null when the provider did not report them or an answer could not be
+read (never 0)."""
 _COUNTS = frozenset(SUMMARY_FIELDS) - _TEXT_FIELDS - _FLAG_FIELDS - _MEASURES - _UNKNOWN_COUNTS - {"lag", "epoch", "denials"}
 """Count fields: never null in a scored row (``lag`` is null where it is not defined)."""
 _REQUIRED = ("pair_id", "variant", "model", "condition", "gate", "epoch", "status", "correct")

@@ -146,6 +146,18 @@ def anthropic_usage(body: Any) -> tuple[Usage, tuple[str, ...]]:
     return out, tuple(flags)
 
 
+SERVER_BLOCKS = frozenset({
+    "server_tool_use", "web_search_tool_result", "web_fetch_tool_result", "code_execution_tool_result",
+    "bash_code_execution_tool_result", "text_editor_code_execution_tool_result", "mcp_tool_use", "mcp_tool_result",
+    "container_upload",
+})
+"""Documented content blocks of tools the API runs itself (web search, code execution, MCP
+connectors): the server's own activity, kept in the raw body, neither text nor a call to run."""
+
+UNKNOWN_BLOCK = "unknown_content_block"
+"""The flag a response carries once per content block of a type evalkit does not read."""
+
+
 def translate_anthropic(data: Any) -> ProviderReply:
     """The :class:`~evalkit.models.reply.ProviderReply` of a Messages API body.
 
@@ -153,8 +165,11 @@ def translate_anthropic(data: Any) -> ProviderReply:
     then the refusal, verbatim); ``tool_use`` blocks OpenAI-form tool calls; ``thinking`` and
     ``redacted_thinking`` blocks :class:`~evalkit.runtime.model_io.ReasoningBlock` objects
     holding the block exactly as received (signature included), to be sent back before the
-    turn's ``tool_use`` blocks (:func:`to_messages_api`). ``stop_reason`` is normalised by
-    :data:`STOP_REASONS`; usage by :func:`anthropic_usage`.
+    turn's ``tool_use`` blocks (:func:`to_messages_api`); blocks of server-run tools
+    (:data:`SERVER_BLOCKS`) stay in the raw body only. A block of any other type is kept in
+    the raw body and flagged :data:`UNKNOWN_BLOCK` once per block (counted per episode as
+    ``unknown_content_blocks``), never read as text or calls and never dropped silently.
+    ``stop_reason`` is normalised by :data:`STOP_REASONS`; usage by :func:`anthropic_usage`.
 
     Raises:
         ProviderError: ``error_body`` for an error object answered with HTTP 200 (with the
@@ -166,14 +181,15 @@ def translate_anthropic(data: Any) -> ProviderReply:
             error = error_in_body(data)
             try:
                 error.usage = anthropic_usage(data)[0]
-            except ProviderError:
-                pass
+            except ProviderError:  # usage reported but unreadable: unknown, never 0 (as for OpenAI)
+                error.usage = UNKNOWN
             raise error
         raise ProviderError("the response holds no content blocks", code="invalid_response", retryable=True)
     usage, usage_flags = anthropic_usage(data)
     texts: list[str] = []
     calls: list[dict[str, Any]] = []
     reasoning: list[ReasoningBlock] = []
+    unknown = 0
     for i, block in enumerate(data["content"]):
         if not isinstance(block, dict):
             raise invalid(f"the response's content[{i}] is a JSON {json_kind(block)}, not a content block", usage)
@@ -195,10 +211,12 @@ def translate_anthropic(data: Any) -> ProviderReply:
         elif kind in ("thinking", "redacted_thinking"):
             text = block.get("thinking") if kind == "thinking" else None
             reasoning.append(ReasoningBlock("anthropic", text if isinstance(text, str) else None, dict(block)))
+        elif kind not in SERVER_BLOCKS:
+            unknown += 1  # kept in the raw body; never read as text or calls, never dropped silently
     raw_stop = data.get("stop_reason")
     if raw_stop is not None and not isinstance(raw_stop, str):
         raise invalid(f"the response's stop_reason is {type(raw_stop).__name__}, not a string", usage)
-    flags = list(usage_flags)
+    flags = list(usage_flags) + [UNKNOWN_BLOCK] * unknown
     stop = stop_reason(raw_stop, STOP_REASONS, bool(calls), flags)
     text = "".join(texts) if texts else None
     refusal = None

@@ -45,7 +45,7 @@ from evalkit.models.registry import get_provider
 from evalkit.models.retry import ProviderError, call_with_retries
 from evalkit.runtime.context import ModelContext
 from evalkit.runtime.model_io import ModelOutput
-from evalkit.usage import Usage, usage_cost
+from evalkit.usage import UNKNOWN, Usage, usage_cost
 from evalkit.scenarios.episode import Episode
 
 
@@ -287,19 +287,25 @@ class LiveModel:
         if reply.stop_reason in ("content_filter", "refusal"):
             flags.append(reply.stop_reason)
         cost, price_flags = usage_cost(reply.usage, s.price)
+        if s.price is None:  # no entry in the model config or any price table: money unknown, and why
+            price_flags = ("price_missing",)
         total = reply.usage
-        retry_in = retry_out = 0
+        retry_in: int | None = 0
+        retry_out: int | None = 0
         retry_cost: float | None = 0.0
         for retry in retries:
             retry["cost_usd"] = _retry_cost(retry, s.price)
-            failed = Usage.from_dict(retry.get("usage"))
-            if failed.known:  # the same failed attempts the row counts (evalkit.metrics.billing)
-                total = total + failed
-                retry_in += failed.input_tokens or 0
-                retry_out += failed.output_tokens or 0
-                retry_cost = None if retry_cost is None or retry["cost_usd"] is None else retry_cost + retry["cost_usd"]
-        if cost is not None and retry_cost is not None:
-            cost = round(cost + retry_cost, 10)
+            if retry.get("usage") is None:  # an error answer that billed nothing
+                continue
+            failed = Usage.from_dict(retry["usage"])  # the same failed attempts the row counts (metrics.billing)
+            if not failed.known:  # answered, usage not readable: the call's totals are unknown, never 0
+                flags.append("usage_missing")
+                failed = UNKNOWN
+            total = total + failed
+            retry_in = None if retry_in is None or failed.input_tokens is None else retry_in + failed.input_tokens
+            retry_out = None if retry_out is None or failed.output_tokens is None else retry_out + failed.output_tokens
+            retry_cost = None if retry_cost is None or retry["cost_usd"] is None else retry_cost + retry["cost_usd"]
+        cost = None if cost is None or retry_cost is None else round(cost + retry_cost, 10)
         return ModelOutput(
             text=parsed.text,
             tool_calls=parsed.calls,

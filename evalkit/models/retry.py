@@ -26,6 +26,13 @@ code                           retried    cause
 
 An ``x-should-retry: true|false`` response header overrides the table.
 
+An attempt answered with a body that could not be read (``invalid_response``,
+``response_too_large``: :data:`UNREADABLE`) reached the provider, which may have billed it; when
+the body gave no readable usage, its usage is **unknown** (:data:`evalkit.usage.UNKNOWN`, every
+class ``None``), never 0: the episode's tokens and money are then ``null`` and counted in
+``usage_missing`` (:mod:`evalkit.metrics.billing`). An HTTP error status without usage in its
+body is not billed (``usage`` ``None``).
+
 :func:`call_with_retries` runs one call under :class:`~evalkit.models.config.RetrySettings`
 with tenacity: a retryable error waits ``Retry-After`` (``retry-after-ms``, seconds or an
 HTTP date) capped at ``retry_after_cap_s``, else an exponential backoff with jitter, and is
@@ -46,8 +53,13 @@ from typing import Any, Callable, Mapping, TypeVar
 from evalkit.errors import ModelError
 from evalkit.models.config import RetrySettings
 from evalkit.models.transport import TOO_LARGE
+from evalkit.usage import UNKNOWN
 
 T = TypeVar("T")
+
+UNREADABLE = frozenset({"invalid_response", "response_too_large"})
+"""Outcome codes of an attempt the provider answered with a body evalkit could not read: its
+usage is unknown unless the body reported a readable one (module docstring)."""
 
 _CONTEXT = re.compile(
     r"maximum context length|context[_ ]length|context window|context size|too many tokens"
@@ -71,7 +83,9 @@ class ProviderError(ModelError):
             :func:`call_with_retries`), each ``{"attempt", "code", "status", "message",
             "wait_s", "usage"}``.
         usage: The :class:`~evalkit.usage.Usage` the failed answer reported billing (an
-            error body or an unusable 200 answer), or ``None`` when it reported none.
+            error body or an unusable 200 answer); :data:`evalkit.usage.UNKNOWN` for an
+            :data:`UNREADABLE` answer without readable usage (billed, amount unknown); ``None``
+            when the answer billed nothing (an error without usage).
         cost_usd: That usage's price (set by :class:`~evalkit.models.live.LiveModel`).
     """
 
@@ -284,6 +298,8 @@ def call_with_retries(
         try:
             return fn()
         except ProviderError as exc:
+            if exc.code in UNREADABLE and exc.usage is None:
+                exc.usage = UNKNOWN  # answered, maybe billed, amount not readable: unknown, never 0
             failures.append(exc)
             raise
 

@@ -185,7 +185,7 @@ def provider_lines(summary: dict[str, Any]) -> list[str]:
         if row["model_calls"]:
             t = totals.setdefault(row["model"], {})
             for name in ("model_calls", "cache_hits", "retries", "parse_failures", "content_filter", "refusal",
-                         "truncated_calls", "usage_missing"):
+                         "truncated_calls", "usage_missing", "unknown_content_blocks"):
                 t[name] = t.get(name, 0) + int(row.get(name) or 0)
     lines = []
     for model, t in totals.items():
@@ -208,5 +208,7 @@ def provider_lines(summary: dict[str, Any]) -> list[str]:
             line += f" (${replayed:,.6f} of it replayed from the cache, not spent by this run)"
         if unknown:
             line += f" (usage not reported in {unknown} of {episodes} episodes)"
+        if t["unknown_content_blocks"]:
+            line += f"; {t['unknown_content_blocks']} response content blocks of an unknown type (kept in the traces)"
         lines.append(line)
     return lines

@@ -340,8 +340,8 @@ class ModelCall(Event):
     flags: tuple[str, ...] = ()
     input_tokens: int | None = None
     output_tokens: int | None = None
-    retry_input_tokens: int = 0
-    retry_output_tokens: int = 0
+    retry_input_tokens: int | None = 0
+    retry_output_tokens: int | None = 0
     retry_cost_usd: float | None = None
 
 

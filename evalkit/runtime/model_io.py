@@ -40,9 +40,16 @@ usage not reported                       tokens and money ``null`` (never 0), fl
 ``total_tokens`` > prompt + completion   output = total − prompt, flagged ``usage_inconsistent``
 a part above its total, a total below    flagged ``usage_inconsistent``; a part is billed only up to its
 prompt + completion                      total (:func:`evalkit.usage.usage_cost`)
+an HTTP 200 answer that cannot be read   ``invalid_response`` / ``response_too_large``; answered, maybe
+(HTML, empty, a JSON array, a count      billed: its usage is unknown, never 0 (tokens, ``retry_`` tokens and
+that is not a token count, over the      money ``null``, the attempt counted in ``usage_missing``, the call
+size cap), or partial usage on a         in ``model_calls``; summary totals lower bounds); an HTTP error
+failed attempt                           status without usage bills nothing
 more than one choice                     an invalid response (``invalid_response``): evalkit asks for one
 a field of the wrong JSON type           an invalid response, never turned into text or calls
 unknown stop reason                      ``other``, raw value kept, flagged ``unknown_stop_reason``
+an Anthropic content block of a type     kept in the raw body, never text or calls; flagged
+evalkit does not read                    ``unknown_content_block`` per block, counted ``unknown_content_blocks``
 no stop reason                           ``tool_use`` with calls, else ``end_turn``; flagged
                                          ``stop_reason_missing``, counted in ``unknown_stop_reason``
 usage billed on a failed attempt         counted in the call's totals and apart (``retry_input_tokens``,

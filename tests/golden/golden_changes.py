@@ -77,4 +77,7 @@ CHANGES: list[Change] = [
     Reformat("denials", old=parse_json, reason="EpisodeResult: reason code -> count as a JSON object, not JSON text"),
     Reformat("meta_made", old=parse_json, reason="EpisodeResult: the meta requests made as a JSON list, not JSON text"),
     Reformat("judge_votes", old=parse_json, reason="EpisodeResult: the judge panel's votes as a JSON list (or null), not JSON text"),
+    Added("unknown_content_blocks", reason="EpisodeResult: response content blocks of a type evalkit does not read"),
+    Added("unknown_content_blocks", scope="summary", section="provider",
+          reason="provider rows: the episodes' unknown_content_blocks summed"),
 ]

