@@ -57,9 +57,10 @@ class Upstream:
                 self.ready.set()
                 await self.done.wait()
         except Exception as exc:  # noqa: BLE001 - told to the agent as an MCP error
-            while isinstance(exc, BaseExceptionGroup) and exc.exceptions:  # the task group's: its first cause
-                exc = exc.exceptions[0]
-            self.error = f"{type(exc).__name__}: {exc}"[:300]
+            cause: BaseException = exc
+            while isinstance(cause, BaseExceptionGroup) and cause.exceptions:  # the task group's: its first cause
+                cause = cause.exceptions[0]
+            self.error = f"{type(cause).__name__}: {cause}"[:300]
         finally:
             self.session = None
             self.ready.set()

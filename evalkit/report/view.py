@@ -226,7 +226,8 @@ def _after_answer(r: dict[str, Any]) -> str:
     and final text came after the user's answer, so they are the recovery, not the first decision."""
     if not r.get("asked"):
         return ""
-    recovered = {True: "recovered", False: "did not recover"}.get(r.get("recovered"), "recovery not scored")
+    value = r.get("recovered")
+    recovered = "recovered" if value is True else "did not recover" if value is False else "recovery not scored"
     return f" · asked the user first; the commits and final text shown came after the answer ({recovered})"
 
 
@@ -277,7 +278,7 @@ def gallery(table: ResultTable, *, max_lag: int, gates: bool) -> list[dict[str, 
         limit = LIMITS["judge_cards"] if cat == "judge" else cap
         picked = _round_robin(idx, first_seen(table.group[idx]), limit, first=abstain[idx])
         cards = [{"row": r, "group": group_label(r, gates),
-                  "detail": truncate(_detail(cat, r, max_lag), 1200 if cat == "judge" else 300) + _after_answer(r),
+                  "detail": (truncate(_detail(cat, r, max_lag), 1200 if cat == "judge" else 300) or "") + _after_answer(r),
                   "text": truncate(r.get("final_text") or "", LIMITS["text_chars"])}
                  for r in table.rows(picked)]
         out.append({"key": cat, "title": title, "about": about, "total": len(idx),
