@@ -205,6 +205,8 @@ def execute_run(
             return write(spec, result)
         except OSError:
             raise  # the run directory itself failed (a full disk): not this episode's fault
+        except ConfigError:
+            raise  # a registered component's bug (a metric value of the wrong type): the same for every episode
         except Exception as exc:  # noqa: BLE001 - a trace or score that fails costs one error row, not the run
             return write(spec, crashed_run(spec, exc, stage="recording"))
 

@@ -1,0 +1,140 @@
+"""A plugin's faults stop the run with one clear error (exit 2) and never cost a written row:
+a metric value not of its field's declared type is caught when the episode is scored, and the
+result-row rewrite at the end of a run keeps every well-formed row the run wrote."""
+
+from __future__ import annotations
+
+import json
+import re
+import os
+import subprocess
+import sys
+import textwrap
+from pathlib import Path
+
+import pytest
+
+from evalkit.errors import ConfigError
+
+ROW = {"turns": 1, "stated": "act", "tool_calls": 0}
+
+
+def _evalkit(*args: str, plugins: str, path: Path, cwd: Path) -> subprocess.CompletedProcess:
+    env = dict(os.environ)
+    env["PYTHONPATH"] = os.pathsep.join(p for p in (str(path), env.get("PYTHONPATH", "")) if p)
+    env["EVALKIT_PLUGINS"] = plugins
+    return subprocess.run([sys.executable, "-m", "evalkit", *args], cwd=cwd, env=env, capture_output=True,
+                          text=True, timeout=600)
+
+
+def _module(folder: Path, name: str, body: str) -> None:
+    folder.mkdir(exist_ok=True)
+    (folder / f"{name}.py").write_text(textwrap.dedent(body), encoding="utf-8")
+
+
+@pytest.mark.parametrize("ftype, value, shown", [
+    ("flag", 1, "got 1 (int)"),
+    ("flag", "no", "got 'no' (str)"),
+    ("measure", -0.5, "got -0.5 (float)"),
+    ("measure", float("nan"), "got nan (float)"),
+    ("count", 2.5, "got 2.5 (float)"),
+    ("text", 3, "got 3 (int)"),
+])
+def test_a_metric_value_of_the_wrong_type_is_an_error_naming_metric_field_and_value(ftype, value, shown):
+    from evalkit.metrics.registry import MetricValueError, add_episode_fields, metric, unregister_metric
+
+    kind = "count" if ftype in ("count", "measure") else "rate" if ftype == "flag" else "count"
+    if ftype == "text":
+        metric("labelled", kind="count", fields={"label_text": "text", "label_n": "count"}, field="label_n")(
+            lambda view: {"label_text": value})
+        name, field = "labelled", "label_text"
+    else:
+        metric("wrong_typed", kind=kind, fields={"wrong": ftype})(lambda view: {"wrong": value})
+        name, field = "wrong_typed", "wrong"
+    try:
+        with pytest.raises(MetricValueError, match=rf"metric '{name}': field '{field}' \(declared {ftype}\) " + re.escape(shown)):
+            add_episode_fields(None, (), {}, dict(ROW))
+    finally:
+        unregister_metric(name)
+
+
+def test_numpy_scalars_become_python_values():
+    np = pytest.importorskip("numpy")
+    from evalkit.metrics.registry import add_episode_fields, metric, unregister_metric
+
+    metric("np_typed", kind="count", fields={"np_flag": "flag", "np_count": "count", "np_measure": "measure"},
+           field="np_count")(lambda view: {"np_flag": np.bool_(True), "np_count": np.int64(3),
+                                           "np_measure": np.float32(0.5)})
+    row = dict(ROW)
+    try:
+        add_episode_fields(None, (), {}, row)
+    finally:
+        unregister_metric("np_typed")
+    assert (row["np_flag"], row["np_count"], row["np_measure"]) == (True, 3, 0.5)
+    assert (type(row["np_flag"]), type(row["np_count"]), type(row["np_measure"])) == (bool, int, float)
+    json.dumps(row, allow_nan=False)
+
+
+def test_a_mean_over_a_text_field_is_refused_at_registration():
+    from evalkit.metrics.registry import Metric, register_metric
+
+    with pytest.raises(ConfigError, match="metric 'note_mean': kind: a mean aggregates a number; field 'note' is text"):
+        register_metric(Metric("note_mean", "mean", fields={"note": "text"}))
+
+
+BAD_METRIC = """
+from evalkit.metrics.registry import metric
+
+@metric("bad_flag_rate", kind="rate", fields={"bad_flag": "flag"})
+def bad_flag(view):
+    # a plugin bug: an int where a flag is declared, on the always_act model's episodes only
+    return {"bad_flag": 1 if view.spec.model == "scripted/always_act" else True}
+"""
+
+FIXED_METRIC = BAD_METRIC.replace("1 if", "False if")
+
+
+def test_a_run_with_a_wrongly_typed_metric_stops_with_exit_2_and_resumes_once_fixed(tmp_path):
+    plugins = tmp_path / "plugins"
+    _module(plugins, "bad_metric", BAD_METRIC)
+    out = tmp_path / "run"
+    args = ("run", "--model", "scripted/oracle", "--model", "scripted/always_act", "--condition", "tool",
+            "--limit", "3", "--no-selfcheck", "--no-report", "--out", str(out))
+    first = _evalkit(*args, plugins="bad_metric", path=plugins, cwd=tmp_path)
+    assert first.returncode == 2, first.stderr
+    assert "metric 'bad_flag_rate': field 'bad_flag' (declared flag) got 1 (int)" in first.stderr
+    assert "Traceback" not in first.stderr
+    written = [json.loads(line) for line in (out / "results.jsonl").read_text().splitlines()]
+    assert all(r["model"] == "scripted/oracle" and r["bad_flag"] is True for r in written)
+    assert not (out / "summary.json").exists()
+
+    _module(plugins, "bad_metric", FIXED_METRIC)
+    again = _evalkit("run", "--resume", str(out), plugins="bad_metric", path=plugins, cwd=tmp_path)
+    assert again.returncode == 0, again.stderr
+    rows = [json.loads(line) for line in (out / "results.jsonl").read_text().splitlines()]
+    assert len(rows) == 12  # 3 pairs x 2 sides x 2 models, every row kept
+    assert {r["model"]: r["bad_flag"] for r in rows} == {"scripted/oracle": True, "scripted/always_act": False}
+    summary = json.loads((out / "summary.json").read_text())
+    assert all(r["missing"] == 0 for r in summary["rows"])
+
+
+@pytest.mark.parametrize("name, declaration, message", [
+    ("Bad-Name", {"kind": "rate", "fields": {"x": "flag"}}, "name: 'Bad-Name' is not an identifier"),
+    ("", {"kind": "rate", "fields": {"x": "flag"}}, "name: '' is not an identifier"),
+    ("avg_x", {"kind": "average", "fields": {"x": "measure"}}, "kind: 'average' is not one of rate, mean, count"),
+    ("x_rate", {"kind": "rate", "fields": {"x": "flag"}, "over": "all"}, "over: 'all' is not one of"),
+    ("x_rate", {"kind": "rate", "fields": {"x": "flag"}, "direction": "up"}, "direction: 'up' is not higher"),
+    ("x_mean", {"kind": "mean", "fields": {"x": "measure"}, "low": 5, "high": 1}, "low, high: 5 is not below 1"),
+    ("x_rate", {"kind": "rate", "fields": {"x": "flag"}, "variants": ("abstian",)},
+     "variants: 'abstian' is not a variant kind"),
+    ("x_rate", {"kind": "rate", "fields": {"x": "flag", "y": "flag"}, "field": "z"},
+     "field: 'z' is not one of its fields"),
+    ("x_rate", {"kind": "rate", "fields": {"x": "flag"}, "label": "paired acc"},
+     "label 'paired acc' is the label of metric 'paired_accuracy'"),
+])
+def test_a_broken_metric_declaration_is_refused_naming_the_attribute(name, declaration, message):
+    from evalkit.metrics.registry import get_metric, metric
+
+    with pytest.raises(ConfigError, match=re.escape(f"metric {name!r}: {message}")):
+        metric(name, **declaration)(lambda view: {})
+    assert get_metric(name) is None
