@@ -239,7 +239,10 @@ class RunStore:
 
         The streaming counterpart of :meth:`latest_results`: rows are parsed one at a time
         and only where each key's last record is, and whether it is ``ok``, is kept, with the
-        same warnings (:func:`latest_by_key`).
+        same warnings (:func:`latest_by_key`). A row that fails a field check
+        (:func:`~evalkit.metrics.summary.row_problem`) but has its episode key is indexed as not
+        ``ok`` (so that :meth:`rewrite_results` keeps it in the file and resume runs its episode
+        again); a line that is not a JSON object with an episode key is left out.
 
         Args:
             plan_keys: The run plan's keys in plan order (a
@@ -255,9 +258,10 @@ class RunStore:
         index = ResultIndex(None if plan_keys is None else key_positions(plan_keys), source=plan_keys)
         rerun = 0
         example: tuple[Any, ...] = ()
-        for start, length, row in self._records():
+        for start, length, row, problem in RunReader(self.root).entries(keep_checked=True):
+            # a row failing a field check stays in the file (never dropped by the rewrite), not ok: it runs again
             key = EpisodeKey.of(row)
-            if index.put(key, start, length, row.get("status") == "ok") and key not in self.rerun_on_purpose:
+            if index.put(key, start, length, problem is None and row.get("status") == "ok") and key not in self.rerun_on_purpose:
                 rerun += 1
                 example = example or key
         if rerun:

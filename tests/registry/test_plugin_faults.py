@@ -138,3 +138,35 @@ def test_a_broken_metric_declaration_is_refused_naming_the_attribute(name, decla
     with pytest.raises(ConfigError, match=re.escape(f"metric {name!r}: {message}")):
         metric(name, **declaration)(lambda view: {})
     assert get_metric(name) is None
+
+
+def test_the_end_of_a_run_keeps_a_row_that_fails_a_field_check(tmp_path):
+    """A well-formed row whose metric field is of the wrong type (written by an earlier evalkit,
+    or edited by hand) stays in results.jsonl; it is not counted and its episode runs again on
+    resume; only a line that is not a JSON object is left out."""
+    from evalkit.harness.config import load_config
+    from evalkit.harness.run_reader import ResultsWarning
+    from evalkit.harness.store import RunStore
+    from evalkit.metrics.registry import metric, unregister_metric
+    from evalkit.pipeline import finish, run
+    from evalkit.harness.config import RunConfig
+
+    metric("good_flag_rate", kind="rate", fields={"good_flag": "flag"})(lambda view: {"good_flag": True})
+    try:
+        out = tmp_path / "run"
+        run(RunConfig(models=["scripted/oracle"], conditions=["tool"], limit=2, out=str(out), selfcheck=False,
+                      report=False))
+        lines = (out / "results.jsonl").read_text().splitlines()
+        rows = [json.loads(line) for line in lines]
+        rows[0]["good_flag"] = 1  # a field check fails
+        (out / "results.jsonl").write_text("".join(json.dumps(r) + "\n" for r in rows) + "[1, 2]\n")
+        store = RunStore(out)
+        plan = [tuple(r[k] for k in ("pair_id", "variant", "model", "condition", "gate", "epoch")) for r in rows]
+        with pytest.warns(ResultsWarning, match="a result row not counted: field good_flag: 1 is not true or false"):
+            summary = finish(store, plan, load_config(out))
+        kept = [json.loads(line) for line in (out / "results.jsonl").read_text().splitlines()]
+        assert kept == rows  # every row, in plan order; the JSON array line left out
+        assert summary["rows"][0]["missing"] == 1 and summary["rows"][0]["completed"] == len(rows) - 1
+        assert store.completed_keys() == set(plan[1:])  # the unusable row's episode runs again on resume
+    finally:
+        unregister_metric("good_flag_rate")
