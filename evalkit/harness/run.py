@@ -45,6 +45,7 @@ from evalkit.metrics.scoring import score_episode
 from evalkit.models.config import load_model_config
 from evalkit.models.pricing import find_price
 from evalkit.models.registry import get_model
+from evalkit.plugins import load_all
 from evalkit.scenarios.domains import load_domain
 from evalkit.scenarios.loader import Suite, load_suite
 from evalkit.scenarios.schema import Pair
@@ -122,9 +123,11 @@ def execute_run(
         The executed run (:class:`ExecutedRun`), its lock held.
 
     Raises:
-        ScenarioError: for an invalid suite; ConfigError: for an unknown model or condition;
+        ScenarioError: for an invalid suite; ConfigError: for an unknown model or condition, or
+        plugins that cannot be loaded (:func:`evalkit.plugins.load_all`);
         RunError: when ``config.out`` cannot take a new run (:func:`~evalkit.harness.run_dir.check_out_dir`).
     """
+    load_all()  # a plugin that cannot be imported stops the run here, before planning (evalkit.plugins)
     earlier = None if resume else check_out_dir(config.out)  # never write into a folder of other files
     setup = runtime_setup(config)  # a bad rule set or policy fails before any work
     if config.model_config_file:  # so does a bad model config file, even when only scripted models run
