@@ -18,7 +18,7 @@ from dataclasses import dataclass, field
 from functools import cached_property, lru_cache
 from typing import Any
 
-from evalkit.conditions.registry import get_condition
+from evalkit.conditions.registry import check_tool_names, get_condition
 from evalkit.records import EpisodeKey, make_key
 from evalkit.runtime.controller import Limits
 from evalkit.runtime.executor import Fault
@@ -241,6 +241,7 @@ def execute(spec: EpisodeSpec, model: Model, limits: Limits) -> EpisodeRun:
     """
     variant = spec.spec
     condition = get_condition(spec.condition)
+    check_tool_names(spec.condition, spec.pair.domain, spec.domain.tools)
     hidden = set(variant.hidden_tools)
     tools = {name: t for name, t in spec.domain.tools.items() if name not in hidden}
     if variant.permissions is not None:

@@ -30,6 +30,7 @@ from pathlib import Path
 from typing import Any
 
 from evalkit.conditions.judge.panel import Panel
+from evalkit.conditions.registry import check_tool_names
 from evalkit.errors import ConfigError, RunError
 from evalkit.harness.config import RunConfig, load_config, runtime_setup  # noqa: F401 - re-exported
 from evalkit.harness.dask_executor import execute_plan_dask
@@ -136,6 +137,10 @@ def execute_run(
     suite = config.select(load_suite(config.suites, tasks_dir=tasks_dir))
     if not suite.pairs:
         raise ConfigError("the selection holds no pairs")
+    for domain in sorted({pair.domain for pair in suite.pairs}):  # a meta tool named like a task tool
+        tools = load_domain(domain, tasks_dir).tools
+        for condition in config.conditions:
+            check_tool_names(condition, domain, tools)
     if resume:
         check_inputs(Path(config.out), config, suite)  # before any work, the self-check included
         check_sample(Path(config.out), config, suite)

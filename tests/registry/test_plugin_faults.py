@@ -16,6 +16,7 @@ import pytest
 
 from evalkit.errors import ConfigError
 
+BUILTIN = Path(__file__).resolve().parents[2] / "scenarios" / "builtin.yaml"
 ROW = {"turns": 1, "stated": "act", "tool_calls": 0}
 
 
@@ -170,3 +171,94 @@ def test_the_end_of_a_run_keeps_a_row_that_fails_a_field_check(tmp_path):
         assert store.completed_keys() == set(plan[1:])  # the unusable row's episode runs again on resume
     finally:
         unregister_metric("good_flag_rate")
+
+
+def _tool(name: str):
+    from evalkit.runtime.tools import ToolSpec
+
+    return ToolSpec(name=name, kind="lookup", domain="meta", description="stop",
+                    parameters={"type": "object", "properties": {}, "additionalProperties": False})
+
+
+def _handler(answers, tools, **options):
+    from evalkit.conditions.handlers import PlainToolHandler
+
+    return PlainToolHandler(answers, tools, **options)
+
+
+@pytest.mark.parametrize("declaration, message", [
+    ({"name": "Bad Name"}, "condition 'Bad Name': name: 'Bad Name' is not an identifier"),
+    ({"prompt": None}, "condition 'stopper': prompt: none given and no file"),
+    ({"prompt": "  "}, "condition 'stopper': prompt: empty"),
+    ({"handler": None}, "condition 'stopper': handler: none given, while it offers meta tools (stop_now)"),
+    ({"signals": {"declare_blocked": ("stop_now", {}), "request_user_decision": ("stop_now", {})}},
+     "condition 'stopper': signals: 'declare_blocked' and 'request_user_decision' are both calls of tool 'stop_now'"),
+    ({"signals": {"declare_blokced": ("stop_now", {})}}, "condition 'stopper': signals: 'declare_blokced' is not a "
+                                                         "meta type"),
+])
+def test_a_broken_condition_declaration_is_refused_naming_the_field(declaration, message):
+    from evalkit.conditions.registry import CONDITIONS, ConditionSpec, register_condition
+    from evalkit.runtime.signals import DecisionSignals, Signal
+
+    signals = {mtype: Signal(tool, fixed=fixed)
+               for mtype, (tool, fixed) in declaration.pop("signals", {"declare_blocked": ("stop_now", {})}).items()}
+    fields = {"name": "stopper", "description": "d", "meta_tools": lambda: {"stop_now": _tool("stop_now")},
+              "handler": _handler, "signals": DecisionSignals(signals), "prompt": "Stop with stop_now.", **declaration}
+    with pytest.raises(ConfigError, match=re.escape(message)):
+        register_condition(ConditionSpec(**fields))
+    assert fields["name"] not in CONDITIONS
+
+
+def test_a_meta_tool_named_like_a_task_tool_stops_the_run_naming_condition_tool_and_domain(tmp_path):
+    """Not an oracle self-check exclusion, nor an error per episode: exit 2 before any episode."""
+    from evalkit.conditions.registry import ConditionSpec, register_condition, unregister_condition
+    from evalkit.harness.config import RunConfig
+    from evalkit.pipeline import run
+    from evalkit.runtime.signals import DecisionSignals, Signal
+    from evalkit.scenarios.domains import load_domain
+    from evalkit.scenarios.loader import load_suite
+
+    pair = load_suite([BUILTIN]).pairs[0]
+    task_tool = sorted(load_domain(pair.domain).tools)[0]
+    register_condition(ConditionSpec("clashing", "a meta tool named like a task tool",
+                                     lambda: {task_tool: _tool(task_tool)}, _handler,
+                                     signals=DecisionSignals({"declare_blocked": Signal(task_tool)}), prompt="p"))
+    try:
+        for selfcheck in (True, False):
+            with pytest.raises(ConfigError, match=re.escape(
+                    f"condition 'clashing': meta tool {task_tool!r} has the name of a task tool of domain "
+                    f"{pair.domain!r}")):
+                run(RunConfig(suites=[str(BUILTIN)], pair_ids=[pair.id], models=["scripted/oracle"],
+                              conditions=["clashing"], out=str(tmp_path / f"run{selfcheck}"), selfcheck=selfcheck,
+                              report=False))
+            assert not (tmp_path / f"run{selfcheck}" / "results.jsonl").exists()
+    finally:
+        unregister_condition("clashing")
+
+
+def test_a_provider_name_cannot_be_registered_twice():
+    from evalkit.models.registry import Provider, get_provider, register, unregister
+
+    with pytest.raises(ConfigError, match="provider 'openai' is registered already"):
+        register(Provider("openai", factory=lambda name, options: None))
+    assert get_provider("openai").live
+    with pytest.raises(ConfigError, match="provider name 'My Provider' must be a non-empty word"):
+        register(Provider("My Provider", factory=lambda name, options: None))
+    with pytest.raises(ConfigError, match="provider 'notcall': factory 3 is not callable"):
+        register(Provider("notcall", factory=3))
+    unregister("notcall")
+
+
+@pytest.mark.parametrize("factory, message", [
+    (lambda name, options: None, "provider 'faulty': its factory returned None for model 'm1'"),
+    (lambda name, options: 1 / 0, "provider 'faulty': its factory failed for model 'm1': ZeroDivisionError"),
+])
+def test_a_provider_factory_that_fails_is_a_config_error_naming_it(factory, message):
+    from evalkit.models.registry import Provider, get_model, register, unregister
+
+    register(Provider("faulty", factory=factory))
+    try:
+        with pytest.raises(ConfigError, match=re.escape(message)):
+            get_model("faulty/m1")
+    finally:
+        unregister("faulty")
