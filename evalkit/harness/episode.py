@@ -257,8 +257,10 @@ def execute(spec: EpisodeSpec, model: Model, limits: Limits) -> EpisodeRun:
         limits = limits.merged(budgets.over(spec.pair.budgets).over(variant.budgets).model_dump())
     approvals = variant.approvals if policy is None else policy.approvals.merged(variant.approvals)
     followup = getattr(variant, "followup", None)
-    user = None if followup is None else SimulatedUser.for_followup(followup, setup.user, setup.followup_max_turns,
-                                                                     asks=asks_in_text)
+    # a question written in the final text is one only under a condition that reads the final text
+    # (DecisionSignals.text); otherwise the text is the answer, as it is on a side without a follow-up
+    user = None if followup is None else SimulatedUser.for_followup(
+        followup, setup.user, setup.followup_max_turns, asks=asks_in_text if condition.signals.text else None)
     handler = None
     if condition.handler:
         meta = None if policy is None else policy.meta
