@@ -386,8 +386,8 @@ def generation() -> int:
 
 
 class MetricValueError(ConfigError):
-    """A registered metric's ``episode`` function returned a value that is not of its field's
-    declared type (:data:`FieldType`): a bug of the metric, the same for every episode, so the
+    """A registered metric's ``episode`` function raised, or returned a value that is not of its
+    field's declared type (:data:`FieldType`): a bug of the metric, the same for every episode, so the
     run stops (exit 2) before more episodes are paid for; the rows already written are kept
     and ``evalkit run --resume`` continues once the metric is fixed."""
 
@@ -429,14 +429,18 @@ def add_episode_fields(spec: Episode, events: tuple[Any, ...], state: Mapping[st
 
     Raises:
         ConfigError: naming the metric when its function returns a field it did not declare
-            or one the row holds already; :class:`MetricValueError` when a value is not of
-            its field's type.
+            or one the row holds already; :class:`MetricValueError` when its function raises
+            or a value is not of its field's type.
     """
     view: EpisodeView | None = None
     for m in episode_metrics():
         if view is None:
             view = EpisodeView(spec, events, state, dict(row))
-        got = m.episode(view)  # type: ignore[misc]
+        try:
+            got = m.episode(view)  # type: ignore[misc]
+        except Exception as exc:  # noqa: BLE001 - a metric's bug, the same for every episode: stop the run
+            raise MetricValueError(f"metric {m.name!r}: its episode function raised {type(exc).__name__}: {exc} "
+                                   f"(episode {getattr(spec, 'episode_id', '?')})") from exc
         if got is not None and not isinstance(got, Mapping):
             raise MetricValueError(f"metric {m.name!r}: its episode function returned {type(got).__name__}; "
                                    f"expected a dict of its fields ({', '.join(m.fields)})")

@@ -262,3 +262,14 @@ def test_a_provider_factory_that_fails_is_a_config_error_naming_it(factory, mess
             get_model("faulty/m1")
     finally:
         unregister("faulty")
+
+
+def test_a_metric_function_that_raises_is_an_error_naming_the_metric():
+    from evalkit.metrics.registry import MetricValueError, add_episode_fields, metric, unregister_metric
+
+    metric("crashing_rate", kind="rate", fields={"crashing": "flag"})(lambda view: view.row["no_such_column"])
+    try:
+        with pytest.raises(MetricValueError, match="metric 'crashing_rate': its episode function raised KeyError"):
+            add_episode_fields(None, (), {}, dict(ROW))
+    finally:
+        unregister_metric("crashing_rate")
