@@ -93,7 +93,7 @@ def finish(
     Returns:
         The summary written to ``summary.json``.
     """
-    refs = store.scan_results(plan_keys)  # by plan position, no dict of the plan's keys
+    refs = store.scan_results(plan_keys, keep_checked=True)  # by plan position, no dict of the plan's keys
     builder = SummaryBuilder(pairs, max_lag=config.max_lag, bootstrap_samples=config.bootstrap_samples,
                              seed=config.bootstrap_seed)
     planned = iter(plan_keys)

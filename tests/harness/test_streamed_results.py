@@ -234,7 +234,7 @@ def test_rows_a_hand_edit_broke_are_kept_not_ok_naming_line_and_field(tmp_path):
              json.dumps({**_row("c"), "epoch": [1]}) + "\n", json.dumps(_row("d")) + "\n"]
     _write_lines(store, lines)
     with pytest.warns(ResultsWarning) as caught:
-        refs = store.scan_results()
+        refs = store.scan_results(keep_checked=True)
     assert [(k[0], ref.ok) for k, ref in refs.items()] == [("a", False), ("b", False), ("d", True)]
     kept = "(kept in the file; its episode runs again on resume)"
     assert [str(w.message).split("results.jsonl")[1] for w in caught] == [
@@ -259,7 +259,7 @@ def test_impossible_values_are_not_counted_naming_the_field(tmp_path, field, val
     bad = _row("a", meta_made_n=1, commit_args_n=1, **{field: value})
     _write_lines(store, [json.dumps(bad) + "\n", json.dumps(_row("b", denials={})) + "\n"])
     with pytest.warns(ResultsWarning, match=f":1: a result row not counted: field {field}: .*{re.escape(why)}"):
-        refs = store.scan_results()
+        refs = store.scan_results(keep_checked=True)
     assert [(k[0], ref.ok) for k, ref in refs.items()] == [("a", False), ("b", True)]
     assert [r["pair_id"] for r in store.read_results()] == ["b"]  # readers (report, gate) skip it
 
@@ -313,5 +313,5 @@ def test_rows_the_summary_cannot_count_are_refused(tmp_path, edit, why, kept):
     _write_lines(store, [json.dumps({**_row("a"), **edit}) + "\n", json.dumps(_row("b")) + "\n"])
     what = "a result row not counted" if kept else "ignored a result row"
     with pytest.warns(ResultsWarning, match=re.escape(f":1: {what}: {why}")):
-        refs = store.scan_results()
+        refs = store.scan_results(keep_checked=True)
     assert [(k[0], ref.ok) for k, ref in refs.items()] == ([("a", False)] if kept else []) + [("b", True)]
