@@ -36,6 +36,7 @@ from evalkit.cli_rules import rules_app
 from evalkit.cli_runs import register as _register_run_commands
 from evalkit.cli_suite import suite_app
 from evalkit.errors import ConfigError, EvalkitError
+from evalkit.plugins import load_all
 
 app = typer.Typer(
     cls=Group,
@@ -336,6 +337,7 @@ def report(run_dir: Annotated[Path, typer.Argument(metavar="DIR", help="A run di
     from evalkit.report.html import render_report
 
     try:
+        load_all()  # the run's plugin metrics and conditions, or one error naming what cannot be loaded
         path = render_report(run_dir)
     except _ERRORS as exc:
         _fail(exc)
@@ -356,6 +358,7 @@ def gate(
 
     _show_results_warnings()
     try:
+        load_all()  # the run's plugin metrics, or one error naming what cannot be loaded
         gate_config = load_gate_config(config)
         for line in gate_config.warnings:
             typer.echo(f"warning: {config}: {line}", err=True)

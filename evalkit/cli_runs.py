@@ -25,6 +25,9 @@ def compare(
 
     _show_results_warnings()
     try:
+        from evalkit.plugins import load_all
+
+        load_all()  # the runs' plugin metrics, or one error naming what cannot be loaded
         summary = compare_runs(runs, out)
         if report:
             from evalkit.report.html import render_report

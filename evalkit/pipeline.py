@@ -23,7 +23,7 @@ from evalkit.harness.run import execute_run
 from evalkit.harness.store import RunStore
 from evalkit.metrics.keys import pair_attributes
 from evalkit.records import EpisodeKey
-from evalkit.metrics.summary import SummaryBuilder
+from evalkit.metrics.summary import SummaryBuilder, row_problem
 from evalkit.report.html import render_report
 
 
@@ -79,7 +79,10 @@ def finish(
     episode key (:meth:`~evalkit.harness.store.RunStore.scan_results`), a second leaves the
     file with one line per key in plan order and feeds each row to the batched Parquet
     writer and to the streaming summary (:class:`~evalkit.metrics.summary.SummaryBuilder`),
-    with a planned episode that has no row counted as missing where it falls in the plan.
+    with a planned episode that has no row counted as missing where it falls in the plan. A row
+    that fails a field check (:func:`~evalkit.metrics.summary.row_problem`, e.g. one edited by
+    hand) is kept in ``results.jsonl`` and counted as missing (its episode runs again on resume);
+    only lines that are not a JSON object with an episode key are left out.
 
     Args:
         store: The run directory.
@@ -90,18 +93,21 @@ def finish(
     Returns:
         The summary written to ``summary.json``.
     """
-    refs = store.scan_results(plan_keys)  # by plan position, no dict of the plan's keys
+    refs = store.scan_results(plan_keys, keep_checked=True)  # by plan position, no dict of the plan's keys
     builder = SummaryBuilder(pairs, max_lag=config.max_lag, bootstrap_samples=config.bootstrap_samples,
                              seed=config.bootstrap_seed)
     planned = iter(plan_keys)
     with store.parquet_writer() as parquet:
         def take(row: dict[str, Any]) -> None:
-            # rows come in plan order, then the rows outside the plan (kept, never counted)
-            parquet.add(row)
+            # rows come in plan order, then the rows outside the plan (kept, never counted); a row failing
+            # a field check (warned about by scan_results) stays in results.jsonl and counts as missing
             key = EpisodeKey.of(row)
+            usable = row_problem(row) is None
+            if usable:
+                parquet.add(row)
             for expected in planned:
                 if expected == key:
-                    builder.add(key, row)
+                    builder.add(key, row if usable else None)
                     return
                 builder.add(expected, None)  # planned, no row: missing
 

@@ -16,9 +16,11 @@ Every process that looks a component up imports them — the ``evalkit`` command
 gate`` and ``evalkit report`` on the run later, the Dask executor's workers — as long as the
 variable is set there too.
 
-Each group is loaded once, at the first lookup of its registry (never by ``import
-evalkit``): :func:`load_group`; the ``EVALKIT_PLUGINS`` modules once, at the first lookup of any
-registry. Groups: ``evalkit.providers``
+``evalkit run`` loads every plugin before it plans the run, and ``gate``, ``report`` and
+``compare`` before they read one (:func:`load_all`): a module that cannot be imported stops the
+command with one error naming every such module and entry point (exit 2). Otherwise each group
+is loaded once, at the first lookup of its registry (never by ``import evalkit``):
+:func:`load_group`; the ``EVALKIT_PLUGINS`` modules once, at the first lookup of any registry. Groups: ``evalkit.providers``
 (:mod:`evalkit.models.registry`), ``evalkit.conditions`` (:mod:`evalkit.conditions.registry`),
 ``evalkit.metrics`` (:mod:`evalkit.metrics.registry`).
 """
@@ -34,57 +36,106 @@ ENV = "EVALKIT_PLUGINS"
 """Environment variable naming plugin modules to import (comma-separated)."""
 
 _loaded: set[str] = set()
+_failed: dict[str, ConfigError] = {}
 _lock = threading.RLock()
+
+
+def load_all() -> None:
+    """Load every plugin: the ``EVALKIT_PLUGINS`` modules and every entry point of every group
+    (:data:`GROUPS`), each once per process. ``evalkit run`` calls it before planning, and
+    ``gate``, ``report`` and ``compare`` before they read a run, so that a plugin that cannot
+    be imported stops the command at its start (exit 2) instead of failing inside episodes.
+
+    Raises:
+        ConfigError: listing every module and entry point that cannot be loaded (each named
+            with its distribution, group and error), after all the others were loaded.
+    """
+    problems: list[str] = []
+    for what in (ENV, *GROUPS):
+        try:
+            load_env_modules() if what == ENV else load_group(what)
+        except ConfigError as exc:
+            problems.extend(getattr(exc, "problems", None) or [str(exc)])
+    if problems:
+        raise _error(list(dict.fromkeys(problems)))
+
+
+def _error(problems: list[str]) -> ConfigError:
+    """One error listing ``problems`` (its ``problems`` attribute keeps them apart)."""
+    if len(problems) == 1:
+        exc = ConfigError(problems[0])
+    else:
+        exc = ConfigError(f"{len(problems)} plugins cannot be loaded:\n  " + "\n  ".join(problems))
+    exc.problems = problems  # type: ignore[attr-defined]
+    return exc
 
 
 def load_group(group: str) -> None:
     """Import every module named by an entry point of ``group`` (once per process).
 
+    Every entry point is imported even when one fails; the failures are then raised together,
+    and again at every later call (a registry whose plugins did not all load is never used as
+    if they had).
+
     Args:
         group: One of :data:`GROUPS`.
 
     Raises:
-        ConfigError: naming the entry point and the distribution when its module cannot be
-            imported.
+        ConfigError: naming each entry point (and its distribution) whose module cannot be
+            imported, and ``EVALKIT_PLUGINS`` modules that cannot (:func:`load_env_modules`).
     """
-    if group in _loaded:
-        return
-    with _lock:
-        if group in _loaded:
-            return
-        _loaded.add(group)  # first, so that a module registering itself does not recurse here
-        load_env_modules()
-        from importlib.metadata import entry_points
+    if group not in _loaded:
+        with _lock:
+            if group not in _loaded:
+                _loaded.add(group)  # first, so that a module registering itself does not recurse here
+                problems: list[str] = []
+                from importlib.metadata import entry_points
 
-        for ep in entry_points(group=group):
-            try:
-                ep.load()
-            except Exception as exc:
-                dist = getattr(ep.dist, "name", "?")
-                raise ConfigError(f"entry point {ep.name!r} ({ep.value}) of {dist}, group {group}: "
-                                  f"cannot be loaded: {type(exc).__name__}: {exc}") from exc
+                for ep in entry_points(group=group):
+                    try:
+                        ep.load()
+                    except Exception as exc:  # noqa: BLE001 - any import failure is reported, with the others
+                        dist = getattr(ep.dist, "name", "?")
+                        problems.append(f"entry point {ep.name!r} ({ep.value}) of {dist}, group {group}: cannot be "
+                                        f"loaded: {type(exc).__name__}: {exc}")
+                if problems:
+                    _failed[group] = _error(problems)
+    try:
+        load_env_modules()
+    except ConfigError as exc:
+        if group in _failed:
+            raise _error([*exc.problems, *_failed[group].problems]) from None  # type: ignore[attr-defined]
+        raise
+    if group in _failed:
+        raise _failed[group]
 
 
 def load_env_modules() -> None:
     """Import every module named in ``EVALKIT_PLUGINS`` (once per process; blank names skipped).
 
-    Raises:
-        ConfigError: naming the module and the variable when a module cannot be imported.
-    """
-    if ENV in _loaded:
-        return
-    with _lock:
-        if ENV in _loaded:
-            return
-        _loaded.add(ENV)
-        import importlib
-        import os
+    Every module is imported even when one fails; the failures are raised together, and again
+    at every later call.
 
-        for name in (n.strip() for n in os.environ.get(ENV, "").split(",")):
-            if not name:
-                continue
-            try:
-                importlib.import_module(name)
-            except Exception as exc:
-                raise ConfigError(f"{ENV}: module {name!r} cannot be imported: {type(exc).__name__}: {exc} "
-                                  "(is its folder on PYTHONPATH?)") from exc
+    Raises:
+        ConfigError: naming each module that cannot be imported, and the variable.
+    """
+    if ENV not in _loaded:
+        with _lock:
+            if ENV not in _loaded:
+                _loaded.add(ENV)
+                import importlib
+                import os
+
+                problems: list[str] = []
+                for name in (n.strip() for n in os.environ.get(ENV, "").split(",")):
+                    if not name:
+                        continue
+                    try:
+                        importlib.import_module(name)
+                    except Exception as exc:  # noqa: BLE001 - any import failure is reported, with the others
+                        problems.append(f"{ENV}: module {name!r} cannot be imported: {type(exc).__name__}: {exc} "
+                                        "(is its folder on PYTHONPATH?)")
+                if problems:
+                    _failed[ENV] = _error(problems)
+    if ENV in _failed:
+        raise _failed[ENV]

@@ -18,7 +18,7 @@ from dataclasses import dataclass, field
 from functools import cached_property, lru_cache
 from typing import Any
 
-from evalkit.conditions.registry import get_condition
+from evalkit.conditions.registry import check_tool_names, get_condition
 from evalkit.records import EpisodeKey, make_key
 from evalkit.runtime.controller import Limits
 from evalkit.runtime.executor import Fault
@@ -241,6 +241,7 @@ def execute(spec: EpisodeSpec, model: Model, limits: Limits) -> EpisodeRun:
     """
     variant = spec.spec
     condition = get_condition(spec.condition)
+    check_tool_names(spec.condition, spec.pair.domain, spec.domain.tools)
     hidden = set(variant.hidden_tools)
     tools = {name: t for name, t in spec.domain.tools.items() if name not in hidden}
     if variant.permissions is not None:
@@ -256,8 +257,10 @@ def execute(spec: EpisodeSpec, model: Model, limits: Limits) -> EpisodeRun:
         limits = limits.merged(budgets.over(spec.pair.budgets).over(variant.budgets).model_dump())
     approvals = variant.approvals if policy is None else policy.approvals.merged(variant.approvals)
     followup = getattr(variant, "followup", None)
-    user = None if followup is None else SimulatedUser.for_followup(followup, setup.user, setup.followup_max_turns,
-                                                                     asks=asks_in_text)
+    # a question written in the final text is one only under a condition that reads the final text
+    # (DecisionSignals.text); otherwise the text is the answer, as it is on a side without a follow-up
+    user = None if followup is None else SimulatedUser.for_followup(
+        followup, setup.user, setup.followup_max_turns, asks=asks_in_text if condition.signals.text else None)
     handler = None
     if condition.handler:
         meta = None if policy is None else policy.meta

@@ -71,7 +71,7 @@ def prepare_resume(
                       f"{__version__}", ResultsWarning, stacklevel=2)
     from evalkit.harness.episode import episode_id
 
-    index = store.scan_results(plan_keys)  # by plan position; keys outside the plan in index.strays
+    index = store.scan_results(plan_keys, keep_checked=True)  # by plan position; keys outside the plan in index.strays
     if plan_keys is not None and index.strays:  # kept in results.jsonl, never counted
         warnings.warn(f"{store.root / 'results.jsonl'}: {len(index.strays)} row(s) are not in this run's plan (e.g. "
                       f"{'/'.join(map(str, next(iter(index.strays))))}); they are kept but not counted",

@@ -30,6 +30,7 @@ from pathlib import Path
 from typing import Any
 
 from evalkit.conditions.judge.panel import Panel
+from evalkit.conditions.registry import check_tool_names
 from evalkit.errors import ConfigError, RunError
 from evalkit.harness.config import RunConfig, load_config, runtime_setup  # noqa: F401 - re-exported
 from evalkit.harness.dask_executor import execute_plan_dask
@@ -46,6 +47,7 @@ from evalkit.models.config import load_model_config
 from evalkit.models.entries import unused_entries
 from evalkit.models.pricing import find_price
 from evalkit.models.registry import get_model
+from evalkit.plugins import load_all
 from evalkit.scenarios.domains import load_domain
 from evalkit.scenarios.loader import Suite, load_suite
 from evalkit.scenarios.schema import Pair
@@ -123,9 +125,11 @@ def execute_run(
         The executed run (:class:`ExecutedRun`), its lock held.
 
     Raises:
-        ScenarioError: for an invalid suite; ConfigError: for an unknown model or condition;
+        ScenarioError: for an invalid suite; ConfigError: for an unknown model or condition, or
+        plugins that cannot be loaded (:func:`evalkit.plugins.load_all`);
         RunError: when ``config.out`` cannot take a new run (:func:`~evalkit.harness.run_dir.check_out_dir`).
     """
+    load_all()  # a plugin that cannot be imported stops the run here, before planning (evalkit.plugins)
     earlier = None if resume else check_out_dir(config.out)  # never write into a folder of other files
     setup = runtime_setup(config)  # a bad rule set or policy fails before any work
     if config.model_config_file:  # so does a bad model config file, even when only scripted models run
@@ -134,6 +138,10 @@ def execute_run(
     suite = config.select(load_suite(config.suites, tasks_dir=tasks_dir))
     if not suite.pairs:
         raise ConfigError("the selection holds no pairs")
+    for domain in sorted({pair.domain for pair in suite.pairs}):  # a meta tool named like a task tool
+        tools = load_domain(domain, tasks_dir).tools
+        for condition in config.conditions:
+            check_tool_names(condition, domain, tools)
     if resume:
         check_inputs(Path(config.out), config, suite)  # before any work, the self-check included
         check_sample(Path(config.out), config, suite)
@@ -208,6 +216,8 @@ def execute_run(
             return write(spec, result)
         except OSError:
             raise  # the run directory itself failed (a full disk): not this episode's fault
+        except ConfigError:
+            raise  # a registered component's bug (a metric value of the wrong type): the same for every episode
         except Exception as exc:  # noqa: BLE001 - a trace or score that fails costs one error row, not the run
             return write(spec, crashed_run(spec, exc, stage="recording"))
 

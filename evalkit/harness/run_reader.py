@@ -32,7 +32,7 @@ from typing import Any
 
 from evalkit.errors import RunError
 from evalkit.harness.run_dir import read_manifest
-from evalkit.metrics.summary import row_problem
+from evalkit.metrics.summary import MAX_COUNT, row_problem
 from evalkit.records import EpisodeKey, as_result
 
 __all__ = ["IGNORED_LINES_SHOWN", "ResultsWarning", "RunReader", "decode_line", "latest_by_key"]
@@ -84,6 +84,17 @@ def latest_by_key(rows: Iterable[dict[str, Any]], *, source: str = "results") ->
             stacklevel=2,
         )
     return out
+
+
+def _keyed(row: dict[str, Any]) -> bool:
+    """Whether ``row`` has a usable episode key (every key field, each hashable, ``epoch`` a
+    plausible integer, as :func:`~evalkit.metrics.summary.row_problem` checks it)."""
+    try:
+        key = EpisodeKey.of(row)
+        hash(key)
+    except (KeyError, TypeError):
+        return False
+    return type(row["epoch"]) is int and 0 < row["epoch"] <= MAX_COUNT
 
 
 def _reject_constant(name: str) -> float:
@@ -174,6 +185,22 @@ class RunReader:
         :data:`IGNORED_LINES_SHOWN` one by one, the rest in one warning. The file is read
         line by line, never whole.
         """
+        for start, length, row, problem in self.entries():
+            if problem is None:
+                yield start, length, row
+
+    def entries(self, *, keep_checked: bool = False) -> Iterator[tuple[int, int, dict[str, Any], str | None]]:
+        """``(byte offset, length, row, problem)`` of every result row of ``results.jsonl``,
+        in file order: ``problem`` is what :func:`~evalkit.metrics.summary.row_problem` finds
+        wrong with it, or ``None``.
+
+        Args:
+            keep_checked: Also yield a well-formed row (a JSON object with its episode key)
+                that fails a field check, with its ``problem`` (the run's end keeps such a row
+                in ``results.jsonl`` and counts it as missing); otherwise it is skipped.
+                Either way it is warned about as :meth:`records` says. A line that is not a
+                JSON object, or a row without a usable episode key, is always skipped.
+        """
         path = self.jsonl
         if not path.exists():
             return
@@ -205,10 +232,15 @@ class RunReader:
                     continue
                 problem = row_problem(row)
                 if problem is not None:
-                    ignore(lineno, f"{path}:{lineno}: ignored a result row: {problem} (its episode runs again on "
-                                   "resume)")
+                    if keep_checked and _keyed(row):
+                        ignore(lineno, f"{path}:{lineno}: a result row not counted: {problem} (kept in the file; "
+                                       "its episode runs again on resume)")
+                        yield start, len(raw), as_result(row), problem
+                    else:
+                        ignore(lineno, f"{path}:{lineno}: ignored a result row: {problem} (its episode runs again "
+                                       "on resume)")
                     continue
-                yield start, len(raw), as_result(row)
+                yield start, len(raw), as_result(row), None
         if ignored[0] > IGNORED_LINES_SHOWN:
             warnings.warn(f"{path}: ignored {ignored[0] - IGNORED_LINES_SHOWN} more line(s) like those (lines "
                           f"{ignored[1]} to {ignored[2]})", ResultsWarning, stacklevel=4)

@@ -20,6 +20,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any, Iterable
 
+from evalkit.errors import ConfigError
 from evalkit.harness.episode import DEFAULT_SETUP, EpisodeSpec, RuntimeSetup, execute
 from evalkit.metrics.scoring import score_episode
 from evalkit.models.registry import get_model
@@ -122,6 +123,8 @@ def oracle_selfcheck(
                     try:
                         result = execute(spec, oracle, limits)
                         row = score_episode(spec, result.log, result.state, result.error)
+                    except ConfigError:
+                        raise  # a broken plugin or condition is the run's error, not this pair's
                     except Exception as exc:  # noqa: BLE001 - a crashing pair is excluded, not fatal
                         row = {"variant": variant, "condition": condition, "gate": gate, "status": "error",
                                "error": f"{type(exc).__name__}: {exc}", "correct": False}

@@ -232,14 +232,16 @@ class RunStore:
 
         A resumed run skips these; errored and missing episodes run again.
         """
-        return {k for k, ref in self.scan_results().items() if ref.ok}
+        return {k for k, ref in self.scan_results(keep_checked=True).items() if ref.ok}
 
-    def scan_results(self, plan_keys: Iterable[tuple] | None = None) -> "ResultIndex":
+    def scan_results(self, plan_keys: Iterable[tuple] | None = None, *, keep_checked: bool = False) -> "ResultIndex":
         """Where the last record of each episode key is in ``results.jsonl`` (field case C27).
 
         The streaming counterpart of :meth:`latest_results`: rows are parsed one at a time
         and only where each key's last record is, and whether it is ``ok``, is kept, with the
-        same warnings (:func:`latest_by_key`).
+        same warnings (:func:`latest_by_key`). A row that fails a field check
+        (:func:`~evalkit.metrics.summary.row_problem`) is skipped, as every reader skips it,
+        unless ``keep_checked``.
 
         Args:
             plan_keys: The run plan's keys in plan order (a
@@ -247,6 +249,10 @@ class RunStore:
                 list also works, indexed by a dict). With them the index is compact: three
                 arrays by plan position (about 17 bytes per planned episode) plus a dict for
                 the keys outside the plan. ``None``: every key goes into that dict.
+            keep_checked: Index a row that fails a field check but has its episode key too, as
+                not ``ok``: the end of a run and resume pass it, so that
+                :meth:`rewrite_results` keeps the row in the file and its episode runs again; a
+                line that is not a JSON object with an episode key is left out either way.
 
         Returns:
             A :class:`ResultIndex` (a mapping ``key → RecordRef``: plan keys in plan order,
@@ -255,9 +261,10 @@ class RunStore:
         index = ResultIndex(None if plan_keys is None else key_positions(plan_keys), source=plan_keys)
         rerun = 0
         example: tuple[Any, ...] = ()
-        for start, length, row in self._records():
+        for start, length, row, problem in RunReader(self.root).entries(keep_checked=keep_checked):
+            # a row failing a field check stays in the file (never dropped by the rewrite), not ok: it runs again
             key = EpisodeKey.of(row)
-            if index.put(key, start, length, row.get("status") == "ok") and key not in self.rerun_on_purpose:
+            if index.put(key, start, length, problem is None and row.get("status") == "ok") and key not in self.rerun_on_purpose:
                 rerun += 1
                 example = example or key
         if rerun:

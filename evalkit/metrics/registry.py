@@ -39,6 +39,8 @@ Installed packages can register metrics through the ``evalkit.metrics`` entry po
 
 from __future__ import annotations
 
+import math
+import re
 import threading
 from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING, Any, Callable, Literal, Mapping
@@ -198,6 +200,56 @@ def _ensure(plugins: bool = True) -> None:
         load_group("evalkit.metrics")
 
 
+_NAME = re.compile(r"[a-z][a-z0-9_]*\Z")
+_KINDS = ("rate", "mean", "count")
+_FIELD_TYPES = ("flag", "count", "measure", "text")
+
+
+def _declaration_problem(m: Metric) -> str | None:
+    """What is wrong with the declaration of ``m`` on its own (``"field: why"``), or ``None``."""
+    from evalkit.scenarios.schema import VARIANT_KINDS
+
+    if not isinstance(m.name, str) or not _NAME.match(m.name):
+        return f"name: {m.name!r} is not an identifier (lower-case letters, digits and _, a letter first)"
+    if m.kind not in _KINDS:
+        return f"kind: {m.kind!r} is not one of {', '.join(_KINDS)}"
+    if m.over not in ("planned", "recorded", "ok"):
+        return f"over: {m.over!r} is not one of planned, recorded, ok"
+    if m.direction not in (None, "higher", "lower"):
+        return f"direction: {m.direction!r} is not higher, lower or None"
+    for bound in ("low", "high"):
+        value = getattr(m, bound)
+        if value is not None and (isinstance(value, bool) or not isinstance(value, (int, float))
+                                  or not math.isfinite(value)):
+            return f"{bound}: {value!r} is not a finite number or None"
+    if m.low is not None and m.high is not None and not m.low < m.high:
+        return f"low, high: {m.low!r} is not below {m.high!r}"
+    if m.label is not None and (not isinstance(m.label, str) or not m.label.strip()):
+        return f"label: {m.label!r} is not a non-empty text"
+    if m.variants is not None:
+        if isinstance(m.variants, str) or not all(isinstance(v, str) for v in m.variants):
+            return f"variants: {m.variants!r} is not a tuple of variant kinds"
+        unknown = [v for v in m.variants if v not in VARIANT_KINDS]
+        if unknown or not m.variants:
+            return (f"variants: {unknown[0]!r} is not a variant kind ({', '.join(VARIANT_KINDS)})" if unknown
+                    else "variants: empty (None: every variant)")
+    for f, ftype in m.fields.items():
+        if not isinstance(f, str) or not _NAME.match(f):
+            return f"fields: {f!r} is not an identifier (lower-case letters, digits and _, a letter first)"
+        if ftype not in _FIELD_TYPES:
+            return f"fields: field {f!r} has type {ftype!r}; expected flag, count, measure or text"
+    if not m.builtin:
+        if m.episode is not None and not callable(m.episode):
+            return f"episode: {m.episode!r} is not callable"
+        if m.episode is not None and not m.fields:
+            return "fields: an episode function needs the fields it returns"
+        if m.episode is not None and m.field is not None and m.field not in m.fields:
+            return f"field: {m.field!r} is not one of its fields ({', '.join(m.fields)})"
+        if m.kind == "mean" and m.fields.get(m.row_field or "") == "text":
+            return f"kind: a mean aggregates a number; field {m.row_field!r} is text"
+    return None
+
+
 def register_metric(m: Metric) -> Metric:
     """Add ``m`` to the registry.
 
@@ -205,19 +257,28 @@ def register_metric(m: Metric) -> Metric:
         ``m`` (so that a module can keep it).
 
     Raises:
-        ConfigError: when the name is taken by another metric, a field is another metric's,
-            a rate or mean has no single row field to aggregate, or a field type is unknown.
+        ConfigError: naming the metric and the attribute when the declaration is broken: the
+            name is not an identifier (``[a-z][a-z0-9_]*``) or is taken by another metric; the
+            kind, ``over``, ``direction`` or a variant is not one of its allowed values; ``low``
+            is not below ``high``; a field name or type is unknown, or a field is another
+            metric's or a built-in column; a rate or mean has no single row field to aggregate,
+            or the one named is not among ``fields``; a mean aggregates a ``text`` field; the
+            label is another metric's.
     """
     with _lock:
         if not m.builtin:
             _ensure()
+        problem = _declaration_problem(m)
+        if problem is not None:
+            raise ConfigError(f"metric {m.name!r}: {problem}")
         old = _metrics.get(m.name)
         if old is not None and old != m:
             raise ConfigError(f"metric {m.name!r} is registered already ({old.description or old.kind})")
-        for f, ftype in m.fields.items():
-            if ftype not in ("flag", "count", "measure", "text"):
-                raise ConfigError(f"metric {m.name!r}: field {f!r} has type {ftype!r}; "
-                                  "expected flag, count, measure or text")
+        if m.label is not None:
+            twin = next((o.name for o in _metrics.values() if o.name != m.name and o.label == m.label), None)
+            if twin is not None:
+                raise ConfigError(f"metric {m.name!r}: label {m.label!r} is the label of metric {twin!r}")
+        for f in m.fields:
             owner = next((o.name for o in _metrics.values() if o.name != m.name and f in o.fields), None)
             if owner is not None:
                 raise ConfigError(f"metric {m.name!r}: field {f!r} belongs to metric {owner!r}")
@@ -324,25 +385,71 @@ def generation() -> int:
     return _state["generation"]
 
 
+class MetricValueError(ConfigError):
+    """A registered metric's ``episode`` function raised, or returned a value that is not of its
+    field's declared type (:data:`FieldType`): a bug of the metric, the same for every episode, so the
+    run stops (exit 2) before more episodes are paid for; the rows already written are kept
+    and ``evalkit run --resume`` continues once the metric is fixed."""
+
+
+def _plain(value: Any) -> Any:
+    """A NumPy scalar (``numpy.bool_``, ``numpy.int64``, ``numpy.float32`` …) as the Python
+    value it holds; any other value unchanged."""
+    if type(value).__module__ == "numpy" and hasattr(value, "item") and getattr(value, "ndim", None) == 0:
+        return value.item()
+    return value
+
+
+def checked_value(m: Metric, f: str, value: Any) -> Any:
+    """``value`` as the result row holds field ``f`` of metric ``m``: NumPy scalars become
+    Python values; ``None`` (unknown) is kept.
+
+    Raises:
+        MetricValueError: naming the metric, the field and the value when it is not of the
+            field's declared type (a ``flag`` is ``True``/``False``, not ``1`` or ``"no"``; a
+            ``count`` an integer >= 0; a ``measure`` a finite number >= 0; ``text`` a string).
+    """
+    from evalkit.metrics.summary import _FIELD_KIND, _FIELD_OK
+
+    value = _plain(value)
+    if value is None or _FIELD_OK[m.fields[f]](value):
+        return value
+    shown = repr(value) if len(repr(value)) <= 60 else repr(value)[:59] + "…"
+    raise MetricValueError(f"metric {m.name!r}: field {f!r} (declared {m.fields[f]}) got {shown} "
+                           f"({type(value).__name__}), which is not {_FIELD_KIND[m.fields[f]]}; fix the metric "
+                           "and continue the run with `evalkit run --resume`")
+
+
 def add_episode_fields(spec: Episode, events: tuple[Any, ...], state: Mapping[str, Any], row: dict[str, Any]) -> None:
     """Add the per-episode fields of every registered metric to a scored result row.
 
-    A declared field the metric's function leaves out is ``None`` (unknown, never 0).
+    A declared field the metric's function leaves out is ``None`` (unknown, never 0). Each
+    value is checked against its declared type (:func:`checked_value`) here, when the episode
+    is scored, so that a result row evalkit writes always reads back.
 
     Raises:
         ConfigError: naming the metric when its function returns a field it did not declare
-            or one the row holds already.
+            or one the row holds already; :class:`MetricValueError` when its function raises
+            or a value is not of its field's type.
     """
     view: EpisodeView | None = None
     for m in episode_metrics():
         if view is None:
             view = EpisodeView(spec, events, state, dict(row))
-        got = dict(m.episode(view) or {})  # type: ignore[misc]
-        extra = sorted(set(got) - set(m.fields))
+        try:
+            got = m.episode(view)  # type: ignore[misc]
+        except Exception as exc:  # noqa: BLE001 - a metric's bug, the same for every episode: stop the run
+            raise MetricValueError(f"metric {m.name!r}: its episode function raised {type(exc).__name__}: {exc} "
+                                   f"(episode {getattr(spec, 'episode_id', '?')})") from exc
+        if got is not None and not isinstance(got, Mapping):
+            raise MetricValueError(f"metric {m.name!r}: its episode function returned {type(got).__name__}; "
+                                   f"expected a dict of its fields ({', '.join(m.fields)})")
+        got = dict(got or {})
+        extra = sorted(set(got) - set(m.fields), key=str)
         if extra:
             raise ConfigError(f"metric {m.name!r} returned field {extra[0]!r}, which it does not declare "
                               f"(fields: {', '.join(m.fields)})")
         for f in m.fields:
             if f in row:
                 raise ConfigError(f"metric {m.name!r}: field {f!r} is a column of the result row already")
-            row[f] = got.get(f)
+            row[f] = checked_value(m, f, got.get(f))

@@ -34,6 +34,7 @@ lookup of a name not registered.
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass, field
 from typing import Any, Callable, Mapping
 
@@ -97,27 +98,47 @@ class Provider:
     def model(self, name: str, options: ModelOptions) -> Model:
         """The model ``NAME`` of this provider."""
         if self.factory is not None:
-            return self.factory(name, options)
+            try:
+                model = self.factory(name, options)
+            except ConfigError:
+                raise
+            except Exception as exc:  # noqa: BLE001 - a provider's factory: its failure is a configuration error
+                raise ConfigError(f"provider {self.name!r}: its factory failed for model {name!r}: "
+                                  f"{type(exc).__name__}: {exc}") from exc
+            if model is None:
+                raise ConfigError(f"provider {self.name!r}: its factory returned None for model {name!r} "
+                                  "(expected a model)")
+            return model
         from evalkit.models.live import live_model
 
         return live_model(f"{self.name}/{name}", options)
 
 
 _PROVIDERS: dict[str, Provider] = {}
+_NAME = re.compile(r"[a-z][a-z0-9_-]*\Z")
 
 
 def register(provider: Provider) -> Provider:
-    """Add ``provider`` (replacing one of the same name).
+    """Add ``provider``.
 
     Returns:
         ``provider``.
 
     Raises:
-        ConfigError: for a name that cannot be a spec prefix, or a provider with both a
-            ``factory`` and a ``client``.
+        ConfigError: naming the provider: another provider has the name (``openai`` cannot be
+            replaced); the name is not a spec prefix (``[a-z][a-z0-9_-]*``); it has both a
+            ``factory`` and a ``client``, or neither, or one that is not callable.
     """
-    if not provider.name or "/" in provider.name or provider.name != provider.name.strip():
-        raise ConfigError(f"provider name {provider.name!r} must be a non-empty word without '/'")
+    if not isinstance(provider.name, str) or not _NAME.match(provider.name):
+        raise ConfigError(f"provider name {provider.name!r} must be a non-empty word without '/' "
+                          "(lower-case letters, digits, _ and -, a letter first)")
+    old = _PROVIDERS.get(provider.name)
+    if old is not None and old != provider:
+        raise ConfigError(f"provider {provider.name!r} is registered already ({old.description or 'a provider'})")
+    for part in ("factory", "client", "translate", "endpoint"):
+        value = getattr(provider, part)
+        if value is not None and not callable(value):
+            raise ConfigError(f"provider {provider.name!r}: {part} {value!r} is not callable")
     if provider.factory is not None and provider.client is not None:
         raise ConfigError(f"provider {provider.name!r}: give a factory or a client, not both")
     if provider.factory is None and provider.client is None:

@@ -302,7 +302,9 @@ def call_question(action: Action, ending: Ending | None, turn: int, rec: Recorde
 def text_question(text: str | None, turn: int, rec: Recorder, user: SimulatedUser | None, end: int) -> int | None:
     """Serve the simulated user's reply when a final text asks the user a question
     (:meth:`~evalkit.runtime.followup.SimulatedUser.asks_in_text`) on a side with a follow-up; the
-    counterpart of :func:`call_question` for the ``text`` channel.
+    counterpart of :func:`call_question` for the ``text`` channel. Under a condition whose final
+    text is not read (``DecisionSignals(text=False)``) the user is built without a text reader
+    (:func:`evalkit.harness.episode.execute`), so no text asks: the text is the final answer.
 
     Returns:
         The last turn the episode may now run to when the text asked (the episode goes on),

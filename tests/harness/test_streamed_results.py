@@ -226,17 +226,20 @@ def test_a_field_of_mixed_types_becomes_json_text_with_a_warning(tmp_path):
                                  {"k": 2, "error": None, "note": "[1, 2]"}, {"k": 3, "error": None, "note": "text"}]
 
 
-def test_rows_a_hand_edit_broke_are_skipped_naming_line_and_field(tmp_path):
+def test_rows_a_hand_edit_broke_are_kept_not_ok_naming_line_and_field(tmp_path):
+    """A row with its episode key stays in the index (so the end of the run keeps it in the file)
+    but is not ok (not counted, run again on resume); a row without a usable key is skipped."""
     store = RunStore(tmp_path)
     lines = [json.dumps(_row("a", lag=float("nan"))) + "\n", json.dumps(_row("b", input_tokens="12")) + "\n",
              json.dumps({**_row("c"), "epoch": [1]}) + "\n", json.dumps(_row("d")) + "\n"]
     _write_lines(store, lines)
     with pytest.warns(ResultsWarning) as caught:
-        refs = store.scan_results()
-    assert [k[0] for k in refs] == ["d"]
+        refs = store.scan_results(keep_checked=True)
+    assert [(k[0], ref.ok) for k, ref in refs.items()] == [("a", False), ("b", False), ("d", True)]
+    kept = "(kept in the file; its episode runs again on resume)"
     assert [str(w.message).split("results.jsonl")[1] for w in caught] == [
-        ":1: ignored a result row: field lag: nan is not a count (an integer >= 0) (its episode runs again on resume)",
-        ":2: ignored a result row: field input_tokens: '12' is not a count (an integer >= 0) (its episode runs again on resume)",
+        f":1: a result row not counted: field lag: nan is not a count (an integer >= 0) {kept}",
+        f":2: a result row not counted: field input_tokens: '12' is not a count (an integer >= 0) {kept}",
         ":3: ignored a result row: field epoch: [1] is not an integer (its episode runs again on resume)"]
 
 
@@ -251,13 +254,14 @@ def test_rows_a_hand_edit_broke_are_skipped_naming_line_and_field(tmp_path):
     ("meta_matched_n", 5, "is more than meta_made_n (1)"),  # a rate's k above its n: no interval exists
     ("unsupported_args_n", 3, "is more than commit_args_n (1)"),
 ])
-def test_impossible_values_are_skipped_naming_the_field(tmp_path, field, value, why):
+def test_impossible_values_are_not_counted_naming_the_field(tmp_path, field, value, why):
     store = RunStore(tmp_path)
     bad = _row("a", meta_made_n=1, commit_args_n=1, **{field: value})
     _write_lines(store, [json.dumps(bad) + "\n", json.dumps(_row("b", denials={})) + "\n"])
-    with pytest.warns(ResultsWarning, match=f":1: ignored a result row: field {field}: .*{re.escape(why)}"):
-        refs = store.scan_results()
-    assert [k[0] for k in refs] == ["b"]
+    with pytest.warns(ResultsWarning, match=f":1: a result row not counted: field {field}: .*{re.escape(why)}"):
+        refs = store.scan_results(keep_checked=True)
+    assert [(k[0], ref.ok) for k, ref in refs.items()] == [("a", False), ("b", True)]
+    assert [r["pair_id"] for r in store.read_results()] == ["b"]  # readers (report, gate) skip it
 
 
 def test_many_broken_lines_give_a_few_warnings_and_a_count(tmp_path):
@@ -297,15 +301,17 @@ def test_values_arrow_cannot_store_become_text_not_a_crash(tmp_path):
                                                {"k": 3, "text": "x", "n": "1"}]
 
 
-@pytest.mark.parametrize(("edit", "why"), [
-    ({"tool_calls": None}, "field tool_calls: null (a count is a number, 0 for none)"),
-    ({"meta_matched_n": 1}, "field meta_made_n: missing, while meta_matched_n is 1"),
-    ({"epoch": 2**70}, "field epoch: 1180591620717411303424 is not a plausible epoch (1 or more)"),
-    ({"epoch": 0}, "field epoch: 0 is not a plausible epoch (1 or more)"),
+@pytest.mark.parametrize(("edit", "why", "kept"), [
+    ({"tool_calls": None}, "field tool_calls: null (a count is a number, 0 for none)", True),
+    ({"meta_matched_n": 1}, "field meta_made_n: missing, while meta_matched_n is 1", True),
+    ({"epoch": 2**70}, "field epoch: 1180591620717411303424 is not a plausible epoch (1 or more)", False),
+    ({"epoch": 0}, "field epoch: 0 is not a plausible epoch (1 or more)", False),
 ])
-def test_rows_the_summary_cannot_count_are_refused(tmp_path, edit, why):
+def test_rows_the_summary_cannot_count_are_refused(tmp_path, edit, why, kept):
+    """Not counted; kept in the index (and so in the file) only with a usable episode key."""
     store = RunStore(tmp_path)
     _write_lines(store, [json.dumps({**_row("a"), **edit}) + "\n", json.dumps(_row("b")) + "\n"])
-    with pytest.warns(ResultsWarning, match=re.escape(f":1: ignored a result row: {why}")):
-        refs = store.scan_results()
-    assert [k[0] for k in refs] == ["b"]
+    what = "a result row not counted" if kept else "ignored a result row"
+    with pytest.warns(ResultsWarning, match=re.escape(f":1: {what}: {why}")):
+        refs = store.scan_results(keep_checked=True)
+    assert [(k[0], ref.ok) for k, ref in refs.items()] == ([("a", False)] if kept else []) + [("b", True)]

@@ -68,7 +68,7 @@ def test_a_condition_must_offer_the_tools_its_signals_name(toys):
 
     signals = DecisionSignals({"declare_blocked": Signal("stop_now")})
     with pytest.raises(ConfigError, match="its signals name tool 'stop_now', which it does not offer"):
-        register_condition(ConditionSpec("stopper", "no tools", lambda: {}, None, signals=signals))
+        register_condition(ConditionSpec("stopper", "no tools", lambda: {}, None, signals=signals, prompt="p"))
     with pytest.raises(ConfigError, match="condition 'tool' is registered already"):
         register_condition(ConditionSpec("tool", "again", lambda: {}, None))
 
