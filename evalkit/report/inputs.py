@@ -13,13 +13,13 @@ a bad trace line is skipped, never fatal.
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Any
+from typing import Any, get_type_hints
 
-from pydantic import BaseModel, ConfigDict, TypeAdapter, ValidationError
+from pydantic import BaseModel, ConfigDict, TypeAdapter, ValidationError, create_model
 
 from evalkit.errors import RunError
 from evalkit.harness.run_reader import RunReader
-from evalkit.records import as_result
+from evalkit.records import KEY_FIELDS, EpisodeResult, as_result
 from evalkit.report.rows import INDEX_COLUMNS, KIND_INPUTS, ResultTable, is_list, is_text
 
 
@@ -55,24 +55,22 @@ class ManifestShape(_Loose):
     created: str | None = None
 
 
-class ResultRow(_Loose):
-    """A result row as the report indexes it (:func:`evalkit.metrics.scoring.score_episode`)."""
-
-    episode_id: str
-    pair_id: str
-    variant: str
-    model: str
-    condition: str
-    gate: str
-    epoch: int
-    status: str
-    correct: bool | None = None
-    reason_codes: list[str] | None = None
-    unsupported_args: list[Any] | None = None
-    final_text: str | None = None
+def _result_row_model() -> type[BaseModel]:
+    """:class:`ResultRow`: the fields of :class:`~evalkit.records.EpisodeResult` the report
+    indexes, with the record's own types — the episode key, ``episode_id`` and ``status``
+    required, the others optional (``null`` or absent in a row of an earlier or partial run)."""
+    hints = get_type_hints(EpisodeResult)
+    fields: dict[str, Any] = {name: (hints[name], ...) for name in (*KEY_FIELDS, "episode_id", "status")}
+    fields.update({name: (hints[name] | None, None) for name in ("correct", "reason_codes", "final_text")})
+    # any JSON list: the report shows the entries as they are (older runs held other shapes)
+    fields["unsupported_args"] = (list[Any] | None, None)
+    return create_model("ResultRow", __base__=_Loose, **fields)
 
 
-_ROWS = TypeAdapter(list[ResultRow])
+ResultRow = _result_row_model()
+"""A result row as the report indexes it (:func:`evalkit.metrics.scoring.score_episode`)."""
+
+_ROWS: TypeAdapter[list[Any]] = TypeAdapter(list[ResultRow])  # type: ignore[valid-type]
 
 
 def _field(loc: tuple[Any, ...]) -> str:
@@ -147,7 +145,7 @@ _BATCH = 4096
 """Rows checked (and, from ``results.jsonl``, read) at a time."""
 
 
-def _check(rows: list[dict[str, Any]], start: int, source: Path) -> list[ResultRow]:
+def _check(rows: list[dict[str, Any]], start: int, source: Path) -> list[Any]:
     """``rows`` (the ``start``-th row of ``source`` first) validated as :class:`ResultRow`."""
     try:
         return _ROWS.validate_python(rows)
