@@ -147,6 +147,14 @@ def ranked_rows(summary: dict[str, Any]) -> list[dict[str, Any]]:
     return leaderboard(summary.get("rows", []))
 
 
+LEGEND = ("columns: timely paired / paired acc = pairs right on every side (timely: each abstention within max_lag "
+          "task-tool calls of the trigger); act, abstain = accuracy per side; recovery = follow-up sides that acted "
+          "right after the user's answer; post-hoc = committed, then refused; meta P/R = meta-request precision / "
+          "recall; unsupp. = commit arguments grounded in nothing the model saw (over commit arguments); unjudged = "
+          "final texts the classifier could not read; err/miss = errored / never-recorded episodes. README: Metrics.")
+"""One line under the main summary table naming what its abbreviated columns measure."""
+
+
 def print_summary(summary: dict[str, Any]) -> None:
     """Print :func:`summary_tables` to stdout: at the terminal's width (cells wrap, never cut),
     or 320 columns wide when not a terminal (a CI log: one line per row, greppable)."""
@@ -155,8 +163,11 @@ def print_summary(summary: dict[str, Any]) -> None:
     console = Console()
     if not console.is_terminal:
         console = Console(width=320)
-    for table in summary_tables(summary, compact=console.width < 220):
+    tables = summary_tables(summary, compact=console.width < 220)
+    for i, table in enumerate(tables):
         console.print(table)
+        if i == 0:
+            console.print(LEGEND, markup=False, highlight=False, soft_wrap=True)
     lines = verdict_lines(summary)
     if lines:
         console.print("B vs A: paired accuracy B − A [bootstrap 95% CI], exact McNemar p, pairs compared; "

@@ -24,3 +24,19 @@ def test_a_labelled_file_with_a_line_separator_in_a_text_reads_every_line(tmp_pa
             {"text": "Done.", "label": "act", "lang": "en"}]
     path.write_text("".join(json.dumps(r, ensure_ascii=False) + "\n" for r in rows), encoding="utf-8")
     assert [t.text for t in load_labelled(path)] == [r["text"] for r in rows]
+
+
+def test_the_cli_summary_names_its_abbreviated_columns(tmp_path, capsys):
+    """Under the main table, one legend line says what each abbreviated column measures."""
+    from evalkit.harness.run import RunConfig
+    from evalkit.pipeline import run
+    from evalkit.report.console import print_summary
+
+    summary = run(RunConfig(pair_ids=["shop-order-missing-quantity"], conditions=["tool"],
+                            models=["scripted/oracle"], out=str(tmp_path / "run"), report=False))
+    print_summary(summary)
+    out = capsys.readouterr().out
+    legend = next(line for line in out.splitlines() if line.startswith("columns:"))
+    for label in ("timely paired", "post-hoc", "meta P/R", "unsupp.", "unjudged", "err/miss"):
+        assert label in legend
+    assert out.index("columns:") > out.index("scripted/oracle")
