@@ -131,11 +131,11 @@ def summary_tables(summary: dict[str, Any], *, compact: bool = False) -> list[An
     if comps:
         comp = Table(title="paired accuracy, B − A on the same pairs (bootstrap 95% CI, exact McNemar p)",
                      title_justify="left")
-        for col in ("model", "fixed", "A vs B", "A", "B", "B − A", "95% CI", "p"):
-            comp.add_column(col, justify="left" if col in ("model", "fixed", "A vs B") else "right", overflow="fold")
+        for col in ("model", "fixed", "B vs A", "A", "B", "B − A", "95% CI", "p"):
+            comp.add_column(col, justify="left" if col in ("model", "fixed", "B vs A") else "right", overflow="fold")
         for c in comps:
             fixed = f"gate {c['gate']}" if c["kind"] == "condition" else f"condition {c['condition']}"
-            comp.add_row(str(c["model"]), fixed, f"{c['a']} vs {c['b']}",
+            comp.add_row(str(c["model"]), fixed, f"{c['b']} vs {c['a']}",  # as the verdict lines say it
                          f"{fmt(c['a_rate'])} ({c['a_k']}/{c['n']})", f"{fmt(c['b_rate'])} ({c['b_k']}/{c['n']})",
                          fmt_signed(c["diff"]), fmt_ci(c["ci"]), fmt_p(c["p_value"]))
         tables.append(comp)
