@@ -156,12 +156,16 @@ class Metric:
     # aggregation of a registered (non-built-in) metric, on a group's running counts
     def count(self, c: dict[str, Any], variant: str, row: Mapping[str, Any] | None) -> None:
         """Add one planned episode (``row``: its result row, or ``None`` when missing) to the
-        group's counts ``c`` (keys ``metric:NAME:k|n|sum``; summed when groups merge)."""
+        group's counts ``c`` (keys ``metric:NAME:k|n|sum``; summed when groups merge). A
+        recorded ``ok`` episode whose value is ``null`` (unknown) is left out of a rate's ``k``
+        and ``n`` and of a mean, so a group with only unknown values has a ``null`` rate."""
         if self.variants is not None and variant not in self.variants:
             return
         name, col = self.name, self.row_field
         value = row.get(col) if row is not None and col is not None else None
         if self.kind == "rate":
+            if row is not None and value is None and row.get("status") == "ok":
+                return  # the metric could not tell (null): unknown, left out of k and n, never counted false
             if self.over == "planned" or (row is not None and (self.over == "recorded" or row["status"] == "ok")):
                 c[f"metric:{name}:n"] += 1
                 c[f"metric:{name}:k"] += bool(value)

@@ -81,3 +81,34 @@ def test_a_provider_is_a_factory_or_a_client(toys):
     with pytest.raises(ConfigError, match="must be a non-empty word"):
         register(Provider("a/b", factory=lambda name, options: None))
     assert get_model("refuser/polite").settings.provider == "refuser"
+
+
+def test_a_rate_over_unknown_values_is_null_not_zero(toys, run_dir):
+    """A flag the metric could not tell (null) is left out of the rate's k and n: a group where
+    every value is unknown has a null rate (the gate's missing data), and known values keep
+    their own k / n."""
+    from evalkit.metrics.aggregate import summarize
+    from evalkit.metrics.registry import Metric, register_metric, unregister_metric
+    from evalkit.records import EpisodeKey
+
+    rows = [json.loads(line) for line in (run_dir / "results.jsonl").read_text().splitlines()]
+    ok = [r for r in rows if r["status"] == "ok"]
+    assert len(ok) >= 2
+    for i, r in enumerate(rows):
+        r["unsure"] = None if i % 2 else True  # every other episode unknown
+        r["never_known"] = None
+    register_metric(Metric("unsure_rate", "rate", fields={"unsure": "flag"}, over="recorded"))
+    register_metric(Metric("never_known_rate", "rate", fields={"never_known": "flag"}, over="recorded"))
+    try:
+        out = summarize([EpisodeKey.of(r) for r in rows], rows)
+    finally:
+        unregister_metric("unsure_rate")
+        unregister_metric("never_known_rate")
+    for group in out:
+        mine = [r for r in rows if (r["model"], r["condition"], r["gate"]) ==
+                (group["model"], group["condition"], group["gate"])]
+        known = [r for r in mine if r["unsure"] is not None or r["status"] != "ok"]
+        assert group["unsure_rate_n"] == len(known)
+        assert group["unsure_rate_k"] == sum(1 for r in known if r["unsure"])
+        assert group["never_known_rate"] is None and group["never_known_rate_n"] == sum(
+            1 for r in mine if r["status"] != "ok")
