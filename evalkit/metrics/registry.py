@@ -420,8 +420,8 @@ def checked_value(m: Metric, f: str, value: Any) -> Any:
         return value
     shown = repr(value) if len(repr(value)) <= 60 else repr(value)[:59] + "…"
     raise MetricValueError(f"metric {m.name!r}: field {f!r} (declared {m.fields[f]}) got {shown} "
-                           f"({type(value).__name__}), which is not {_FIELD_KIND[m.fields[f]]}; fix the metric "
-                           "and continue the run with `evalkit run --resume`")
+                           f"({type(value).__name__}), which is not {_FIELD_KIND[m.fields[f]]}; fix the metric, "
+                           "then run again (`evalkit run --resume OUT` if the run already recorded episodes)")
 
 
 def add_episode_fields(spec: Episode, events: tuple[Any, ...], state: Mapping[str, Any], row: dict[str, Any]) -> None:
