@@ -20,15 +20,18 @@ Weights are trained on the tuning part of the shipped corpus only
 (``python -m evalkit.conditions.classifier.train``, deterministic full-batch gradient descent)
 and shipped as ``learned_weights.npz`` (float16); numpy is imported on first use.
 
-Combination (:func:`classify_combined`), one rule:
-    * ``unknown`` from the rules stays ``unknown`` (an unsupported language, empty text, tool
-      markup, junk, no cue): the learned reader never acts on a text the rules cannot read;
-    * otherwise, the learned label replaces the rule label only when the model gives it a
-      probability of at least :data:`OVERRIDE_P`; the rules decide everything else.
-    * The implied meta requests come from the one reading: they are computed from the final
-      label by the rule of :mod:`evalkit.conditions.classifier` (abstain ->
-      ``declare_blocked``, clarify -> ``request_user_decision``), so a label and its requests
-      never disagree. A replaced label gets the rule id ``learned.<label>``.
+Combination (``classify_text(text, reader="combined")``, :func:`combine`), one rule: the rules'
+``unknown`` stays ``unknown`` (an unsupported language, empty text, tool markup, junk, no cue:
+the learned reader never acts on a text the rules cannot read); every other text gets the
+learned reader's label (the most probable class). When the two agree the rule verdict is kept
+as it is (rule id, evidence); otherwise the rule id is ``learned.<label>`` and the implied meta
+requests are those of the new label by the one rule of :mod:`evalkit.conditions.classifier`
+(abstain -> ``declare_blocked``, clarify -> ``request_user_decision``), computed from the same
+clauses, so a label and its requests never disagree.
+
+The default reader stays ``rules``: the combination reads the long, structured corpus style
+better (corpus README, "Measured") but misreads terse texts the rules are specified on
+(``tests/conditions/data``), so runs do not use it; ``evalkit judge eval --learned`` scores it.
 """
 
 from __future__ import annotations
@@ -45,8 +48,6 @@ N_BUCKETS: Final[int] = 1 << 15
 """Hashed feature space size (weights: ``N_BUCKETS`` x 3 labels, float16)."""
 LABELS: Final[tuple[TextLabel, ...]] = ("abstain", "clarify", "act")
 """Row order of the model's classes."""
-OVERRIDE_P: Final[float] = 0.9
-"""The learned label replaces the rule label when its probability is at least this."""
 FEATURE_GROUPS: Final[frozenset[str]] = frozenset({"text", "last", "clauses"})
 """Feature groups the shipped model uses (see :func:`features`)."""
 WEIGHTS_PATH: Final[Path] = Path(__file__).with_name("learned_weights.npz")
@@ -80,7 +81,7 @@ def reading(text: str) -> tuple[TextVerdict, list[Any], str, bool]:
     from evalkit.conditions.classifier.decide import classify_text
     from evalkit.conditions.classifier.text import _prepare, _unwrap
 
-    verdict = classify_text(text)
+    verdict = classify_text(text, reader="rules")
     if verdict.lang is None or not text or not text.strip():
         return verdict, [], "", False
     body, has_code = _prepare(_unwrap(text))
@@ -152,24 +153,34 @@ def probabilities(buckets: list[int], weights: tuple[Any, Any] | None = None) ->
     return [float(x) for x in e / e.sum()]
 
 
-def classify_combined(text: str | None) -> TextVerdict:
-    """Read a final text with the rules and the learned reader, combined by the rule above.
+def combine(text: str, verdict: TextVerdict) -> TextVerdict:
+    """The combined reading of ``text`` whose rule reading is ``verdict`` (rule in the module docstring).
 
     Args:
-        text: The assistant's final text; ``None`` is treated as empty.
+        text: The assistant's final text.
+        verdict: The rule reader's verdict of ``text``.
 
     Returns:
-        A :class:`TextVerdict`; equal to the rule reader's unless the learned reader replaced
-        the label (then rule ``learned.<label>`` and the implied requests of that label).
+        ``verdict`` itself when it is ``unknown`` or the learned reader agrees; else the learned
+        label with the rule id ``learned.<label>`` and the implied requests of that label.
     """
+    if verdict.label == "unknown":
+        return verdict
+    return _combine_cached(text, verdict) if len(text) <= 4000 else _combine(text, verdict)
+
+
+def _combine(text: str, verdict: TextVerdict) -> TextVerdict:
+    """:func:`combine` without the cache."""
     from evalkit.conditions.classifier.decide import _verdict
 
-    verdict, clauses, body, has_code = reading(text or "")
-    if verdict.label == "unknown" or not clauses:
+    _, clauses, body, has_code = reading(text)
+    if not clauses:
         return verdict
     probs = probabilities(hashed(features(verdict, clauses, body, has_code)))
-    best = max(range(len(LABELS)), key=lambda i: probs[i])
-    label = LABELS[best]
-    if label == verdict.label or probs[best] < OVERRIDE_P:
+    label = LABELS[max(range(len(LABELS)), key=lambda i: probs[i])]
+    if label == verdict.label:
         return verdict
     return _verdict(label, clauses, f"learned.{label}", verdict.evidence, verdict.lang)
+
+
+_combine_cached = lru_cache(maxsize=1024)(_combine)
