@@ -10,9 +10,8 @@ import pytest
 from typer.testing import CliRunner
 
 from evalkit.cli import app
-from evalkit.conditions.classifier import classify_text
+from evalkit.conditions.classifier import classify_text, train
 from evalkit.conditions.classifier import learned as L
-from evalkit.conditions.classifier import train
 from evalkit.conditions.corpus import TUNE_PATH, load_part
 
 np = pytest.importorskip("numpy")

@@ -36,6 +36,7 @@ better (corpus README, "Measured") but misreads terse texts the rules are specif
 
 from __future__ import annotations
 
+import itertools
 import re
 import zlib
 from functools import lru_cache
@@ -62,7 +63,7 @@ def _ngrams(text: str, prefix: str, out: list[str]) -> None:
     """Append word uni/bigrams and CJK char bi/trigrams of ``text`` (already lower-cased)."""
     words = _TOKEN.findall(text)
     out.extend(prefix + w for w in words)
-    out.extend(f"{prefix}{a}_{b}" for a, b in zip(words, words[1:]))
+    out.extend(f"{prefix}{a}_{b}" for a, b in itertools.pairwise(words))
     for run in _CJK_RUN.findall(text):
         if len(run) == 1:
             out.append(prefix + run)

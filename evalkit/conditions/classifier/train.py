@@ -23,6 +23,7 @@ from evalkit.conditions.classifier.learned import (
     hashed,
     reading,
 )
+from evalkit.conditions.classifier.verdict import TextLabel
 
 L2: float = 1e-4
 """L2 penalty on the weights (the loss is the mean cross-entropy plus ``L2/2 * |W|^2``)."""
@@ -32,9 +33,11 @@ RATE: float = 2.0
 """Step size (rows have unit L2 norm)."""
 
 
-def rows(lines: list[dict]) -> tuple[list[list[int]], list[int], list[str]]:
+def rows(lines: list[dict]) -> tuple[list[list[int]], list[int], list[TextLabel]]:
     """Hashed feature rows, gold class ids and the rule reader's labels of labelled lines."""
-    xs, ys, rule_labels = [], [], []
+    xs: list[list[int]] = []
+    ys: list[int] = []
+    rule_labels: list[TextLabel] = []
     for line in lines:
         verdict, clauses, body, has_code = reading(line["text"])
         xs.append(hashed(features(verdict, clauses, body, has_code)))
