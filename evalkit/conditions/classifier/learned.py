@@ -11,10 +11,13 @@ feature string modulo :data:`N_BUCKETS`; each row is scaled to unit L2 norm):
       for Chinese, Japanese and Korean character bigrams and trigrams of each CJK/Hangul run;
       the same n-grams of the last sentence again, marked ``L:`` (the closing sentence carries
       most of the label);
-    * the rule reader's reading: its label, its rule family (``refusal``, ``claim``,
-      ``ask`` ...) and rule id, the set of clause cues found (refusal, claim, ask, offer,
-      transfer, infeasible, delivery, go), the cue of the last clause, and whether a courtesy
-      closing or an offer was set aside (a question clause without a deciding cue).
+    * the rules' clause cues (:func:`reading`): the set of cue kinds found (refuse, claim,
+      ask, offer, transfer, infeasible, deliver, go, none), the cue of the first and of the
+      last clause, and cues in conditional clauses or caveats (courtesy closings are already
+      dropped by the segmentation).
+    The rules' own label and rule id (groups ``label``, ``rule``) are not used: on the tuning
+    part, which the rules were fitted to, the model learns to copy them (``--cv`` of
+    :mod:`.train` shows it), and then adds nothing on unseen text.
 
 Weights are trained on the tuning part of the shipped corpus only
 (``python -m evalkit.conditions.classifier.train``, deterministic full-batch gradient descent)
