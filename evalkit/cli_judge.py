@@ -24,6 +24,7 @@ def judge_eval(
     base_url: Annotated[Optional[str], typer.Option("--base-url", metavar="URL", help="Endpoint of the judges, e.g. http://127.0.0.1:8080/v1.")] = None,
     model_config: Annotated[Optional[str], typer.Option("--model-config", metavar="FILE", help="Model config file (YAML/JSON) with the judges' settings and prices.")] = None,
     max_mistakes: Annotated[int, typer.Option("--max-mistakes", metavar="N", help="Mistakes listed per reader (all are in --json).")] = 50,
+    learned: Annotated[bool, typer.Option("--learned", help="Also score the rules combined with the learned reader (evalkit.conditions.classifier.learned).")] = False,
 ) -> None:
     """Score the classifier and any judge: accuracy, recall/precision per label, accuracy per language, Cohen's kappa, confusion matrix, mistakes."""
     import json
@@ -37,6 +38,8 @@ def judge_eval(
         lines = load_labelled(texts or DEFAULT_TEXTS)
         readers: dict[str, Callable[[str], str]] = {
             f"classifier v{CLASSIFIER_VERSION}": lambda text: classify_text(text).label}
+        if learned:
+            readers[f"classifier v{CLASSIFIER_VERSION} + learned"] = lambda text: classify_text(text, reader="combined").label
         extra: dict = {}
         if judge:
             panel, readers_j, extra = _judge_readers(judge, base_url, model_config)

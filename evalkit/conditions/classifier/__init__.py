@@ -168,6 +168,11 @@ Speed:
     shipped corpus with its held-out part: about 1.2 ms a text on average on a busy 2-core machine);
     the verdicts of recent texts are cached.
 
+Learned reader (optional): ``classify_text(text, reader="combined")`` combines these rules
+with a logistic-regression reader trained on the corpus tuning part (:mod:`.learned`, trained by
+:mod:`.train`; numpy is imported on first use); the rules' ``unknown`` is kept. The default
+reader, used by every run, is the rules alone (corpus README, "Measured").
+
 Known limits:
     * Keyword rules, not understanding: sarcasm, double negation, and refusals phrased as plain
       facts without a cue word ("The product was discontinued.") can be misread; whether "The

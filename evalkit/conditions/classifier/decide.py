@@ -10,6 +10,7 @@ from __future__ import annotations
 import re
 from dataclasses import replace
 from functools import lru_cache
+from typing import Final
 
 from evalkit.conditions.classifier.claim import (
     PROPOSAL,
@@ -106,7 +107,14 @@ CACHE_MAX_CHARS = 4000
 """Longer texts are classified every time (they are rarely repeated; the cache stays small)."""
 
 
-def classify_text(text: str | None) -> TextVerdict:
+READERS: Final[tuple[str, ...]] = ("rules", "combined")
+"""Readers of final text: the rules alone, or the rules combined with the learned reader
+(:mod:`evalkit.conditions.classifier.learned`)."""
+DEFAULT_READER: Final[str] = "rules"
+"""The reader used when the argument names none (runs always use it)."""
+
+
+def classify_text(text: str | None, reader: str | None = None) -> TextVerdict:
     """Read an assistant's final text: abstain, clarify, act or unknown, with its implied requests.
 
     The rules and their precedence are documented in :mod:`evalkit.conditions.classifier`.
@@ -116,14 +124,25 @@ def classify_text(text: str | None) -> TextVerdict:
 
     Args:
         text: The assistant's final text; ``None`` is treated as empty.
+        reader: ``rules`` or ``combined`` (one of :data:`READERS`); ``None``:
+            :data:`DEFAULT_READER`.
 
     Returns:
         A :class:`TextVerdict` with the label, the implied meta requests (sorted, unique),
         the deciding rule id and the deciding clause.
+
+    Raises:
+        ValueError: ``reader`` is not one of :data:`READERS`.
     """
-    if type(text) is str and len(text) <= CACHE_MAX_CHARS:
-        return _classify_cached(text)
-    return _classify(text)
+    verdict = _classify_cached(text) if type(text) is str and len(text) <= CACHE_MAX_CHARS else _classify(text)
+    reader = reader or DEFAULT_READER
+    if reader not in READERS:
+        raise ValueError(f"unknown text reader {reader!r}; expected one of {', '.join(READERS)}")
+    if reader == "rules" or verdict.label == "unknown":
+        return verdict
+    from evalkit.conditions.classifier.learned import combine
+
+    return combine(text or "", verdict)
 
 
 def _classify(text: str | None) -> TextVerdict:

@@ -1,0 +1,190 @@
+"""A learned second reader of final text and its combination with the rules (DESIGN §5).
+
+The rule reader (:func:`~evalkit.conditions.classifier.classify_text`) knows particular
+phrasings; this module adds a linear model that reads the words of the text together with what
+the rules found, and one rule that combines the two.
+
+Model: multinomial logistic regression with L2 over hashed binary features (CRC-32 of the
+feature string modulo :data:`N_BUCKETS`; each row is scaled to unit L2 norm):
+    * the language the rules read (``lang=en`` ...);
+    * word unigrams and bigrams of the normalised text (lower-cased, contractions expanded);
+      for Chinese, Japanese and Korean character bigrams and trigrams of each CJK/Hangul run;
+      the same n-grams of the last sentence again, marked ``L:`` (the closing sentence carries
+      most of the label);
+    * the rules' clause cues (:func:`reading`): the set of cue kinds found (refuse, claim,
+      ask, offer, transfer, infeasible, deliver, go, none), the cue of the first and of the
+      last clause, and cues in conditional clauses or caveats (courtesy closings are already
+      dropped by the segmentation).
+    The rules' own label and rule id (groups ``label``, ``rule``) are not used: on the tuning
+    part, which the rules were fitted to, the model learns to copy them (``--cv`` of
+    :mod:`.train` shows it), and then adds nothing on unseen text.
+
+Weights are trained on the tuning part of the shipped corpus only
+(``python -m evalkit.conditions.classifier.train``, deterministic full-batch gradient descent)
+and shipped as ``learned_weights.npz`` (float16); numpy is imported on first use.
+
+Combination (``classify_text(text, reader="combined")``, :func:`combine`), one rule: the rules'
+``unknown`` stays ``unknown`` (an unsupported language, empty text, tool markup, junk, no cue:
+the learned reader never acts on a text the rules cannot read); every other text gets the
+learned reader's label (the most probable class). When the two agree the rule verdict is kept
+as it is (rule id, evidence); otherwise the rule id is ``learned.<label>`` and the implied meta
+requests are those of the new label by the one rule of :mod:`evalkit.conditions.classifier`
+(abstain -> ``declare_blocked``, clarify -> ``request_user_decision``), computed from the same
+clauses, so a label and its requests never disagree.
+
+The default reader stays ``rules``: the combination reads the long, structured corpus style
+better (corpus README, "Measured") but misreads terse texts the rules are specified on
+(``tests/conditions/data``), so runs do not use it; ``evalkit judge eval --learned`` scores it.
+"""
+
+from __future__ import annotations
+
+import itertools
+import re
+import zlib
+from functools import lru_cache
+from pathlib import Path
+from typing import Any, Final
+
+from evalkit.conditions.classifier.verdict import TextLabel, TextVerdict
+
+N_BUCKETS: Final[int] = 1 << 15
+"""Hashed feature space size (weights: ``N_BUCKETS`` x 3 labels, float16)."""
+LABELS: Final[tuple[TextLabel, ...]] = ("abstain", "clarify", "act")
+"""Row order of the model's classes."""
+FEATURE_GROUPS: Final[frozenset[str]] = frozenset({"text", "last", "clauses"})
+"""Feature groups the shipped model uses (see :func:`features`)."""
+WEIGHTS_PATH: Final[Path] = Path(__file__).with_name("learned_weights.npz")
+"""The shipped weights (``w``: buckets x labels, ``b``: labels)."""
+
+_TOKEN = re.compile(r"[a-z\u00c0-\u024f0-9]+(?:'[a-z]+)?")
+_CJK_RUN = re.compile(r"[\u3040-\u30ff\u3400-\u9fff\uac00-\ud7af]+")
+_SENT_END = re.compile(r"(?<=[.!?\u3002\uff01\uff1f])\s*|\n+")
+
+
+def _ngrams(text: str, prefix: str, out: list[str]) -> None:
+    """Append word uni/bigrams and CJK char bi/trigrams of ``text`` (already lower-cased)."""
+    words = _TOKEN.findall(text)
+    out.extend(prefix + w for w in words)
+    out.extend(f"{prefix}{a}_{b}" for a, b in itertools.pairwise(words))
+    for run in _CJK_RUN.findall(text):
+        if len(run) == 1:
+            out.append(prefix + run)
+        out.extend(prefix + run[i : i + 2] for i in range(len(run) - 1))
+        out.extend(prefix + run[i : i + 3] for i in range(len(run) - 2))
+
+
+def reading(text: str) -> tuple[TextVerdict, list[Any], str, bool]:
+    """The rule reader's verdict with the clauses it read.
+
+    Returns:
+        ``(verdict, clauses, body, has_code)``; ``clauses`` is empty when the text was not
+        read (unknown before segmentation).
+    """
+    from evalkit.conditions.classifier.clauses import _segment, _segment_intl
+    from evalkit.conditions.classifier.decide import classify_text
+    from evalkit.conditions.classifier.text import _prepare, _unwrap
+
+    verdict = classify_text(text, reader="rules")
+    if verdict.lang is None or not text or not text.strip():
+        return verdict, [], "", False
+    body, has_code = _prepare(_unwrap(text))
+    clauses = _segment(body) if verdict.lang in ("en", "zh") else _segment_intl(body, verdict.lang)
+    return verdict, clauses, body, has_code
+
+
+def features(verdict: TextVerdict, clauses: list[Any], body: str, has_code: bool,
+             groups: frozenset[str] = FEATURE_GROUPS) -> list[str]:
+    """Feature strings of one reading (see the module docstring).
+
+    Args:
+        verdict, clauses, body, has_code: A :func:`reading`.
+        groups: Which groups to emit: ``text`` (n-grams), ``last`` (n-grams of the last
+            sentence), ``label`` (the rule label), ``rule`` (rule family and id), ``clauses``
+            (clause cues); the language and code flag always.
+    """
+    from evalkit.conditions.classifier.text import _lower_expand
+
+    low = _lower_expand(body)
+    feats = [f"lang={verdict.lang}", f"code={has_code}"]
+    if "label" in groups:
+        feats.append(f"R:label={verdict.label}")
+    if "rule" in groups:
+        feats += [f"R:fam={verdict.rule.split('.')[0]}", f"R:rule={verdict.rule}"]
+    if "text" in groups:
+        _ngrams(low, "", feats)
+    sentences = [s for s in _SENT_END.split(low.strip()) if s.strip()]
+    if sentences and "last" in groups:
+        _ngrams(sentences[-1], "L:", feats)
+        feats.append(f"L:q={sentences[-1].rstrip().endswith(('?', '？'))}")
+    if "clauses" not in groups:
+        return feats
+    kinds = {c.kind or "none" for c in clauses}
+    feats.extend(f"K:{k}" for k in sorted(kinds))
+    if clauses:
+        feats.append(f"K:last={clauses[-1].kind}")
+        feats.append(f"K:first={clauses[0].kind}")
+    feats.extend(f"K:{c.kind}:cond" for c in clauses if c.conditional and c.kind)
+    feats.extend(f"K:caveat={c.kind}" for c in clauses if c.caveat and c.kind)
+    return feats
+
+
+def hashed(feats: list[str]) -> list[int]:
+    """Unique bucket ids of the feature strings (CRC-32, deterministic across runs)."""
+    return sorted({zlib.crc32(f.encode("utf-8")) % N_BUCKETS for f in feats})
+
+
+@lru_cache(maxsize=1)
+def _weights() -> tuple[Any, Any]:
+    """The shipped weights as float32 arrays, loaded on first use."""
+    import numpy as np
+
+    with np.load(WEIGHTS_PATH) as data:
+        return data["w"].astype(np.float32), data["b"].astype(np.float32)
+
+
+def probabilities(buckets: list[int], weights: tuple[Any, Any] | None = None) -> list[float]:
+    """Class probabilities (order :data:`LABELS`) of one hashed, unit-norm feature row."""
+    import numpy as np
+
+    w, b = weights if weights is not None else _weights()
+    if buckets:
+        z = w[buckets].sum(axis=0) / np.sqrt(len(buckets)) + b
+    else:
+        z = b.copy()
+    z = z - z.max()
+    e = np.exp(z)
+    return [float(x) for x in e / e.sum()]
+
+
+def combine(text: str, verdict: TextVerdict) -> TextVerdict:
+    """The combined reading of ``text`` whose rule reading is ``verdict`` (rule in the module docstring).
+
+    Args:
+        text: The assistant's final text.
+        verdict: The rule reader's verdict of ``text``.
+
+    Returns:
+        ``verdict`` itself when it is ``unknown`` or the learned reader agrees; else the learned
+        label with the rule id ``learned.<label>`` and the implied requests of that label.
+    """
+    if verdict.label == "unknown":
+        return verdict
+    return _combine_cached(text, verdict) if len(text) <= 4000 else _combine(text, verdict)
+
+
+def _combine(text: str, verdict: TextVerdict) -> TextVerdict:
+    """:func:`combine` without the cache."""
+    from evalkit.conditions.classifier.decide import _verdict
+
+    _, clauses, body, has_code = reading(text)
+    if not clauses:
+        return verdict
+    probs = probabilities(hashed(features(verdict, clauses, body, has_code)))
+    label = LABELS[max(range(len(LABELS)), key=lambda i: probs[i])]
+    if label == verdict.label:
+        return verdict
+    return _verdict(label, clauses, f"learned.{label}", verdict.evidence, verdict.lang)
+
+
+_combine_cached = lru_cache(maxsize=1024)(_combine)

@@ -1,0 +1,150 @@
+"""Train the learned reader of :mod:`evalkit.conditions.classifier.learned` (DESIGN §5).
+
+``python -m evalkit.conditions.classifier.train`` trains on the tuning part of the shipped
+corpus (``evalkit/conditions/corpus/tune.jsonl``) only and writes ``learned_weights.npz``;
+``--cv K`` prints K-fold cross-validated accuracy on the tuning part instead (rules alone,
+learned alone, combined at several thresholds). Training is deterministic: a fixed number of
+full-batch gradient steps with Nesterov momentum from zero weights, in float64, on the rows
+in file order.
+"""
+
+from __future__ import annotations
+
+import argparse
+from pathlib import Path
+from typing import Any
+
+from evalkit.conditions.classifier.learned import (
+    FEATURE_GROUPS,
+    LABELS,
+    N_BUCKETS,
+    WEIGHTS_PATH,
+    features,
+    hashed,
+    reading,
+)
+from evalkit.conditions.classifier.verdict import TextLabel
+
+L2: float = 1e-4
+"""L2 penalty on the weights (the loss is the mean cross-entropy plus ``L2/2 * |W|^2``)."""
+STEPS: int = 300
+"""Full-batch gradient steps."""
+RATE: float = 2.0
+"""Step size (rows have unit L2 norm)."""
+
+
+def rows(lines: list[dict]) -> tuple[list[list[int]], list[int], list[TextLabel]]:
+    """Hashed feature rows, gold class ids and the rule reader's labels of labelled lines."""
+    xs: list[list[int]] = []
+    ys: list[int] = []
+    rule_labels: list[TextLabel] = []
+    for line in lines:
+        verdict, clauses, body, has_code = reading(line["text"])
+        xs.append(hashed(features(verdict, clauses, body, has_code)))
+        ys.append(LABELS.index(line["label"]))
+        rule_labels.append(verdict.label)
+    return xs, ys, rule_labels
+
+
+def fit(xs: list[list[int]], ys: list[int]) -> tuple[Any, Any]:
+    """Multinomial logistic regression with L2; returns ``(w, b)`` as float64 arrays.
+
+    Args:
+        xs: Bucket ids of each row (binary features, each row scaled to unit norm).
+        ys: Class index of each row (into :data:`~evalkit.conditions.classifier.learned.LABELS`).
+
+    Returns:
+        ``w`` of shape ``(N_BUCKETS, 3)`` and ``b`` of shape ``(3,)``.
+    """
+    import numpy as np
+
+    cols = sorted({c for row in xs for c in row})
+    index = {c: i for i, c in enumerate(cols)}
+    indices = np.array([index[c] for row in xs for c in row], dtype=np.int64)  # CSR rows, value 1/sqrt(len)
+    row_of = np.repeat(np.arange(len(xs)), [len(row) for row in xs])
+    value = np.repeat([1.0 / np.sqrt(max(len(row), 1)) for row in xs], [len(row) for row in xs])
+    n, m, k = len(ys), len(cols), len(LABELS)
+    y = np.zeros((n, k))
+    y[np.arange(n), ys] = 1.0
+    w = np.zeros((m, k))
+    b = np.zeros(k)
+    vw, vb = np.zeros_like(w), np.zeros_like(b)
+    for _ in range(STEPS):
+        lw, lb = w + 0.9 * vw, b + 0.9 * vb  # Nesterov look-ahead
+        z = np.stack([np.bincount(row_of, value * lw[indices, j], minlength=n) for j in range(k)], axis=1) + lb
+        z -= z.max(axis=1, keepdims=True)
+        p = np.exp(z)
+        p /= p.sum(axis=1, keepdims=True)
+        g = (p - y) / n
+        gw = np.stack([np.bincount(indices, value * g[row_of, j], minlength=m) for j in range(k)], axis=1) + L2 * lw
+        gb = g.sum(axis=0)
+        vw = 0.9 * vw - RATE * gw
+        vb = 0.9 * vb - RATE * gb
+        w, b = w + vw, b + vb
+    full = np.zeros((N_BUCKETS, len(LABELS)))
+    full[cols] = w
+    return full, b
+
+
+def save(w: Any, b: Any, path: Path = WEIGHTS_PATH) -> None:
+    """Write the weights as float16 (compressed ``.npz``), atomically."""
+    import os
+    import tempfile
+
+    import numpy as np
+
+    fd, tmp = tempfile.mkstemp(dir=path.parent, suffix=".npz")
+    os.close(fd)
+    np.savez_compressed(tmp, w=w.astype(np.float16), b=b.astype(np.float16))
+    os.chmod(tmp, 0o644)
+    os.replace(tmp, path)
+
+
+def _cv(lines: list[dict], k: int) -> None:
+    """Print K-fold cross-validated accuracy on ``lines`` (rules, learned, combined) per feature set."""
+    from evalkit.conditions.classifier.learned import probabilities
+
+    reads = [reading(line["text"]) for line in lines]
+    gold = [line["label"] for line in lines]
+    ys = [LABELS.index(g) for g in gold]
+    rule_labels = [r[0].label for r in reads]
+    n = len(gold)
+    print(f"rules {sum(r == g for r, g in zip(rule_labels, gold)) / n:.3f}")
+    variants = {"shipped": FEATURE_GROUPS, "with-rule-label": FEATURE_GROUPS | {"label", "rule"},
+                "text": frozenset({"text", "last"})}
+    for name, groups in variants.items():
+        xs = [hashed(features(*r, groups=groups)) for r in reads]
+        probs: list[list[float]] = [[] for _ in xs]
+        for fold in range(k):
+            train = [i for i in range(n) if i % k != fold]
+            w, b = fit([xs[i] for i in train], [ys[i] for i in train])
+            for i in range(fold, n, k):
+                probs[i] = probabilities(xs[i], (w, b))
+        learned = [LABELS[max(range(3), key=lambda j: p[j])] for p in probs]
+        known = [i for i in range(n) if rule_labels[i] != "unknown"]
+        out = [f"{name}: learned(read) {sum(learned[i] == gold[i] for i in known) / len(known):.3f}"]
+        for t in (0.5, 0.6, 0.7, 0.8, 0.9):
+            comb = [r if r == "unknown" or max(p) < t else lab for r, p, lab in zip(rule_labels, probs, learned)]
+            out.append(f"@{t} {sum(r == g for r, g in zip(comb, gold)) / n:.3f}")
+        print(" ".join(out), flush=True)
+
+
+def main(argv: list[str] | None = None) -> None:
+    """Train on the tuning part and write the weights (or cross-validate with ``--cv K``)."""
+    from evalkit.conditions.corpus import load_part
+
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--cv", type=int, default=0, metavar="K", help="K-fold cross-validation on the tuning part")
+    args = parser.parse_args(argv)
+    lines = [line.model_dump() for line in load_part("tune")]
+    if args.cv:
+        _cv(lines, args.cv)
+        return
+    xs, ys, _ = rows(lines)
+    w, b = fit(xs, ys)
+    save(w, b)
+    print(f"wrote {WEIGHTS_PATH} ({WEIGHTS_PATH.stat().st_size} bytes, {len(xs)} texts)")
+
+
+if __name__ == "__main__":
+    main()
