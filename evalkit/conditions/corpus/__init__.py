@@ -11,8 +11,9 @@ Files in this folder:
     ``tune.jsonl`` / ``test.jsonl``: the two parts, built from the sources by
     ``python -m evalkit.conditions.corpus.build``. The test part is never used to tune a
     classifier, a prompt or a rule.
-    ``src/test2/<lang>.yaml`` -> ``test2.jsonl``: a second, held-out test part, written and
-    committed before any classifier was run on it (README "Split"); never used to tune.
+    ``src/test2/<lang>.yaml`` -> ``test2.jsonl`` and ``src/test3/<lang>.yaml`` -> ``test3.jsonl``:
+    further held-out test parts, each written and committed before any classifier was run on it
+    (README "Split"); never used to tune.
 
 Each JSONL line is a :class:`CorpusLine`; readers that only need ``text``, ``label`` and
 ``lang`` may ignore the other fields.
@@ -38,10 +39,12 @@ TEST_PATH: Final[Path] = CORPUS_DIR / "test.jsonl"
 TEST2_SRC_DIR: Final[Path] = SRC_DIR / "test2"
 """Sources of the held-out part ``test2`` (every line of it is in that part)."""
 TEST2_PATH: Final[Path] = CORPUS_DIR / "test2.jsonl"
+HELD_OUT: Final[tuple[str, ...]] = ("test2", "test3")
+"""The held-out parts: part ``P`` is built from ``src/P/<lang>.yaml`` into ``P.jsonl``, whole (no split)."""
 
 CorpusLabel = Literal["abstain", "clarify", "act"]
 """The three labels of a final answer (README "Labels")."""
-Part = Literal["tune", "test", "test2"]
+Part = Literal["tune", "test", "test2", "test3"]
 
 CORE_LANGS: Final[tuple[str, ...]] = ("en", "zh", "fr", "de", "es", "ja", "ko", "pt")
 """The eight languages the corpus covers in full (every kind, every label; ISO 639-1)."""
@@ -155,7 +158,7 @@ def load_part(part: Part, path: Path | None = None) -> list[CorpusLine]:
     """Load one part of the corpus.
 
     Args:
-        part: ``tune``, ``test`` or ``test2``.
+        part: ``tune``, ``test`` or a held-out part (:data:`HELD_OUT`).
         path: Another JSONL file in the same format (default: the shipped part).
 
     Returns:
@@ -164,7 +167,9 @@ def load_part(part: Part, path: Path | None = None) -> list[CorpusLine]:
     Raises:
         ConfigError: naming the file, the line and the field of the first bad line.
     """
-    file = path or {"tune": TUNE_PATH, "test": TEST_PATH, "test2": TEST2_PATH}[part]
+    file = path or CORPUS_DIR / f"{part}.jsonl"
+    if path is None and part in HELD_OUT and not file.exists():
+        return []
     lines = []
     for number, text in enumerate(file.read_text(encoding="utf-8").split("\n"), 1):
         if not text.strip():
@@ -178,7 +183,7 @@ def load_part(part: Part, path: Path | None = None) -> list[CorpusLine]:
 
 
 __all__ = [
-    "CORE_LANGS", "CORPUS_DIR", "EXTRA_LANGS", "KINDS", "LANGS", "MIN_PER_LANG", "SPLIT_PATH", "SRC_DIR", "TEST2_PATH", "TEST2_SRC_DIR",
+    "CORE_LANGS", "CORPUS_DIR", "EXTRA_LANGS", "HELD_OUT", "KINDS", "LANGS", "MIN_PER_LANG", "SPLIT_PATH", "SRC_DIR", "TEST2_PATH", "TEST2_SRC_DIR",
     "TEST_PATH", "TUNE_PATH",
     "CorpusLabel", "CorpusLine", "Part", "load_part", "parse_line",
 ]

@@ -2,8 +2,8 @@
 
 ``python -m evalkit.conditions.corpus.build`` reads ``src/<lang>.yaml``, validates every line,
 gives each new id a part and writes ``split.tsv``, ``tune.jsonl``, ``test.jsonl`` and the counts
-table of ``README.md``; the held-out sources ``src/test2/<lang>.yaml`` are written, all of them, to
-``test2.jsonl`` (they take no part in the split).
+table of ``README.md``; the sources of each held-out part ``P`` (``src/P/<lang>.yaml``, ``P`` in
+``HELD_OUT``: test2, test3) are written, all of them, to ``P.jsonl`` (they take no part in the split).
 ``--check`` writes nothing and exits 1 when the shipped files differ from what the sources give.
 
 A part, once given, never changes (``split.tsv`` is frozen), so a line used for tuning never
@@ -30,8 +30,7 @@ from evalkit.conditions.corpus import (
     CORPUS_DIR,
     SPLIT_PATH,
     SRC_DIR,
-    TEST2_PATH,
-    TEST2_SRC_DIR,
+    HELD_OUT,
     TEST_PATH,
     TUNE_PATH,
     CorpusLine,
@@ -85,30 +84,36 @@ def load_sources(src_dir: Path = SRC_DIR) -> list[CorpusLine]:
     return sorted(lines, key=lambda line: line.id)
 
 
-def load_test2(main: list[CorpusLine]) -> list[CorpusLine]:
-    """Read the held-out part's sources (``src/test2``), checked against the main corpus.
+def load_held(main: list[CorpusLine]) -> dict[str, list[CorpusLine]]:
+    """Read the held-out parts' sources (``src/<part>/``), checked against the main corpus and each other.
 
     Args:
         main: The lines of the main sources (:func:`load_sources`).
 
     Returns:
-        The held-out lines, sorted by id (empty when the folder is absent).
+        Each held-out part present (:data:`~evalkit.conditions.corpus.HELD_OUT` order) with its lines, sorted by id.
 
     Raises:
-        ConfigError: as :func:`load_sources`, and for an id or a text also in the main sources.
+        ConfigError: as :func:`load_sources`, and for an id or a text also in the main sources or another part.
     """
-    if not TEST2_SRC_DIR.is_dir():
-        return []
-    held = load_sources(TEST2_SRC_DIR)
-    ids = {line.id for line in main}
+    ids = {line.id: "the main sources" for line in main}
     texts = {_SPACE.sub(" ", line.text).strip().casefold(): line.id for line in main}
-    for line in held:
-        if line.id in ids:
-            raise ConfigError(f"{TEST2_SRC_DIR}: line {line.id}: field id: also in the main sources")
-        other = texts.get(_SPACE.sub(" ", line.text).strip().casefold())
-        if other:
-            raise ConfigError(f"{TEST2_SRC_DIR}: line {line.id}: field text: same text as {other}")
-    return held
+    out: dict[str, list[CorpusLine]] = {}
+    for part in HELD_OUT:
+        folder = SRC_DIR / part
+        if not folder.is_dir():
+            continue
+        held = load_sources(folder)
+        for line in held:
+            if line.id in ids:
+                raise ConfigError(f"{folder}: line {line.id}: field id: also in {ids[line.id]}")
+            other = texts.get(_SPACE.sub(" ", line.text).strip().casefold())
+            if other:
+                raise ConfigError(f"{folder}: line {line.id}: field text: same text as {other}")
+        ids.update({line.id: f"src/{part}" for line in held})
+        texts.update({_SPACE.sub(" ", line.text).strip().casefold(): line.id for line in held})
+        out[part] = held
+    return out
 
 
 def _check_plain_scalars(file: Path, root: yaml.Node | None) -> None:
@@ -173,12 +178,14 @@ def assign(lines: list[CorpusLine], frozen: dict[str, Part]) -> dict[str, Part]:
 
 
 def render(lines: list[CorpusLine], parts: dict[str, Part],
-           held: list[CorpusLine] | None = None) -> dict[Path, str]:
-    """The text of ``split.tsv``, ``tune.jsonl``, ``test.jsonl``, ``test2.jsonl`` (lines sorted by id) and the README."""
-    held = held or []
+           held: dict[str, list[CorpusLine]] | None = None) -> dict[Path, str]:
+    """The text of ``split.tsv``, ``tune.jsonl``, ``test.jsonl``, each held-out part's JSONL (lines sorted by id)
+    and the README."""
+    held = held or {}
     out: dict[Path, list[str]] = {SPLIT_PATH: [], TUNE_PATH: [], TEST_PATH: []}
-    if held:
-        out[TEST2_PATH] = [json.dumps(x.model_dump(exclude_none=True), ensure_ascii=False) for x in held]
+    for part, held_lines in held.items():
+        out[CORPUS_DIR / f"{part}.jsonl"] = [json.dumps(x.model_dump(exclude_none=True), ensure_ascii=False)
+                                            for x in held_lines]
     for line in lines:
         part = parts[line.id]
         out[SPLIT_PATH].append(f"{line.id}\t{part}")
@@ -192,19 +199,21 @@ def render(lines: list[CorpusLine], parts: dict[str, Part],
 _COUNTS = re.compile(r"(<!-- counts:begin -->\n).*?(<!-- counts:end -->)", re.S)
 
 
-def counts_table(lines: list[CorpusLine], parts: dict[str, Part], held: list[CorpusLine] | None = None) -> str:
-    """The README's table of lines per language and label, with the tune/test sizes (and test2's, if any)."""
-    held = held or []
-    every = lines + held
+def counts_table(lines: list[CorpusLine], parts: dict[str, Part],
+                 held: dict[str, list[CorpusLine]] | None = None) -> str:
+    """The README's table of lines per language and label, with the tune/test sizes (and each held-out part's)."""
+    held = held or {}
+    every = lines + [x for part in held.values() for x in part]
     langs = sorted({line.lang for line in every}, key=lambda lang: (-sum(x.lang == lang for x in every), lang))
-    extra = " / test2" if held else ""
+    extra = "".join(f" / {part}" for part in held)
     rows = [f"| lang | abstain | clarify | act | total | tune / test{extra} |", "|---|---|---|---|---|---|"]
     for lang in [*langs, "all"]:
         mine = [x for x in every if lang in ("all", x.lang)]
         labels = Counter(x.label for x in mine)
         main = [x for x in mine if x.id in parts]
         tune = sum(parts[x.id] == "tune" for x in main)
-        sizes = f"{tune} / {len(main) - tune}" + (f" / {len(mine) - len(main)}" if held else "")
+        sizes = f"{tune} / {len(main) - tune}" + "".join(
+            f" / {sum(lang in ('all', x.lang) for x in part)}" for part in held.values())
         rows.append(f"| {lang} | {labels['abstain']} | {labels['clarify']} | {labels['act']} | {len(mine)} "
                     f"| {sizes} |")
     return "\n".join(rows) + "\n"
@@ -223,7 +232,7 @@ def _write(path: Path, text: str) -> None:
 def stale_files() -> list[Path]:
     """The shipped files that differ from what the sources give (empty when in sync)."""
     lines = load_sources()
-    wanted = render(lines, assign(lines, read_split()), load_test2(lines))
+    wanted = render(lines, assign(lines, read_split()), load_held(lines))
     return [p for p, text in wanted.items() if not p.exists() or p.read_text(encoding="utf-8") != text]
 
 
@@ -241,7 +250,7 @@ def main(argv: list[str] | None = None) -> int:
             return 1 if stale else 0
         lines = load_sources()
         parts = assign(lines, read_split())
-        held = load_test2(lines)
+        held = load_held(lines)
         for path, text in render(lines, parts, held).items():
             _write(path, text)
     except ConfigError as exc:
@@ -250,7 +259,7 @@ def main(argv: list[str] | None = None) -> int:
     counts = Counter((line.lang, parts[line.id]) for line in lines)
     langs = sorted({line.lang for line in lines})
     print(" ".join(f"{lang} {counts[(lang, 'tune')]}/{counts[(lang, 'test')]}" for lang in langs),
-          f"| total {len(lines)} (tune/test); test2 {len(held)}")
+          f"| total {len(lines)} (tune/test);", "; ".join(f"{part} {len(x)}" for part, x in held.items()))
     return 0
 
 
