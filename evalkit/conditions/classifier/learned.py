@@ -52,7 +52,7 @@ N_BUCKETS: Final[int] = 1 << 15
 """Hashed feature space size (weights: ``N_BUCKETS`` x 3 labels, float16)."""
 LABELS: Final[tuple[TextLabel, ...]] = ("abstain", "clarify", "act")
 """Row order of the model's classes."""
-FEATURE_GROUPS: Final[frozenset[str]] = frozenset({"text", "last", "clauses"})
+FEATURE_GROUPS: Final[frozenset[str]] = frozenset({"text", "last", "first", "char", "neg", "shape", "clauses"})
 """Feature groups the shipped model uses (see :func:`features`)."""
 WEIGHTS_PATH: Final[Path] = Path(__file__).with_name("learned_weights.npz")
 """The shipped weights (``w``: buckets x labels, ``b``: labels)."""
@@ -93,6 +93,16 @@ def reading(text: str) -> tuple[TextVerdict, list[Any], str, bool]:
     return verdict, clauses, body, has_code
 
 
+_WORD4 = re.compile(r"[a-z\u00c0-\u024f]{4,}")
+_SCOPE_TOKEN = re.compile(r"[a-z\u00c0-\u024f0-9]+(?:'[a-z]+)?|[\u3040-\u30ff\u3400-\u9fff\uac00-\ud7af]")
+_NEG_WORD = re.compile(
+    r"^(?:not|no|never|nothing|none|cannot|unable|ne|pas|jamais|rien|aucun\w*|nicht|kein\w*|nie|nichts|nunca|nada|"
+    r"ningun\w*|n[ãa]o|nem|nenhum\w*|nunca)$")
+_NEG_CJK = re.compile(r"不|没|未|无|非|ない|ません|できず|못|않|없")
+SCOPE: Final[int] = 4
+"""Words after a negation word that get a negated copy (``N:word``)."""
+
+
 def features(verdict: TextVerdict, clauses: list[Any], body: str, has_code: bool,
              groups: frozenset[str] = FEATURE_GROUPS) -> list[str]:
     """Feature strings of one reading (see the module docstring).
@@ -100,8 +110,11 @@ def features(verdict: TextVerdict, clauses: list[Any], body: str, has_code: bool
     Args:
         verdict, clauses, body, has_code: A :func:`reading`.
         groups: Which groups to emit: ``text`` (n-grams), ``last`` (n-grams of the last
-            sentence), ``label`` (the rule label), ``rule`` (rule family and id), ``clauses``
-            (clause cues); the language and code flag always.
+            sentence), ``first`` (of the first sentence), ``char`` (character 4-grams of the
+            words of Latin-script languages), ``neg`` (the words in the scope of a negation),
+            ``shape`` (questions, sentences and the order of the clause cues), ``label`` (the
+            rule label), ``rule`` (rule family and id), ``clauses`` (clause cues); the language
+            and code flag always.
     """
     from evalkit.conditions.classifier.text import _lower_expand
 
@@ -117,6 +130,30 @@ def features(verdict: TextVerdict, clauses: list[Any], body: str, has_code: bool
     if sentences and "last" in groups:
         _ngrams(sentences[-1], "L:", feats)
         feats.append(f"L:q={sentences[-1].rstrip().endswith(('?', '？'))}")
+    if sentences and "first" in groups:
+        _ngrams(sentences[0], "F:", feats)
+    if "char" in groups:
+        for word in _WORD4.findall(low):
+            word = f"<{word}>"
+            feats.extend("C:" + word[i : i + 4] for i in range(len(word) - 3))
+    if "neg" in groups:
+        for sentence in sentences:
+            scope = 0
+            for token in _SCOPE_TOKEN.findall(sentence):
+                if _NEG_WORD.match(token):
+                    scope = SCOPE
+                elif scope:
+                    feats.append("N:" + token)
+                    scope -= 1
+            for m in _NEG_CJK.finditer(sentence):
+                feats.append("NC:" + sentence[m.end() : m.end() + 2])
+                feats.append("NCb:" + sentence[max(0, m.start() - 2) : m.start()])
+    if "shape" in groups:
+        questions = sum(s.rstrip().endswith(("?", "？")) for s in sentences)
+        feats += [f"S:nq={min(questions, 3)}", f"S:ns={min(len(sentences) // 3, 4)}",
+                  f"S:lastq={bool(sentences) and sentences[-1].rstrip().endswith(('?', '？'))}"]
+        cues = [c.kind for c in clauses if c.kind]
+        feats.extend(f"S:seq={a}>{b}" for a, b in itertools.pairwise(cues))
     if "clauses" not in groups:
         return feats
     kinds = {c.kind or "none" for c in clauses}
@@ -157,18 +194,63 @@ def probabilities(buckets: list[int], weights: tuple[Any, Any] | None = None) ->
     return [float(x) for x in e / e.sum()]
 
 
+WEAK_RULES: Final[tuple[str, ...]] = ("act.statement", "act.report", "act.answer", "act.proceed", "ask.question.shape",
+                                      "claim.partial", "claim.done")
+"""Rule ids (prefixes) the rules reach by a fallback rather than a cue that names the outcome: a
+statement with no cue read as an answer, a report of looking something up, a completion claimed
+next to a refusal. On unseen corpus lines these are the rules' least reliable readings; every
+``claim.*`` and ``act.*`` reading of a language other than English and Chinese (smaller cue
+tables) counts as weak too."""
+STRONG_MIN: Final[float] = 0.6
+"""Over a rule reading that is not weak, the learned label wins only with at least this probability."""
+UNREAD_MIN: Final[float] = 0.6
+"""A supported-language text the rules found no cue in (``no_cue``, ``junk``) gets the learned
+label only with at least this probability; otherwise it stays ``unknown``."""
+UNREAD_RULES: Final[frozenset[str]] = frozenset({"no_cue", "junk"})
+
+
+def weak(verdict: TextVerdict) -> bool:
+    """Whether the rules reached ``verdict`` by a fallback (:data:`WEAK_RULES`)."""
+    if verdict.rule.startswith(WEAK_RULES):
+        return True
+    return verdict.lang not in ("en", "zh") and verdict.rule.startswith(("claim.", "act."))
+
+
+def choose(verdict: TextVerdict, probs: list[float]) -> TextLabel:
+    """The combined label of a text from its rule verdict and the learned probabilities.
+
+    Args:
+        verdict: The rule reader's verdict.
+        probs: The learned reader's probabilities, in :data:`LABELS` order.
+
+    Returns:
+        ``unknown`` for a text the rules cannot read (an unsupported language, empty text, tool
+        markup, an apology alone), and for a supported-language text without any cue unless the
+        learned reader gives one label at least :data:`UNREAD_MIN`; the learned label over a
+        weak rule reading (:func:`weak`); otherwise the learned label when its probability is at
+        least :data:`STRONG_MIN`, else the rule label.
+    """
+    best = max(range(len(LABELS)), key=lambda i: probs[i])
+    learned, p = LABELS[best], probs[best]
+    if verdict.label == "unknown":
+        return learned if verdict.rule in UNREAD_RULES and p >= UNREAD_MIN else "unknown"
+    if weak(verdict) or p >= STRONG_MIN:
+        return learned
+    return verdict.label
+
+
 def combine(text: str, verdict: TextVerdict) -> TextVerdict:
-    """The combined reading of ``text`` whose rule reading is ``verdict`` (rule in the module docstring).
+    """The combined reading of ``text`` whose rule reading is ``verdict`` (:func:`choose`).
 
     Args:
         text: The assistant's final text.
         verdict: The rule reader's verdict of ``text``.
 
     Returns:
-        ``verdict`` itself when it is ``unknown`` or the learned reader agrees; else the learned
-        label with the rule id ``learned.<label>`` and the implied requests of that label.
+        ``verdict`` itself when the combined label is the rule label; else that label with the
+        rule id ``learned.<label>`` and the implied requests of that label.
     """
-    if verdict.label == "unknown":
+    if verdict.label == "unknown" and verdict.rule not in UNREAD_RULES:
         return verdict
     return _combine_cached(text, verdict) if len(text) <= 4000 else _combine(text, verdict)
 
@@ -180,8 +262,7 @@ def _combine(text: str, verdict: TextVerdict) -> TextVerdict:
     _, clauses, body, has_code = reading(text)
     if not clauses:
         return verdict
-    probs = probabilities(hashed(features(verdict, clauses, body, has_code)))
-    label = LABELS[max(range(len(LABELS)), key=lambda i: probs[i])]
+    label = choose(verdict, probabilities(hashed(features(verdict, clauses, body, has_code))))
     if label == verdict.label:
         return verdict
     return _verdict(label, clauses, f"learned.{label}", verdict.evidence, verdict.lang)
