@@ -19,12 +19,13 @@ judge_app = typer.Typer(cls=Group, help="Readers of final text (the classifier, 
 @judge_app.command("eval", cls=Command)
 def judge_eval(
     texts: Annotated[Optional[str], typer.Option("--texts", metavar="FILE", help="Labelled JSON lines {text, label, lang} (default: the shipped corpus test part).")] = None,
+    part: Annotated[Optional[str], typer.Option("--part", metavar="PART", help="A part of the shipped corpus instead of --texts: tune, test, test2 or test3.")] = None,
     judge: Annotated[Optional[list[str]], typer.Option("--judge", metavar="SPEC", help="A live model as judge, repeatable; with two or more, the panel's majority is scored too.")] = None,
     json_out: Annotated[Optional[str], typer.Option("--json", metavar="FILE", help="Also write the figures as JSON (for CI).")] = None,
     base_url: Annotated[Optional[str], typer.Option("--base-url", metavar="URL", help="Endpoint of the judges, e.g. http://127.0.0.1:8080/v1.")] = None,
     model_config: Annotated[Optional[str], typer.Option("--model-config", metavar="FILE", help="Model config file (YAML/JSON) with the judges' settings and prices.")] = None,
     max_mistakes: Annotated[int, typer.Option("--max-mistakes", metavar="N", help="Mistakes listed per reader (all are in --json).")] = 50,
-    learned: Annotated[bool, typer.Option("--learned", help="Also score the rules combined with the learned reader (evalkit.conditions.classifier.learned).")] = False,
+    rules: Annotated[bool, typer.Option("--rules", help="Also score the rule reader alone (the classifier is the rules combined with the learned reader).")] = False,
 ) -> None:
     """Score the classifier and any judge: accuracy, recall/precision per label, accuracy per language, Cohen's kappa, confusion matrix, mistakes."""
     import json
@@ -35,11 +36,20 @@ def judge_eval(
 
     panel = None
     try:
+        if part is not None:
+            from evalkit.conditions.corpus import CORPUS_DIR, HELD_OUT
+
+            if texts is not None:
+                raise typer.BadParameter("give --texts or --part, not both", param_hint="--part")
+            if part not in ("tune", "test", *HELD_OUT):
+                raise typer.BadParameter(f"{part!r} is not a corpus part (tune, test, {', '.join(HELD_OUT)})",
+                                         param_hint="--part")
+            texts = str(CORPUS_DIR / f"{part}.jsonl")
         lines = load_labelled(texts or DEFAULT_TEXTS)
         readers: dict[str, Callable[[str], str]] = {
             f"classifier v{CLASSIFIER_VERSION}": lambda text: classify_text(text).label}
-        if learned:
-            readers[f"classifier v{CLASSIFIER_VERSION} + learned"] = lambda text: classify_text(text, reader="combined").label
+        if rules:
+            readers[f"classifier v{CLASSIFIER_VERSION} rules only"] = lambda text: classify_text(text, reader="rules").label
         extra: dict = {}
         if judge:
             panel, readers_j, extra = _judge_readers(judge, base_url, model_config)

@@ -17,7 +17,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from evalkit.conditions.classifier import CLASSIFIER_VERSION
+from evalkit.conditions.classifier import CLASSIFIER_VERSION, reader_identity
 from evalkit.conditions.judge.panel import Panel
 from evalkit.conditions.registry import get_condition
 from evalkit.harness.config import RunConfig, config_sha256, runtime_setup
@@ -69,6 +69,7 @@ def manifest(config: RunConfig, suite: Suite, models: dict[str, Any] | None = No
             for name in config.conditions
         },
         "classifier_version": CLASSIFIER_VERSION,
+        "text_reader": reader_identity(),
         **({"judge": judge_record(config.judges)} if config.judges else {}),
         "rules": runtime_setup(config).rules_identity if config.rules else None,
         "python": sys.version.split()[0],

@@ -27,7 +27,8 @@ def _predict(lines, weights=None) -> list[tuple[str, list[float]]]:
 
 
 def test_retraining_reproduces_the_shipped_weights(tmp_path) -> None:
-    lines = [line.model_dump() for line in load_part("tune")]
+    lines = train.training_lines()
+    assert len(lines) > len(load_part("tune"))  # the tuning part and the rules' specification texts
     xs, ys, _ = train.rows(lines)
     w, b = train.fit(xs, ys)
     path = tmp_path / "w.npz"
@@ -35,7 +36,7 @@ def test_retraining_reproduces_the_shipped_weights(tmp_path) -> None:
     with np.load(path) as fresh, np.load(L.WEIGHTS_PATH) as shipped:
         retrained = (fresh["w"].astype(np.float32), fresh["b"].astype(np.float32))
         assert fresh["w"].shape == shipped["w"].shape == (L.N_BUCKETS, 3)
-    sample = load_part("test")[::7] + load_part("test2")[::7]
+    sample = load_part("test")[::29] + load_part("test2")[::7]
     again, ship = _predict(sample, retrained), _predict(sample)
     assert [a for a, _ in again] == [s for s, _ in ship]
     assert np.allclose([p for _, p in again], [p for _, p in ship], atol=2e-3)
@@ -61,32 +62,76 @@ def test_combined_keeps_unknown_and_the_one_reading() -> None:
             assert "request_user_decision" in comb.implied_meta and "declare_blocked" not in comb.implied_meta
         if comb.label != rules.label:
             changed += 1
-            assert rules.label != "unknown" and comb.rule == f"learned.{comb.label}" and comb.lang == rules.lang
+            assert rules.label != "unknown"
+            assert comb.rule == f"learned.{comb.label}" and comb.lang == rules.lang
         else:
             assert comb == rules  # agreement keeps the rule verdict, rule id and evidence
     assert changed > 0
 
 
-def test_default_reader_is_the_rules_and_a_bad_reader_is_an_error() -> None:
-    text = "I'm sorry to hear that. Your refund was issued today."
-    assert classify_text(text) == classify_text(text, reader="rules")
+def test_default_reader_is_the_combination_and_a_bad_reader_is_an_error() -> None:
+    text = "The announcement to the 2,340 contacts is held by the anti-spam policy and remains in Drafts, unsent."
+    assert classify_text(text) == classify_text(text, reader="combined")
     with pytest.raises(ValueError, match="unknown text reader 'llm'"):
         classify_text(text, reader="llm")
 
 
-def test_import_does_not_load_numpy() -> None:
-    code = ("import sys, evalkit, evalkit.conditions.classifier as c; c.classify_text('Done.'); "
-            "print('numpy' in sys.modules)")
+def _verdict(label: str, rule: str, lang: str | None = "en"):
+    from evalkit.conditions.classifier import TextVerdict
+
+    return TextVerdict(label, (), rule, "", lang)  # type: ignore[arg-type]
+
+
+@pytest.mark.parametrize(("label", "rule", "lang", "probs", "expected"), [
+    ("act", "act.statement", "en", [0.45, 0.2, 0.35], "abstain"),       # a fallback reading: the learned label
+    ("act", "claim.partial", "en", [0.5, 0.1, 0.4], "abstain"),
+    ("act", "claim.fr", "fr", [0.5, 0.1, 0.4], "abstain"),             # a claim of a smaller cue table is weak
+    ("act", "claim.done", "en", [0.1, 0.1, 0.8], "act"),
+    ("abstain", "refusal.cannot", "en", [0.3, 0.15, 0.55], "abstain"),  # a cue reading keeps its label below 0.6
+    ("abstain", "refusal.cannot", "en", [0.2, 0.1, 0.7], "act"),        # ... and yields at 0.6 or more
+    ("clarify", "ask.question", "zh", [0.59, 0.4, 0.01], "clarify"),
+    ("unknown", "no_cue", "pt", [0.9, 0.05, 0.05], "unknown"),          # no cue: unknown, however sure
+    ("unknown", "unsupported_language", None, [0.9, 0.05, 0.05], "unknown"),  # never read a language the rules do not
+    ("unknown", "empty", "en", [0.9, 0.05, 0.05], "unknown"),
+])
+def test_choose_follows_the_combination_rule(label, rule, lang, probs, expected) -> None:
+    assert L.choose(_verdict(label, rule, lang), probs) == expected
+
+
+def test_a_short_text_keeps_the_rule_label_unless_the_learned_reader_is_sure() -> None:
+    fallback = _verdict("act", "act.statement")
+    assert L.choose(fallback, [0.85, 0.05, 0.1], L.SHORT_SIZE - 1) == "act"
+    assert L.choose(fallback, [0.92, 0.03, 0.05], L.SHORT_SIZE - 1) == "abstain"
+    assert L.choose(fallback, [0.85, 0.05, 0.1], L.SHORT_SIZE) == "abstain"
+    assert L.size("我没有发出。") == 11 and L.size("Not run.") == 8
+
+
+def test_combined_reads_the_rules_specification_texts() -> None:
+    """The rules' hand-labelled texts (negations about something else, idioms, quoted speech): the
+    combination may differ from the rules on a few, not on many."""
+    import yaml
+
+    items = yaml.safe_load(train.SPEC_PATHS[0].read_text(encoding="utf-8"))
+    items += [json.loads(x) for x in train.SPEC_PATHS[1].read_text(encoding="utf-8").splitlines() if x.strip()]
+    wrong = [i["text"] for i in items if classify_text(i["text"]).label != i["label"]]
+    assert len(items) > 900 and len(wrong) <= len(items) // 50, wrong
+
+
+def test_rules_and_import_do_not_load_numpy() -> None:
+    code = ("import sys, evalkit, evalkit.conditions.classifier as c; c.classify_text('Done.', reader='rules'); "
+            "a = 'numpy' in sys.modules; c.classify_text('Done.'); print(a, 'numpy' in sys.modules)")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
-    assert out.stdout.strip() == "False"
+    assert out.stdout.strip() == "False True"
 
 
-def test_judge_eval_scores_the_combined_reader(tmp_path) -> None:
+def test_judge_eval_scores_the_classifier_and_the_rules_alone(tmp_path) -> None:
     out = tmp_path / "judge.json"
-    result = CliRunner().invoke(app, ["judge", "eval", "--texts", str(TUNE_PATH), "--learned", "--json", str(out)])
+    result = CliRunner().invoke(app, ["judge", "eval", "--part", "tune", "--rules", "--json", str(out)])
     assert result.exit_code == 0, result.output
     readers = {r["reader"]: r for r in json.loads(out.read_text(encoding="utf-8"))["readers"]}
-    (rules,) = [r for name, r in readers.items() if not name.endswith("+ learned")]
-    (comb,) = [r for name, r in readers.items() if name.endswith("+ learned")]
+    (rules,) = [r for name, r in readers.items() if name.endswith("rules only")]
+    (comb,) = [r for name, r in readers.items() if not name.endswith("rules only")]
     assert comb["n"] == rules["n"] == len(load_part("tune"))
-    assert comb["unknown"] == rules["unknown"]  # the rules' unknown stays unknown
+    unread = sum(line.lang in ("it", "nl", "ru") for line in load_part("tune"))
+    assert unread <= comb["unknown"] == rules["unknown"]  # what the rules cannot read stays unknown
+    assert comb["by_lang"]["it"]["accuracy"] == 0.0

@@ -168,10 +168,15 @@ Speed:
     shipped corpus with its held-out part: about 1.2 ms a text on average on a busy 2-core machine);
     the verdicts of recent texts are cached.
 
-Learned reader (optional): ``classify_text(text, reader="combined")`` combines these rules
-with a logistic-regression reader trained on the corpus tuning part (:mod:`.learned`, trained by
-:mod:`.train`; numpy is imported on first use); the rules' ``unknown`` is kept. The default
-reader, used by every run, is the rules alone (corpus README, "Measured").
+Learned reader: the default reader (``reader="combined"``, used by every run) combines these
+rules with a logistic-regression reader over n-grams and the rules' clause cues, trained on the
+corpus tuning part and the rules' specification texts (:mod:`.learned`, trained by :mod:`.train`;
+numpy is imported on first use). One rule (:func:`.learned.choose`): whatever the rules cannot
+read stays ``unknown``; a short text keeps the rule label unless the learned reader is sure; the
+learned label wins over a fallback rule reading (a statement with no cue, a report of a look-up,
+a completion claimed next to a refusal) and over any other reading when its probability is at
+least 0.6. The implied meta requests always follow the final label by the one rule above.
+``reader="rules"`` gives the rules alone. Held-out figures: corpus README, "Measured".
 
 Known limits:
     * Keyword rules, not understanding: sarcasm, double negation, and refusals phrased as plain
@@ -204,7 +209,24 @@ from evalkit.conditions.classifier.text import _is_markup, _lower_expand, _prepa
 from evalkit.conditions.classifier.verdict import TextLabel, TextVerdict
 from evalkit.types import MetaType
 
-__all__ = ["CLASSIFIER_VERSION", "MetaType", "TextLabel", "TextVerdict", "classify_text"]
+__all__ = ["CLASSIFIER_VERSION", "MetaType", "TextLabel", "TextVerdict", "classify_text", "reader_identity"]
 
-CLASSIFIER_VERSION: Final[str] = "5"
-"""Version of the rules; recorded in run manifests. Bump it whenever a rule changes."""
+CLASSIFIER_VERSION: Final[str] = "6"
+"""Version of the rules and the combination; recorded in run manifests. Bump it whenever a rule changes."""
+
+
+def reader_identity() -> dict[str, str]:
+    """What reads final text in a run, for the run manifest.
+
+    Returns:
+        ``{"reader": ..., "version": CLASSIFIER_VERSION, "weights_sha256": ...}``: the default
+        reader, the rules' version and the SHA-256 of the learned reader's shipped weights (the
+        first 16 hex digits).
+    """
+    import hashlib
+
+    from evalkit.conditions.classifier.decide import DEFAULT_READER
+    from evalkit.conditions.classifier.learned import WEIGHTS_PATH
+
+    digest = hashlib.sha256(WEIGHTS_PATH.read_bytes()).hexdigest()[:16]
+    return {"reader": DEFAULT_READER, "version": CLASSIFIER_VERSION, "weights_sha256": digest}

@@ -203,10 +203,17 @@ next to a refusal. On unseen corpus lines these are the rules' least reliable re
 tables) counts as weak too."""
 STRONG_MIN: Final[float] = 0.6
 """Over a rule reading that is not weak, the learned label wins only with at least this probability."""
-UNREAD_MIN: Final[float] = 0.6
-"""A supported-language text the rules found no cue in (``no_cue``, ``junk``) gets the learned
-label only with at least this probability; otherwise it stays ``unknown``."""
-UNREAD_RULES: Final[frozenset[str]] = frozenset({"no_cue", "junk"})
+SHORT_SIZE: Final[int] = 100
+"""A text shorter than this (:func:`size`) is short: there the rules, written on short texts with
+negations about something else, idioms and quoted speech ("I can't wait to help you plan this
+trip!"), keep their label unless the learned reader is at least :data:`SHORT_MIN` sure."""
+SHORT_MIN: Final[float] = 0.9
+_CJK_CHAR = re.compile(r"[\u3040-\u30ff\u3400-\u9fff\uac00-\ud7af]")
+
+
+def size(text: str) -> int:
+    """Length of ``text`` in characters, Chinese, Japanese and Korean characters counted twice."""
+    return len(text) + len(_CJK_CHAR.findall(text))
 
 
 def weak(verdict: TextVerdict) -> bool:
@@ -216,24 +223,28 @@ def weak(verdict: TextVerdict) -> bool:
     return verdict.lang not in ("en", "zh") and verdict.rule.startswith(("claim.", "act."))
 
 
-def choose(verdict: TextVerdict, probs: list[float]) -> TextLabel:
+def choose(verdict: TextVerdict, probs: list[float], text_size: int = SHORT_SIZE) -> TextLabel:
     """The combined label of a text from its rule verdict and the learned probabilities.
 
     Args:
         verdict: The rule reader's verdict.
         probs: The learned reader's probabilities, in :data:`LABELS` order.
+        text_size: The text's :func:`size`.
 
     Returns:
         ``unknown`` for a text the rules cannot read (an unsupported language, empty text, tool
-        markup, an apology alone), and for a supported-language text without any cue unless the
-        learned reader gives one label at least :data:`UNREAD_MIN`; the learned label over a
-        weak rule reading (:func:`weak`); otherwise the learned label when its probability is at
-        least :data:`STRONG_MIN`, else the rule label.
+        markup, no cue, an apology alone): the learned reader never labels what the rules cannot
+        read; for a short text
+        (:data:`SHORT_SIZE`) the rule label unless the learned one has at least
+        :data:`SHORT_MIN`; the learned label over a weak rule reading (:func:`weak`); otherwise
+        the learned label when its probability is at least :data:`STRONG_MIN`, else the rule label.
     """
     best = max(range(len(LABELS)), key=lambda i: probs[i])
     learned, p = LABELS[best], probs[best]
     if verdict.label == "unknown":
-        return learned if verdict.rule in UNREAD_RULES and p >= UNREAD_MIN else "unknown"
+        return "unknown"
+    if text_size < SHORT_SIZE:
+        return learned if p >= SHORT_MIN else verdict.label
     if weak(verdict) or p >= STRONG_MIN:
         return learned
     return verdict.label
@@ -250,7 +261,7 @@ def combine(text: str, verdict: TextVerdict) -> TextVerdict:
         ``verdict`` itself when the combined label is the rule label; else that label with the
         rule id ``learned.<label>`` and the implied requests of that label.
     """
-    if verdict.label == "unknown" and verdict.rule not in UNREAD_RULES:
+    if verdict.label == "unknown":
         return verdict
     return _combine_cached(text, verdict) if len(text) <= 4000 else _combine(text, verdict)
 
@@ -262,7 +273,7 @@ def _combine(text: str, verdict: TextVerdict) -> TextVerdict:
     _, clauses, body, has_code = reading(text)
     if not clauses:
         return verdict
-    label = choose(verdict, probabilities(hashed(features(verdict, clauses, body, has_code))))
+    label = choose(verdict, probabilities(hashed(features(verdict, clauses, body, has_code))), size(text))
     if label == verdict.label:
         return verdict
     return _verdict(label, clauses, f"learned.{label}", verdict.evidence, verdict.lang)

@@ -1,7 +1,10 @@
 """Train the learned reader of :mod:`evalkit.conditions.classifier.learned` (DESIGN §5).
 
 ``python -m evalkit.conditions.classifier.train`` trains on the tuning part of the shipped
-corpus (``evalkit/conditions/corpus/tune.jsonl``) only and writes ``learned_weights.npz``;
+corpus (``evalkit/conditions/corpus/tune.jsonl``) and the hand-labelled specification texts of the
+rule reader (:data:`SPEC_PATHS`: short texts with negations about something else, quoted speech,
+idioms, agent-style texts -- cases the corpus has few of) and writes ``learned_weights.npz``; never on
+a test part.
 ``--cv K`` prints K-fold cross-validated accuracy on the tuning part instead (rules alone,
 learned alone, combined). The rules were written on the tuning part, so their figure there is
 optimistic; the held-out parts (``evalkit judge eval``) are the measure. Training is deterministic: a fixed number of
@@ -32,6 +35,34 @@ STEPS: int = 300
 """Full-batch gradient steps."""
 RATE: float = 2.0
 """Step size (rows have unit L2 norm)."""
+
+
+_SPEC_DIR = Path(__file__).resolve().parents[3] / "tests" / "conditions" / "data"
+SPEC_PATHS: tuple[Path, ...] = (_SPEC_DIR / "nl_labelled.yaml", _SPEC_DIR / "final_texts.jsonl")
+"""The rule reader's labelled specification texts, in a source checkout (YAML items or JSON lines with
+``text`` and ``label``; ``unknown`` items and texts of unsupported languages are left out)."""
+
+
+def training_lines() -> list[dict]:
+    """The training texts: the corpus tuning part, then the specification texts (``text``, ``label``).
+
+    Raises:
+        FileNotFoundError: a file of :data:`SPEC_PATHS` is missing (training needs a source checkout).
+    """
+    import json
+
+    import yaml
+
+    from evalkit.conditions.classifier.lang import SUPPORTED
+    from evalkit.conditions.corpus import load_part
+
+    lines = [line.model_dump() for line in load_part("tune")]
+    for path in SPEC_PATHS:
+        text = path.read_text(encoding="utf-8")
+        items = yaml.safe_load(text) if path.suffix == ".yaml" else [json.loads(x) for x in text.splitlines() if x.strip()]
+        lines += [{"text": item["text"], "label": item["label"]} for item in items
+                  if item["label"] != "unknown" and item.get("lang", "en") in SUPPORTED]
+    return lines
 
 
 def rows(lines: list[dict]) -> tuple[list[list[int]], list[int], list[TextLabel]]:
@@ -123,13 +154,11 @@ def _cv(lines: list[dict], k: int) -> None:
 
 
 def main(argv: list[str] | None = None) -> None:
-    """Train on the tuning part and write the weights (or cross-validate with ``--cv K``)."""
-    from evalkit.conditions.corpus import load_part
-
+    """Train on the tuning part and the specification texts and write the weights (or cross-validate with ``--cv K``)."""
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--cv", type=int, default=0, metavar="K", help="K-fold cross-validation on the tuning part")
     args = parser.parse_args(argv)
-    lines = [line.model_dump() for line in load_part("tune")]
+    lines = training_lines()
     if args.cv:
         _cv(lines, args.cv)
         return
