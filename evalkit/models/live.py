@@ -292,12 +292,13 @@ class LiveModel:
             flags.append(reply.stop_reason)
         answered = response_model(body)
         price: Any = s.price
-        if not same_model(s.model, answered, s.model_aliases):  # another model answered: its price, never ours
+        mismatch = not same_model(s.model, answered, s.model_aliases)
+        if mismatch:  # another model answered: billed at its price, never the requested model's
             flags.append("model_mismatch")
             price = answering_price(s.provider, str(answered), s.prices)
         cost, price_flags = usage_cost(reply.usage, price)
         if price is None:  # no entry in the model config or any price table: money unknown, and why
-            price_flags = ("answered_price_missing",) if price is not s.price else ("price_missing",)
+            price_flags = ("answered_price_missing",) if mismatch else ("price_missing",)
         total = reply.usage
         retry_in: int | None = 0
         retry_out: int | None = 0
