@@ -13,10 +13,11 @@ One model under the provider's own names is not a mismatch (:func:`same_model`):
 
 * case: ``GPT-4o`` is ``gpt-4o``;
 * an ``org/`` prefix, as gateways write model ids: ``openai/gpt-4o`` is ``gpt-4o``;
-* a dated snapshot of an alias: OpenAI answers ``gpt-4o`` with ``gpt-4o-2024-08-06`` and
-  ``gpt-3.5-turbo`` with ``gpt-3.5-turbo-0125``; Anthropic ``claude-sonnet-4-5`` with
-  ``claude-sonnet-4-5-20250929`` and ``claude-3-5-sonnet-latest`` with
-  ``claude-3-5-sonnet-20241022``; Vertex AI writes ``claude-sonnet-4-5@20250929``. A request
+* a dated snapshot or version of an alias: OpenAI answers ``gpt-4o`` with
+  ``gpt-4o-2024-08-06`` and ``gpt-3.5-turbo`` with ``gpt-3.5-turbo-0125``; Anthropic
+  ``claude-sonnet-4-5`` with ``claude-sonnet-4-5-20250929`` and ``claude-3-5-sonnet-latest``
+  with ``claude-3-5-sonnet-20241022``; Vertex AI writes ``claude-sonnet-4-5@20250929``, Gemini
+  ``gemini-1.5-pro-002``, Bedrock ``claude-3-5-sonnet-20241022-v2:0``. A request
   that itself names a snapshot must be answered by that snapshot: ``gpt-4o-2024-05-13``
   answered by ``gpt-4o-2024-08-06`` is a mismatch;
 * a tag: Ollama's ``:latest`` (``llama3.1`` is ``llama3.1:latest``), and a routing variant
@@ -33,9 +34,19 @@ from __future__ import annotations
 import re
 from typing import Any, Iterable, Mapping
 
-_SNAPSHOT = re.compile(r"(?:-\d{4}-\d{2}-\d{2}|-\d{8}|@\d{8}|-\d{4})$")
-"""A dated snapshot suffix: ``-2024-08-06`` (OpenAI), ``-20250929`` (Anthropic), ``@20250929``
-(Vertex AI), ``-0125`` (OpenAI's older ``gpt-3.5-turbo-0125``, ``gpt-4-0613``)."""
+_SNAPSHOT = re.compile(r"(?:-\d{4}-\d{2}-\d{2}|-\d{8}|@\d{8}|-\d{4}|-\d{3}|-v\d+(?::\d+)?)$")
+"""A snapshot or version suffix: ``-2024-08-06`` (OpenAI), ``-20250929`` (Anthropic),
+``@20250929`` (Vertex AI), ``-0125`` (OpenAI's older ``gpt-3.5-turbo-0125``, ``gpt-4-0613``;
+Mistral's ``mistral-large-2411``), ``-001`` (Gemini's stable versions), ``-v2:0`` (Bedrock)."""
+
+
+def _unversioned(name: str) -> str:
+    """``name`` without its snapshot and version suffixes (``…-20241022-v2:0`` → ``…``)."""
+    while True:
+        shorter = _SNAPSHOT.sub("", name)
+        if shorter == name:
+            return name
+        name = shorter
 
 _ALIAS = re.compile(r"-latest$")
 """The suffix of a moving alias (``claude-3-5-sonnet-latest``): answered by a dated snapshot."""
@@ -80,7 +91,7 @@ def same_model(requested: str, answered: str | None, aliases: Iterable[str] = ()
             return True
         if _SNAPSHOT.search(name) is None:  # an alias: any dated snapshot of it
             base = _ALIAS.sub("", name)
-            if _SNAPSHOT.sub("", got) == base and got != base:
+            if _unversioned(got) == base and got != base:
                 return True
     return False
 

@@ -54,6 +54,9 @@ def _both(body: dict) -> Endpoint:
     ("claude-sonnet-4-5", "claude-sonnet-4-5-20250929"),  # Anthropic's dated id
     ("claude-3-5-sonnet-latest", "claude-3-5-sonnet-20241022"),
     ("claude-sonnet-4-5", "claude-sonnet-4-5@20250929"),  # Vertex AI's form
+    ("gemini-1.5-pro", "models/gemini-1.5-pro-002"),      # Gemini's stable version
+    ("claude-3-5-sonnet", "claude-3-5-sonnet-20241022-v2:0"),  # Bedrock's versioned id
+    ("mistral-large-latest", "mistral-large-2411"),
     ("openai/gpt-4o", "openai/gpt-4o"),                   # a gateway's org/ prefix
     ("gpt-4o", "openai/gpt-4o-2024-08-06"),
     ("GPT-4o", "gpt-4o"),
@@ -72,6 +75,8 @@ def test_one_model_under_its_providers_names_is_the_same_model(requested, answer
     ("claude-sonnet-4-5", "claude-3-5-haiku-20241022"),
     ("gpt-4", "gpt-4-turbo-2024-04-09"),
     ("llama3.1:70b", "llama3.1:8b"),
+    ("gemini-1.5-pro-001", "gemini-1.5-pro-002"),
+    ("gpt-4o-mini", "gpt-4o"),
 ])
 def test_another_model_is_a_mismatch(requested, answered):
     assert not same_model(requested, answered)
