@@ -173,3 +173,18 @@ def test_declared_model_aliases_are_not_a_mismatch(api, tmp_path):
     summary, rows, _ = run_pair(api, tmp_path, spec, _both(openai_body("gpt-4o-2024-08-06")), config_yaml=config)
     assert [r["model_mismatch"] for r in rows.values()] == [0, 0]
     assert [r["cost_usd"] for r in rows.values()] == [0.00235, 0.00235]
+
+
+def test_settings_carry_the_other_models_prices_but_the_manifest_does_not(tmp_path):
+    from evalkit.models.config import ModelOptions, resolve_settings
+
+    (tmp_path / "prices.yaml").write_text("models:\n  openai/gpt-4o-mini: {input_per_mtok: 0.15, output_per_mtok: 0.6}\n"
+                                          "  anthropic/claude-3-5-haiku: {input_per_mtok: 0.8, output_per_mtok: 4}\n",
+                                          encoding="utf-8")
+    (tmp_path / "models.yaml").write_text(
+        "prices: prices.yaml\nmodels:\n  openai/gpt-4o: {price: {input_per_mtok: 2.5, output_per_mtok: 10}}\n"
+        "  openai/o3: {price: {input_per_mtok: 'two', output_per_mtok: 8}}\n", encoding="utf-8")
+    s = resolve_settings("openai/gpt-4o", ModelOptions(model_config_file=str(tmp_path / "models.yaml")))
+    assert {spec: (p.input_per_mtok, p.output_per_mtok) for spec, p in s.prices.items()} == {
+        "openai/gpt-4o": (2.5, 10.0), "openai/gpt-4o-mini": (0.15, 0.6)}  # o3's malformed price: reported when run
+    assert "prices" not in s.describe() and s.describe()["price"]["input_per_mtok"] == 2.5
