@@ -32,7 +32,8 @@ mismatch, and the call is billed at the requested model's price.
 from __future__ import annotations
 
 import re
-from typing import Any, Iterable, Mapping
+from collections.abc import Iterable, Mapping
+from typing import Any
 
 _SNAPSHOT = re.compile(r"(?:-\d{4}-\d{2}-\d{2}|-\d{8}|@\d{8}|-\d{4}|-\d{3}|-v\d+(?::\d+)?)$")
 """A snapshot or version suffix: ``-2024-08-06`` (OpenAI), ``-20250929`` (Anthropic),
@@ -63,7 +64,7 @@ def response_model(body: Any) -> str | None:
 def _name(model: str) -> str:
     """``model`` in lower case without an ``org/`` prefix and without Ollama's ``:latest``."""
     name = model.strip().lower().rpartition("/")[2]
-    return name[: -len(":latest")] if name.endswith(":latest") else name
+    return name.removesuffix(":latest")
 
 
 def same_model(requested: str, answered: str | None, aliases: Iterable[str] = ()) -> bool:

@@ -26,8 +26,8 @@ def test_totals_and_rates():
 def test_retry_tokens_of_an_unreadable_attempt_are_unknown_or_a_lower_bound_never_zero():
     from evalkit.report.console import provider_lines
 
-    unread = dict(retries=1, retry_input_tokens=None, retry_output_tokens=None, usage_missing=1)
-    billed = dict(retries=1, retry_input_tokens=1200, retry_output_tokens=400)
+    unread = {"retries": 1, "retry_input_tokens": None, "retry_output_tokens": None, "usage_missing": 1}
+    billed = {"retries": 1, "retry_input_tokens": 1200, "retry_output_tokens": 400}
     [only_unknown] = provider_summary([row(**unread), row(**unread)])
     assert (only_unknown["retry_input_tokens"], only_unknown["retry_output_tokens"]) == (None, None)
     assert (only_unknown["retry_usage_unknown"], only_unknown["retry_tokens_lower_bound"]) == (2, False)

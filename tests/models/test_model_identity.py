@@ -148,7 +148,7 @@ def test_a_fallback_model_without_a_price_has_unknown_cost_never_the_requested_p
     spec = "anthropic/claude-sonnet-4-5"
     endpoint = Endpoint({"act": [anthropic_body("claude-3-5-haiku-20241022")],
                          "abstain": [anthropic_body("claude-sonnet-4-5-20250929")]})
-    summary, rows, traces = run_pair(api, tmp_path, spec, endpoint, config_yaml=_config((spec, 3.0, 15.0)))
+    summary, rows, _ = run_pair(api, tmp_path, spec, endpoint, config_yaml=_config((spec, 3.0, 15.0)))
     act, abstain = rows["act"], rows["abstain"]
     assert (act["model_mismatch"], act["answered_models"]) == (1, ["claude-3-5-haiku-20241022"])
     assert act["cost_usd"] is None and act["cost_flags"] == ["answered_price_missing"]
@@ -170,7 +170,7 @@ def test_a_fallback_priced_by_its_alias_in_the_price_table(api, tmp_path):
 def test_declared_model_aliases_are_not_a_mismatch(api, tmp_path):
     spec = "openai/my-gpt4o-deployment"  # an Azure deployment: the response names the underlying model
     config = _config((spec, 2.5, 10.0), extra=", model_aliases: [gpt-4o]")
-    summary, rows, _ = run_pair(api, tmp_path, spec, _both(openai_body("gpt-4o-2024-08-06")), config_yaml=config)
+    _, rows, _ = run_pair(api, tmp_path, spec, _both(openai_body("gpt-4o-2024-08-06")), config_yaml=config)
     assert [r["model_mismatch"] for r in rows.values()] == [0, 0]
     assert [r["cost_usd"] for r in rows.values()] == [0.00235, 0.00235]
 
