@@ -262,6 +262,8 @@ class EpisodeResult(TypedDict, total=False):
     usage_inconsistent: int
     unknown_stop_reason: int
     cost_flags: list[str]
+    model_mismatch: int
+    answered_models: list[str]
     final_text: str
     # quality: meta requests, denials (reason code → count), grounding
     first_pass: bool

@@ -32,7 +32,13 @@ Definitions (the token classes and the cost formula are in :mod:`evalkit.usage`)
   prices, so its cost is ``None``; ``cached_price_missing``, ``cache_write_price_missing``, and
   ``server_tool_unpriced`` for server tool requests billed outside the token price,
   ``service_tier_unpriced`` for a response served on a tier with other prices,
-  ``cache_write_1h_unpriced`` for Anthropic 1-hour cache writes).
+  ``cache_write_1h_unpriced`` for Anthropic 1-hour cache writes; ``answered_price_missing``
+  for a call answered by another model than the one requested that no price table prices).
+* **answering model** — ``model_mismatch``: the episode's calls whose response named another
+  model than the one requested (a gateway's fallback, :mod:`evalkit.models.identity`;
+  a response naming no model is not counted); ``answered_models``: the names those responses
+  gave, sorted, each once. Such a call is billed at the answering model's price, or its cost
+  is ``None`` (flag ``answered_price_missing``).
 """
 
 from __future__ import annotations
@@ -46,10 +52,10 @@ from evalkit.metrics.stats import percentile
 BILLING_FIELDS = ("input_tokens", "output_tokens", "cached_input_tokens", "cache_write_tokens", "reasoning_tokens",
                   "retry_input_tokens", "retry_output_tokens", "retry_cost_usd", "cost_usd", "replayed_cost_usd",
                   "usage_missing",
-                  "usage_inconsistent", "unknown_stop_reason", "cost_flags")
+                  "usage_inconsistent", "unknown_stop_reason", "cost_flags", "model_mismatch", "answered_models")
 """The result-row fields :func:`episode_billing` returns."""
 
-_PRICE_FLAGS = frozenset({"price_missing", "cached_price_missing", "cache_write_price_missing", "server_tool_unpriced",
+_PRICE_FLAGS = frozenset({"price_missing", "answered_price_missing", "cached_price_missing", "cache_write_price_missing", "server_tool_unpriced",
                           "service_tier_unpriced", "cache_write_1h_unpriced"})
 _STOP_FLAGS = frozenset({"unknown_stop_reason", "stop_reason_missing"})
 
@@ -115,6 +121,7 @@ def episode_billing(by_type: dict[type, list[Any]], price: Any = None) -> dict[s
     out: dict[str, Any] = {name: getattr(total, name) for name in USAGE_FIELDS}
     if unknown:
         out["input_tokens"] = out["output_tokens"] = None
+    mismatched = [c for c in calls if "model_mismatch" in c.flags]
     replayed = None if cost is None else _fsum([c.cost_usd for c in calls if c.cached and c.cost_usd is not None])
     out.update({
         "replayed_cost_usd": replayed,
@@ -126,6 +133,8 @@ def episode_billing(by_type: dict[type, list[Any]], price: Any = None) -> dict[s
         "usage_inconsistent": sum(1 for r in responses if "usage_inconsistent" in r.flags),
         "unknown_stop_reason": sum(1 for r in responses if _STOP_FLAGS.intersection(r.flags)),
         "cost_flags": sorted(flags),
+        "model_mismatch": len(mismatched),
+        "answered_models": sorted({str(c.answered_model) for c in mismatched}),
     })
     return out
 

@@ -18,7 +18,14 @@ episodes' rows (:func:`evalkit.metrics.scoring.score_episode`):
 * ``usage_missing`` (responses whose usage was not reported: their tokens and money are
   ``null``), ``usage_inconsistent`` (responses whose counts disagree, :mod:`evalkit.metrics.billing`),
   ``unknown_stop_reason`` (responses whose stop reason is not a documented value),
-  ``retry_input_tokens`` / ``retry_output_tokens`` (billed on failed attempts);
+  ``retry_input_tokens`` / ``retry_output_tokens`` (billed on failed attempts), summed over
+  the episodes whose failed attempts' usage is known: ``retry_usage_unknown`` counts the
+  others (an attempt answered with a body whose usage could not be read), and when it is not
+  0 the sums are lower bounds (``retry_tokens_lower_bound``), or ``None`` when no episode's
+  is known — never 0 for tokens that were billed but not reported;
+* ``model_mismatch`` (calls whose response named another model than the one requested,
+  :mod:`evalkit.models.identity`) and ``answered_models`` (those calls by the model that
+  answered, ``{name: episodes}``);
 * ``error_codes``: errored episodes by outcome code (``context_length_exceeded`` …).
 """
 
@@ -29,8 +36,8 @@ from fractions import Fraction
 from typing import Any, Iterable
 
 _SUMS = ("model_calls", "cache_hits", "retries", "parse_failures", "repaired_calls", "usage_missing",
-         "usage_inconsistent", "unknown_stop_reason", "truncated_calls", "retry_input_tokens", "retry_output_tokens",
-         "unknown_content_blocks")
+         "usage_inconsistent", "unknown_stop_reason", "truncated_calls", "unknown_content_blocks", "model_mismatch")
+_RETRY_TOKENS = ("retry_input_tokens", "retry_output_tokens")
 _FLAGS = ("call_in_content", "content_filter", "refusal", "truncated_output", "claimed_action_without_call")
 
 
@@ -55,10 +62,17 @@ class ProviderTotals:
         if g is None:
             g = self._groups[(r["model"], r["condition"])] = {
                 "episodes": 0, **{name: 0 for name in _SUMS}, "wait": Fraction(0), **{name: 0 for name in _FLAGS},
-                "codes": Counter()}
+                **{name: 0 for name in _RETRY_TOKENS}, "retry_unknown": 0, "codes": Counter(), "answered": Counter()}
         g["episodes"] += 1
         for name in _SUMS:
             g[name] += int(r.get(name) or 0)
+        if any(r.get(name) is None for name in _RETRY_TOKENS if name in r):  # billed, not reported: unknown
+            g["retry_unknown"] += 1
+        else:
+            for name in _RETRY_TOKENS:
+                g[name] += int(r.get(name) or 0)
+        if r.get("model_mismatch"):
+            g["answered"].update(str(m) for m in r.get("answered_models") or ["unknown"])
         wait = float(r.get("retry_wait_s") or 0.0)
         if wait:
             g["wait"] += Fraction(wait)
@@ -78,6 +92,12 @@ class ProviderTotals:
             row["retry_wait_s"] = round(float(g["wait"]), 6)
             for name in _FLAGS:
                 row[name] = g[name]
+            known = g["episodes"] > g["retry_unknown"]
+            for name in _RETRY_TOKENS:
+                row[name] = g[name] if known else None
+            row["retry_usage_unknown"] = g["retry_unknown"]
+            row["retry_tokens_lower_bound"] = bool(g["retry_unknown"]) and known
+            row["answered_models"] = dict(sorted(g["answered"].items()))
             row["error_codes"] = dict(sorted(g["codes"].items()))
             out.append(row)
         return out

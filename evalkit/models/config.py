@@ -188,6 +188,15 @@ class ModelSettings(_Strict):
         max_connections: Episodes of this model run concurrently.
         cache: Whether calls are cached (:mod:`evalkit.models.cache`).
         price: Price per million tokens, or ``None`` (cost is then ``null``).
+        model_aliases: Other names the endpoint gives this model in its responses' ``model``
+            (an Azure deployment's underlying model, the file name a self-hosted server
+            reports); a response naming one of them is not a ``model_mismatch``
+            (:mod:`evalkit.models.identity`).
+        prices: The prices of the other models the model config and the price tables know
+            (``{spec: price}``), for a response from another model than the one requested
+            (a gateway's fallback), which is billed at that model's price
+            (:func:`evalkit.models.identity.answering_price`). Filled by
+            :func:`resolve_settings`; not part of the run manifest.
     """
 
     spec: str
@@ -208,6 +217,8 @@ class ModelSettings(_Strict):
     max_connections: int = Field(default=4, ge=1, le=256)
     cache: bool = True
     price: Price | None = None
+    model_aliases: list[str] = Field(default_factory=list)
+    prices: dict[str, Price] = Field(default_factory=dict)
     retry: RetrySettings = Field(default_factory=RetrySettings)
     parse: ParseSettings = Field(default_factory=ParseSettings)
     local: LocalServerSettings | None = None
@@ -245,7 +256,7 @@ class ModelSettings(_Strict):
 
     def describe(self) -> dict[str, Any]:
         """The settings as recorded in the run manifest (no secrets: only env var names)."""
-        return self.model_dump(mode="json")
+        return self.model_dump(mode="json", exclude={"prices"})
 
 
 class ModelOptions(_Strict):
@@ -389,8 +400,10 @@ def resolve_settings(spec: str, options: ModelOptions | None = None) -> ModelSet
         data = _merge(data, dict(declared.models[name]))
     source = "options"
     prices: dict[str, Any] = {}
+    cfg_models: dict[str, Any] = {}
     if options.model_config_file:
         cfg, folder = load_model_config(options.model_config_file)
+        cfg_models = cfg.models
         source = options.model_config_file
         data = _merge(data, cfg.defaults)
         data = _merge(data, cfg.models.get(spec, {}))
@@ -398,6 +411,7 @@ def resolve_settings(spec: str, options: ModelOptions | None = None) -> ModelSet
             prices = load_price_table(folder / cfg.prices)
     overrides = options.model_dump(exclude={"model_config_file"}, exclude_none=True)
     data = _merge(data, overrides)
+    data["prices"] = _known_prices(provider, declared.prices, prices, cfg_models)
     if data.get("price") is None:
         price: Mapping[str, float] | None = find_price(spec, prices)
         if price is None:
@@ -410,3 +424,26 @@ def resolve_settings(spec: str, options: ModelOptions | None = None) -> ModelSet
         err = exc.errors()[0]
         got = f" (got {err['input']!r})" if isinstance(err.get("input"), (str, int, float)) else ""
         raise ConfigError(f"{source}: model {spec}: field {'.'.join(map(str, err['loc']))}: {err['msg']}{got}") from None
+
+
+def _known_prices(provider: str, declared: Mapping[str, Any], table: Mapping[str, Any],
+                  entries: Mapping[str, Any]) -> dict[str, Any]:
+    """``{spec: price}`` of every model of ``provider`` a price is known for, first source
+    winning: the model config's entries, its price table, the built-in table, the provider's
+    own ``prices`` (the order :func:`resolve_settings` prices the requested model in). An
+    entry whose price is malformed is left out here: it is reported when that model is run."""
+    from evalkit.models.pricing import builtin_prices
+
+    out: dict[str, Any] = {}
+    sources: list[Mapping[str, Any]] = [
+        {spec: entry["price"] for spec, entry in entries.items() if isinstance(entry, dict) and entry.get("price")},
+        table, builtin_prices(), {f"{provider}/{name}": price for name, price in declared.items()}]
+    for source in sources:
+        for spec, price in source.items():
+            if str(spec).partition("/")[0] != provider or str(spec) in out:
+                continue
+            try:
+                out[str(spec)] = Price.model_validate(price).model_dump(exclude_none=True)
+            except ValidationError:
+                continue
+    return out

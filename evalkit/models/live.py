@@ -23,8 +23,11 @@ Layers, outermost first, for each call ``D_t ~ model(M_t)``:
 The result is a :class:`~evalkit.runtime.model_io.ModelOutput` whose ``extra`` carries what
 the agent loop records as events: ``retries`` (:class:`ProviderRetry`), ``tagged``
 (:class:`ToolCallTagged`) and ``call`` (:class:`ModelCall`: provider, cache hit, attempts,
-retry wait, output flags, tokens and cost with the failed attempts' share apart). Money is
-:func:`evalkit.usage.usage_cost` of each attempt's reported usage. Latency is the
+retry wait, output flags, the model the response named, tokens and cost with the failed
+attempts' share apart). Money is :func:`evalkit.usage.usage_cost` of each attempt's reported
+usage; a response from another model than the one requested (:mod:`evalkit.models.identity`)
+is flagged ``model_mismatch`` and priced at the answering model's price, or ``None`` (flag
+``answered_price_missing``) when no price table has it — never at the requested model's. Latency is the
 wall-clock time of the provider calls, retry waits excluded; a cache hit reports the stored
 call's usage and latency.
 """
@@ -40,6 +43,7 @@ from typing import Any, Callable
 from evalkit.errors import ConfigError, ModelError
 from evalkit.models.cache import CallCache, cache_key, shared_cache
 from evalkit.models.config import ModelOptions, ModelSettings, resolve_settings
+from evalkit.models.identity import answering_price, response_model, same_model
 from evalkit.models.parsing import parse_message
 from evalkit.models.registry import get_provider
 from evalkit.models.retry import ProviderError, call_with_retries
@@ -286,9 +290,15 @@ class LiveModel:
         flags = list(parsed.flags)
         if reply.stop_reason in ("content_filter", "refusal"):
             flags.append(reply.stop_reason)
-        cost, price_flags = usage_cost(reply.usage, s.price)
-        if s.price is None:  # no entry in the model config or any price table: money unknown, and why
-            price_flags = ("price_missing",)
+        answered = response_model(body)
+        price: Any = s.price
+        mismatch = not same_model(s.model, answered, s.model_aliases)
+        if mismatch:  # another model answered: billed at its price, never the requested model's
+            flags.append("model_mismatch")
+            price = answering_price(s.provider, str(answered), s.prices)
+        cost, price_flags = usage_cost(reply.usage, price)
+        if price is None:  # no entry in the model config or any price table: money unknown, and why
+            price_flags = ("answered_price_missing",) if mismatch else ("price_missing",)
         total = reply.usage
         retry_in: int | None = 0
         retry_out: int | None = 0
@@ -323,6 +333,7 @@ class LiveModel:
                 "call": {
                     "provider": s.provider,
                     "model": s.model,
+                    "answered_model": answered,
                     "cached": cached,
                     "attempts": 0 if cached else len(retries) + 1,
                     "wait_s": waited,

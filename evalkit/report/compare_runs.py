@@ -123,7 +123,7 @@ def compare_runs(paths: Sequence[str | Path], out: str | Path) -> dict[str, Any]
     fields = set(SUMMARY_FIELDS) | set(field_types()) | {"episode_id", "pair_sha256", "final_text", "reason_codes", "unsupported_args",
                                     "error", "stated", "text_label", "expected_decision", "decision",
                                     "decided_by", "critical_commits", "commits", "unsupported_args_n", "lag",
-                                    "timely"}
+                                    "timely", "answered_models"}
     blocks: dict[tuple[str, int], list[tuple[EpisodeKey, dict[str, Any] | None]]] = {}
     for r, label, prefix in zip(runs, labels, prefixes):
         for key, row in r.planned_rows():

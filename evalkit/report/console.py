@@ -186,18 +186,28 @@ def provider_lines(summary: dict[str, Any]) -> list[str]:
     retries, output faults, then tokens and money over its groups. Unknown usage is shown as
     such, never as 0: ``n/a`` when no episode's usage is known, ``≥`` before a total that
     leaves out episodes whose usage was not reported, with their count; the money of calls
-    replayed from the call cache is shown apart.
+    replayed from the call cache is shown apart. Tokens billed on failed attempts follow when
+    there are any or their usage is unknown (``≥`` when some episodes' are unknown, ``n/a``
+    when none is known), then the calls answered by another model than the one requested.
 
     Args:
         summary: The dict written to ``summary.json`` (``provider`` and ``rows``).
     """
     totals: dict[str, dict[str, int]] = {}
+    answers: dict[str, dict[str, int]] = {}
     for row in summary.get("provider", []):
         if row["model_calls"]:
             t = totals.setdefault(row["model"], {})
             for name in ("model_calls", "cache_hits", "retries", "parse_failures", "content_filter", "refusal",
-                         "truncated_calls", "usage_missing", "unknown_content_blocks"):
+                         "truncated_calls", "usage_missing", "unknown_content_blocks", "model_mismatch",
+                         "retry_usage_unknown"):
                 t[name] = t.get(name, 0) + int(row.get(name) or 0)
+            for name in ("retry_input_tokens", "retry_output_tokens"):
+                if row.get(name) is not None:
+                    t[name] = t.get(name, 0) + int(row[name])
+            answered = answers.setdefault(row["model"], {})
+            for name, n in (row.get("answered_models") or {}).items():
+                answered[name] = answered.get(name, 0) + int(n)
     lines = []
     for model, t in totals.items():
         groups = [r for r in summary.get("rows", []) if r.get("model") == model]
@@ -219,6 +229,16 @@ def provider_lines(summary: dict[str, Any]) -> list[str]:
             line += f" (${replayed:,.6f} of it replayed from the cache, not spent by this run)"
         if unknown:
             line += f" (usage not reported in {unknown} of {episodes} episodes)"
+        if t.get("retry_input_tokens") or t.get("retry_output_tokens") or t["retry_usage_unknown"]:
+            retry_bound = bool(t["retry_usage_unknown"]) and "retry_input_tokens" in t
+            line += (f"; on failed attempts tokens {_tokens(t.get('retry_input_tokens'), retry_bound)} in / "
+                     f"{_tokens(t.get('retry_output_tokens'), retry_bound)} out")
+            if t["retry_usage_unknown"]:
+                line += f" (usage not readable in {t['retry_usage_unknown']} episodes)"
+        if t["model_mismatch"]:
+            names = ", ".join(f"{name}: {n} episodes" for name, n in sorted(answers.get(model, {}).items()))
+            line += (f"; {t['model_mismatch']} calls answered by another model than the one requested ({names}), "
+                     f"billed at the answering model's price where known")
         if t["unknown_content_blocks"]:
             line += f"; {t['unknown_content_blocks']} response content blocks of an unknown type (kept in the traces)"
         lines.append(line)

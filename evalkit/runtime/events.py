@@ -326,13 +326,17 @@ class ModelCall(Event):
 
     ``flags`` name output faults kept apart from the model's decision, e.g.
     ``call_in_content`` (a tool call written as text, field case C04) or ``content_filter``
-    (field case C17), ``usage_missing``. Tokens and cost are the call's totals, failed
-    attempts included (their share also in the ``retry_`` fields); ``None`` when unknown.
+    (field case C17), ``usage_missing``, ``model_mismatch`` (the response named another model
+    than ``model``: ``answered_model``, :mod:`evalkit.models.identity`). Tokens and cost are
+    the call's totals, failed attempts included (their share also in the ``retry_`` fields);
+    ``None`` when unknown. ``answered_model`` is the response's ``model`` (``None`` when it
+    named none).
     """
 
     type: ClassVar[str] = "model_call"
     provider: str = ""
     model: str = ""
+    answered_model: str | None = None
     cached: bool = False
     attempts: int = 1
     wait_s: float = 0.0

@@ -258,14 +258,14 @@ def test_c15_text_versus_tool_calls(api, field_cases):
 def test_c17_content_filter_stop(api, field_cases):
     domain = field_domain({"lookup": ("lookup", OBJ), "save": ("commit", OBJ)})
     pair = field_pair(domain, "save")
-    serve(api, field_cases["C17"]["input"]["response"])
-    run, row = field_episode(openai_model(api), domain, pair)
+    serve(api, field_cases["C17"]["input"]["response"])  # answered by "gpt-4o": the model requested
+    run, row = field_episode(openai_model(api, spec="openai/gpt-4o"), domain, pair)
     assert run.error is None  # content None is handled
     assert events_of(run.log, "episode_ended")[0].reason == "content_filter"
     assert row["content_filter"] is True and row["decision"] == "none" and row["stated"] == "none"
     assert not row["correct"] and row["status"] == "ok"  # counted against accuracy, explicitly
     assert (row["input_tokens"], row["output_tokens"]) == (12, 14)  # 26 tokens still charged
-    assert row["cost_usd"] == (12 * 1.0 + 14 * 2.0) / 1e6
+    assert row["cost_usd"] == (12 * 1.0 + 14 * 2.0) / 1e6 and row["model_mismatch"] == 0
 
 
 def test_c19_context_overflow_is_not_retried_and_stays_in_the_denominator(api, field_cases):

@@ -98,6 +98,13 @@ def test_an_unreadable_answer_has_unknown_usage_never_zero(api, tmp_path, spec, 
     assert group["usage_unknown"] == 2 and group["errors"] == 2
     [provider] = summary["provider"]
     assert (provider["model_calls"], provider["usage_missing"]) == (2, 2 * attempts)
+    if attempts == 2:  # both episodes' failed attempts were answered unreadably: unknown, never 0
+        assert (provider["retry_input_tokens"], provider["retry_output_tokens"]) == (None, None)
+        assert provider["retry_usage_unknown"] == 2
+        from evalkit.report.console import provider_lines
+
+        [line] = provider_lines(summary)
+        assert "; on failed attempts tokens n/a in / n/a out (usage not readable in 2 episodes)" in line
     report, code = _gate(tmp_path / "run", tmp_path, "thresholds:\n  - {metric: input_tokens, max: 50}\n")
     assert code == 2 and [r.status for r in report.results] == ["error"]
     assert report.results[0].message.startswith("missing data: input_tokens has no value")
@@ -120,6 +127,9 @@ def test_an_unreadable_attempt_before_a_good_answer_makes_totals_a_lower_bound(a
     assert (group["input_tokens"], group["output_tokens"], group["usage_unknown"]) == (900, 10, 1)
     assert group["tokens_lower_bound"] is True and group["cost_lower_bound"] is True
     assert group["cost_usd"] == 0.00092 and group["tokens_per_success"] is None
+    [provider] = summary["provider"]  # the failed attempt's tokens: a lower bound, never a plain 0
+    assert (provider["retry_input_tokens"], provider["retry_usage_unknown"]) == (0, 1)
+    assert provider["retry_tokens_lower_bound"] is True
     run_dir = tmp_path / "run"
     # 900 known tokens is only a lower bound: a ceiling above it is not passed, one below it fails
     report, code = _gate(run_dir, tmp_path, "thresholds:\n  - {metric: input_tokens, max: 5000}\n")
