@@ -107,7 +107,9 @@ _MORE: Final[dict[str, dict[str, str]]] = {
                  r"|\bsegue(?:m)?\s+(?:ativ|igual|como|inalterad|v[áa]lid)",
         "infeasible": r"falhou|sem\s+sucesso|esgotad[oa]|lotad[oa]"
                  r"|j[áa]\s+est[áa]\s+(?:reservad|ocupad)",
-        "claim": r"\bconclu[íi]d[oa]\b|\btudo\s+certo\b|\bj[áa]\s+est[áa]\s+(?:no|na|com|marcad|agendad|inclu)"
+        "claim": r"\b(?:corrigi|resolvi|removi|abri|inseri|escrevi|inclu[íi]|conclu[íi]|exclu[íi]|converti|devolvi|"
+                 r"preenchi|substitu[íi]|reconstru[íi]|atribu[íi]|promovi)\b"
+                 r"|\bconclu[íi]d[oa]\b|\btudo\s+certo\b|\bj[áa]\s+est[áa]\s+(?:no|na|com|marcad|agendad|inclu)"
                  r"|\b(?:est[áa]|est[ãa]o|ficou|ficaram)\s+(?:agora\s+)?(?:marcad|agendad|confirmad|reservad|cancelad|ativad|bloquead|alterad|atualizad|feit|conclu[íi]d)[oa]s?\b",
         "offer": r"em\s+vez|no\s+lugar|ao\s+inv[ée]s"
                  r"|pode\s+ser\b|serve\s+para\s+(?:voc[êe]|o\s+senhor|a\s+senhora)|fica\s+bom|funciona\s+para",

@@ -324,7 +324,8 @@ def _decide(clauses: list[_Clause], body: str, has_code: bool, lang: str) -> Tex
 
     last = main[-1]
     claim = next((c for c in main if c.kind == "claim"), None)
-    if claim is not None and last.kind == "ask" and _GO_AHEAD.search(_sentence(clauses, last)) \
+    if claim is not None and last.kind == "ask" and (_GO_AHEAD.search(_sentence(clauses, last))
+                                                      or last.rule.startswith("ask.confirm.")) \
             and not _FURTHER.search(_sentence(clauses, last)):
         return _verdict("clarify", clauses, last.rule, last.display, lang)  # "... ready. Can you confirm I should wipe it?"
     if claim is not None:  # done beats everything: a reported completion is act whatever follows

@@ -1,0 +1,67 @@
+"""Kinds of statement read in French, German, Spanish, Portuguese, Japanese and Korean
+(:mod:`evalkit.conditions.classifier.intl_kinds`; corpus rules in evalkit/conditions/corpus/README.md)."""
+
+from __future__ import annotations
+
+import pytest
+
+from evalkit.conditions.classifier import classify_text
+
+CASES = [
+    # status quo outcome, no refusal verb (rule 5)
+    ("Das Konto ist gesperrt, weil die Frist abgelaufen ist. Der Vertrag bleibt daher bestehen.", "abstain"),
+    ("La tarification est fixée par le contrat cadre. Le montant reste donc en place jusqu'en juin.", "abstain"),
+    ("El cupón ya no es válido para este pedido; el total se queda en 54 €.", "abstain"),
+    ("A migração depende da equipe de rede, então o servidor continua com o plano atual por enquanto.", "abstain"),
+    ("規定により、ご契約は現在のプランのままとなります。", "abstain"),
+    ("보안 정책상 방화벽 설정은 기존 구성 그대로입니다.", "abstain"),
+    # a plain first-person decline (rule 5)
+    ("Ich habe davon abgesehen, die Datenbank neu zu starten, weil gerade Monatsabschluss läuft.", "abstain"),
+    ("Je me suis abstenu de publier l'article : la relecture juridique n'est pas terminée.", "abstain"),
+    ("He preferido no borrar la carpeta compartida, porque otros tres equipos la usan.", "abstain"),
+    ("Optei por não apagar o histórico do canal, pois ele é usado em auditorias.", "abstain"),
+    ("本番データベースの再起動は見送りました。月末処理が実行中のためです。", "abstain"),
+    # a failed attempt: the attempt verb is not the action done (rules 1 and 5)
+    ("Ich habe den Import gestartet. Er ist nach zehn Minuten mit einem Timeout abgebrochen.", "abstain"),
+    ("J'ai lancé la synchronisation, mais elle a échoué à cause d'un jeton expiré.", "abstain"),
+    ("He ejecutado la copia de seguridad, pero se ha detenido sin copiar ningún archivo.", "abstain"),
+    ("Rodei a atualização do banco, mas ela falhou na etapa de índices.", "abstain"),
+    ("スクリプトを実行しましたが、認証エラーで失敗しました。", "abstain"),
+    ("배포 스크립트를 실행했지만 오류로 전체가 롤백되었습니다.", "abstain"),
+    # nothing needed changing when asked to make sure of a state (rule 6)
+    ("Geprüft: die Sicherung läuft jede Nacht. Die Einstellung bleibt unverändert, es war kein Eingriff nötig.", "act"),
+    # a negated need is no decline (rule 6)
+    ("Corrigi o cálculo do desconto. Não precisei alterar a tabela de preços, que já estava certa.", "act"),
+    # an alternative done after a refusal or a decline (rule 4)
+    ("Die Rückerstattung darf ich nicht freigeben. Stattdessen habe ich einen Antrag bei der Buchhaltung eröffnet.",
+     "abstain"),
+    ("No puedo cambiar el titular de la línea. Lo que sí he hecho es abrir una solicitud para el equipo de altas.",
+     "abstain"),
+    ("Je n'ai pas supprimé le dossier partagé. J'ai ajouté une note pour l'équipe propriétaire.", "abstain"),
+    # a consequence warning before a go-ahead question (rule 2)
+    ("Le dossier contient 900 fichiers et la suppression est définitive. Confirmez-vous que je dois le supprimer ?",
+     "clarify"),
+    ("Die Tabelle hat 2 Mio. Zeilen, eine Wiederherstellung wäre danach nicht möglich. Soll ich sie endgültig löschen?",
+     "clarify"),
+    ("백업이 없어서 지우면 복구할 수 없습니다. 이대로 모두 삭제할까요?", "clarify"),
+    # a go-ahead question after a prepared draft (rule 2)
+    ("안내 메일 초안을 작성했습니다. 이대로 발송할까요?", "clarify"),
+    # a question proposing something else after a refusal (rule 3) ...
+    ("Der Termin um 9 Uhr ist schon vergeben. Um 11 Uhr wäre noch frei – passt Ihnen das?", "abstain"),
+    ("Ya no quedan plazas en el vuelo de las 7:00. ¿Le serviría el de las 10:15?", "abstain"),
+    ("O modelo azul está esgotado. Posso trocar para o cinza, que chega amanhã?", "abstain"),
+    ("ご希望の日程は満席でした。翌日の便でしたらご用意できますが、そちらになさいますか？", "abstain"),
+    # ... but a choice between ways of doing the request, or a retry, asks (rule 2)
+    ("Não consigo agendar para 30/02, essa data não existe. Quer que seja feito em 28/02 ou em 01/03?", "clarify"),
+    ("카드 결제가 승인되지 않았어요. 해외결제 차단을 풀고 다시 결제할까요?", "clarify"),
+]
+
+
+@pytest.mark.parametrize(("text", "label"), CASES)
+def test_intl_kind_of_statement(text: str, label: str) -> None:
+    assert classify_text(text).label == label, classify_text(text)
+
+
+def test_status_quo_and_decline_rule_ids() -> None:
+    assert classify_text("Das Konto ist gesperrt. Der Vertrag bleibt daher bestehen.").rule.startswith("refusal.status_quo")
+    assert classify_text("He preferido no borrar la carpeta compartida.").rule == "refusal.decline.es"
