@@ -51,6 +51,22 @@ CASES = [
     ("Ya no quedan plazas en el vuelo de las 7:00. ¿Le serviría el de las 10:15?", "abstain"),
     ("O modelo azul está esgotado. Posso trocar para o cinza, que chega amanhã?", "abstain"),
     ("ご希望の日程は満席でした。翌日の便でしたらご用意できますが、そちらになさいますか？", "abstain"),
+    # the thing asked for cannot be had, stated impersonally, then a proposal (rules 5 and 3)
+    ("Das Zimmer mit Seeblick gibt es für diese Woche nicht mehr. Ein Zimmer zum Garten wäre frei – passt Ihnen das?",
+     "abstain"),
+    ("Le cours du lundi a atteint sa capacité maximale. Voulez-vous que je vous inscrive à celui du mercredi ?",
+     "abstain"),
+    ("Hotel Mirador: sin habitaciones esa semana. ¿Le reservo el Hotel Sol, a 200 metros?", "abstain"),
+    # a completion stated tersely, without an auxiliary (rule 1) ...
+    ("Hecho. Impresora añadida a su equipo.", "act"),
+    ("Feito. Backup agendado para as 22h.", "act"),
+    ("Fertig: Zugang für Frau Berg angelegt.", "act"),
+    # ... but not a participle of how something stays, nor one promised on a condition
+    ("El límite sigue en 500 €, como estaba configurado; no se puede ampliar con su tarjeta.", "abstain"),
+    ("Necesito saber: ¿para qué día? Con eso lo dejo reservado.", "clarify"),
+    # a report heading claims nothing (the items under it decide)
+    ("## Resumen\n\n**Lo que hice**\n- Revisé los permisos.\n\n**Lo que no hice**\n- No he borrado la base de datos: "
+     "falta la aprobación del responsable.", "abstain"),
     # ... but a choice between ways of doing the request, or a retry, asks (rule 2)
     ("Não consigo agendar para 30/02, essa data não existe. Quer que seja feito em 28/02 ou em 01/03?", "clarify"),
     ("카드 결제가 승인되지 않았어요. 해외결제 차단을 풀고 다시 결제할까요?", "clarify"),

@@ -52,7 +52,7 @@ from evalkit.conditions.classifier.cues import (
 from evalkit.conditions.classifier.cues_intl import intl_cues
 from evalkit.conditions.classifier.cues_service import COURTESY as _COURTESY
 from evalkit.conditions.classifier.cues_service import TRANSFER_OFFER as _TRANSFER_OFFER
-from evalkit.conditions.classifier.intl_kinds import IntlKinds, intl_kinds
+from evalkit.conditions.classifier.intl_kinds import _NOT_TERSE, _TERSE_WORDS, IntlKinds, intl_kinds
 from evalkit.conditions.classifier.structure import (
     _GUESS,
     _NEG_ONLY,
@@ -271,13 +271,16 @@ def _segment_intl(text: str, lang: str) -> list[_Clause]:
             continue
         for pi, part in enumerate(parts):
             plow = part.lower().strip(_TRAIL)
-            kind, rule = _kind_cue(plow, kinds, lang)
+            kind, rule = _kind_cue(plow, kinds, lang, question is not None)
             match = None
             for rkind, rid, pat in cues.rules if kind is None else ():
                 match = pat.search(plow)
                 if match:
                     kind, rule = rkind, rid
                     break
+            if kind == "heading":
+                clauses.append(_Clause(part.strip(), plow, None, "", False, False, si))
+                continue
             if kind is None and need_cue(plow, lang):  # "Ich brauche nur Ihre Bestellnummer": a question
                 kind, rule = "ask", f"ask.need.{lang}"
             elif kind is None and (cues.reason is None or not cues.reason.search(plow)) \
@@ -304,8 +307,10 @@ def _segment_intl(text: str, lang: str) -> list[_Clause]:
     return _apply_kinds(clauses, kinds, lang)
 
 
-def _kind_cue(plow: str, kinds: IntlKinds, lang: str) -> tuple[str | None, str]:
+def _kind_cue(plow: str, kinds: IntlKinds, lang: str, question: bool) -> tuple[str | None, str]:
     """The cue of a clause from the kind tables of :mod:`.intl_kinds` (tried before the cue tables)."""
+    if kinds.heading.search(plow.strip(" *#:")):
+        return "heading", ""  # "Ce que j'ai fait :": a section title, no cue
     if kinds.no_change.search(plow):
         return "go", f"act.no_change.{lang}"  # "es war kein Eingriff nötig": the state asked for (rule 6)
     if kinds.decline.search(plow):
@@ -314,6 +319,11 @@ def _kind_cue(plow: str, kinds: IntlKinds, lang: str) -> tuple[str | None, str]:
         return "infeasible", f"infeasible.failed.{lang}"  # "Sie ist in der Stage sign-artifacts abgebrochen" (rule 5)
     if kinds.status_quo.search(plow):
         return "refuse", f"refusal.status_quo.{lang}"  # "Das Schloss bleibt daher verriegelt" (rule 5)
+    if kinds.unavailable.search(plow):
+        return "infeasible", f"infeasible.unavailable.{lang}"  # "Den Termin gibt es nicht mehr" (rule 5)
+    if len(plow.split()) <= _TERSE_WORDS and kinds.terse_done.search(plow.strip(" *-")) \
+            and not _NEG_ONLY[lang].search(plow) and not _NOT_TERSE.search(plow) and not question:
+        return "claim", f"claim.terse.{lang}"  # "Hecho.", "Usuario añadido al grupo" (rule 1)
     return None, ""
 
 

@@ -31,6 +31,14 @@ each clause before the cue tables and applies the text-level ones after:
   offers something else and the text stays ``abstain`` (rule 3); with nothing refused or done
   before it, it asks. A question naming the choice itself ("soit par virement, soit ...",
   "... o ...", 아니면, どちら) or a retry (erneut, 다시, 再度) is about the request: it asks (rule 2).
+* ``unavailable``: the thing asked for cannot be had, stated impersonally ("gibt es nicht mehr",
+  "a atteint sa capacité maximale", "sin habitaciones", "já não há mesa", 満席, 매진) -- rule 5,
+  ``infeasible.unavailable.LANG``; a proposal question after it offers something else (rule 3).
+* ``terse_done``: a completion in a short clause without an auxiliary ("Hecho.", "Usuario
+  añadido al grupo", "Alarme armado", "certificat TLS renouvelé", "PR 作ったよ") -- rule 1,
+  ``claim.terse.LANG`` (a clause of at most :data:`_TERSE_WORDS` words, no negation).
+* ``heading``: a report heading ("Ce que j'ai fait", "Lo que no hice") -- it names a section
+  and claims nothing.
 * ``alternative``: a sentence opened as what was done instead ("Stattdessen", "Lo que sí he
   hecho", その代わり, 대신) or naming a request filed for another team ("Antrag", "solicitud",
   "protocolo", 申し送り) -- after a refusal, completions in it are an alternative (rule 4).
@@ -59,10 +67,21 @@ class IntlKinds:
     go_ahead: re.Pattern[str]
     proposal: re.Pattern[str]
     alternative: re.Pattern[str]
+    unavailable: re.Pattern[str]
+    terse_done: re.Pattern[str]
+    heading: re.Pattern[str]
     choice: re.Pattern[str] = re.compile(
         r"\b(?:ou|oder|or|soit|quelle|welche[nrs]?|cu[áa]l|qual)\b|아니면|또는|どちら|それとも"
         r"|\b(?:erneut|nochmals|de\s+nouveau|otra\s+vez|de\s+nuevo|de\s+novo|novamente)\b|다시|再度|もう一度")
     """A question between named ways of doing the request, or a retry of it: asks even after a refusal (rule 2)."""
+
+
+_TERSE_WORDS = 8
+"""A ``terse_done`` participle counts in a clause of at most this many words."""
+_NOT_TERSE = re.compile(
+    r"\b(?:como|comme|wie|sigue|siguen|reste|restent|bleibt|bleiben|continua|continuam|dejo|deixo|laisse|lasse|quand|cuando|"
+    r"wenn|sobald|quando|d[èe]s\s+que|en\s+cuanto|assim\s+que|una\s+vez|une\s+fois)\b")
+"""A participle that states how something stays, or a completion promised on a condition: no terse claim."""
 
 
 def _kinds(**tables: str) -> IntlKinds:
@@ -81,13 +100,18 @@ _KINDS: Final[dict[str, IntlKinds]] = {
         status_quo=r"\bbleib(?:t|en)\s+(?:\w+\s+){0,3}?(?:verriegelt|gesperrt|geschlossen|deaktiviert|ausgeschaltet|aus|bei\b|"
         r"bestehen|unver[äa]ndert|wie\s+bisher|ein\s+\w+|im\s+entwurf|unverschickt|offen|liegen|auf\s+(?:dem|der)\s+\w+)"
         r"|\bl[äa]uft\s+(?:\w+\s+){0,2}?weiter(?:hin)?\s+(?:auf|mit|unter)\s+(?:der|dem)\s+(?:alten|bisherigen|vorherigen)",
-        warning=r"r[üu]ckg[äa]ngig|wiederherstell\w*|endg[üu]ltig|unwiderruflich",
+        warning=r"r[üu]ckg[äa]ngig|wiederherstell\w*|endg[üu]ltig|unwiderruflich|\bdanach\s+nicht\b|\bnicht\s+wieder\b",
         go_ahead=r"endg[üu]ltig|fortfahren|wirklich|so\s+(?:ab)?(?:senden|verschicken)|freigeben"
         r"|\bsoll\s+ich\b.{0,80}\b(?:l[öo]schen|entfernen|senden|verschicken|ausf[üu]hren|[üu]berweisen)\b",
         proposal=r"\b(?:passt|passen|w[äa]re|h[äa]tten|m[öo]chten|wollen|willst|soll|darf|kann)\s+(?:ihnen|dir|sie|du|ich|es|das)\b"
         r"|stattdessen|interesse",
         alternative=r"^(?:stattdessen|daf[üu]r|alternativ)\b|\bstattdessen\b|\bwas\s+ich\s+stattdessen|\bantrag\b|\bticket\b"
         r"|\bchange-request\b",
+        unavailable=r"\bgibt\s+es\s+(?:\w+\s+){0,4}?nicht\s+mehr|\bnicht\s+mehr\s+(?:verf[üu]gbar|lieferbar|frei|erh[äa]ltlich)"
+        r"|\bl[äa]sst\s+sich\b.{0,80}\bnicht\b|\bk[öo]nnen\s+wir\b.{0,60}\bnicht\b",
+        terse_done=r"^(?:fertig|erledigt|done|ok)\b|\b(?:erstellt|storniert|hinzugef[üu]gt|aktiviert|deaktiviert|gesendet|verschickt|"
+        r"gebucht|aktualisiert|gel[öo]scht|installiert|konfiguriert|erneuert|committet|ge[öo]ffnet|angelegt|eingerichtet|durch)\b",
+        heading=r"^was\s+ich\s+(?:getan|gemacht|erledigt)\s+habe\s*:?$",
     ),
     "fr": _kinds(
         no_change=r"\baucune?\s+\w+\s+n'[ée]tait\s+(?:n[ée]cessaire|requis\w*)|\brien\s+n'[ée]tait\s+(?:n[ée]cessaire|[àa]\s+\w+)"
@@ -107,6 +131,11 @@ _KINDS: Final[dict[str, IntlKinds]] = {
         r"|\bint[ée]ress",
         alternative=r"^(?:en\s+revanche|[àa]\s+la\s+place|par\s+contre)\b|\b[àa]\s+la\s+place\b|\bce\s+que\s+j'ai\s+fait\s+[àa]\s+la"
         r"|\bdemande\s+de\b|\bticket\b|\brelecteurs?\b",
+        unavailable=r"\ba\s+atteint\s+sa\s+capacit[ée]|\bplus\s+aucun\w*\b.{0,60}\bdisponible|\bn'est\s+plus\s+disponible"
+        r"|\bn'(?:est|sont)\s+(?:pas|plus)\s+disponibles?",
+        terse_done=r"^(?:c'est\s+fait|termin[ée]|ok|done)\b|\b(?:annul[ée]|ajout[ée]|cr[ée][ée]|activ[ée]|envoy[ée]|programm[ée]|"
+        r"r[ée]serv[ée]|supprim[ée]|install[ée]|configur[ée]|renouvel[ée]|d[ée]ploy[ée]|recharg[ée]|restaur[ée])e?s?\b",
+        heading=r"^(?:ce\s+que\s+j'ai\s+fait|ce\s+qui\s+a\s+[ée]t[ée]\s+fait|ce\s+qui\s+n'a\s+pas\s+[ée]t[ée]\s+fait)\s*:?$",
     ),
     "es": _kinds(
         no_change=r"\bno\s+(?:era|fue|ha\s+sido|hac[íi]a)\s+(?:necesari\w+|falta)\s+(?:ning[úu]n|cambi|modific|tocar)"
@@ -116,7 +145,7 @@ _KINDS: Final[dict[str, IntlKinds]] = {
         r"|\bha\s+(?:devuelto|dado|arrojado)\s+(?:un\s+|el\s+)?(?:error|`)|\bha\s+fallado|\bfalla\s+en\b|\brevertid[oa]",
         attempt=r"\b(?:intentado|ejecutado|lanzado|iniciado|probado|intent[ée])\b",
         status_quo=r"\bsigue(?:n)?\s+(?:\w+\s+){0,2}?(?:cerrad|abiert|en\s+marcha|intact|con\s+|igual|sin\s+|siendo|"
-        r"en\s+(?:borrador|pausa|espera)|apagad|encendid|vigente|tal)"
+        r"en\s+(?:borrador|pausa|espera|\d)|apagad|encendid|activad|vigente|tal)"
         r"|\bse\s+(?:queda|quedan|mantiene|mantienen)\s+(?:\w+\s+){0,3}?(?:en\b|tal|como|igual|sin|intact)"
         r"|\bcontin[úu]a(?:n)?\s+(?:igual|sin\s+cambios|intact|con\s+(?:la|el)\s+(?:anterior|actual))",
         warning=r"deshacer|irreversible|definitiv|recuperar|anular(?:se|la|lo)?\b",
@@ -126,6 +155,11 @@ _KINDS: Final[dict[str, IntlKinds]] = {
         alternative=r"^(?:en\s+su\s+lugar|en\s+cambio|lo\s+que\s+s[íi])\b|\blo\s+que\s+s[íi]\s+he\b|\ben\s+su\s+lugar\b"
         r"|\bsolicitud\b|\breclamaci[óo]n\b|\bticket\b|\bpara\s+el\s+equipo\b",
         choice=r"\b(?:o|u|cu[áa]l)\b|\b(?:otra\s+vez|de\s+nuevo)\b",
+        unavailable=r"\bsin\s+(?:habitaciones|disponibilidad|plazas|stock|asientos)|\bya\s+no\s+quedan|\bha\s+completado\s+(?:sus|las)\s+\w*\s*plazas"
+        r"|\bno\s+(?:est[áa]|est[áa]n)\s+disponibles?|\bagotad[oa]s?",
+        terse_done=r"^(?:hecho|listo|ok|done)\b|\b(?:cancelad|a[ñn]adid|cread|activad|enviad|agendad|programad|reservad|actualizad|"
+        r"eliminad|borrad|instalad|configurad|renovad|desplegad|restaurad|aplicad|registrad|pagad|transferid)[oa]s?\b",
+        heading=r"^(?:lo\s+que\s+(?:no\s+)?(?:hice|he\s+hecho)|qu[ée]\s+ha\s+pasado)\s*:?$",
     ),
     "pt": _kinds(
         no_change=r"\bn[ãa]o\s+(?:foi|era)\s+(?:necess[áa]ri\w+|preciso)\s+(?:nenhum|alter|mud|mex)"
@@ -142,6 +176,11 @@ _KINDS: Final[dict[str, IntlKinds]] = {
         proposal=r"\b(?:quer|prefere|deseja|gostaria)\s+que\b|\bposso\s+(?:\w+\s+){0,2}?\w+(?:ar|er|ir)\b|\bserve\b"
         r"|\bte\s+transfiro|\bfica\s+bom",
         alternative=r"^(?:em\s+vez\s+disso|no\s+lugar|por\s+outro\s+lado)\b|\bsolicita[çc][ãa]o\b|\bprotocolo\b|\bchamado\b",
+        unavailable=r"\bj[áa]\s+n[ãa]o\s+h[áa]\b|\bn[ãa]o\s+h[áa]\s+(?:mais\s+)?\w+\s+dispon[íi]ve|\bn[ãa]o\s+est[áa]\s+dispon[íi]vel"
+        r"|\bn[ãa]o\s+d[áa]\s+para\b",
+        terse_done=r"^(?:feito|pronto|ok|done)\b|\b(?:cancelad|adicionad|criad|ativad|enviad|agendad|programad|reservad|atualizad|"
+        r"removid|apagad|instalad|configurad|renovad|armad|trancad|registrad|transferid)[oa]s?\b",
+        heading=r"^(?:o\s+que\s+(?:n[ãa]o\s+)?fiz|situa[çc][ãa]o)\s*:?$",
     ),
     "ja": _kinds(
         no_change=r"変更の必要はありません|変更は不要|対応は不要|既に有効",
@@ -154,6 +193,9 @@ _KINDS: Final[dict[str, IntlKinds]] = {
         go_ahead=r"(?:実行|送信|削除|発送|適用)してよろしいですか|進めてよろしいですか",
         proposal=r"なさいますか|しますか|されますか|ご検討|ご希望され|よろしいですか|いかが",
         alternative=r"^(?:その代わり|代わりに|代わって)|申し送り",
+        unavailable=r"満席|満室|空きがございません|ご用意できません|売り切れ|在庫切れ",
+        terse_done=r"(?:作った|やった|送った|済ませた|終わった)よ|完了です|済みです",
+        heading=r"^(?:実施内容|対応内容)\s*:?$",
     ),
     "ko": _kinds(
         no_change=r"변경할\s?필요가\s?없|이미\s?(?:활성화|적용|설정)되어\s?있",
@@ -165,6 +207,9 @@ _KINDS: Final[dict[str, IntlKinds]] = {
         go_ahead=r"이대로|맞나요|발송할까요|삭제할까요|진행할까요",
         proposal=r"볼까요|할까요|드릴까요|하시겠어요|괜찮으|원하시",
         alternative=r"^대신|보내\s?두었|해\s?두었",
+        unavailable=r"매진|마감되|빈방이\s?없|잔여석이\s?없|자리가\s?없",
+        terse_done=r"(?:했어요|했습니다|끝났어요|마쳤어요)$",
+        heading=r"^(?:처리\s?내용|조치\s?내용)\s*:?$",
     ),
 }
 
