@@ -64,6 +64,18 @@ CASES = [
     # ... but not a participle of how something stays, nor one promised on a condition
     ("El límite sigue en 500 €, como estaba configurado; no se puede ampliar con su tarjeta.", "abstain"),
     ("Necesito saber: ¿para qué día? Con eso lo dejo reservado.", "clarify"),
+    # a check-marked row reports that item done, whatever a crossed row says (rule 1)
+    ("| Rechnung | Status |\n|---|---|\n| R-17 | \u2705 bezahlt |\n| R-18 | \u274c abgelehnt, Konto gesperrt |", "act"),
+    ("| 請求書 | 状態 |\n|---|---|\n| A-1 | \u2705 送信済み |\n| A-2 | \u274c 未送信（宛先エラー） |", "act"),
+    # first-person completions of verbs the cue tables did not know (rule 1)
+    ("Resolvi o conflito de horários; uma das reuniões não pôde ser mantida.", "act"),
+    ("サーバーの上限を 4 から 8 に引き上げました。反映には数分かかる場合がございません。", "act"),
+    ("Quedó programado el envío para mañana; no hace falta que haga nada más.", "act"),
+    # a statement of what is missing asks for it (rule 2)
+    ("Me falta el número de póliza para abrir el parte.", "clarify"),
+    ("Pour ouvrir le compte, il me manque votre date de naissance.", "clarify"),
+    # a consequence warning beside a question, wherever the question stands (rule 2)
+    ("삭제 대상이 로그 버킷 전체 맞나요? 버저닝이 꺼져 있어서 지우면 복구할 수 없습니다.", "clarify"),
     # a report heading claims nothing (the items under it decide)
     ("## Resumen\n\n**Lo que hice**\n- Revisé los permisos.\n\n**Lo que no hice**\n- No he borrado la base de datos: "
      "falta la aprobación del responsable.", "abstain"),

@@ -294,7 +294,8 @@ def _segment_intl(text: str, lang: str) -> list[_Clause]:
                 kind, rule = "refuse", f"refusal.negated.{lang}"  # "No se ha creado ningún informe"
             elif kind == "claim" and cues.report is not None and cues.report.search(plow):
                 kind, rule = "go", f"act.report.{lang}"  # checked / tried: not the action done
-            elif kind == "claim" and lang not in ("ja", "ko") and not _SELF.search(plow) and not _STRONG_DONE.search(plow):
+            elif kind == "claim" and lang not in ("ja", "ko") and not _SELF.search(plow) and not _STRONG_DONE.search(plow) \
+                    and not rule.startswith("claim.done_mark."):
                 kind, rule = "go", f"act.report.{lang}"  # an impersonal passive: a state, weaker than a claim
             if kind in ("claim", "go") and cues.reason is not None and cues.reason.search(plow):
                 kind, rule = None, ""  # "because it was shipped this morning": a reason, not a report
@@ -307,10 +308,18 @@ def _segment_intl(text: str, lang: str) -> list[_Clause]:
     return _apply_kinds(clauses, kinds, lang)
 
 
+_DONE_MARK = re.compile(r"[\u2705\u2714]|\u2611")
+"""A check mark on a report line or table row: that item was done."""
+_FAIL_MARK = re.compile(r"[\u274c\u2716\u26a0\u2717\u2718]")
+"""A cross or a warning mark: that item was not done."""
+
+
 def _kind_cue(plow: str, kinds: IntlKinds, lang: str, question: bool) -> tuple[str | None, str]:
     """The cue of a clause from the kind tables of :mod:`.intl_kinds` (tried before the cue tables)."""
     if kinds.heading.search(plow.strip(" *#:")):
         return "heading", ""  # "Ce que j'ai fait :": a section title, no cue
+    if _DONE_MARK.search(plow) and not _FAIL_MARK.search(plow):
+        return "claim", f"claim.done_mark.{lang}"  # "| 302-7781 | Winterjacke | ✅ erstattet |" (rule 1)
     if kinds.no_change.search(plow):
         return "go", f"act.no_change.{lang}"  # "es war kein Eingriff nötig": the state asked for (rule 6)
     if kinds.decline.search(plow):
@@ -330,11 +339,11 @@ def _kind_cue(plow: str, kinds: IntlKinds, lang: str, question: bool) -> tuple[s
 def _apply_kinds(clauses: list[_Clause], kinds: IntlKinds, lang: str) -> list[_Clause]:
     """The text-level readings of :mod:`.intl_kinds`: an attempt verb beside a failed outcome is the
     try (``act.report``); with "nothing needed changing" a status quo refuses nothing; a consequence
-    warning before a closing question refuses nothing; after a decline, or in a sentence naming what
+    warning beside a question to the user refuses nothing; a check-marked item (✅) is done; after a decline, or in a sentence naming what
     was done instead after a refusal, a completion is an alternative (``act.alternative``, rule 4)."""
     failed = any(c.rule.startswith("infeasible.failed.") for c in clauses)
     no_change = any(c.rule.startswith("act.no_change.") for c in clauses)
-    asks_last = bool(clauses) and clauses[-1].kind in ("ask", "confirm", "offer")
+    asks_last = any(c.kind in ("ask", "confirm", "offer") for c in clauses)
     sentences: dict[int, str] = {}
     for c in clauses:
         sentences[c.sent] = sentences.get(c.sent, "") + " " + c.low

@@ -93,6 +93,7 @@ _MORE: Final[dict[str, dict[str, str]]] = {
         "infeasible": r"fall[óo]|no\s+se\s+pudo|sin\s+[ée]xito|complet[oa]\b|solo\s+se\s+\w+\s+una\s+vez|ya\s+se\s+le"
                  r"|ya\s+est[áa]\s+(?:ocupad|reservad)|no\s+quedan|agotad",
         "claim": r"\bse\s+(?:le\s+|la\s+|lo\s+)?(?:ha|han)\s+\w+(?:ado|ido)\b|\bcompletad[oa]\b|\bfinalizad[oa]\b"
+                 r"|\b(?:ya\s+)?(?:qued[óo]|quedaron)\s+\w+(?:ad|id)[oa]s?\b"
                  r"|\b(?:ha|han)\s+quedado\s+\w+(?:ado|ido|ada|ida)s?\b|\b(?:est[áa]|est[áa]n)\s+(?:ya\s+)?(?:confirmad|reservad|cancelad|activad|programad|agendad)[oa]s?\b",
         "offer": r"en\s+su\s+lugar|en\s+lugar|le\s+paso\s+con|le\s+transfiero|le\s+pongo\s+en\s+contacto"
                  r"|le\s+(?:vendr[íi]a|ir[íi]a)\s+bien|le\s+parece\s+bien|le\s+sirve|le\s+interesa",
@@ -119,6 +120,7 @@ _MORE: Final[dict[str, dict[str, str]]] = {
     },
     "ja": {
         "courtesy": r"お待たせ(?:いた)?しました|承知(?:いた)?しました|かしこまりました",
+        "claim": r"(?:引き|切り)?(?:上げ|下げ|替え|変え|取れ|作り|送り|入れ|付け|止め|消し|移し)ました",
         "deliver": r"以下のとおり|以下の通り",
         "report": r"確認いたしました|確認しました|拝見しました|試みました|試しました|調べました|検索しました|お調べしました",
         "infeasible": r"失敗|できませんでした|見つかりませんでした|ございません"
