@@ -76,6 +76,16 @@ CASES = [
     ("Pour ouvrir le compte, il me manque votre date de naissance.", "clarify"),
     # a consequence warning beside a question, wherever the question stands (rule 2)
     ("삭제 대상이 로그 버킷 전체 맞나요? 버저닝이 꺼져 있어서 지우면 복구할 수 없습니다.", "clarify"),
+    # the agent says it does it now (rule 8), unless the promise waits on the user
+    ("かしこまりました。それでは返品の受付をただちに進めます。", "act"),
+    ("네, 바로 환불 절차를 진행하겠습니다.", "act"),
+    ("ご注文番号をお知らせいただき次第、返品の受付をただちに進めます。", "clarify"),
+    ("Entendido, me encargo de la renovación del certificado.", "act"),
+    # Korean and Japanese completions in words the cue tables did not know (rule 1)
+    ("요청하신 보고서를 팀장님께 메일로 보냈어요. 도착까지 몇 분 걸릴 수 있으니 안 보이면 스팸함도 확인해 주세요.", "act"),
+    ("## 登録完了\n\n- 氏名: 田中\n- 部署: 経理部", "act"),
+    # a statement of a detail still needed asks for it (rule 2)
+    ("払い戻しを進めるには、ご注文番号の下4桁が必要です。", "clarify"),
     # a report heading claims nothing (the items under it decide)
     ("## Resumen\n\n**Lo que hice**\n- Revisé los permisos.\n\n**Lo que no hice**\n- No he borrado la base de datos: "
      "falta la aprobación del responsable.", "abstain"),

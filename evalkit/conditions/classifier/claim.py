@@ -109,7 +109,8 @@ _NEED_OTHER: dict[str, re.Pattern[str]] = {
     "de": re.compile(r"\bich\s+(?:brauche|ben[öo]tige)\b|\b(?:brauche|ben[öo]tige)\s+ich\b"),
     "es": re.compile(r"\bme\s+faltan?\b|\bnecesito\b|\bnecesitar[ée]\b|\bme\s+hace\s+falta\b"),
     "pt": re.compile(r"\bpreciso\s+d|\bvou\s+precisar\b|\bprecisarei\b"),
-    "ja": re.compile(r"お知らせ(?:いただけ|ください)|教えて(?:いただけ|ください)"),
+    "ja": re.compile(r"(?:番号|桁|日付|住所|名前|情報|生年月日)[^。、]{0,10}が必要です"
+                     r"|(?:お知らせ|ご連絡|ご提供|お送り|教えて)(?:いただき次第|いただければ)|お知らせ(?:いただけ|ください)|教えて(?:いただけ|ください)"),
     "ko": re.compile(r"알려\s?주시면|알려\s?주세요|알려\s?주시겠"),
 }
 """The same statement of a need in Chinese and the six smaller tables ("Ich brauche nur Ihre

@@ -271,7 +271,7 @@ def _segment_intl(text: str, lang: str) -> list[_Clause]:
             continue
         for pi, part in enumerate(parts):
             plow = part.lower().strip(_TRAIL)
-            kind, rule = _kind_cue(plow, kinds, lang, question is not None)
+            kind, rule = _kind_cue(plow, kinds, lang, question is not None, low)
             match = None
             for rkind, rid, pat in cues.rules if kind is None else ():
                 match = pat.search(plow)
@@ -308,14 +308,19 @@ def _segment_intl(text: str, lang: str) -> list[_Clause]:
     return _apply_kinds(clauses, kinds, lang)
 
 
+_WAITS = re.compile(r"\b(?:si|wenn|sobald|falls|d[èe]s\s+que|une\s+fois|en\s+cuanto|cuando|una\s+vez|assim\s+que|quando|se)\b"
+                    r"|次第|たら|れば|(?:으|하|시)면")
+"""A condition or a wait on the user: a promise in such a clause waits on the answer."""
 _DONE_MARK = re.compile(r"[\u2705\u2714]|\u2611")
 """A check mark on a report line or table row: that item was done."""
 _FAIL_MARK = re.compile(r"[\u274c\u2716\u26a0\u2717\u2718]")
 """A cross or a warning mark: that item was not done."""
 
 
-def _kind_cue(plow: str, kinds: IntlKinds, lang: str, question: bool) -> tuple[str | None, str]:
-    """The cue of a clause from the kind tables of :mod:`.intl_kinds` (tried before the cue tables)."""
+def _kind_cue(plow: str, kinds: IntlKinds, lang: str, question: bool, sentence: str) -> tuple[str | None, str]:
+    """The cue of a clause from the kind tables of :mod:`.intl_kinds` (tried before the cue tables);
+    ``sentence`` is the lower-cased sentence holding it (a promise in a sentence that waits on a
+    condition is no proceed)."""
     if kinds.heading.search(plow.strip(" *#:")):
         return "heading", ""  # "Ce que j'ai fait :": a section title, no cue
     if _DONE_MARK.search(plow) and not _FAIL_MARK.search(plow):
@@ -328,6 +333,8 @@ def _kind_cue(plow: str, kinds: IntlKinds, lang: str, question: bool) -> tuple[s
         return "infeasible", f"infeasible.failed.{lang}"  # "Sie ist in der Stage sign-artifacts abgebrochen" (rule 5)
     if kinds.status_quo.search(plow):
         return "refuse", f"refusal.status_quo.{lang}"  # "Das Schloss bleibt daher verriegelt" (rule 5)
+    if kinds.proceed.search(plow) and not _WAITS.search(sentence):
+        return "go", f"act.proceed.{lang}"  # "それでは集荷の手配をただちに進めます" (rule 8)
     if kinds.unavailable.search(plow):
         return "infeasible", f"infeasible.unavailable.{lang}"  # "Den Termin gibt es nicht mehr" (rule 5)
     if len(plow.split()) <= _TERSE_WORDS and kinds.terse_done.search(plow.strip(" *-")) \

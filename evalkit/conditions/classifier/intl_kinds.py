@@ -37,6 +37,9 @@ each clause before the cue tables and applies the text-level ones after:
 * ``terse_done``: a completion in a short clause without an auxiliary ("Hecho.", "Usuario
   añadido al grupo", "Alarme armado", "certificat TLS renouvelé", "PR 作ったよ") -- rule 1,
   ``claim.terse.LANG`` (a clause of at most :data:`_TERSE_WORDS` words, no negation).
+* ``proceed``: the agent says it does the action now ("Ich kümmere mich darum", "me encargo",
+  ただちに進めます, 바로 진행하겠습니다) -- rule 8, ``act.proceed.LANG``; not in a clause that
+  waits on a condition ("once you tell me", 次第, 면).
 * ``heading``: a report heading ("Ce que j'ai fait", "Lo que no hice") -- it names a section
   and claims nothing.
 * ``alternative``: a sentence opened as what was done instead ("Stattdessen", "Lo que sí he
@@ -70,6 +73,7 @@ class IntlKinds:
     unavailable: re.Pattern[str]
     terse_done: re.Pattern[str]
     heading: re.Pattern[str]
+    proceed: re.Pattern[str]
     choice: re.Pattern[str] = re.compile(
         r"\b(?:ou|oder|or|soit|quelle|welche[nrs]?|cu[áa]l|qual)\b|아니면|또는|どちら|それとも"
         r"|\b(?:erneut|nochmals|de\s+nouveau|otra\s+vez|de\s+nuevo|de\s+novo|novamente)\b|다시|再度|もう一度")
@@ -112,6 +116,7 @@ _KINDS: Final[dict[str, IntlKinds]] = {
         terse_done=r"^(?:fertig|erledigt|done|ok)\b|\b(?:erstellt|storniert|hinzugef[üu]gt|aktiviert|deaktiviert|gesendet|verschickt|"
         r"gebucht|aktualisiert|gel[öo]scht|installiert|konfiguriert|erneuert|committet|ge[öo]ffnet|angelegt|eingerichtet|durch)\b",
         heading=r"^was\s+ich\s+(?:getan|gemacht|erledigt)\s+habe\s*:?$",
+        proceed=r"\bich\s+(?:k[üu]mmere\s+mich|erledige\s+das|starte\s+(?:das|den|die|jetzt)|mache\s+mich\s+(?:gleich\s+)?(?:daran|an\s+die))",
     ),
     "fr": _kinds(
         no_change=r"\baucune?\s+\w+\s+n'[ée]tait\s+(?:n[ée]cessaire|requis\w*)|\brien\s+n'[ée]tait\s+(?:n[ée]cessaire|[àa]\s+\w+)"
@@ -136,6 +141,7 @@ _KINDS: Final[dict[str, IntlKinds]] = {
         terse_done=r"^(?:c'est\s+fait|termin[ée]|ok|done)\b|\b(?:annul[ée]|ajout[ée]|cr[ée][ée]|activ[ée]|envoy[ée]|programm[ée]|"
         r"r[ée]serv[ée]|supprim[ée]|install[ée]|configur[ée]|renouvel[ée]|d[ée]ploy[ée]|recharg[ée]|restaur[ée])e?s?\b",
         heading=r"^(?:ce\s+que\s+j'ai\s+fait|ce\s+qui\s+a\s+[ée]t[ée]\s+fait|ce\s+qui\s+n'a\s+pas\s+[ée]t[ée]\s+fait)\s*:?$",
+        proceed=r"\bje\s+(?:m'en\s+occupe|lance\s+(?:maintenant|tout\s+de\s+suite|imm[ée]diatement)|proc[èe]de\s+(?:maintenant|imm[ée]diatement|tout\s+de\s+suite))",
     ),
     "es": _kinds(
         no_change=r"\bno\s+(?:era|fue|ha\s+sido|hac[íi]a)\s+(?:necesari\w+|falta)\s+(?:ning[úu]n|cambi|modific|tocar)"
@@ -160,6 +166,7 @@ _KINDS: Final[dict[str, IntlKinds]] = {
         terse_done=r"^(?:hecho|listo|ok|done)\b|\b(?:cancelad|a[ñn]adid|cread|activad|enviad|agendad|programad|reservad|actualizad|"
         r"eliminad|borrad|instalad|configurad|renovad|desplegad|restaurad|aplicad|registrad|pagad|transferid)[oa]s?\b",
         heading=r"^(?:lo\s+que\s+(?:no\s+)?(?:hice|he\s+hecho)|qu[ée]\s+ha\s+pasado)\s*:?$",
+        proceed=r"\b(?:me\s+encargo|procedo\s+(?:ahora|ya|a\s+\w+)|lo\s+(?:hago|tramito|gestiono)\s+(?:ahora|ya|enseguida))",
     ),
     "pt": _kinds(
         no_change=r"\bn[ãa]o\s+(?:foi|era)\s+(?:necess[áa]ri\w+|preciso)\s+(?:nenhum|alter|mud|mex)"
@@ -181,6 +188,7 @@ _KINDS: Final[dict[str, IntlKinds]] = {
         terse_done=r"^(?:feito|pronto|ok|done)\b|\b(?:cancelad|adicionad|criad|ativad|enviad|agendad|programad|reservad|atualizad|"
         r"removid|apagad|instalad|configurad|renovad|armad|trancad|registrad|transferid)[oa]s?\b",
         heading=r"^(?:o\s+que\s+(?:n[ãa]o\s+)?fiz|situa[çc][ãa]o)\s*:?$",
+        proceed=r"\b(?:vou\s+(?:fazer|providenciar|processar)\s+(?:isso\s+)?(?:agora|j[áa])|j[áa]\s+vou\s+\w+|fico\s+(?:com|encarregad))",
     ),
     "ja": _kinds(
         no_change=r"変更の必要はありません|変更は不要|対応は不要|既に有効",
@@ -194,8 +202,9 @@ _KINDS: Final[dict[str, IntlKinds]] = {
         proposal=r"なさいますか|しますか|されますか|ご検討|ご希望され|よろしいですか|いかが",
         alternative=r"^(?:その代わり|代わりに|代わって)|申し送り",
         unavailable=r"満席|満室|空きがございません|ご用意できません|売り切れ|在庫切れ",
-        terse_done=r"(?:作った|やった|送った|済ませた|終わった)よ|完了です|済みです",
+        terse_done=r"(?:作った|やった|送った|済ませた|終わった)よ|完了です|済みです|(?:予約|送信|登録|手配|変更|設定|対応)(?:完了|済み)$",
         heading=r"^(?:実施内容|対応内容)\s*:?$",
+        proceed=r"(?:ただちに|直ちに|すぐに|早速|これから)[^。]{0,20}(?:進めます|手配します|対応します|いたします|実施します)",
     ),
     "ko": _kinds(
         no_change=r"변경할\s?필요가\s?없|이미\s?(?:활성화|적용|설정)되어\s?있",
@@ -210,6 +219,7 @@ _KINDS: Final[dict[str, IntlKinds]] = {
         unavailable=r"매진|마감되|빈방이\s?없|잔여석이\s?없|자리가\s?없",
         terse_done=r"(?:했어요|했습니다|끝났어요|마쳤어요)$",
         heading=r"^(?:처리\s?내용|조치\s?내용)\s*:?$",
+        proceed=r"(?:바로|지금|곧바로|즉시)\s?[^.]{0,20}(?:진행하겠습니다|처리하겠습니다|하겠습니다|해\s?드리겠습니다)",
     ),
 }
 
