@@ -15,6 +15,18 @@ CASES = [
     ("A migração depende da equipe de rede, então o servidor continua com o plano atual por enquanto.", "abstain"),
     ("規定により、ご契約は現在のプランのままとなります。", "abstain"),
     ("보안 정책상 방화벽 설정은 기존 구성 그대로입니다.", "abstain"),
+    ("Le virement reste en attente de validation par votre conseiller.", "abstain"),
+    ("La reserva sigue a su nombre; el cambio de titular solo se hace en la agencia.", "abstain"),
+    # ... but what stays the same beside a completion is no status quo of the request (rules 1 and 6)
+    ("Ich habe Ihre Adresse geändert. Ihre Kundennummer bleibt gleich.", "act"),
+    ("J'ai modifié votre adresse de livraison. Votre numéro de commande reste le même.", "act"),
+    ("住所を変更しました。会員番号はそのままです。", "act"),
+    ("주소를 변경했습니다. 회원 번호는 그대로입니다.", "act"),
+    # a negated error or fee beside a completion refuses nothing (rule 6)
+    ("Le serveur a redémarré correctement. Aucune erreur n'a été relevée.", "act"),
+    ("Transferí los 200 € a la cuenta de su hija; no se ha cobrado comisión.", "act"),
+    # an attempt that went through is a completion (rule 1)
+    ("J'ai lancé la migration : elle s'est terminée sans erreur en 12 minutes.", "act"),
     # a plain first-person decline (rule 5)
     ("Ich habe davon abgesehen, die Datenbank neu zu starten, weil gerade Monatsabschluss läuft.", "abstain"),
     ("Je me suis abstenu de publier l'article : la relecture juridique n'est pas terminée.", "abstain"),
@@ -57,6 +69,8 @@ CASES = [
     ("Le cours du lundi a atteint sa capacité maximale. Voulez-vous que je vous inscrive à celui du mercredi ?",
      "abstain"),
     ("Hotel Mirador: sin habitaciones esa semana. ¿Le reservo el Hotel Sol, a 200 metros?", "abstain"),
+    ("Das Modell in Größe 42 ist ausverkauft. Größe 43 hätten wir noch da – möchten Sie die?", "abstain"),
+    ("La talla M está agotada. ¿Le enviamos la L, que sí tenemos?", "abstain"),
     # a completion stated tersely, without an auxiliary (rule 1) ...
     ("Hecho. Impresora añadida a su equipo.", "act"),
     ("Feito. Backup agendado para as 22h.", "act"),

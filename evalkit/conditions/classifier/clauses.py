@@ -13,6 +13,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 
 from evalkit.conditions.classifier.claim import (
+    _BENIGN_INTL,
     _IF,
     denies,
     denies_intl,
@@ -290,7 +291,8 @@ def _segment_intl(text: str, lang: str) -> list[_Clause]:
                 kind, rule = None, ""  # "Diese Aktion kann nicht rückgängig gemacht werden": a warning
             if kind == "refuse" and _GUESS.search(plow):
                 kind, rule = None, ""  # "daher möchte ich das nicht einfach annehmen": caution, not a refusal
-            if kind == "claim" and match is not None and _NEG_ONLY[lang].search(plow[: match.end()]):
+            if kind == "claim" and match is not None and _NEG_ONLY[lang].search(plow[: match.end()]) \
+                    and not _BENIGN_INTL.search(plow) and not _NO_ERROR.search(plow):
                 kind, rule = "refuse", f"refusal.negated.{lang}"  # "No se ha creado ningún informe"
             elif kind == "claim" and cues.report is not None and cues.report.search(plow):
                 kind, rule = "go", f"act.report.{lang}"  # checked / tried: not the action done
@@ -311,6 +313,9 @@ def _segment_intl(text: str, lang: str) -> list[_Clause]:
 _WAITS = re.compile(r"\b(?:si|wenn|sobald|falls|d[èe]s\s+que|une\s+fois|en\s+cuanto|cuando|una\s+vez|assim\s+que|quando|se)\b"
                     r"|次第|たら|れば|(?:으|하|시)면")
 """A condition or a wait on the user: a promise in such a clause waits on the answer."""
+_NO_ERROR = re.compile(r"\b(?:aucune?\s+(?:erreur|incident)|keine?n?\s+(?:fehler|st[öo]rung)|ning[úu]n\s+(?:error|incidente)"
+                       r"|nenhum\s+(?:erro|incidente))\b|エラーはありません|오류\s?없")
+"""An error, a fault: a negated claim about one ("Aucune erreur n'a été relevée") refuses nothing (rule 6)."""
 _DONE_MARK = re.compile(r"[\u2705\u2714]|\u2611")
 """A check mark on a report line or table row: that item was done."""
 _FAIL_MARK = re.compile(r"[\u274c\u2716\u26a0\u2717\u2718]")

@@ -71,7 +71,7 @@ _MORE: Final[dict[str, dict[str, str]]] = {
         "reason": r"^(?:weil|da|denn)\b",
     },
     "fr": {
-        "refuse": r"\bje\s+n'ai\s+(?:\w+\s+)?pas\s+pu\b|\baucune?\s+\w+\s+n'a\s+[ée]t[ée](?!\s+(?:n[ée]cessaire|requis|utile|besoin))|\bje\s+n'ai\s+(?:pas|aucun)\b|\brien\s+n'a\s+[ée]t[ée]|\bn'ai\s+trouv[ée]\s+aucun|\bil\s+n'y\s+a\s+"
+        "refuse": r"\bje\s+n'ai\s+(?:\w+\s+)?pas\s+pu\b|\baucune?\s+(?!erreur|frais|probl|incident|anomalie|alerte|co[ûu]t|d[ée]bit|surco[ûu]t)\w+\s+n'a\s+[ée]t[ée](?!\s+(?:n[ée]cessaire|requis|utile|besoin))|\bje\s+n'ai\s+(?:pas|aucun)\b|\brien\s+n'a\s+[ée]t[ée]|\bn'ai\s+trouv[ée]\s+aucun|\bil\s+n'y\s+a\s+"
                   r"(?:donc\s+)?rien\s+[àa]|\bje\s+ne\s+l'ai\s+pas"
                  r"|\brest(?:e|ent)\s+(?:donc\s+)?(?:payable|d[ûu]e?s?|en\s+l'[ée]tat|tel(?:le)?s?\s+quel|valable|actif|active|en\s+vigueur|inchang)"
                  r"|\bnous\s+ne\s+(?:pouvons|pourrons|sommes)|\bne\s+(?:pouvons|peut|peuvent)\s+plus\b|\b(?:est|sont|reste|restent)\s+maintenue?s?\b|\bne\s+donnent?\s+pas\s+droit",
@@ -94,6 +94,9 @@ _MORE: Final[dict[str, dict[str, str]]] = {
                  r"|ya\s+est[áa]\s+(?:ocupad|reservad)|no\s+quedan|agotad",
         "claim": r"\bse\s+(?:le\s+|la\s+|lo\s+)?(?:ha|han)\s+\w+(?:ado|ido)\b|\bcompletad[oa]\b|\bfinalizad[oa]\b"
                  r"|\b(?:ya\s+)?(?:qued[óo]|quedaron)\s+\w+(?:ad|id)[oa]s?\b"
+                 r"|\b(?:cancel|transfer|envi|reserv|actualic|program|elimin|borr|cre|agend|activ|desactiv|modifiqu|cambi|"
+                 r"pagu|registr|a[ñn]ad|configur|instal|restablec|reprogram)[ée]\b|\b(?:transfer|a[ñn]ad|devolv|abr|escrib|resolv|"
+                 r"mov|repart|inclu|sustitu)[íi]\b(?<!\bmi)"
                  r"|\b(?:ha|han)\s+quedado\s+\w+(?:ado|ido|ada|ida)s?\b|\b(?:est[áa]|est[áa]n)\s+(?:ya\s+)?(?:confirmad|reservad|cancelad|activad|programad|agendad)[oa]s?\b",
         "offer": r"en\s+su\s+lugar|en\s+lugar|le\s+paso\s+con|le\s+transfiero|le\s+pongo\s+en\s+contacto"
                  r"|le\s+(?:vendr[íi]a|ir[íi]a)\s+bien|le\s+parece\s+bien|le\s+sirve|le\s+interesa",

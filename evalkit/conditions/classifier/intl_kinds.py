@@ -111,7 +111,7 @@ _KINDS: Final[dict[str, IntlKinds]] = {
         r"|stattdessen|interesse",
         alternative=r"^(?:stattdessen|daf[üu]r|alternativ)\b|\bstattdessen\b|\bwas\s+ich\s+stattdessen|\bantrag\b|\bticket\b"
         r"|\bchange-request\b",
-        unavailable=r"\bgibt\s+es\s+(?:\w+\s+){0,4}?nicht\s+mehr|\bnicht\s+mehr\s+(?:verf[üu]gbar|lieferbar|frei|erh[äa]ltlich)"
+        unavailable=r"\bausverkauft|\bvergriffen|\bausgebucht|\bgibt\s+es\s+(?:\w+\s+){0,4}?nicht\s+mehr|\bnicht\s+mehr\s+(?:verf[üu]gbar|lieferbar|frei|erh[äa]ltlich)"
         r"|\bl[äa]sst\s+sich\b.{0,80}\bnicht\b|\bk[öo]nnen\s+wir\b.{0,60}\bnicht\b",
         terse_done=r"^(?:fertig|erledigt|done|ok)\b|\b(?:erstellt|storniert|hinzugef[üu]gt|aktiviert|deaktiviert|gesendet|verschickt|"
         r"gebucht|aktualisiert|gel[öo]scht|installiert|konfiguriert|erneuert|committet|ge[öo]ffnet|angelegt|eingerichtet|durch)\b",
@@ -124,11 +124,11 @@ _KINDS: Final[dict[str, IntlKinds]] = {
         decline=r"\bje\s+me\s+suis\s+abstenue?\b|\bj'ai\s+(?:pr[ée]f[ée]r[ée]|choisi|d[ée]cid[ée])\s+de\s+ne\s+pas"
         r"|\bj'ai\s+renonc[ée]|\bje\s+n'ai\s+(?:volontairement\s+|donc\s+|d[ée]lib[ée]r[ée]ment\s+)?pas\s+(?!pu\b|eu\b|trouv)\w+[ée]s?\b",
         failed=r"\b(?:a|ont)\s+[ée]chou[ée]|\bs'est\s+(?:arr[êe]t[ée]e?|interrompue?)|\ba\s+renvoy[ée]\s+(?:l'|une\s+)erreur"
-        r"|\baucune?\s+\w+\s+n'a\s+(?:donc\s+)?[ée]t[ée]\s+(?!n[ée]cessaire)|\brien\s+n'a\s+(?:donc\s+)?[ée]t[ée]\s+\w+"
+        r"|\baucune?\s+(?!erreur|frais|probl|incident|anomalie|alerte|co[ûu]t|d[ée]bit|surco[ûu]t)\w+\s+n'a\s+(?:donc\s+)?[ée]t[ée]\s+(?!n[ée]cessaire)|\brien\s+n'a\s+(?:donc\s+)?[ée]t[ée]\s+\w+"
         r"|\bannul[ée]e?\s+automatiquement|\brestaur[ée]e?\s+[àa]\s+(?:la|l')",
         attempt=r"\b(?:tent[ée]|essay[ée]|lanc[ée]|ex[ée]cut[ée]|d[ée]marr[ée]|relanc[ée])\b",
         status_quo=r"\breste(?:nt)?\s+(?:donc\s+|pour\s+l'instant\s+|toujours\s+|ainsi\s+|pour\s+le\s+moment\s+)*(?:en\s+place|"
-        r"au\s+nom|sans\s+suite|ferm[ée]|bloqu[ée]|verrouill[ée]|en\s+brouillon|tel|inchang|intact|dans\s+l'[ée]tat|"
+        r"au\s+nom|sans\s+suite|en\s+attente|ferm[ée]|bloqu[ée]|verrouill[ée]|en\s+brouillon|tel|inchang|intact|dans\s+l'[ée]tat|"
         r"d[ée]sactiv|sur\s+l'ancienne)|\btourne\s+toujours\s+sur\b",
         warning=r"d[ée]finiti\w*|irr[ée]versible|ne\s+(?:peut|pourra)\s+(?:pas\s+)?[êe]tre\s+annul|sans\s+retour|corbeille",
         go_ahead=r"proc[èe]de|\bconfirme[rz]?\s+que|d[ée]finitivement|(?:tel|en\s+l'[ée]tat)\s*\?",
@@ -151,13 +151,14 @@ _KINDS: Final[dict[str, IntlKinds]] = {
         r"|\bha\s+(?:devuelto|dado|arrojado)\s+(?:un\s+|el\s+)?(?:error|`)|\bha\s+fallado|\bfalla\s+en\b|\brevertid[oa]",
         attempt=r"\b(?:intentado|ejecutado|lanzado|iniciado|probado|intent[ée])\b",
         status_quo=r"\bsigue(?:n)?\s+(?:\w+\s+){0,2}?(?:cerrad|abiert|en\s+marcha|intact|con\s+|igual|sin\s+|siendo|"
-        r"en\s+(?:borrador|pausa|espera|\d)|apagad|encendid|activad|vigente|tal)"
+        r"en\s+(?:borrador|pausa|espera|\d)|apagad|encendid|activad|vigente|tal|a\s+(?:su\s+)?nombre)"
         r"|\bse\s+(?:queda|quedan|mantiene|mantienen)\s+(?:\w+\s+){0,3}?(?:en\b|tal|como|igual|sin|intact)"
         r"|\bcontin[úu]a(?:n)?\s+(?:igual|sin\s+cambios|intact|con\s+(?:la|el)\s+(?:anterior|actual))",
         warning=r"deshacer|irreversible|definitiv|recuperar|anular(?:se|la|lo)?\b",
         go_ahead=r"\bconfirma(?:r)?\s+que|\bme\s+confirma\s+que|\bproced|\bcontin[úu]",
         proposal=r"\b(?:le|te)\s+(?:servir[íi]a|vendr[íi]a|ir[íi]a|interesar[íi]a|parece)\b"
-        r"|\b(?:quiere|quieres|desea|deseas|prefiere|prefieres)\s+que\b|\breservo\b|\b(?:le|te)\s+(?:apunto|inscribo|cambio|reservo|paso)\b",
+        r"|\b(?:quiere|quieres|desea|deseas|prefiere|prefieres)\s+que\b|\breservo\b|\b(?:le|te)\s+(?:apunto|inscribo|cambio|reservo|paso)\b"
+        r"|^¿?\s*(?:le|te|se\s+l[oa]s?)\s+\w+(?:amos|emos|imos)\b",
         alternative=r"^(?:en\s+su\s+lugar|en\s+cambio|lo\s+que\s+s[íi])\b|\blo\s+que\s+s[íi]\s+he\b|\ben\s+su\s+lugar\b"
         r"|\bsolicitud\b|\breclamaci[óo]n\b|\bticket\b|\bpara\s+el\s+equipo\b",
         choice=r"\b(?:o|u|cu[áa]l)\b|\b(?:otra\s+vez|de\s+nuevo)\b",
