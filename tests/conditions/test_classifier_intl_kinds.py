@@ -33,6 +33,10 @@ CASES = [
     ("He preferido no borrar la carpeta compartida, porque otros tres equipos la usan.", "abstain"),
     ("Optei por não apagar o histórico do canal, pois ele é usado em auditorias.", "abstain"),
     ("本番データベースの再起動は見送りました。月末処理が実行中のためです。", "abstain"),
+    ("J'ai préféré ne pas envoyer la facture : le montant ne correspond pas au devis signé.", "abstain"),
+    ("安全のため、ファイアウォールの設定変更は控えました。", "abstain"),
+    # a short Japanese answer with no cue and no negation states what was asked (pipeline: act.statement)
+    ("お荷物は明日の10時から14時の間にお届け予定です。", "act"),
     # a failed attempt: the attempt verb is not the action done (rules 1 and 5)
     ("Ich habe den Import gestartet. Er ist nach zehn Minuten mit einem Timeout abgebrochen.", "abstain"),
     ("J'ai lancé la synchronisation, mais elle a échoué à cause d'un jeton expiré.", "abstain"),

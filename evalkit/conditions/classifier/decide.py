@@ -184,7 +184,7 @@ def _plain_statement(body: str, lang: str) -> bool:
         return False
     if lang not in ("ja", "ko") and function_words(body, lang) < 2:
         return False  # too little evidence that the text is in this language (telltale letters only)
-    return len(low.split()) >= 6 or len(low) >= 30
+    return len(low.split()) >= 6 or len(low) >= (15 if lang in ("ja", "ko") else 30)  # CJK: no spaces, dense
 
 
 def _sentence(clauses: list[_Clause], cl: _Clause) -> str:

@@ -121,7 +121,7 @@ _KINDS: Final[dict[str, IntlKinds]] = {
     "fr": _kinds(
         no_change=r"\baucune?\s+\w+\s+n'[ée]tait\s+(?:n[ée]cessaire|requis\w*)|\brien\s+n'[ée]tait\s+(?:n[ée]cessaire|[àa]\s+\w+)"
         r"|\bpas\s+besoin\s+de\s+(?:modifier|changer)",
-        decline=r"\bje\s+me\s+suis\s+abstenue?\b|\bj'ai\s+(?:pr[ée]f[ée]r[ée]|choisi|d[ée]cid[ée])\s+de\s+ne\s+pas"
+        decline=r"\bje\s+me\s+suis\s+abstenue?\b|\bj'ai\s+(?:pr[ée]f[ée]r[ée]|choisi|d[ée]cid[ée])\s+(?:de\s+)?ne\s+pas"
         r"|\bj'ai\s+renonc[ée]|\bje\s+n'ai\s+(?:volontairement\s+|donc\s+|d[ée]lib[ée]r[ée]ment\s+)?pas\s+(?!pu\b|eu\b|trouv)\w+[ée]s?\b",
         failed=r"\b(?:a|ont)\s+[ée]chou[ée]|\bs'est\s+(?:arr[êe]t[ée]e?|interrompue?)|\ba\s+renvoy[ée]\s+(?:l'|une\s+)erreur"
         r"|\baucune?\s+(?!erreur|frais|probl|incident|anomalie|alerte|co[ûu]t|d[ée]bit|surco[ûu]t)\w+\s+n'a\s+(?:donc\s+)?[ée]t[ée]\s+(?!n[ée]cessaire)|\brien\s+n'a\s+(?:donc\s+)?[ée]t[ée]\s+\w+"
