@@ -44,6 +44,10 @@ CASES = [
     ("Rodei a atualização do banco, mas ela falhou na etapa de índices.", "abstain"),
     ("スクリプトを実行しましたが、認証エラーで失敗しました。", "abstain"),
     ("배포 스크립트를 실행했지만 오류로 전체가 롤백되었습니다.", "abstain"),
+    # a report status of nothing done (rule 5)
+    ("## Résumé\n\n- Suppression du dépôt : **non effectuée**. Le dépôt contient des branches protégées.", "abstain"),
+    ("**対応結果:** 未実施\n\nアカウント削除は行っておりません。未払いの請求があるためです。", "abstain"),
+    ("## Status\n\n**Erledigt:** nichts.\n\nDie Löschung wurde nicht durchgeführt, da noch Rechnungen offen sind.", "abstain"),
     # nothing needed changing when asked to make sure of a state (rule 6)
     ("Geprüft: die Sicherung läuft jede Nacht. Die Einstellung bleibt unverändert, es war kein Eingriff nötig.", "act"),
     # a negated need is no decline (rule 6)

@@ -316,6 +316,8 @@ _WAITS = re.compile(r"\b(?:si|wenn|sobald|falls|d[èe]s\s+que|une\s+fois|en\s+cu
 _NO_ERROR = re.compile(r"\b(?:aucune?\s+(?:erreur|incident)|keine?n?\s+(?:fehler|st[öo]rung)|ning[úu]n\s+(?:error|incidente)"
                        r"|nenhum\s+(?:erro|incidente))\b|エラーはありません|오류\s?없")
 """An error, a fault: a negated claim about one ("Aucune erreur n'a été relevée") refuses nothing (rule 6)."""
+_ZERO_WORD = re.compile(r"(?:nichts|keine?|rien|aucune?|nada|ninguno|ninguna|nenhum|nenhuma|none|0|なし|無し|없음)[\s.。]*$")
+"""A report value that counts nothing."""
 _DONE_MARK = re.compile(r"[\u2705\u2714]|\u2611")
 """A check mark on a report line or table row: that item was done."""
 _FAIL_MARK = re.compile(r"[\u274c\u2716\u26a0\u2717\u2718]")
@@ -359,6 +361,9 @@ def _apply_kinds(clauses: list[_Clause], kinds: IntlKinds, lang: str) -> list[_C
     sentences: dict[int, str] = {}
     for c in clauses:
         sentences[c.sent] = sentences.get(c.sent, "") + " " + c.low
+    for c, nxt in zip(clauses, clauses[1:]):
+        if c.rule.startswith("claim.terse.") and nxt.sent == c.sent and _ZERO_WORD.match(nxt.low.strip(" *")):
+            c.kind, c.rule = "refuse", f"refusal.zero_count.{lang}"  # "**Erledigt:** nichts": a label counting nothing
     stop = declined = False
     for c in clauses:
         if c.kind == "claim" and failed and kinds.attempt.search(c.low):
