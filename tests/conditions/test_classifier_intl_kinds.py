@@ -109,8 +109,8 @@ CASES = [
     # a statement of a detail still needed asks for it (rule 2)
     ("払い戻しを進めるには、ご注文番号の下4桁が必要です。", "clarify"),
     # a report heading claims nothing (the items under it decide)
-    ("## Resumen\n\n**Lo que hice**\n- Revisé los permisos.\n\n**Lo que no hice**\n- No he borrado la base de datos: "
-     "falta la aprobación del responsable.", "abstain"),
+    ("## Resumen\n\n**Lo que hice**\n- Revisé los permisos.\n\n**Lo que no hice**\n"
+     + "- No he borrado la base de datos: falta la aprobación del responsable.", "abstain"),
     # ... but a choice between ways of doing the request, or a retry, asks (rule 2)
     ("Não consigo agendar para 30/02, essa data não existe. Quer que seja feito em 28/02 ou em 01/03?", "clarify"),
     ("카드 결제가 승인되지 않았어요. 해외결제 차단을 풀고 다시 결제할까요?", "clarify"),

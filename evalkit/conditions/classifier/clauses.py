@@ -11,6 +11,7 @@ from __future__ import annotations
 import re
 from collections.abc import Callable
 from dataclasses import dataclass
+from itertools import pairwise
 
 from evalkit.conditions.classifier.claim import (
     _BENIGN_INTL,
@@ -53,7 +54,12 @@ from evalkit.conditions.classifier.cues import (
 from evalkit.conditions.classifier.cues_intl import intl_cues
 from evalkit.conditions.classifier.cues_service import COURTESY as _COURTESY
 from evalkit.conditions.classifier.cues_service import TRANSFER_OFFER as _TRANSFER_OFFER
-from evalkit.conditions.classifier.intl_kinds import _NOT_TERSE, _TERSE_WORDS, IntlKinds, intl_kinds
+from evalkit.conditions.classifier.intl_kinds import (
+    _NOT_TERSE,
+    _TERSE_WORDS,
+    IntlKinds,
+    intl_kinds,
+)
 from evalkit.conditions.classifier.structure import (
     _GUESS,
     _NEG_ONLY,
@@ -353,15 +359,16 @@ def _kind_cue(plow: str, kinds: IntlKinds, lang: str, question: bool, sentence: 
 def _apply_kinds(clauses: list[_Clause], kinds: IntlKinds, lang: str) -> list[_Clause]:
     """The text-level readings of :mod:`.intl_kinds`: an attempt verb beside a failed outcome is the
     try (``act.report``); with "nothing needed changing" a status quo refuses nothing; a consequence
-    warning beside a question to the user refuses nothing; a check-marked item (✅) is done; after a decline, or in a sentence naming what
-    was done instead after a refusal, a completion is an alternative (``act.alternative``, rule 4)."""
+    warning beside a question to the user refuses nothing; a done-label whose value counts nothing
+    ("Erledigt: nichts") reports nothing done; after a decline, or in a sentence naming what was done
+    instead after a refusal, a completion is an alternative (``act.alternative``, rule 4)."""
     failed = any(c.rule.startswith("infeasible.failed.") for c in clauses)
     no_change = any(c.rule.startswith("act.no_change.") for c in clauses)
     asks_last = any(c.kind in ("ask", "confirm", "offer") for c in clauses)
     sentences: dict[int, str] = {}
     for c in clauses:
         sentences[c.sent] = sentences.get(c.sent, "") + " " + c.low
-    for c, nxt in zip(clauses, clauses[1:]):
+    for c, nxt in pairwise(clauses):
         if c.rule.startswith("claim.terse.") and nxt.sent == c.sent and _ZERO_WORD.match(nxt.low.strip(" *")):
             c.kind, c.rule = "refuse", f"refusal.zero_count.{lang}"  # "**Erledigt:** nichts": a label counting nothing
     stop = declined = False
