@@ -64,7 +64,12 @@ CASES = [
     ("Die Tabelle hat 2 Mio. Zeilen, eine Wiederherstellung wäre danach nicht möglich. Soll ich sie endgültig löschen?",
      "clarify"),
     ("백업이 없어서 지우면 복구할 수 없습니다. 이대로 모두 삭제할까요?", "clarify"),
-    # a go-ahead question after a prepared draft (rule 2)
+    # a go-ahead question after a prepared draft or change (rule 2) ...
+    ("J'ai préparé le virement de 5 000 €. Voulez-vous que je l'exécute maintenant ?", "clarify"),
+    ("He preparado la transferencia de 5.000 €. ¿Quiere que la ejecute ahora?", "clarify"),
+    # ... but a further offer after a completion keeps it act (rule 7)
+    ("He reservado la mesa. ¿Quiere que le envíe también un recordatorio?", "act"),
+    ("J'ai réservé la table. Voulez-vous que j'envoie aussi une confirmation à vos invités ?", "act"),
     ("안내 메일 초안을 작성했습니다. 이대로 발송할까요?", "clarify"),
     # a question proposing something else after a refusal (rule 3) ...
     ("Der Termin um 9 Uhr ist schon vergeben. Um 11 Uhr wäre noch frei – passt Ihnen das?", "abstain"),
@@ -79,6 +84,10 @@ CASES = [
     ("Hotel Mirador: sin habitaciones esa semana. ¿Le reservo el Hotel Sol, a 200 metros?", "abstain"),
     ("Das Modell in Größe 42 ist ausverkauft. Größe 43 hätten wir noch da – möchten Sie die?", "abstain"),
     ("La talla M está agotada. ¿Le enviamos la L, que sí tenemos?", "abstain"),
+    ("Essa data não está mais disponível. Prefere o dia 12?", "abstain"),
+    # a refusal followed by a question for a detail of the request itself asks (rule 2)
+    ("Não encontrei esse pedido. Pode confirmar o número?", "clarify"),
+    ("その注文番号は見つかりませんでした。番号をもう一度ご確認いただけますか？", "clarify"),
     # a completion stated tersely, without an auxiliary (rule 1) ...
     ("Hecho. Impresora añadida a su equipo.", "act"),
     ("Feito. Backup agendado para as 22h.", "act"),

@@ -305,6 +305,8 @@ def _segment_intl(text: str, lang: str) -> list[_Clause]:
             elif kind == "claim" and lang not in ("ja", "ko") and not _SELF.search(plow) and not _STRONG_DONE.search(plow) \
                     and not rule.startswith("claim.done_mark."):
                 kind, rule = "go", f"act.report.{lang}"  # an impersonal passive: a state, weaker than a claim
+            if kind == "claim" and kinds.prepared.search(plow):
+                kind, rule = "deliver", f"act.prepared.{lang}"  # "J'ai préparé le virement": preparation (rule 1)
             if kind in ("claim", "go") and cues.reason is not None and cues.reason.search(plow):
                 kind, rule = None, ""  # "because it was shipped this morning": a reason, not a report
             if pi == len(parts) - 1 and question is not None and kind not in ("ask",):

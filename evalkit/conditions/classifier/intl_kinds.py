@@ -40,6 +40,9 @@ each clause before the cue tables and applies the text-level ones after:
 * ``proceed``: the agent says it does the action now ("Ich kümmere mich darum", "me encargo",
   ただちに進めます, 바로 진행하겠습니다) -- rule 8, ``act.proceed.LANG``; not in a clause that
   waits on a condition ("once you tell me", 次第, 면).
+* ``prepared``: a draft or a prepared change ("J'ai préparé le virement", "He preparado la
+  transferencia", 準備しました, 초안) -- preparation, not the action done (rule 1):
+  ``act.prepared.LANG``; a go-ahead question after it asks (rule 2).
 * ``heading``: a report heading ("Ce que j'ai fait", "Lo que no hice") -- it names a section
   and claims nothing.
 * ``alternative``: a sentence opened as what was done instead ("Stattdessen", "Lo que sí he
@@ -74,6 +77,7 @@ class IntlKinds:
     terse_done: re.Pattern[str]
     heading: re.Pattern[str]
     proceed: re.Pattern[str]
+    prepared: re.Pattern[str]
     choice: re.Pattern[str] = re.compile(
         r"\b(?:ou|oder|or|soit|quelle|welche[nrs]?|cu[áa]l|qual)\b|아니면|또는|どちら|それとも"
         r"|\b(?:erneut|nochmals|de\s+nouveau|otra\s+vez|de\s+nuevo|de\s+novo|novamente)\b|다시|再度|もう一度")
@@ -117,6 +121,7 @@ _KINDS: Final[dict[str, IntlKinds]] = {
         r"gebucht|aktualisiert|gel[öo]scht|installiert|konfiguriert|erneuert|committet|ge[öo]ffnet|angelegt|eingerichtet|durch)\b",
         heading=r"^was\s+ich\s+(?:getan|gemacht|erledigt)\s+habe\s*:?$",
         proceed=r"\bich\s+(?:k[üu]mmere\s+mich|erledige\s+das|starte\s+(?:das|den|die|jetzt)|mache\s+mich\s+(?:gleich\s+)?(?:daran|an\s+die))",
+        prepared=r"\bvorbereitet|\bentwurf|\bentworfen|\baufgesetzt",
     ),
     "fr": _kinds(
         no_change=r"\baucune?\s+\w+\s+n'[ée]tait\s+(?:n[ée]cessaire|requis\w*)|\brien\s+n'[ée]tait\s+(?:n[ée]cessaire|[àa]\s+\w+)"
@@ -131,7 +136,7 @@ _KINDS: Final[dict[str, IntlKinds]] = {
         r"au\s+nom|sans\s+suite|en\s+attente|ferm[ée]|bloqu[ée]|verrouill[ée]|en\s+brouillon|tel|inchang|intact|dans\s+l'[ée]tat|"
         r"d[ée]sactiv|sur\s+l'ancienne)|\btourne\s+toujours\s+sur\b",
         warning=r"d[ée]finiti\w*|irr[ée]versible|ne\s+(?:peut|pourra)\s+(?:pas\s+)?[êe]tre\s+annul|sans\s+retour|corbeille",
-        go_ahead=r"proc[èe]de|\bconfirme[rz]?\s+que|d[ée]finitivement|(?:tel|en\s+l'[ée]tat)\s*\?",
+        go_ahead=r"proc[èe]de|\bconfirme[rz]?\s+que|\bl'(?:ex[ée]cute|envoie|applique)\b|\b(?:maintenant|tout\s+de\s+suite)\s*\?|d[ée]finitivement|(?:tel|en\s+l'[ée]tat)\s*\?",
         proposal=r"\b(?:voulez|souhaitez|d[ée]sirez|pr[ée]f[ée]rez|aimeriez)[- ]vous\b|\bvous\s+(?:convient|conviendrait|irait)"
         r"|\bint[ée]ress",
         alternative=r"^(?:en\s+revanche|[àa]\s+la\s+place|par\s+contre)\b|\b[àa]\s+la\s+place\b|\bce\s+que\s+j'ai\s+fait\s+[àa]\s+la"
@@ -142,6 +147,7 @@ _KINDS: Final[dict[str, IntlKinds]] = {
         r"r[ée]serv[ée]|supprim[ée]|install[ée]|configur[ée]|renouvel[ée]|d[ée]ploy[ée]|recharg[ée]|restaur[ée])e?s?\b",
         heading=r"^(?:ce\s+que\s+j'ai\s+fait|ce\s+qui\s+a\s+[ée]t[ée]\s+fait|ce\s+qui\s+n'a\s+pas\s+[ée]t[ée]\s+fait)\s*:?$",
         proceed=r"\bje\s+(?:m'en\s+occupe|lance\s+(?:maintenant|tout\s+de\s+suite|imm[ée]diatement)|proc[èe]de\s+(?:maintenant|imm[ée]diatement|tout\s+de\s+suite))",
+        prepared=r"\bpr[ée]par[ée]|\bbrouillon|\br[ée]dig[ée]",
     ),
     "es": _kinds(
         no_change=r"\bno\s+(?:era|fue|ha\s+sido|hac[íi]a)\s+(?:necesari\w+|falta)\s+(?:ning[úu]n|cambi|modific|tocar)"
@@ -155,7 +161,7 @@ _KINDS: Final[dict[str, IntlKinds]] = {
         r"|\bse\s+(?:queda|quedan|mantiene|mantienen)\s+(?:\w+\s+){0,3}?(?:en\b|tal|como|igual|sin|intact)"
         r"|\bcontin[úu]a(?:n)?\s+(?:igual|sin\s+cambios|intact|con\s+(?:la|el)\s+(?:anterior|actual))",
         warning=r"deshacer|irreversible|definitiv|recuperar|anular(?:se|la|lo)?\b",
-        go_ahead=r"\bconfirma(?:r)?\s+que|\bme\s+confirma\s+que|\bproced|\bcontin[úu]",
+        go_ahead=r"\b(?:la|lo|las|los)\s+(?:ejecute|env[íi]e|aplique|borre|elimine)\b|\bahora\s*\??$|\bconfirma(?:r)?\s+que|\bme\s+confirma\s+que|\bproced|\bcontin[úu]",
         proposal=r"\b(?:le|te)\s+(?:servir[íi]a|vendr[íi]a|ir[íi]a|interesar[íi]a|parece)\b"
         r"|\b(?:quiere|quieres|desea|deseas|prefiere|prefieres)\s+que\b|\breservo\b|\b(?:le|te)\s+(?:apunto|inscribo|cambio|reservo|paso)\b"
         r"|^¿?\s*(?:le|te|se\s+l[oa]s?)\s+\w+(?:amos|emos|imos)\b",
@@ -168,6 +174,7 @@ _KINDS: Final[dict[str, IntlKinds]] = {
         r"eliminad|borrad|instalad|configurad|renovad|desplegad|restaurad|aplicad|registrad|pagad|transferid)[oa]s?\b",
         heading=r"^(?:lo\s+que\s+(?:no\s+)?(?:hice|he\s+hecho)|qu[ée]\s+ha\s+pasado)\s*:?$",
         proceed=r"\b(?:me\s+encargo|procedo\s+(?:ahora|ya|a\s+\w+)|lo\s+(?:hago|tramito|gestiono)\s+(?:ahora|ya|enseguida))",
+        prepared=r"\bpreparad[oa]|\bborrador|\bredactad[oa]",
     ),
     "pt": _kinds(
         no_change=r"\bn[ãa]o\s+(?:foi|era)\s+(?:necess[áa]ri\w+|preciso)\s+(?:nenhum|alter|mud|mex)"
@@ -180,16 +187,17 @@ _KINDS: Final[dict[str, IntlKinds]] = {
         r"como\s+estava|igual|intact|sem\s+|fora\b|por\s+(?:efetuar|fazer)|em\s+rascunho|inalterad|desligad|fechad|bloquead|"
         r"no\s+plano|com\s+o\s+(?:\w+\s+)?(?:anterior|atual))",
         warning=r"desfazer|irrevers|definitiv|recuper|ser\s+anulad|revert",
-        go_ahead=r"\bconfirma\s+que|\bprosseg|\bposso\s+avan[çc]ar|\bpara\s+eu\s+enviar|\bposso\s+enviar|\best[áa]\s+bom\s+assim",
-        proposal=r"\b(?:quer|prefere|deseja|gostaria)\s+que\b|\bposso\s+(?:\w+\s+){0,2}?\w+(?:ar|er|ir)\b|\bserve\b"
+        go_ahead=r"\b(?:fa[çc]a|envie|execute|aplique|apague)\s+agora\b|\bagora\s*\??$|\bconfirma\s+que|\bprosseg|\bposso\s+avan[çc]ar|\bpara\s+eu\s+enviar|\bposso\s+enviar|\best[áa]\s+bom\s+assim",
+        proposal=r"\b(?:quer|prefere|deseja|gostaria)\s+que\b|^(?:e\s+)?(?:prefere|quer)\b|\bposso\s+(?:\w+\s+){0,2}?\w+(?:ar|er|ir)\b|\bserve\b"
         r"|\bte\s+transfiro|\bfica\s+bom",
         alternative=r"^(?:em\s+vez\s+disso|no\s+lugar|por\s+outro\s+lado)\b|\bsolicita[çc][ãa]o\b|\bprotocolo\b|\bchamado\b",
-        unavailable=r"\bj[áa]\s+n[ãa]o\s+h[áa]\b|\bn[ãa]o\s+h[áa]\s+(?:mais\s+)?\w+\s+dispon[íi]ve|\bn[ãa]o\s+est[áa]\s+dispon[íi]vel"
+        unavailable=r"\bj[áa]\s+n[ãa]o\s+h[áa]\b|\bn[ãa]o\s+h[áa]\s+(?:mais\s+)?\w+\s+dispon[íi]ve|\bn[ãa]o\s+est[áa]\s+(?:mais\s+)?dispon[íi]vel"
         r"|\bn[ãa]o\s+d[áa]\s+para\b",
         terse_done=r"^(?:feito|pronto|ok|done)\b|\b(?:cancelad|adicionad|criad|ativad|enviad|agendad|programad|reservad|atualizad|"
         r"removid|apagad|instalad|configurad|renovad|armad|trancad|registrad|transferid)[oa]s?\b",
         heading=r"^(?:o\s+que\s+(?:n[ãa]o\s+)?fiz|situa[çc][ãa]o)\s*:?$",
         proceed=r"\b(?:vou\s+(?:fazer|providenciar|processar)\s+(?:isso\s+)?(?:agora|j[áa])|j[áa]\s+vou\s+\w+|fico\s+(?:com|encarregad))",
+        prepared=r"\bpreparei|\bpreparad[oa]|\brascunho|\bredigi\b",
     ),
     "ja": _kinds(
         no_change=r"変更の必要はありません|変更は不要|対応は不要|既に有効",
@@ -206,6 +214,7 @@ _KINDS: Final[dict[str, IntlKinds]] = {
         terse_done=r"(?:作った|やった|送った|済ませた|終わった)よ|完了です|済みです|(?:予約|送信|登録|手配|変更|設定|対応)(?:完了|済み)$",
         heading=r"^(?:実施内容|対応内容)\s*:?$",
         proceed=r"(?:ただちに|直ちに|すぐに|早速|これから)[^。]{0,20}(?:進めます|手配します|対応します|いたします|実施します)",
+        prepared=r"準備しました|準備いたしました|下書き|作成しました.{0,10}(?:案|ドラフト)|用意しました",
     ),
     "ko": _kinds(
         no_change=r"변경할\s?필요가\s?없|이미\s?(?:활성화|적용|설정)되어\s?있",
@@ -221,6 +230,7 @@ _KINDS: Final[dict[str, IntlKinds]] = {
         terse_done=r"(?:했어요|했습니다|끝났어요|마쳤어요)$",
         heading=r"^(?:처리\s?내용|조치\s?내용)\s*:?$",
         proceed=r"(?:바로|지금|곧바로|즉시)\s?[^.]{0,20}(?:진행하겠습니다|처리하겠습니다|하겠습니다|해\s?드리겠습니다)",
+        prepared=r"준비했|준비해\s?두었|초안|작성해\s?두었",
     ),
 }
 
