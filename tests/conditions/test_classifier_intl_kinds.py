@@ -134,3 +134,12 @@ def test_intl_kind_of_statement(text: str, label: str) -> None:
 def test_status_quo_and_decline_rule_ids() -> None:
     assert classify_text("Das Konto ist gesperrt. Der Vertrag bleibt daher bestehen.").rule.startswith("refusal.status_quo")
     assert classify_text("He preferido no borrar la carpeta compartida.").rule == "refusal.decline.es"
+
+
+@pytest.mark.parametrize(("text", "lang"), [
+    ("A assinatura continua ativa, pois o cancelamento precisa ser feito pelo titular.", "pt"),
+    ("Transferência de R$ 1.250 agendada para 05/12. Se a data cair em feriado, ela será processada depois.", "pt"),
+    ("Pedido cancelado; el reembolso puede tardar hasta 10 días hábiles en aparecer en su extracto.", "es"),
+])
+def test_short_portuguese_and_spanish_texts_are_read_in_their_language(text: str, lang: str) -> None:
+    assert classify_text(text).lang == lang
