@@ -34,6 +34,8 @@ each clause before the cue tables and applies the text-level ones after:
 * ``unavailable``: the thing asked for cannot be had, stated impersonally ("gibt es nicht mehr",
   "a atteint sa capacité maximale", "sin habitaciones", "já não há mesa", 満席, 매진) -- rule 5,
   ``infeasible.unavailable.LANG``; a proposal question after it offers something else (rule 3).
+  A not-found ("finde ich keine Bestellung") and a "neither ... nor" policy ("ni échangeables ni
+  remboursables") are read the same way.
 * ``terse_done``: a completion in a short clause without an auxiliary ("Hecho.", "Usuario
   añadido al grupo", "Alarme armado", "certificat TLS renouvelé", "PR 作ったよ") -- rule 1,
   ``claim.terse.LANG`` (a clause of at most :data:`_TERSE_WORDS` words, no negation).
@@ -116,7 +118,8 @@ _KINDS: Final[dict[str, IntlKinds]] = {
         alternative=r"^(?:stattdessen|daf[üu]r|alternativ)\b|\bstattdessen\b|\bwas\s+ich\s+stattdessen|\bantrag\b|\bticket\b"
         r"|\bchange-request\b",
         unavailable=r"\bausverkauft|\bvergriffen|\bausgebucht|\bgibt\s+es\s+(?:\w+\s+){0,4}?nicht\s+mehr|\bnicht\s+mehr\s+(?:verf[üu]gbar|lieferbar|frei|erh[äa]ltlich)"
-        r"|\bl[äa]sst\s+sich\b.{0,80}\bnicht\b|\bk[öo]nnen\s+wir\b.{0,60}\bnicht\b",
+        r"|\bl[äa]sst\s+sich\b.{0,80}\bnicht\b|\bk[öo]nnen\s+wir\b.{0,60}\bnicht\b"
+        r"|\bfinde\s+ich\s+kein\w*|\bich\s+finde\s+kein\w*|\bkein\w*\s+\w+\s+(?:ge)?funden",
         terse_done=r"^(?:fertig|erledigt|done|ok)\b(?!\s*:\s*(?:nichts|keine?|nein|0)\b)|\b(?:erstellt|storniert|hinzugef[üu]gt|aktiviert|deaktiviert|gesendet|verschickt|"
         r"gebucht|aktualisiert|gel[öo]scht|installiert|konfiguriert|erneuert|committet|ge[öo]ffnet|angelegt|eingerichtet|durch)\b",
         heading=r"^was\s+ich\s+(?:getan|gemacht|erledigt)\s+habe\s*:?$",
@@ -141,7 +144,7 @@ _KINDS: Final[dict[str, IntlKinds]] = {
         r"|\bint[ée]ress",
         alternative=r"^(?:en\s+revanche|[àa]\s+la\s+place|par\s+contre)\b|\b[àa]\s+la\s+place\b|\bce\s+que\s+j'ai\s+fait\s+[àa]\s+la"
         r"|\bdemande\s+de\b|\bticket\b|\brelecteurs?\b",
-        unavailable=r"\ba\s+atteint\s+sa\s+capacit[ée]|\bplus\s+aucun\w*\b.{0,60}\bdisponible|\bn'est\s+plus\s+disponible"
+        unavailable=r"\bni\s+(?:rembours|[ée]change|modifi|annul)\w*\s+ni\b|\ba\s+atteint\s+sa\s+capacit[ée]|\bplus\s+aucun\w*\b.{0,60}\bdisponible|\bn'est\s+plus\s+disponible"
         r"|\bn'(?:est|sont)\s+(?:pas|plus)\s+disponibles?",
         terse_done=r"^(?:c'est\s+fait|termin[ée]|ok|done)\b|\b(?:annul[ée]|ajout[ée]|cr[ée][ée]|activ[ée]|envoy[ée]|programm[ée]|"
         r"r[ée]serv[ée]|supprim[ée]|install[ée]|configur[ée]|renouvel[ée]|d[ée]ploy[ée]|recharg[ée]|restaur[ée])e?s?\b",
