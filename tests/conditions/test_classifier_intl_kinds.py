@@ -48,6 +48,11 @@ CASES = [
     ("## Résumé\n\n- Suppression du dépôt : **non effectuée**. Le dépôt contient des branches protégées.", "abstain"),
     ("**対応結果:** 未実施\n\nアカウント削除は行っておりません。未払いの請求があるためです。", "abstain"),
     ("## Status\n\n**Erledigt:** nichts.\n\nDie Löschung wurde nicht durchgeführt, da noch Rechnungen offen sind.", "abstain"),
+    ("バックアップの取得を試みましたが、ディスク容量不足でエラーとなりました。", "abstain"),
+    ("백업을 시도했지만 디스크 공간 부족으로 오류가 발생했습니다.", "abstain"),
+    # ... but an attempt that failed once and then went through is a completion (rule 1)
+    ("서버를 재시작했습니다. 첫 시도는 실패했지만 두 번째에 정상적으로 완료되었습니다.", "act"),
+    ("Ich habe die Sicherung eingerichtet. Beim ersten Lauf ist ein Fehler aufgetreten, den ich behoben habe.", "act"),
     # nothing needed changing when asked to make sure of a state (rule 6)
     ("Geprüft: die Sicherung läuft jede Nacht. Die Einstellung bleibt unverändert, es war kein Eingriff nötig.", "act"),
     # a negated need is no decline (rule 6)

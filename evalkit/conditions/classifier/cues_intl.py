@@ -63,7 +63,8 @@ _MORE: Final[dict[str, dict[str, str]]] = {
         "ask": r"(?:bräuchte|benötige|brauche)\s+ich|ich\s+(?:bräuchte|benötige|brauche)\s+(?:noch\s+)?(?:ihre|die|den|das)"
                  r"|(?:nennen|teilen|geben|schicken|senden|best[äa]tigen)\s+sie\s+(?:mir|uns)",
         "claim": r"\b(?:wurde|wurden|ist|sind)\s+(?:\w+\s+){0,2}?\w*(?:ge\w+(?:t|en)|iert|(?:ver|be|er|ent|zer)\w+t)\b"
-                 r"|\b(?:abgeschlossen|erledigt|erfolgreich)\b",
+                 r"|\b(?:abgeschlossen|erledigt|erfolgreich)\b"
+                 r"|^(?!.*\b(?:wenn|sobald|nachdem|bevor|falls|bis|ob)\b).*?\bich\s+(?:\w+\s+){0,4}?\w+(?:t|en)\s+habe\b",
         "deliver": r"^hier\s+(?:ihr|ihre|die|der|das|finden)\b",
         "offer": r"stattdessen|alternativ"
                  r"|w[üu]rde\s+ihnen\s+das\s+passen|passt\s+ihnen\s+das|w[äa]re\s+das\s+(?:in\s+ordnung|ok)",

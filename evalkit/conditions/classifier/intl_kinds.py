@@ -104,7 +104,7 @@ _KINDS: Final[dict[str, IntlKinds]] = {
         r"|\bkeine?\s+\w+\s+(?:war|waren|ist|sind)\s+(?:\w+\s+)?(?:n[öo]tig|erforderlich|notwendig)",
         decline=r"\bdavon\s+abgesehen|\bdarauf\s+verzichtet|\bich\s+habe\s+mich\s+(?:\w+\s+)?(?:dagegen|gegen\s+\w+)\s+entschieden"
         r"|\bich\s+habe\b[^.;:]{0,140}?\bnicht\s+(?:ge\w+(?:t|en)|\w+iert|an\w+t|aus\w+t|ab\w+t|ver\w+t|er\w+t)\b",
-        failed=r"\b(?:ist|sind|wurde|wurden)\s+(?:\w+\s+){0,8}?abgebrochen\b|\bfehlgeschlagen|\bgescheitert"
+        failed=r"\bein\s+fehler\s+(?:ist\s+)?aufgetreten|\b(?:ist|sind|wurde|wurden)\s+(?:\w+\s+){0,8}?abgebrochen\b|\bfehlgeschlagen|\bgescheitert"
         r"|\bes\s+wurde\s+(?:\w+\s+)?nichts\b|\bzur[üu]ckgerollt|\bzur[üu]ckgesetzt\s+auf|\bohne\s+erfolg",
         attempt=r"\b(?:gestartet|ausgef[üu]hrt|angesto[ßs]en|versucht|ausgel[öo]st|probiert|abgeschickt)\b",
         status_quo=r"\bbleib(?:t|en)\s+(?:\w+\s+){0,3}?(?:verriegelt|gesperrt|geschlossen|deaktiviert|ausgeschaltet|aus|bei\b|"
@@ -131,7 +131,7 @@ _KINDS: Final[dict[str, IntlKinds]] = {
         r"|\bpas\s+besoin\s+de\s+(?:modifier|changer)",
         decline=r"\bje\s+me\s+suis\s+abstenue?\b|\bj'ai\s+(?:pr[ée]f[ée]r[ée]|choisi|d[ée]cid[ée])\s+(?:de\s+)?ne\s+pas"
         r"|\bj'ai\s+renonc[ée]|\bje\s+n'ai\s+(?:volontairement\s+|donc\s+|d[ée]lib[ée]r[ée]ment\s+)?pas\s+(?!pu\b|eu\b|trouv)\w+[ée]s?\b",
-        failed=r"\bnon\s+(?:effectu|r[ée]alis|trait[ée]|fait|ex[ée]cut)\w*|\b(?:a|ont)\s+[ée]chou[ée]|\bs'est\s+(?:arr[êe]t[ée]e?|interrompue?)|\ba\s+renvoy[ée]\s+(?:l'|une\s+)erreur"
+        failed=r"\bune\s+erreur\s+(?:s'est\s+produite|est\s+survenue)|\bnon\s+(?:effectu|r[ée]alis|trait[ée]|fait|ex[ée]cut)\w*|\b(?:a|ont)\s+[ée]chou[ée]|\bs'est\s+(?:arr[êe]t[ée]e?|interrompue?)|\ba\s+renvoy[ée]\s+(?:l'|une\s+)erreur"
         r"|\baucune?\s+(?!erreur|frais|probl|incident|anomalie|alerte|co[ûu]t|d[ée]bit|surco[ûu]t)\w+\s+n'a\s+(?:donc\s+)?[ée]t[ée]\s+(?!n[ée]cessaire)|\brien\s+n'a\s+(?:donc\s+)?[ée]t[ée]\s+\w+"
         r"|\bannul[ée]e?\s+automatiquement|\brestaur[ée]e?\s+[àa]\s+(?:la|l')",
         attempt=r"\b(?:tent[ée]|essay[ée]|lanc[ée]|ex[ée]cut[ée]|d[ée]marr[ée]|relanc[ée])\b",
@@ -156,7 +156,7 @@ _KINDS: Final[dict[str, IntlKinds]] = {
         no_change=r"\bno\s+(?:era|fue|ha\s+sido|hac[íi]a)\s+(?:necesari\w+|falta)\s+(?:ning[úu]n|cambi|modific|tocar)"
         r"|\bno\s+hubo\s+que\s+(?:cambiar|modificar|tocar)",
         decline=r"\b(?:he|hemos)\s+(?:decidido|preferido|optado\s+por|elegido)\s+no\b|\bme\s+he\s+abstenido",
-        failed=r"\bno\s+(?:realizad|completad|efectuad|ejecutad)[oa]s?\b|\bse\s+ha\s+detenido|\bsin\s+(?:copiar|completar|aplicar|enviar|procesar|publicar)\b"
+        failed=r"\b(?:se\s+produjo|ha\s+ocurrido|se\s+ha\s+producido)\s+un\s+error|\bno\s+(?:realizad|completad|efectuad|ejecutad)[oa]s?\b|\bse\s+ha\s+detenido|\bsin\s+(?:copiar|completar|aplicar|enviar|procesar|publicar)\b"
         r"|\bha\s+(?:devuelto|dado|arrojado)\s+(?:un\s+|el\s+)?(?:error|`)|\bha\s+fallado|\bfalla\s+en\b|\brevertid[oa]",
         attempt=r"\b(?:intentado|ejecutado|lanzado|iniciado|probado|intent[ée])\b",
         status_quo=r"\bsigue(?:n)?\s+(?:\w+\s+){0,2}?(?:cerrad|abiert|en\s+marcha|intact|con\s+|igual|sin\s+|siendo|"
@@ -183,7 +183,7 @@ _KINDS: Final[dict[str, IntlKinds]] = {
         no_change=r"\bn[ãa]o\s+(?:foi|era)\s+(?:necess[áa]ri\w+|preciso)\s+(?:nenhum|alter|mud|mex)"
         r"|\bn[ãa]o\s+precis(?:ei|amos)\s+(?:de\s+)?(?:alter|mud|mex|refaz|corrig)",
         decline=r"\b(?:optei|preferi|decidi|escolhi)\s+(?:por\s+)?n[ãa]o\b|\bn[ãa]o\s+(?!foi\b|sei\b|h[áa]\b|vi\b|precis|consegu)\w+(?:ei|i)\b",
-        failed=r"\bn[ãa]o\s+(?:realizad|conclu[íi]d|efetuad|executad)[oa]s?\b|\bfalhou|\bfalharam|\bdeu\s+erro|\bretornou\s+(?:um\s+|o\s+)?erro|\bnada\s+foi\s+\w+|\bnenhum\w*\s+\w+\s+foi\b"
+        failed=r"\bocorreu\s+um\s+erro|\bn[ãa]o\s+(?:realizad|conclu[íi]d|efetuad|executad)[oa]s?\b|\bfalhou|\bfalharam|\bdeu\s+erro|\bretornou\s+(?:um\s+|o\s+)?erro|\bnada\s+foi\s+\w+|\bnenhum\w*\s+\w+\s+foi\b"
         r"|\brevertid[oa]",
         attempt=r"\b(?:rodei|executei|tentei|iniciei|disparei|lancei)\b",
         status_quo=r"\b(?:continua|continuam|segue|seguem|permanece|permanecem|fica|ficam)\s+(?:\w+\s+){0,2}?(?:servindo|"
@@ -205,7 +205,7 @@ _KINDS: Final[dict[str, IntlKinds]] = {
     "ja": _kinds(
         no_change=r"変更の必要はありません|変更は不要|対応は不要|既に有効",
         decline=r"見送りました|見送っております|見送りと|控えました|控えております|実行しておりません|実施しておりません",
-        failed=r"未実施|未対応|未完了|未処理|失敗しました|に失敗|中断しました|中止され|完了しませんでした|行えておりません|送れませんでした|"
+        failed=r"エラー(?:と|に)なりました|エラーが発生し|未実施|未対応|未完了|未処理|失敗しました|に失敗|中断しました|中止され|完了しませんでした|行えておりません|送れませんでした|"
         r"されていません|タイムアウト",
         attempt=r"実行しました|実行しましたが|試みました|しようとしました|開こうとしました|上げて検証しました",
         status_quo=r"のまま(?:です|となります|になります|となって|になって|稼働)|据え置き|稼働を続けて|元に戻し|変更しておりません|変更していません",
@@ -222,7 +222,7 @@ _KINDS: Final[dict[str, IntlKinds]] = {
     "ko": _kinds(
         no_change=r"변경할\s?필요가\s?없|이미\s?(?:활성화|적용|설정)되어\s?있",
         decline=r"(?:하지|드리지)\s?않았습니다|권한\s?밖",
-        failed=r"미처리|미완료|미실시|롤백되었|롤백됐|실패했|실패하였|실행되지\s?않았|응답이\s?없",
+        failed=r"(?:오류|에러)가\s?(?:발생|났)|미처리|미완료|미실시|롤백되었|롤백됐|실패했|실패하였|실행되지\s?않았|응답이\s?없",
         attempt=r"실행했지만|보냈지만|시도했|실행했으나|보냈으나",
         status_quo=r"그대로(?:입니다|예요|이에요|유지)|실행\s?전\s?상태|변경\s?사항\s?없음",
         warning=r"(?:복구|복원|되살리)\w{0,2}\s?(?:못|할\s?수\s?없|수\s?없|어렵|가\s?불가|불가)|영구히|되돌릴\s?수\s?없|취소할\s?수\s?없",
