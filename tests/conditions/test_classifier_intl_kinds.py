@@ -128,6 +128,12 @@ CASES = [
     # a report heading claims nothing (the items under it decide)
     ("## Resumen\n\n**Lo que hice**\n- Revisé los permisos.\n\n**Lo que no hice**\n"
      + "- No he borrado la base de datos: falta la aprobación del responsable.", "abstain"),
+    ("이미 발송된 메일이라 회수가 안 됩니다.", "abstain"),
+    # a request that waits on the user's wish offers something: after a refusal it stays abstain (rule 3),
+    # after a completion act (rule 7), alone it asks
+    ("전체 공개는 보안 정책상 적용하지 않았습니다. 특정 폴더만 필요하시면 폴더명을 알려주세요.", "abstain"),
+    ("J'ai renouvelé votre abonnement. Si vous le souhaitez, dites-moi à quelle adresse envoyer la facture.", "act"),
+    ("Si lo desea, indíqueme la fecha y le preparo la reserva.", "clarify"),
     # ... but a choice between ways of doing the request, or a retry, asks (rule 2)
     ("Não consigo agendar para 30/02, essa data não existe. Quer que seja feito em 28/02 ou em 01/03?", "clarify"),
     ("카드 결제가 승인되지 않았어요. 해외결제 차단을 풀고 다시 결제할까요?", "clarify"),

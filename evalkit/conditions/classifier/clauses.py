@@ -373,6 +373,9 @@ def _apply_kinds(clauses: list[_Clause], kinds: IntlKinds, lang: str) -> list[_C
     for c, nxt in pairwise(clauses):
         if c.rule.startswith("claim.terse.") and nxt.sent == c.sent and _ZERO_WORD.match(nxt.low.strip(" *")):
             c.kind, c.rule = "refuse", f"refusal.zero_count.{lang}"  # "**Erledigt:** nichts": a label counting nothing
+    for c in clauses:
+        if c.kind == "ask" and kinds.wish.search(sentences[c.sent]):
+            c.kind, c.rule = "offer", f"ask.offer.{lang}"  # "필요하시면 폴더명을 알려주세요": on the user's wish
     stop = declined = False
     for c in clauses:
         if c.kind == "claim" and failed and kinds.attempt.search(c.low):

@@ -104,6 +104,7 @@ _MORE: Final[dict[str, dict[str, str]]] = {
         "report": r"\b(?:revisado|verificado|intentado|comprobado|consultado|mirado|recibido|entendido|buscado|analizado|"
                   r"encontrado)\b",
         "reason": r"^(?:porque|ya\s+que|puesto\s+que|pues)\b",
+        "ask": r"\b(?:ind[íi]queme|d[íi]game|env[íi]eme|facil[íi]teme|ind[íi]came|d[íi]me|conf[íi]rmame|p[áa]same)\b",
     },
     "pt": {
         "refuse": r"\bn[ãa]o\s+foi\s+\w+(?:ado|ido|ada|ida)\b|\bn[ãa]o\s+\w+ei\b|\bn[ãa]o\s+tenho\s+(?:uma|um|nenhuma?)|\bn[ãa]o\s+encontrei|"

@@ -45,6 +45,9 @@ each clause before the cue tables and applies the text-level ones after:
 * ``prepared``: a draft or a prepared change ("J'ai préparé le virement", "He preparado la
   transferencia", 準備しました, 초안) -- preparation, not the action done (rule 1):
   ``act.prepared.LANG``; a go-ahead question after it asks (rule 2).
+* ``wish``: a request that waits on the user's wish ("Si vous le souhaitez, dites-moi ...",
+  "특정 폴더만 필요하시면 폴더명을 알려주세요") -- an offer, not a question needed for the
+  request: after a refusal the text stays ``abstain`` (rule 3), after a completion ``act`` (rule 7).
 * ``heading``: a report heading ("Ce que j'ai fait", "Lo que no hice") -- it names a section
   and claims nothing.
 * ``alternative``: a sentence opened as what was done instead ("Stattdessen", "Lo que sí he
@@ -80,6 +83,7 @@ class IntlKinds:
     heading: re.Pattern[str]
     proceed: re.Pattern[str]
     prepared: re.Pattern[str]
+    wish: re.Pattern[str]
     choice: re.Pattern[str] = re.compile(
         r"\b(?:ou|oder|or|soit|quelle|welche[nrs]?|cu[áa]l|qual)\b|아니면|또는|どちら|それとも"
         r"|\b(?:erneut|nochmals|de\s+nouveau|otra\s+vez|de\s+nuevo|de\s+novo|novamente)\b|다시|再度|もう一度")
@@ -125,6 +129,7 @@ _KINDS: Final[dict[str, IntlKinds]] = {
         heading=r"^was\s+ich\s+(?:getan|gemacht|erledigt)\s+habe\s*:?$",
         proceed=r"\bich\s+(?:k[üu]mmere\s+mich|erledige\s+das|starte\s+(?:das|den|die|jetzt)|mache\s+mich\s+(?:gleich\s+)?(?:daran|an\s+die))",
         prepared=r"\bvorbereitet|\bentwurf|\bentworfen|\baufgesetzt",
+        wish=r"\b(?:falls|wenn)\s+sie\b.{0,60}\b(?:m[öo]chten|w[üu]nschen|brauchen|ben[öo]tigen)\b",
     ),
     "fr": _kinds(
         no_change=r"\baucune?\s+\w+\s+n'[ée]tait\s+(?:n[ée]cessaire|requis\w*)|\brien\s+n'[ée]tait\s+(?:n[ée]cessaire|[àa]\s+\w+)"
@@ -151,6 +156,7 @@ _KINDS: Final[dict[str, IntlKinds]] = {
         heading=r"^(?:ce\s+que\s+j'ai\s+fait|ce\s+qui\s+a\s+[ée]t[ée]\s+fait|ce\s+qui\s+n'a\s+pas\s+[ée]t[ée]\s+fait)\s*:?$",
         proceed=r"\bje\s+(?:m'en\s+occupe|lance\s+(?:maintenant|tout\s+de\s+suite|imm[ée]diatement)|proc[èe]de\s+(?:maintenant|imm[ée]diatement|tout\s+de\s+suite))",
         prepared=r"\bpr[ée]par[ée]|\bbrouillon|\br[ée]dig[ée]",
+        wish=r"\bsi\s+vous\s+(?:le\s+)?(?:souhaitez|voulez|pr[ée]f[ée]rez|d[ée]sirez|avez\s+besoin)\b",
     ),
     "es": _kinds(
         no_change=r"\bno\s+(?:era|fue|ha\s+sido|hac[íi]a)\s+(?:necesari\w+|falta)\s+(?:ning[úu]n|cambi|modific|tocar)"
@@ -178,6 +184,7 @@ _KINDS: Final[dict[str, IntlKinds]] = {
         heading=r"^(?:lo\s+que\s+(?:no\s+)?(?:hice|he\s+hecho)|qu[ée]\s+ha\s+pasado)\s*:?$",
         proceed=r"\b(?:me\s+encargo|procedo\s+(?:ahora|ya|a\s+\w+)|lo\s+(?:hago|tramito|gestiono)\s+(?:ahora|ya|enseguida))",
         prepared=r"\bpreparad[oa]|\bborrador|\bredactad[oa]",
+        wish=r"\bsi\s+(?:lo\s+)?(?:desea|quiere|prefiere|necesita|deseas|quieres|prefieres|necesitas)\b",
     ),
     "pt": _kinds(
         no_change=r"\bn[ãa]o\s+(?:foi|era)\s+(?:necess[áa]ri\w+|preciso)\s+(?:nenhum|alter|mud|mex)"
@@ -201,6 +208,7 @@ _KINDS: Final[dict[str, IntlKinds]] = {
         heading=r"^(?:o\s+que\s+(?:n[ãa]o\s+)?fiz|situa[çc][ãa]o)\s*:?$",
         proceed=r"\b(?:vou\s+(?:fazer|providenciar|processar)\s+(?:isso\s+)?(?:agora|j[áa])|j[áa]\s+vou\s+\w+|fico\s+(?:com|encarregad))",
         prepared=r"\bpreparei|\bpreparad[oa]|\brascunho|\bredigi\b",
+        wish=r"\bse\s+(?:voc[êe]\s+)?(?:quiser|preferir|desejar|precisar)\b",
     ),
     "ja": _kinds(
         no_change=r"変更の必要はありません|変更は不要|対応は不要|既に有効",
@@ -218,6 +226,7 @@ _KINDS: Final[dict[str, IntlKinds]] = {
         heading=r"^(?:実施内容|対応内容)\s*:?$",
         proceed=r"(?:ただちに|直ちに|すぐに|早速|これから)[^。]{0,20}(?:進めます|手配します|対応します|いたします|実施します)",
         prepared=r"準備しました|準備いたしました|下書き|作成しました.{0,10}(?:案|ドラフト)|用意しました",
+        wish=r"ご希望(?:でしたら|の場合|であれば)|必要(?:でしたら|な場合|であれば)",
     ),
     "ko": _kinds(
         no_change=r"변경할\s?필요가\s?없|이미\s?(?:활성화|적용|설정)되어\s?있",
@@ -229,11 +238,12 @@ _KINDS: Final[dict[str, IntlKinds]] = {
         go_ahead=r"이대로|맞나요|발송할까요|삭제할까요|진행할까요",
         proposal=r"볼까요|할까요|드릴까요|하시겠어요|괜찮으|원하시",
         alternative=r"^대신|보내\s?두었|해\s?두었",
-        unavailable=r"매진|마감되|빈방이\s?없|잔여석이\s?없|자리가\s?없",
+        unavailable=r"(?:이|가)\s?안\s?(?:됩니다|돼요)|수\s?있는\s?(?:사안|일|부분|문제)이\s?아닙니다|매진|마감되|빈방이\s?없|잔여석이\s?없|자리가\s?없",
         terse_done=r"(?:했어요|했습니다|끝났어요|마쳤어요)$",
         heading=r"^(?:처리\s?내용|조치\s?내용)\s*:?$",
         proceed=r"(?:바로|지금|곧바로|즉시)\s?[^.]{0,20}(?:진행하겠습니다|처리하겠습니다|하겠습니다|해\s?드리겠습니다)",
         prepared=r"준비했|준비해\s?두었|초안|작성해\s?두었",
+        wish=r"(?:필요하시|원하시|필요하|원하)면",
     ),
 }
 
