@@ -16,6 +16,9 @@ CASES = [
     ("規定により、ご契約は現在のプランのままとなります。", "abstain"),
     ("보안 정책상 방화벽 설정은 기존 구성 그대로입니다.", "abstain"),
     ("Le virement reste en attente de validation par votre conseiller.", "abstain"),
+    ("Das Abo läuft weiterhin, da eine Kündigung nur schriftlich möglich ist.", "abstain"),
+    ("Os arquivos continuam no servidor antigo; a migração não começou.", "abstain"),
+    ("ファイルは旧サーバーに残ったままで、移行は始まっていません。", "abstain"),
     ("La reserva sigue a su nombre; el cambio de titular solo se hace en la agencia.", "abstain"),
     # ... but what stays the same beside a completion is no status quo of the request (rules 1 and 6)
     ("Ich habe Ihre Adresse geändert. Ihre Kundennummer bleibt gleich.", "act"),

@@ -113,7 +113,8 @@ _KINDS: Final[dict[str, IntlKinds]] = {
         attempt=r"\b(?:gestartet|ausgef[üu]hrt|angesto[ßs]en|versucht|ausgel[öo]st|probiert|abgeschickt)\b",
         status_quo=r"\bbleib(?:t|en)\s+(?:\w+\s+){0,3}?(?:verriegelt|gesperrt|geschlossen|deaktiviert|ausgeschaltet|aus|bei\b|"
         r"bestehen|unver[äa]ndert|wie\s+bisher|ein\s+\w+|im\s+entwurf|unverschickt|offen|liegen|auf\s+(?:dem|der)\s+\w+)"
-        r"|\bl[äa]uft\s+(?:\w+\s+){0,2}?weiter(?:hin)?\s+(?:auf|mit|unter)\s+(?:der|dem)\s+(?:alten|bisherigen|vorherigen)",
+        r"|\bl[äa]uft\s+(?:\w+\s+){0,2}?weiter(?:hin)?\s+(?:auf|mit|unter)\s+(?:der|dem)\s+(?:alten|bisherigen|vorherigen)"
+        r"|\b(?:l[äa]uft|besteht|gilt)\s+weiterhin\b|\bist\s+weiterhin\s+(?:aktiv|offen|gesperrt|an|aus|g[üu]ltig)\b",
         warning=r"r[üu]ckg[äa]ngig|wiederherstell\w*|endg[üu]ltig|unwiderruflich|\bdanach\s+nicht\b|\bnicht\s+wieder\b",
         go_ahead=r"endg[üu]ltig|fortfahren|wirklich|so\s+(?:ab)?(?:senden|verschicken)|freigeben"
         r"|\bsoll\s+ich\b.{0,80}\b(?:l[öo]schen|entfernen|senden|verschicken|ausf[üu]hren|[üu]berweisen)\b",
