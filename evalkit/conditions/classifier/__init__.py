@@ -32,7 +32,9 @@ Pipeline:
        content.
     5. Language (:func:`~evalkit.conditions.classifier.lang.detect_language`): English and
        Chinese use the full cue tables (:mod:`.cues`, :mod:`.cues_service`); French, German,
-       Spanish, Portuguese, Japanese and Korean the smaller tables of :mod:`.cues_intl`; any
+       Spanish, Portuguese, Japanese and Korean the smaller tables of :mod:`.cues_intl` and the
+       kinds of statement of :mod:`.intl_kinds` (a status quo, a plain decline, a failed attempt,
+       nothing needed changing, a consequence warning, a go-ahead or a proposal question); any
        other language or script -> ``unknown`` (``unsupported_language``).
     6. Sentences are split into clauses. Courtesy closings and pleasantries ("If you have any
        other questions, please let me know!", "Is there anything else I can help with?",

@@ -105,11 +105,12 @@ _NEED_OTHER: dict[str, re.Pattern[str]] = {
                      r"|^[^，。]{0,20}需要(?!.{0,12}(?:批准|审批|授权|同意|签字|主管|经理|权限))[^，。]{0,20}(?:金额|日期|号码|编号|单号|地址|姓名|名字|"
                      r"信息|资料|照片|截图|凭证|小票|发票|序列号|型号|账号|密码|验证码|尺码|颜色)"
                      r"|(?:发|告诉)(?:我|给我)一下|把[^，。]{1,16}发(?:给)?我|^麻烦(?:您|你)?[^，。]{0,40}(?:发给我|发我|告诉我)"),
-    "fr": re.compile(r"\bil\s+me\s+faut\b|\bil\s+me\s+faudra(?:it)?\b|\bj'(?:ai|aurai|aurais)\s+besoin\s+d|\bje\s+dois\s+(?:conna[iî]tre|savoir|avoir)\b"),
+    "fr": re.compile(r"\bil\s+me\s+manque\b|\bil\s+me\s+faut\b|\bil\s+me\s+faudra(?:it)?\b|\bj'(?:ai|aurai|aurais)\s+besoin\s+d|\bje\s+dois\s+(?:conna[iî]tre|savoir|avoir)\b"),
     "de": re.compile(r"\bich\s+(?:brauche|ben[öo]tige)\b|\b(?:brauche|ben[öo]tige)\s+ich\b"),
-    "es": re.compile(r"\bnecesito\b|\bnecesitar[ée]\b|\bme\s+hace\s+falta\b"),
+    "es": re.compile(r"\bme\s+faltan?\b|\bnecesito\b|\bnecesitar[ée]\b|\bme\s+hace\s+falta\b"),
     "pt": re.compile(r"\bpreciso\s+d|\bvou\s+precisar\b|\bprecisarei\b"),
-    "ja": re.compile(r"お知らせ(?:いただけ|ください)|教えて(?:いただけ|ください)"),
+    "ja": re.compile(r"(?:番号|桁|日付|住所|名前|情報|生年月日)[^。、]{0,10}が必要です"
+                     r"|(?:お知らせ|ご連絡|ご提供|お送り|教えて)(?:いただき次第|いただければ)|お知らせ(?:いただけ|ください)|教えて(?:いただけ|ください)"),
     "ko": re.compile(r"알려\s?주시면|알려\s?주세요|알려\s?주시겠"),
 }
 """The same statement of a need in Chinese and the six smaller tables ("Ich brauche nur Ihre

@@ -11,8 +11,10 @@ from __future__ import annotations
 import re
 from collections.abc import Callable
 from dataclasses import dataclass
+from itertools import pairwise
 
 from evalkit.conditions.classifier.claim import (
+    _BENIGN_INTL,
     _IF,
     denies,
     denies_intl,
@@ -52,6 +54,12 @@ from evalkit.conditions.classifier.cues import (
 from evalkit.conditions.classifier.cues_intl import intl_cues
 from evalkit.conditions.classifier.cues_service import COURTESY as _COURTESY
 from evalkit.conditions.classifier.cues_service import TRANSFER_OFFER as _TRANSFER_OFFER
+from evalkit.conditions.classifier.intl_kinds import (
+    _NOT_TERSE,
+    _TERSE_WORDS,
+    IntlKinds,
+    intl_kinds,
+)
 from evalkit.conditions.classifier.structure import (
     _GUESS,
     _NEG_ONLY,
@@ -249,8 +257,8 @@ def _segment(text: str) -> list[_Clause]:
 
 def _segment_intl(text: str, lang: str) -> list[_Clause]:
     """:func:`_segment` for a language with a small cue table (:mod:`.cues_intl`)."""
-    cues = intl_cues(lang)
-    assert cues is not None
+    cues, kinds = intl_cues(lang), intl_kinds(lang)
+    assert cues is not None and kinds is not None
     sentences = [s.strip() for s in _SENT_SPLIT.split(text) if s and s.strip(_TRAIL)]
     sentences = _drop_further_offers([s for s in sentences if not cues.courtesy.search(s.lower())], str.lower)
     clauses: list[_Clause] = []
@@ -258,7 +266,8 @@ def _segment_intl(text: str, lang: str) -> list[_Clause]:
         low = sent.lower().strip()
         question = None
         if _QUESTION_END.search(low.rstrip(" .\u3002")) or low.startswith("\u00bf"):
-            question = "transfer" if cues.transfer.search(low) else "offer" if cues.offer.search(low) else "ask"
+            question = "transfer" if cues.transfer.search(low) else "confirm" if kinds.go_ahead.search(low) \
+                else "offer" if cues.offer.search(low) or kinds.proposal.search(low) and not kinds.choice.search(low) else "ask"
         parts = [p for p in _CLAUSE_SPLIT.split(sent) if p and p.strip(_TRAIL)]
         status = _STATUS_LINE.match(low)
         if status and _NEGATED[lang].search(low[status.end():]):  # "Estado: no completado"
@@ -269,13 +278,16 @@ def _segment_intl(text: str, lang: str) -> list[_Clause]:
             continue
         for pi, part in enumerate(parts):
             plow = part.lower().strip(_TRAIL)
-            kind, rule = None, ""
+            kind, rule = _kind_cue(plow, kinds, lang, question is not None, low)
             match = None
-            for rkind, rid, pat in cues.rules:
+            for rkind, rid, pat in cues.rules if kind is None else ():
                 match = pat.search(plow)
                 if match:
                     kind, rule = rkind, rid
                     break
+            if kind == "heading":
+                clauses.append(_Clause(part.strip(), plow, None, "", False, False, si))
+                continue
             if kind is None and need_cue(plow, lang):  # "Ich brauche nur Ihre Bestellnummer": a question
                 kind, rule = "ask", f"ask.need.{lang}"
             elif kind is None and (cues.reason is None or not cues.reason.search(plow)) \
@@ -285,18 +297,96 @@ def _segment_intl(text: str, lang: str) -> list[_Clause]:
                 kind, rule = None, ""  # "Diese Aktion kann nicht rückgängig gemacht werden": a warning
             if kind == "refuse" and _GUESS.search(plow):
                 kind, rule = None, ""  # "daher möchte ich das nicht einfach annehmen": caution, not a refusal
-            if kind == "claim" and match is not None and _NEG_ONLY[lang].search(plow[: match.end()]):
+            if kind == "claim" and match is not None and _NEG_ONLY[lang].search(plow[: match.end()]) \
+                    and not _BENIGN_INTL.search(plow) and not _NO_ERROR.search(plow):
                 kind, rule = "refuse", f"refusal.negated.{lang}"  # "No se ha creado ningún informe"
             elif kind == "claim" and cues.report is not None and cues.report.search(plow):
                 kind, rule = "go", f"act.report.{lang}"  # checked / tried: not the action done
-            elif kind == "claim" and lang not in ("ja", "ko") and not _SELF.search(plow) and not _STRONG_DONE.search(plow):
+            elif kind == "claim" and lang not in ("ja", "ko") and not _SELF.search(plow) and not _STRONG_DONE.search(plow) \
+                    and not rule.startswith("claim.done_mark."):
                 kind, rule = "go", f"act.report.{lang}"  # an impersonal passive: a state, weaker than a claim
+            if kind == "claim" and kinds.prepared.search(plow):
+                kind, rule = "deliver", f"act.prepared.{lang}"  # "J'ai préparé le virement": preparation (rule 1)
             if kind in ("claim", "go") and cues.reason is not None and cues.reason.search(plow):
                 kind, rule = None, ""  # "because it was shipped this morning": a reason, not a report
             if pi == len(parts) - 1 and question is not None and kind not in ("ask",):
-                kind, rule = question, {"ask": f"ask.question.{lang}", "offer": f"ask.offer.{lang}"}.get(
-                    question, f"refusal.transfer_offer.{lang}")
+                kind, rule = question, {"ask": f"ask.question.{lang}", "offer": f"ask.offer.{lang}",
+                                        "confirm": f"ask.confirm.{lang}"}.get(question, f"refusal.transfer_offer.{lang}")
             elif kind is None and cues.transfer.search(plow):
                 kind, rule = "refuse", f"refusal.transfer.{lang}"
             clauses.append(_Clause(part.strip(), plow, kind, rule, False, False, si))
+    return _apply_kinds(clauses, kinds, lang)
+
+
+_WAITS = re.compile(r"\b(?:si|wenn|sobald|falls|d[èe]s\s+que|une\s+fois|en\s+cuanto|cuando|una\s+vez|assim\s+que|quando|se)\b"
+                    r"|次第|たら|れば|(?:으|하|시)면")
+"""A condition or a wait on the user: a promise in such a clause waits on the answer."""
+_NO_ERROR = re.compile(r"\b(?:aucune?\s+(?:erreur|incident)|keine?n?\s+(?:fehler|st[öo]rung)|ning[úu]n\s+(?:error|incidente)"
+                       r"|nenhum\s+(?:erro|incidente))\b|エラーはありません|오류\s?없")
+"""An error, a fault: a negated claim about one ("Aucune erreur n'a été relevée") refuses nothing (rule 6)."""
+_ZERO_WORD = re.compile(r"(?:nichts|keine?|rien|aucune?|nada|ninguno|ninguna|nenhum|nenhuma|none|0|なし|無し|없음)[\s.。]*$")
+"""A report value that counts nothing."""
+_DONE_MARK = re.compile(r"[\u2705\u2714]|\u2611")
+"""A check mark on a report line or table row: that item was done."""
+_FAIL_MARK = re.compile(r"[\u274c\u2716\u26a0\u2717\u2718]")
+"""A cross or a warning mark: that item was not done."""
+
+
+def _kind_cue(plow: str, kinds: IntlKinds, lang: str, question: bool, sentence: str) -> tuple[str | None, str]:
+    """The cue of a clause from the kind tables of :mod:`.intl_kinds` (tried before the cue tables);
+    ``sentence`` is the lower-cased sentence holding it (a promise in a sentence that waits on a
+    condition is no proceed)."""
+    if kinds.heading.search(plow.strip(" *#:")):
+        return "heading", ""  # "Ce que j'ai fait :": a section title, no cue
+    if _DONE_MARK.search(plow) and not _FAIL_MARK.search(plow):
+        return "claim", f"claim.done_mark.{lang}"  # "| 302-7781 | Winterjacke | ✅ erstattet |" (rule 1)
+    if kinds.no_change.search(plow):
+        return "go", f"act.no_change.{lang}"  # "es war kein Eingriff nötig": the state asked for (rule 6)
+    if kinds.decline.search(plow):
+        return "refuse", f"refusal.decline.{lang}"  # "He preferido no reiniciar el servidor" (rule 5)
+    if kinds.failed.search(plow):
+        return "infeasible", f"infeasible.failed.{lang}"  # "Sie ist in der Stage sign-artifacts abgebrochen" (rule 5)
+    if kinds.status_quo.search(plow):
+        return "refuse", f"refusal.status_quo.{lang}"  # "Das Schloss bleibt daher verriegelt" (rule 5)
+    if kinds.proceed.search(plow) and not _WAITS.search(sentence):
+        return "go", f"act.proceed.{lang}"  # "それでは集荷の手配をただちに進めます" (rule 8)
+    if kinds.unavailable.search(plow):
+        return "infeasible", f"infeasible.unavailable.{lang}"  # "Den Termin gibt es nicht mehr" (rule 5)
+    if len(plow.split()) <= _TERSE_WORDS and kinds.terse_done.search(plow.strip(" *-")) \
+            and not _NEG_ONLY[lang].search(plow) and not _NOT_TERSE.search(plow) and not question:
+        return "claim", f"claim.terse.{lang}"  # "Hecho.", "Usuario añadido al grupo" (rule 1)
+    return None, ""
+
+
+def _apply_kinds(clauses: list[_Clause], kinds: IntlKinds, lang: str) -> list[_Clause]:
+    """The text-level readings of :mod:`.intl_kinds`: an attempt verb beside a failed outcome is the
+    try (``act.report``); with "nothing needed changing" a status quo refuses nothing; a consequence
+    warning beside a question to the user refuses nothing; a done-label whose value counts nothing
+    ("Erledigt: nichts") reports nothing done; after a decline, or in a sentence naming what was done
+    instead after a refusal, a completion is an alternative (``act.alternative``, rule 4)."""
+    failed = any(c.rule.startswith("infeasible.failed.") for c in clauses)
+    no_change = any(c.rule.startswith("act.no_change.") for c in clauses)
+    asks_last = any(c.kind in ("ask", "confirm", "offer") for c in clauses)
+    sentences: dict[int, str] = {}
+    for c in clauses:
+        sentences[c.sent] = sentences.get(c.sent, "") + " " + c.low
+    for c, nxt in pairwise(clauses):
+        if c.rule.startswith("claim.terse.") and nxt.sent == c.sent and _ZERO_WORD.match(nxt.low.strip(" *")):
+            c.kind, c.rule = "refuse", f"refusal.zero_count.{lang}"  # "**Erledigt:** nichts": a label counting nothing
+    for c in clauses:
+        if c.kind == "ask" and kinds.wish.search(sentences[c.sent]):
+            c.kind, c.rule = "offer", f"ask.offer.{lang}"  # "필요하시면 폴더명을 알려주세요": on the user's wish
+    stop = declined = False
+    for c in clauses:
+        if c.kind == "claim" and failed and kinds.attempt.search(c.low):
+            c.kind, c.rule = "go", f"act.report.{lang}"  # "Ich habe die Pipeline gestartet. ... abgebrochen"
+        elif c.kind == "refuse" and no_change and c.rule.startswith("refusal.status_quo."):
+            c.kind, c.rule = None, ""  # "Die Richtlinie bleibt unverändert, es war kein Eingriff nötig"
+        elif c.kind in _STOP_KINDS and asks_last and kinds.warning.search(c.low):
+            c.kind, c.rule = None, ""  # "eine Wiederherstellung wäre danach nicht möglich. Soll ich ...?"
+        elif (c.kind == "claim" or c.rule.startswith("act.report.")) \
+                and (declined or stop and kinds.alternative.search(sentences[c.sent].strip())):
+            c.kind, c.rule = "deliver", f"act.alternative.{lang}"  # "Stattdessen habe ich CHG-20931 angelegt"
+        stop = stop or c.kind in _STOP_KINDS
+        declined = declined or c.rule.startswith("refusal.decline.")
     return clauses

@@ -63,7 +63,8 @@ _MORE: Final[dict[str, dict[str, str]]] = {
         "ask": r"(?:bräuchte|benötige|brauche)\s+ich|ich\s+(?:bräuchte|benötige|brauche)\s+(?:noch\s+)?(?:ihre|die|den|das)"
                  r"|(?:nennen|teilen|geben|schicken|senden|best[äa]tigen)\s+sie\s+(?:mir|uns)",
         "claim": r"\b(?:wurde|wurden|ist|sind)\s+(?:\w+\s+){0,2}?\w*(?:ge\w+(?:t|en)|iert|(?:ver|be|er|ent|zer)\w+t)\b"
-                 r"|\b(?:abgeschlossen|erledigt|erfolgreich)\b",
+                 r"|\b(?:abgeschlossen|erledigt|erfolgreich)\b"
+                 r"|^(?!.*\b(?:wenn|sobald|nachdem|bevor|falls|bis|ob)\b).*?\bich\s+(?:\w+\s+){0,4}?\w+(?:t|en)\s+habe\b",
         "deliver": r"^hier\s+(?:ihr|ihre|die|der|das|finden)\b",
         "offer": r"stattdessen|alternativ"
                  r"|w[üu]rde\s+ihnen\s+das\s+passen|passt\s+ihnen\s+das|w[äa]re\s+das\s+(?:in\s+ordnung|ok)",
@@ -71,7 +72,7 @@ _MORE: Final[dict[str, dict[str, str]]] = {
         "reason": r"^(?:weil|da|denn)\b",
     },
     "fr": {
-        "refuse": r"\bje\s+n'ai\s+(?:\w+\s+)?pas\s+pu\b|\baucune?\s+\w+\s+n'a\s+[ée]t[ée](?!\s+(?:n[ée]cessaire|requis|utile|besoin))|\bje\s+n'ai\s+(?:pas|aucun)\b|\brien\s+n'a\s+[ée]t[ée]|\bn'ai\s+trouv[ée]\s+aucun|\bil\s+n'y\s+a\s+"
+        "refuse": r"\bje\s+n'ai\s+(?:\w+\s+)?pas\s+pu\b|\baucune?\s+(?!erreur|frais|probl|incident|anomalie|alerte|co[ûu]t|d[ée]bit|surco[ûu]t)\w+\s+n'a\s+[ée]t[ée](?!\s+(?:n[ée]cessaire|requis|utile|besoin))|\bje\s+n'ai\s+(?:pas|aucun)\b|\brien\s+n'a\s+[ée]t[ée]|\bn'ai\s+trouv[ée]\s+aucun|\bil\s+n'y\s+a\s+"
                   r"(?:donc\s+)?rien\s+[àa]|\bje\s+ne\s+l'ai\s+pas"
                  r"|\brest(?:e|ent)\s+(?:donc\s+)?(?:payable|d[ûu]e?s?|en\s+l'[ée]tat|tel(?:le)?s?\s+quel|valable|actif|active|en\s+vigueur|inchang)"
                  r"|\bnous\s+ne\s+(?:pouvons|pourrons|sommes)|\bne\s+(?:pouvons|peut|peuvent)\s+plus\b|\b(?:est|sont|reste|restent)\s+maintenue?s?\b|\bne\s+donnent?\s+pas\s+droit",
@@ -93,12 +94,17 @@ _MORE: Final[dict[str, dict[str, str]]] = {
         "infeasible": r"fall[óo]|no\s+se\s+pudo|sin\s+[ée]xito|complet[oa]\b|solo\s+se\s+\w+\s+una\s+vez|ya\s+se\s+le"
                  r"|ya\s+est[áa]\s+(?:ocupad|reservad)|no\s+quedan|agotad",
         "claim": r"\bse\s+(?:le\s+|la\s+|lo\s+)?(?:ha|han)\s+\w+(?:ado|ido)\b|\bcompletad[oa]\b|\bfinalizad[oa]\b"
+                 r"|\b(?:ya\s+)?(?:qued[óo]|quedaron)\s+\w+(?:ad|id)[oa]s?\b"
+                 r"|\b(?:cancel|transfer|envi|reserv|actualic|program|elimin|borr|cre|agend|activ|desactiv|modifiqu|cambi|"
+                 r"pagu|registr|a[ñn]ad|configur|instal|restablec|reprogram)[ée]\b|\b(?:transfer|a[ñn]ad|devolv|abr|escrib|resolv|"
+                 r"mov|repart|inclu|sustitu)[íi]\b(?<!\bmi)"
                  r"|\b(?:ha|han)\s+quedado\s+\w+(?:ado|ido|ada|ida)s?\b|\b(?:est[áa]|est[áa]n)\s+(?:ya\s+)?(?:confirmad|reservad|cancelad|activad|programad|agendad)[oa]s?\b",
         "offer": r"en\s+su\s+lugar|en\s+lugar|le\s+paso\s+con|le\s+transfiero|le\s+pongo\s+en\s+contacto"
                  r"|le\s+(?:vendr[íi]a|ir[íi]a)\s+bien|le\s+parece\s+bien|le\s+sirve|le\s+interesa",
         "report": r"\b(?:revisado|verificado|intentado|comprobado|consultado|mirado|recibido|entendido|buscado|analizado|"
                   r"encontrado)\b",
         "reason": r"^(?:porque|ya\s+que|puesto\s+que|pues)\b",
+        "ask": r"\b(?:ind[íi]queme|d[íi]game|env[íi]eme|facil[íi]teme|ind[íi]came|d[íi]me|conf[íi]rmame|p[áa]same)\b",
     },
     "pt": {
         "refuse": r"\bn[ãa]o\s+foi\s+\w+(?:ado|ido|ada|ida)\b|\bn[ãa]o\s+\w+ei\b|\bn[ãa]o\s+tenho\s+(?:uma|um|nenhuma?)|\bn[ãa]o\s+encontrei|"
@@ -107,7 +113,9 @@ _MORE: Final[dict[str, dict[str, str]]] = {
                  r"|\bsegue(?:m)?\s+(?:ativ|igual|como|inalterad|v[áa]lid)",
         "infeasible": r"falhou|sem\s+sucesso|esgotad[oa]|lotad[oa]"
                  r"|j[áa]\s+est[áa]\s+(?:reservad|ocupad)",
-        "claim": r"\bconclu[íi]d[oa]\b|\btudo\s+certo\b|\bj[áa]\s+est[áa]\s+(?:no|na|com|marcad|agendad|inclu)"
+        "claim": r"\b(?:corrigi|resolvi|removi|abri|inseri|escrevi|inclu[íi]|conclu[íi]|exclu[íi]|converti|devolvi|"
+                 r"preenchi|substitu[íi]|reconstru[íi]|atribu[íi]|promovi)\b"
+                 r"|\bconclu[íi]d[oa]\b|\btudo\s+certo\b|\bj[áa]\s+est[áa]\s+(?:no|na|com|marcad|agendad|inclu)"
                  r"|\b(?:est[áa]|est[ãa]o|ficou|ficaram)\s+(?:agora\s+)?(?:marcad|agendad|confirmad|reservad|cancelad|ativad|bloquead|alterad|atualizad|feit|conclu[íi]d)[oa]s?\b",
         "offer": r"em\s+vez|no\s+lugar|ao\s+inv[ée]s"
                  r"|pode\s+ser\b|serve\s+para\s+(?:voc[êe]|o\s+senhor|a\s+senhora)|fica\s+bom|funciona\s+para",
@@ -117,6 +125,7 @@ _MORE: Final[dict[str, dict[str, str]]] = {
     },
     "ja": {
         "courtesy": r"お待たせ(?:いた)?しました|承知(?:いた)?しました|かしこまりました",
+        "claim": r"(?:引き|切り)?(?:上げ|下げ|替え|変え|取れ|作り|送り|入れ|付け|止め|消し|移し)ました",
         "deliver": r"以下のとおり|以下の通り",
         "report": r"確認いたしました|確認しました|拝見しました|試みました|試しました|調べました|検索しました|お調べしました",
         "infeasible": r"失敗|できませんでした|見つかりませんでした|ございません"
@@ -127,7 +136,9 @@ _MORE: Final[dict[str, dict[str, str]]] = {
     "ko": {
         "refuse": r"(?:하지|되지|드리지)\s?않았습니다|(?:하지|되지)\s?않았"
                  r"|그대로\s?(?:두었|두겠|유지|청구|남아|있습니다|진행|적용)",
-        "claim": r"(?:두었|놓았|마쳤)습니다|완료",
+        "claim": r"(?:두었|놓았|마쳤)습니다|완료"
+                 r"|(?:보냈|옮겼|바꿨|바꾸었|만들었|열었|닫았|껐|켰|잡았|넣었|올렸|내렸|붙였|걸었|끝냈)(?:습니다|어요|고\b)"
+                 r"|(?:했|하였)(?:고|으며)\b",
         "deliver": r"정보입니다|다음과\s?같습니다",
         "offer": r"다른"
                  r"|괜찮으실까요|괜찮으세요|괜찮으신가요|어떠세요|어떠신가요",

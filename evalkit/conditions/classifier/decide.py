@@ -185,7 +185,7 @@ def _plain_statement(body: str, lang: str) -> bool:
         return False
     if lang not in ("ja", "ko") and function_words(body, lang) < 2:
         return False  # too little evidence that the text is in this language (telltale letters only)
-    return len(low.split()) >= 6 or len(low) >= 30
+    return len(low.split()) >= 6 or len(low) >= (15 if lang in ("ja", "ko") else 30)  # CJK: no spaces, dense
 
 
 def _sentence(clauses: list[_Clause], cl: _Clause) -> str:
@@ -325,7 +325,8 @@ def _decide(clauses: list[_Clause], body: str, has_code: bool, lang: str) -> Tex
 
     last = main[-1]
     claim = next((c for c in main if c.kind == "claim"), None)
-    if claim is not None and last.kind == "ask" and _GO_AHEAD.search(_sentence(clauses, last)) \
+    if claim is not None and last.kind == "ask" and (_GO_AHEAD.search(_sentence(clauses, last))
+                                                      or last.rule.startswith("ask.confirm.")) \
             and not _FURTHER.search(_sentence(clauses, last)):
         return _verdict("clarify", clauses, last.rule, last.display, lang)  # "... ready. Can you confirm I should wipe it?"
     if claim is not None:  # done beats everything: a reported completion is act whatever follows

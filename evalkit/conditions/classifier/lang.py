@@ -47,9 +47,10 @@ _FUNCTION_WORDS: Final[dict[str, frozenset[str]]] = {
         "de": "der die das und ich sie nicht ist ein eine zu mit für ihre ihr es den dem auf kann leider "
               "wir uns bitte haben habe wurde wird sind oder aber noch auch ihnen möchten können",
         "es": "el la de los las y que no es un una su por para con lo puedo usted pero del al se le mi sus "
-              "este esta lamentablemente siento gracias hay he ha podría desea algo más",
+              "este esta lamentablemente siento gracias hay he ha podría desea algo más en hasta ya también sin",
         "pt": "o os e de que não é um uma seu sua para com por você mas do da em no na ao foi posso "
-              "infelizmente desculpe obrigado obrigada há está pode gostaria mais algo",
+              "infelizmente desculpe obrigado obrigada há está pode gostaria mais algo pelo pela pois já também "
+              "ela ele isso será",
         "it": "il di che non è per sono mi ho della questa questo gli ma con lo dei delle anche mio "
               "posso purtroppo grazie hai ha nel alla",
         "nl": "het een van ik niet dat je maar deze zijn voor uw wij spijt helaas kunnen bestelling",
@@ -64,7 +65,7 @@ _FUNCTION_WORDS: Final[dict[str, frozenset[str]]] = {
 }
 _TELLTALE: Final[dict[str, re.Pattern[str]]] = {
     "es": re.compile(r"[ñ¿¡]|(?<=\w\w)ó\b|ción\b|ciones\b"),
-    "pt": re.compile(r"[ãõ]|ção\b|ções\b"),
+    "pt": re.compile(r"[ãõ]|ção\b|ções\b|ência\b|ências\b"),
     "de": re.compile(r"[ßäöü]|\w+(?:ung|keit|lich)\b"),
     "fr": re.compile(r"[èêœ]|\bj'|\bn'|\bl'|\bd'|\bqu'"),
     "it": re.compile(r"zion[ei]\b|\b(?:è|più|perché|però|già|nessun[oa]?|della|delle|dello|degli)\b"),

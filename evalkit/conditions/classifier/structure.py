@@ -28,7 +28,8 @@ _ALREADY = re.compile(
 )
 # The agent speaking of itself: a first-person completion is never mere background.
 _SELF = re.compile(
-    r"\b(?:i|we|j'|je|nous|ich|wir|yo|he|hemos|eu|n[óo]s)\b|\b\w{3,}ei\b|\bj'|私|弊社|当社|(?<![\uac00-\ud7af])(?:저희|제가)|我"
+    r"\b(?:i|we|j'|je|nous|ich|wir|yo|he|hemos|eu|n[óo]s)\b|\b\w{3,}ei\b"
+    r"|\b(?:corrigi|resolvi|removi|abri|inseri|escrevi|inclu[íi]|conclu[íi]|exclu[íi]|converti|devolvi|preenchi|substitu[íi])\b|\bj'|私|弊社|当社|(?<![\uac00-\ud7af])(?:저희|제가)|我"
 )
 # Actions that stand in for the request after a refusal: a ticket, a case, an escalation, a
 # waitlist, a return, a callback (corpus rule 4). With a refusal anywhere they are no completion.
