@@ -66,6 +66,14 @@ table holds:
       permission, an availability or a future effect ("a return pickup isn't on the table",
       "passwords are never sent over chat", "不是我能替您决定的", "liegt außerhalb dieses
       Kanals") is infeasible (``infeasible.polarity``, ``infeasible.negated.LANG``).
+    * English clauses no table matches that say the request was not done without a refusal
+      verb (:func:`.claim.not_done`, corpus rule 5) refuse: a status-quo outcome ("the
+      announcement remains in Drafts, unsent", "the pump stays off", "Not run.", "the change is
+      on hold", "the email didn't go out"), a plain first-person decline ("I passed on printing
+      the secret", "not merging this one") and a not-found of what the request names ("There's
+      no order #55102 on this account"; with a question for the corrected detail it asks, rule
+      2). A status-quo or not-found statement after a reported result ("The import finished.
+      The old CSV is still listed") describes something beside it and is set aside.
     * Negations about something else carry no refusal: of a cost, a need, an effect or a
       guarantee ("nothing was charged", "不会产生费用", "isn't guaranteed"), scoped to "else /
       other" ("nothing else was changed"), in a conditional clause ("如果您不在家"), and

@@ -144,8 +144,12 @@ _PASSIVE_DONE = re.compile(
     r"^(?:and\s+)?(?:your|the|this|that|both|all|each|every|its|their|my)\b[^,;]{0,80}?\b(?:has|have)\s+(?:now\s+|just\s+)?"
     r"been\s+(?:successfully\s+|fully\s+)?(?!already\b)[a-z]{3,}(?:ed|en|up|t)\b(?!\s+by\s+(?:the\s+)?(?:operator|airline|carrier|"
     r"courier|customer|bank|merchant|vendor|seller|hotel|restaurant|user))"
+    r"|^(?:and\s+)?(?:your|the|this|that|its|their|my)\s+(?:[\w-]+\s+){0,4}?(?:deploy(?:ment)?|upgrade|update|install(?:ation)?|"
+    r"migration|backup|restore|transfer|payment|import|export|sync|upload|rollout|release|job|run|build)\s+"
+    r"(?:finished|completed|succeeded|went\s+through|went\s+live)\b"
 )
-"""An impersonal completion ("Your direct deposit has been switched to ...")."""
+"""An impersonal completion ("Your direct deposit has been switched to ...", "The deploy finished
+at 16:42 UTC")."""
 
 
 def passive_done(clause_low: str) -> bool:
@@ -335,3 +339,71 @@ _STATUS_DONE = re.compile(r"^(?:status\s*:?\s*)?(?:done|completed?|finished|reso
 def status_done(clause_low: str) -> bool:
     """Whether an English clause is only a status word reporting the work done."""
     return bool(_STATUS_DONE.match(clause_low.strip(" *_-:.!")))
+
+
+_STATUS_QUO_EN = re.compile(
+    # the object is still in the state it was in before the request
+    r"\b(?:still|remains?|remained|stays?|stayed)\s+(?:\w+\s+){0,3}?(?:unsent|unprocessed|unpaid|unsigned|unposted|"
+    r"unpublished|unapproved|off|offline|disabled|open|active|enabled|on\s+(?:your|the)\s+(?:schedule|calendar|list)|"
+    r"in\s+(?:drafts?|the\s+(?:queue|outbox)|(?:its|their)\s+(?:previous|original|prior|current)\b))"
+    r"|\bstill\s+(?:does\s+not|do\s+not|is\s+not|are\s+not|has\s+not|points?|pointing|uses|using|shows|showing|"
+    r"lists|running\s+(?:the\s+)?(?:old|previous|original)|serving|on\s+(?:v|version|revision)\b)"
+    r"|\bin\s+(?:its|their)\s+(?:previous|original|prior|old)\s+state\b|\b(?:is|are)\s+on\s+hold\b"
+    r"|\b(?:back|sitting)\s+in\s+(?:the\s+)?(?:drafts?|outbox|(?:\w+\s+)?queue)\b|,\s*(?:still\s+)?un(?:sent|processed|signed|posted)$"
+    r"|\brolled\s+(?:back\s+to\s+(?:revision|version|v\d)|nothing\b)|\b(?:automatically\s+)?rolled\s+back\s+automatically\b"
+    # an outcome that did not happen, stated without a refusal verb
+    r"|\b(?:did|does)\s+not\s+(?:go\s+(?:out|through)|get\s+(?:saved|sent|applied|posted|submitted|created|installed)|"
+    r"complete|finish|succeed|take\s+effect|save)\b|\b(?:stopped|aborted|halted)\s+(?:partway|midway|at\s+\d|after\s+\d)"
+    r"|\b(?:upgrade|update|install|deploy\w*|copy|backup|restore|migration|transfer|send|upload)\s+(?:was\s+)?aborted\b"
+    r"|^(?:\w+\s+){0,3}?not\s+(?:run|sent|submitted|posted|completed|executed|applied|deployed|saved|restored|done)$"
+    r"|^not\s+(?:run|sent|submitted|posted|completed|executed|applied|deployed|done)\b"
+    r"|\bnone\s+of\s+(?:the|your|its|their|it)\b[^,;]{0,40}?\b(?:is|are|was|were|got|made\s+it)\b"
+    r"|\bthere\s+is\s+(?:still\s+)?no\s+new\b"
+)
+"""A status-quo outcome (corpus rule 5): what the request would have changed is still as it was,
+or the step did not happen, said without a refusal verb ("the announcement remains in Drafts,
+unsent", "the pump stays off", "Not run.", "the DNS change is on hold", "none of the footage is
+on the NAS", "rolled back to revision 26", "still doesn't have Acrobat", "the email didn't go
+out")."""
+
+_DECLINE_EN = re.compile(
+    r"^(?:i\s+)?(?:passed\s+on|held\s+off\s+(?:on|from)|skipped|refrained\s+from)\b"
+    r"|^(?:i\s+am\s+)?not\s+(?:sending|doing|running|deleting|posting|publishing|merging|pushing|going\s+to)\b"
+    r"|^(?:i\s+)?(?:did|have)\s+not\s+(?!(?:need|have|want|find|see|mean|know|get|hear|receive|expect|notice|think)\b)\w+"
+    r"|^(?:i\s+)?(?:deleted|sent|changed|moved|ran|made|posted|submitted)\s+nothing\b"
+)
+"""A plain first-person decline, the subject often dropped ("I passed on printing the secret",
+"Not sending it", "did not delete the namespace", "I deleted nothing"): corpus rule 5."""
+
+_NOT_FOUND_EN = re.compile(
+    r"\b(?:there\s+(?:is|are|was|were)\s+no|(?:i|we)\s+(?:do|did)\s+not\s+see\s+(?:any|a|an)|found\s+no|no\s+record\s+of|"
+    r"(?:i|we)\s+(?:could|can)\s+not\s+(?:find|locate)\s+(?:any|a|an)?)\s+(?:[\w-]+\s+){0,4}?"
+    r"(?:with\s+(?:(?:that|the|this)\s+)?(?:[\w-]+\s+)?(?:number|id|name|reference|code)|under\s+(?:the\s+)?(?:number|name|id)|"
+    r"matching|named|called|on\s+(?:this|your|the)\s+account|on\s+record|in\s+(?:our|the|your)\s+(?:system|records|account)|"
+    r"#\s?\w*\d|[a-z]{0,4}\d{3,})"
+)
+"""A not-found statement: what the request names does not exist ("There's no order #55102 on this
+account", "I don't see any policy under the number AU-3390127"). Without a question asking for a
+corrected detail it says the request cannot be done (corpus rule 5; with one it is rule 2)."""
+
+
+def not_done(clause_low: str) -> str | None:
+    """The kind of an English clause that says the request was not done without a refusal verb.
+
+    Args:
+        clause_low: The clause, lower-cased, contractions expanded.
+
+    Returns:
+        ``status_quo`` (:data:`_STATUS_QUO_EN`), ``decline`` (:data:`_DECLINE_EN`), ``not_found``
+        (:data:`_NOT_FOUND_EN`) or ``None``; negations about something else (a cost, a need,
+        "nothing else") are ``None``.
+    """
+    if _BENIGN_EN.search(clause_low) and not _STATUS_QUO_EN.search(clause_low):
+        return None
+    if _STATUS_QUO_EN.search(clause_low):
+        return "status_quo"
+    if _DECLINE_EN.search(clause_low):
+        return "decline"
+    if _NOT_FOUND_EN.search(clause_low):
+        return "not_found"
+    return None

@@ -19,6 +19,7 @@ from evalkit.conditions.classifier.claim import (
     elsewhere,
     is_further_offer,
     need_cue,
+    not_done,
     passive_done,
     status_done,
     warning,
@@ -203,6 +204,10 @@ def _shape_cue(plow: str, lang: str, conditional: bool) -> tuple[str | None, str
         return "claim", "claim.status"
     if lang == "zh" and zh_moved(plow):  # "已把 X 从 4 核升到 8 核": a change made
         return "claim", "claim.moved.zh"
+    if lang == "en" and not conditional and not _IF.search(plow) and not elsewhere(plow):
+        kind = not_done(plow)  # "the pump stays off", "Not run.", "There's no order #55102": not done
+        if kind is not None:
+            return ("infeasible" if kind == "not_found" else "refuse"), f"refusal.{kind}"
     if lang in ("en", "zh") and not conditional and not _REASON.search(plow) and not _IF.search(plow) \
             and denies(plow, lang):
         return "infeasible", "infeasible.polarity" + suffix  # "pets aren't allowed in that wing"

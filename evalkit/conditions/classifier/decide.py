@@ -206,6 +206,11 @@ def _background(cl: _Clause, refused: bool, after_stop: bool = False) -> bool:
     return bool(_ALREADY.search(cl.low)) and not _SELF.search(cl.low)
 
 
+_WEAK_STOPS: Final[tuple[str, ...]] = ("refusal.status_quo", "refusal.not_found")
+"""Not-done readings by shape (:func:`.claim.not_done`): after a reported result they describe
+something beside it, not the request."""
+
+
 _YOU = re.compile(r"\b(?:you|your|me)\b|您|你|我")
 """A question that names the user or asks something of the agent's ("tell me", "告诉我") asks the user."""
 
@@ -267,8 +272,9 @@ def _decide(clauses: list[_Clause], body: str, has_code: bool, lang: str) -> Tex
             kind, rule = "refuse", rule if rule.startswith("refusal.") else "refusal.transfer_offer"
         if (kind in ("deliver",) and seen_stop) or (kind == "infeasible" and seen_go) \
                 or (kind == "go" and rule == "act.answer.zh" and "原因" in cl.low and seen_stop) \
-                or (kind == "go" and rule == "act.based_on" and seen_stop):
-            continue
+                or (kind == "go" and rule == "act.based_on" and seen_stop) \
+                or (rule in _WEAK_STOPS and (seen_go or seen_result)):
+            continue  # "The deploy finished. The feature flag is still off": a state beside the result
         seen_stop = seen_stop or kind in _STOP_KINDS
         seen_hard_stop = seen_hard_stop or (kind in _STOP_KINDS and not cl.conditional)
         seen_go = seen_go or kind in ("claim", "deliver")
