@@ -74,6 +74,13 @@ table holds:
       no order #55102 on this account"; with a question for the corrected detail it asks, rule
       2). A status-quo or not-found statement after a reported result ("The import finished.
       The old CSV is still listed") describes something beside it and is set aside.
+    * A failed attempt is no completion (English, :func:`.claim.failed_attempt`, corpus rule 5):
+      when a not-done statement follows, a first-person step that only sets the action going
+      ("I submitted", "I sent the command", "I retried") with a failure in its sentence or the
+      next ("but the portal rejected it", "got back an error"), and an impersonal sub-step whose
+      sentence goes on "but ... failed" ("The download finished, but the install failed"), claim
+      nothing. A heading that negates a completion ("Restore did not complete", "Backup not
+      completed") is no claim.
     * Negations about something else carry no refusal: of a cost, a need, an effect or a
       guarantee ("nothing was charged", "不会产生费用", "isn't guaranteed"), scoped to "else /
       other" ("nothing else was changed"), in a conditional clause ("如果您不在家"), and

@@ -349,7 +349,8 @@ _STATUS_QUO_EN = re.compile(
     r"|\bstill\s+(?:does\s+not|do\s+not|is\s+not|are\s+not|has\s+not|points?|pointing|uses|using|shows|showing|"
     r"lists|running\s+(?:the\s+)?(?:old|previous|original)|serving|on\s+(?:v|version|revision)\b)"
     r"|\bin\s+(?:its|their)\s+(?:previous|original|prior|old)\s+state\b|\b(?:is|are)\s+on\s+hold\b"
-    r"|\b(?:back|sitting)\s+in\s+(?:the\s+)?(?:drafts?|outbox|(?:\w+\s+)?queue)\b|,\s*(?:still\s+)?un(?:sent|processed|signed|posted)$"
+    r"|\bstill\s+only\s+(?:on|in|at)\b|\b(?:is|are)\s+still\s+(?:on|in|at)\s+(?:the\s+|your\s+|its\s+|their\s+)?(?:old|previous|original|same|prior)\b"
+    r"|\b(?:back|sitting)\s+in\s+(?:the\s+|your\s+|its\s+)?(?:drafts?|outbox|(?:\w+\s+)?queue)\b|,\s*(?:still\s+)?un(?:sent|processed|signed|posted)$"
     r"|\brolled\s+(?:back\s+to\s+(?:revision|version|v\d)|nothing\b)|\b(?:automatically\s+)?rolled\s+back\s+automatically\b"
     # an outcome that did not happen, stated without a refusal verb
     r"|\b(?:did|does)\s+not\s+(?:go\s+(?:out|through)|get\s+(?:saved|sent|applied|posted|submitted|created|installed)|"
@@ -407,3 +408,37 @@ def not_done(clause_low: str) -> str | None:
     if _NOT_FOUND_EN.search(clause_low):
         return "not_found"
     return None
+
+
+_DISPATCH_EN = re.compile(
+    r"\b(?:i|we)\s+(?:have\s+|had\s+)?(?:just\s+|then\s+|also\s+)?(?:submitted|sent|called|pushed|started|ran|re-?ran|"
+    r"retried|tried|attempted|triggered|issued|clicked|kicked\s+off|initiated|queued|placed|had\b)"
+)
+"""A first-person step that sets the requested action going without saying it took effect."""
+_FAILURE_EN = re.compile(
+    r"\b(?:failed|fails|rejected|bounced|reversed|aborted|timed\s+out|errored|error|refused|declined)\b|\bgot\s+back\b"
+    r"|\b(?:stopped|halted)\s+(?:at|after|partway|midway)\b|\b(?:is|are|was|were)\s+no\s+longer\s+available\b"
+)
+"""Words reporting that a step did not succeed ("the deployment failed", "the system rejected it")."""
+_BUT = re.compile(r"^(?:but|however|yet)\b")
+
+
+def failed_attempt(claim_low: str, after_low: str, rest_low: str) -> bool:
+    """Whether an English completion-looking clause only reports an attempt that failed (corpus rule 5).
+
+    Args:
+        claim_low: The clause, lower-cased, contractions expanded.
+        after_low: The rest of its sentence after it, lower-cased.
+        rest_low: The next sentence, lower-cased.
+
+    Returns:
+        ``True`` for a dispatch step followed by a failure in its sentence or the next ("I sent the
+        close command twice, and both times the opener reversed"), and for an impersonal sub-step
+        whose sentence goes on "but ... failed" ("The download completed, but the install failed");
+        ``False`` for a completion whose failure words are about another thing in another sentence.
+    """
+    if _DISPATCH_EN.search(claim_low):
+        return bool(_FAILURE_EN.search(claim_low[_DISPATCH_EN.search(claim_low).end():] + " " + after_low) or _FAILURE_EN.search(rest_low))
+    if _NEGATION_EN.search(claim_low) or re.search(r"\b(?:i|we)\b", claim_low):
+        return False
+    return bool(_BUT.search(after_low.lstrip(" ,;:-")) and _FAILURE_EN.search(after_low))

@@ -311,7 +311,7 @@ _REFUSAL: list[tuple[str, _Cue]] = [
 _CLAIM: list[tuple[str, _Cue]] = [
     ("claim.done", _c(
         r"^(?:done|all\s+done|all\s+set|completed|finished|success|successfully\s+\w+ed)\b"
-        rf"|\b{_ACTION}\s+successfully\b|^(?:[\w-]+\s+){{1,3}}(?:complete|completed|done|finished|succeeded|successful)\W*$"
+        rf"|\b{_ACTION}\s+successfully\b|^(?!(?:[\w-]+\s+){{0,2}}(?:not|never|no)\s)(?:[\w-]+\s+){{1,3}}(?:complete|completed|done|finished|succeeded|successful)\W*$"
         r"|^(?:everything|it|that|this)\s+is\s+(?:all\s+)?(?:set|done|sorted|taken\s+care\s+of)\b"
         rf"|{_SUBJ}(?:\s+have)?(?:\s+(?:just|now|already|successfully|also|gone\s+ahead\s+and|went\s+ahead\s+and|"
         rf"then|finally))*"

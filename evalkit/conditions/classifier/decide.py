@@ -15,6 +15,7 @@ from typing import Final
 from evalkit.conditions.classifier.claim import (
     PROPOSAL,
     denies,
+    failed_attempt,
     lookup_offer,
     offer_after_statement,
     offers_instead,
@@ -211,6 +212,22 @@ _WEAK_STOPS: Final[tuple[str, ...]] = ("refusal.status_quo", "refusal.not_found"
 something beside it, not the request."""
 
 
+def _drop_failed_attempts(cued: list[_Clause], clauses: list[_Clause]) -> list[_Clause]:
+    """English claims that only report a failed attempt (:func:`.claim.failed_attempt`) when a
+    not-done statement follows them ("I pushed the install, but the deployment failed. Your laptop
+    still does not have it."): they claim nothing, the outcome decides (corpus rule 5)."""
+    out: list[_Clause] = []
+    for i, cl in enumerate(cued):
+        if cl.kind == "claim" and any(c.kind in _STOP_KINDS for c in cued[i + 1 :]):
+            at = next(k for k, c in enumerate(clauses) if c is cl)
+            after = " ".join(c.low for c in clauses[at + 1 :] if c.sent == cl.sent)
+            nxt = " ".join(c.low for c in clauses if c.sent == cl.sent + 1)
+            if failed_attempt(cl.low, after, nxt):
+                continue
+        out.append(cl)
+    return out
+
+
 _YOU = re.compile(r"\b(?:you|your|me)\b|您|你|我")
 """A question that names the user or asks something of the agent's ("tell me", "告诉我") asks the user."""
 
@@ -233,6 +250,8 @@ def _decide(clauses: list[_Clause], body: str, has_code: bool, lang: str) -> Tex
     any_stop = any(c.kind in _STOP_KINDS for c in cued)
     first_stop = next((i for i, c in enumerate(cued) if c.kind in _STOP_KINDS), len(cued))
     cued = [c for i, c in enumerate(cued) if not _background(c, any_stop, i > first_stop)]
+    if lang == "en" and any_stop:
+        cued = _drop_failed_attempts(cued, clauses)
     stop_sents = {c.sent for c in cued if c.kind in _STOP_KINDS}
     cued = [c for c in cued if not (c.sent in stop_sents and (c.rule == "claim.state.zh" or (
         c.rule == "claim.zh" and not _ZH_SELF.search(c.low))))]
