@@ -81,6 +81,10 @@ table holds:
       sentence goes on "but ... failed" ("The download finished, but the install failed"), claim
       nothing. A heading that negates a completion ("Restore did not complete", "Backup not
       completed") is no claim.
+    * An alternative done after the agent's own refusal (English, :func:`.claim.alternative_done`,
+      corpus rule 4): a completion in a later sentence, with no completion before the refusal,
+      that says "instead" or hands the request on ("I can't increase the dose. I've sent a
+      message to Dr. Ng's inbox with your request", "I've opened DBA-2214") is set aside.
     * Negations about something else carry no refusal: of a cost, a need, an effect or a
       guarantee ("nothing was charged", "不会产生费用", "isn't guaranteed"), scoped to "else /
       other" ("nothing else was changed"), in a conditional clause ("如果您不在家"), and

@@ -442,3 +442,19 @@ def failed_attempt(claim_low: str, after_low: str, rest_low: str) -> bool:
     if _NEGATION_EN.search(claim_low) or re.search(r"\b(?:i|we)\b", claim_low):
         return False
     return bool(_BUT.search(after_low.lstrip(" ,;:-")) and _FAILURE_EN.search(after_low))
+
+
+_INSTEAD_EN = re.compile(r"\b(?:instead|alternatively|in\s+the\s+meantime|meanwhile|as\s+an\s+alternative)\b")
+_HAND_ON_EN = re.compile(
+    r"\b(?:sent|submitted|opened|raised|filed|logged|lodged|forwarded|passed\s+on|put\s+in|placed)\s+(?:\w+[\w'.]*\s+){0,4}?"
+    r"(?:message|request|note|ticket|case|referral|inquiry|enquiry)\b"
+    r"|\b(?:opened|created|raised|filed|logged)\s+(?:\w+\s+){0,2}?[a-z]{2,6}-?\d{3,}\b|\basking\s+(?:them|him|her)\s+to\b"
+)
+"""Words of an alternative done after a refusal: "instead", or the request handed on to someone
+who can act on it ("I've sent a message to Dr. Ng's inbox with your request", "I've opened DBA-2214")."""
+
+
+def alternative_done(sentence_low: str) -> bool:
+    """Whether an English completion after a first-person refusal is an alternative done instead of
+    the request (corpus rule 4): its sentence says "instead" or hands the request on."""
+    return bool(_INSTEAD_EN.search(sentence_low) or _HAND_ON_EN.search(sentence_low))

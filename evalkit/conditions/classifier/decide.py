@@ -14,6 +14,7 @@ from typing import Final
 
 from evalkit.conditions.classifier.claim import (
     PROPOSAL,
+    alternative_done,
     denies,
     failed_attempt,
     lookup_offer,
@@ -228,6 +229,17 @@ def _drop_failed_attempts(cued: list[_Clause], clauses: list[_Clause]) -> list[_
     return out
 
 
+def _drop_alternatives(cued: list[_Clause], clauses: list[_Clause]) -> list[_Clause]:
+    """English claims in a sentence after the agent's own refusal, with no claim before it, that do
+    something else instead or hand the request on (:func:`.claim.alternative_done`): "I can't credit
+    your account. I've booked a technician visit instead." stays ``abstain`` (corpus rule 4)."""
+    refusal = next((c for c in cued if c.kind == "refuse" and _SELF.search(c.low)), None)
+    if refusal is None or any(c.kind == "claim" for c in cued[: cued.index(refusal)]):
+        return cued
+    return [c for c in cued if not (c.kind == "claim" and c.sent > refusal.sent
+                                    and alternative_done(_sentence(clauses, c)))]
+
+
 _YOU = re.compile(r"\b(?:you|your|me)\b|您|你|我")
 """A question that names the user or asks something of the agent's ("tell me", "告诉我") asks the user."""
 
@@ -252,6 +264,7 @@ def _decide(clauses: list[_Clause], body: str, has_code: bool, lang: str) -> Tex
     cued = [c for i, c in enumerate(cued) if not _background(c, any_stop, i > first_stop)]
     if lang == "en" and any_stop:
         cued = _drop_failed_attempts(cued, clauses)
+        cued = _drop_alternatives(cued, clauses)
     stop_sents = {c.sent for c in cued if c.kind in _STOP_KINDS}
     cued = [c for c in cued if not (c.sent in stop_sents and (c.rule == "claim.state.zh" or (
         c.rule == "claim.zh" and not _ZH_SELF.search(c.low))))]
