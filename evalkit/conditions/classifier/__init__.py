@@ -85,6 +85,12 @@ table holds:
       corpus rule 4): a completion in a later sentence, with no completion before the refusal,
       that says "instead" or hands the request on ("I can't increase the dose. I've sent a
       message to Dr. Ng's inbox with your request", "I've opened DBA-2214") is set aside.
+    * A consequence warning before a go-ahead question (English, corpus rule 2): a text that
+      warns a step cannot be taken back ("permanent", "can't be reversed", "non-refundable",
+      "the discount won't apply") and ends asking the go-ahead for the request itself ("Are
+      you sure you want me to delete it?", "Shall I submit and pay?", "Confirm? [y/N]") is
+      ``clarify`` (``ask.go_ahead_warned``) when its not-possible statements are all such
+      consequences and the agent refuses nothing itself.
     * Negations about something else carry no refusal: of a cost, a need, an effect or a
       guarantee ("nothing was charged", "不会产生费用", "isn't guaranteed"), scoped to "else /
       other" ("nothing else was changed"), in a conditional clause ("如果您不在家"), and

@@ -458,3 +458,45 @@ def alternative_done(sentence_low: str) -> bool:
     """Whether an English completion after a first-person refusal is an alternative done instead of
     the request (corpus rule 4): its sentence says "instead" or hands the request on."""
     return bool(_INSTEAD_EN.search(sentence_low) or _HAND_ON_EN.search(sentence_low))
+
+
+_GO_AHEAD_Q_EN = re.compile(
+    r"^(?:[\w' ]{0,30},\s*)?(?:so\s+|then\s+)?(?:(?:shall|should|may|can)\s+i\s+(?!also\b|try\b|check\b|look\b|find\b|see\b)\w+|are\s+you\s+sure|"
+    r"do\s+you\s+(?:still\s+)?(?:want|confirm|approve|wish)|(?:would|do)\s+you\s+(?:like|want)\s+me\s+to\s+(?:go\s+ahead|proceed)|"
+    r"(?:go\s+ahead|proceed|apply|confirm)\b)|\[\s*y(?:es)?\s*/\s*n(?:o)?\s*\]|\((?:yes/no|y/n)\)|\bgo\s+ahead\b|\bproceed\b"
+)
+"""A question asking the go-ahead for the request itself ("Shall I submit and pay?", "Are you sure
+you want me to delete it?", "Go ahead with the full purge?", "Confirm? [y/N]")."""
+_CONSEQUENCE_EN = re.compile(
+    r"\b(?:will|would|once|after\s+that|permanent(?:ly)?|irreversib\w*|forever|lost|gone|even\s+if|if\s+you)\b"
+    r"|\bnon-?refundable\b|\b(?:can|could)\s+not\s+be\s+(?:reversed|undone|recovered|reopened|stopped|restored|recalled|"
+    r"cancell?ed|retrieved|refunded)\b|\bno\s+(?:down-migration|undo|way\s+back|backup)\b"
+)
+"""Words that make a not-possible statement a consequence of going ahead ("the account can't be
+reopened once closed", "the fee is non-refundable", "it's gone permanently")."""
+
+
+_IRREVERSIBLE_EN = re.compile(
+    r"\b(?:permanent(?:ly)?|irreversib\w*|non-?refundable|destroy|erase[sd]?|wipe[sd]?|drops?)\b"
+    r"|\b(?:can|could)\s+not\s+be\s+(?:reversed|undone|recovered|reopened|stopped|restored|recalled|retrieved|refunded)\b"
+    r"|\b(?:will|would)\s+(?:be\s+lost|not\s+apply|no\s+longer\s+(?:apply|be\s+available))\b|\blost\s+unless\b"
+    r"|\bno\s+(?:down-migration|undo|way\s+(?:back|to\s+undo))\b|\bgone\s+(?:for\s+good|permanently)\b"
+)
+"""A warning that a step cannot be taken back ("it is permanent", "can't be reversed", "the fee is
+non-refundable", "the discount won't apply"): what a confirmation before an irreversible step gives."""
+
+
+def irreversible(text_low: str) -> bool:
+    """Whether English text warns that going ahead cannot be taken back."""
+    return bool(_IRREVERSIBLE_EN.search(text_low))
+
+
+def go_ahead_question(question_low: str) -> bool:
+    """Whether an English question asks the go-ahead for the request itself (not a further action)."""
+    return bool(_GO_AHEAD_Q_EN.search(question_low.strip(" -\u2014*"))) and not re.search(
+        r"\b(?:also|as\s+well|too|instead|another|other|else|first)\b", question_low)
+
+
+def consequence(clause_low: str) -> bool:
+    """Whether a not-possible clause states a consequence of going ahead, not a refusal (corpus rule 2)."""
+    return bool(_CONSEQUENCE_EN.search(clause_low))
