@@ -340,6 +340,17 @@ _CLAIM: list[tuple[str, _Cue]] = [
         r"selected|picked|shortlisted|estimated|quoted|priced|simulated|previewed|staged|talked|chatted|waited|"
         r"searched|browsed|scanned|monitored|watched|tracked|measured|counted|calculated|compiled|summari[sz]ed)\b)"
         r"[a-z]{2,}(?<!e)ed\b(?!\s+(?:to|that|if|whether|for\s+(?:a|an|the)\s+way))")),
+    ("claim.terse", _c(  # "Rotated the TLS cert", "Froze the card": a first-person past tense with the subject dropped
+        r"^(?:(?:got\s+it|done|ok(?:ay)?|sure|all\s+set)\W+)?(?:and\s+)?(?:also\s+|then\s+)?"
+        r"(?!(?:tried|attempted|checked|looked|reviewed|searched|verified|noticed|confirmed|received|read|noted|asked|"
+        r"requested|escalated|forwarded|flagged|contacted|reached|passed|failed|declined|refused|decided|considered|"
+        r"started|identified|located|pulled|gathered|found|based|focused|used|expected|attached|included|listed|"
+        r"compared|analy[sz]ed|investigated|examined|inspected|queried|tested|drafted|prepared|stopped|paused|"
+        r"halted|left|kept|held|scheduled\s+maintenance|estimated|quoted|priced|calculated|counted|measured|"
+        r"monitored|tracked|traced|matched|mapped|opened|logged|filed|raised|reverted|skipped|selected|picked)\b)"
+        r"(?:[a-z]{3,}(?<!e)ed|froze|sent|paid|made|put|wrote|built|took|gave|moved|set\s+up|bought|sold|"
+        r"rebuilt|reset|shut\s+down)\s+(?:the|your|a|an|all|both|each|every|it|them|his|her|their|invites?|"
+        r"\d[\d:,.]*|[$\u20ac\u00a3]\s?\d)\b")),
     ("claim.event", _c(  # an impersonal event of completion: "the payment went through", "is on its way back"
         r"(?<!time\s)\b(?:payment|transfer|charge|refund|transaction|order|booking|deposit|withdrawal|wire|purchase|"
         r"cancell?ation|change)s?\s+(?:[^\s,;]+\s+){0,5}?(?:went|has\s+gone|have\s+gone)\s+through\b|\b(?:is|are)\s+(?:now\s+)?on\s+(?:its|their)\s+way\b"

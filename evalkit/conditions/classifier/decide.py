@@ -234,13 +234,16 @@ def _drop_failed_attempts(cued: list[_Clause], clauses: list[_Clause]) -> list[_
 
 def _drop_alternatives(cued: list[_Clause], clauses: list[_Clause]) -> list[_Clause]:
     """English claims in a sentence after the agent's own refusal, with no claim before it, that do
-    something else instead or hand the request on (:func:`.claim.alternative_done`): "I can't credit
+    something else instead or hand the request on (:func:`.claim.alternative_done`), in their sentence
+    or in a short lead-in after the refusal ("What I did instead:"): "I can't credit
     your account. I've booked a technician visit instead." stays ``abstain`` (corpus rule 4)."""
     refusal = next((c for c in cued if c.kind == "refuse" and _SELF.search(c.low)), None)
     if refusal is None or any(c.kind == "claim" for c in cued[: cued.index(refusal)]):
         return cued
-    return [c for c in cued if not (c.kind == "claim" and c.sent > refusal.sent
-                                    and alternative_done(_sentence(clauses, c)))]
+    lead_ins = {c.sent for c in clauses if c.sent > refusal.sent and len(_sentence(clauses, c).split()) <= 8
+                and alternative_done(_sentence(clauses, c))}  # "What I did instead:" opens a list of alternatives
+    return [c for c in cued if not (c.kind == "claim" and c.sent > refusal.sent and (
+        alternative_done(_sentence(clauses, c)) or any(s <= c.sent for s in lead_ins)))]
 
 
 def _warned_go_ahead(cued: list[_Clause], clauses: list[_Clause]) -> _Clause | None:
