@@ -326,7 +326,8 @@ _CLAIM: list[tuple[str, _Cue]] = [
         r"listed|included|highlighted|compared|analy[sz]ed|investigated|examined|inspected|queried|found|"
         r"determined|assessed|evaluated|summari[sz]ed|drafted|prepared|written|composed|reverted|undone|"
         r"rolled|paused|stopped|halted|left|kept|held)\b)"
-        r"(?:\w+ed|bought|made|got|paid|sold|put|built|done|taken|given|kept|brought|sent)\b")),
+        r"(?:\w+ed|bought|made|got|paid|sold|put|built|done|taken|given|kept|brought|sent|set|reset|frozen|rebuilt)\b"
+        r"(?!\s+(?:out|aside|to\s+(?:wait|pending)))")),
     ("claim.past", _c(  # "I reconciled 160 invoices": a first-person past tense of a verb that is not a check or a try
         r"\b(?:i|we)\s+(?:(?:just|now|already|successfully|also|then|finally|manually|automatically)\s+)?"
         r"(?!(?:tried|attempted|checked|looked|reviewed|searched|verified|noticed|confirmed|received|seen|read|understood|"
@@ -354,7 +355,9 @@ _CLAIM: list[tuple[str, _Cue]] = [
     ("claim.event", _c(  # an impersonal event of completion: "the payment went through", "is on its way back"
         r"(?<!time\s)\b(?:payment|transfer|charge|refund|transaction|order|booking|deposit|withdrawal|wire|purchase|"
         r"cancell?ation|change)s?\s+(?:[^\s,;]+\s+){0,5}?(?:went|has\s+gone|have\s+gone)\s+through\b|\b(?:is|are)\s+(?:now\s+)?on\s+(?:its|their)\s+way\b"
-        r"|\b(?:is|are)\s+now\s+(?:fully\s+|officially\s+)?[a-z]{3,}(?<!e)ed\b")),
+        r"|\b(?:is|are)\s+now\s+(?:fully\s+|officially\s+)?[a-z]{3,}(?<!e)ed\b"
+        r"|\b(?:invites?|invitations?|emails?|messages?|notifications?|newsletters?|reminders?|campaigns?)\s+(?:[^\s,;]+\s+){0,5}?"
+        r"went\s+out\b|^(?:and\s+)?you\s+are\s+(?:all\s+)?(?:now\s+)?(?:booked|registered|enrolled|checked\s+in|signed\s+up)\b")),
     ("claim.now", _c(
         r"\b(?:is|are)\s+now\s+(?:in|live|active|enabled|disabled|set\s+(?:up|to)|available|updated|scheduled|booked|"
         r"confirmed|on\s+file|part\s+of|a\s+member)\b")),
