@@ -72,7 +72,9 @@ table holds:
       on hold", "the email didn't go out"), a plain first-person decline ("I passed on printing
       the secret", "not merging this one") and a not-found of what the request names ("There's
       no order #55102 on this account"; with a question for the corrected detail it asks, rule
-      2). A status-quo or not-found statement after a reported result ("The import finished.
+      2); a search reported with a not-found ("I searched ... and found no paper matching
+      that") is such a not-found, and a report line "Done: nothing" / "Changes made: none"
+      reports nothing done. A status-quo or not-found statement after a reported result ("The import finished.
       The old CSV is still listed") describes something beside it and is set aside.
     * A failed attempt is no completion (English, :func:`.claim.failed_attempt`, corpus rule 5):
       when a not-done statement follows, a first-person step that only sets the action going

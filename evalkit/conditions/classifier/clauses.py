@@ -89,6 +89,11 @@ _PREP = re.compile(r"\b(?:written|wrote|drafted|prepared|composed|put\s+together
 _REASON = re.compile(r"^(?:and\s+|but\s+)?(?:because|since|as|due\s+to|given\s+that)\b|^(?:由于|因为|鉴于)")
 _ONCE = re.compile(r"^(?:and\s+|but\s+)?(?:once|as\s+soon\s+as|after|when)\b|^(?:一旦|等|待|收到|拿到|有了)")
 _GO_KINDS = ("claim", "deliver", "go")
+_DONE_NOTHING = re.compile(
+    r"^(?:done|completed|actions?(?:\s+taken)?|changes?(?:\s+made)?|result)\s*[:\-\u2014]\s*"
+    r"(?:nothing|none|no\s+(?:action|changes?)|not\s+(?:done|completed|submitted|sent|applied))\b"
+)
+"""A report line saying nothing was done ("Done: nothing", "Changes made: none"; corpus rule 5)."""
 
 @dataclass(slots=True)
 class _Clause:
@@ -228,6 +233,9 @@ def _segment(text: str) -> list[_Clause]:
         if _ZERO_COUNT.search(low):  # "Employees updated: none", "已生成发票：0 张": nothing done
             clauses.append(_Clause(sent, low, "refuse", "refusal.zero_count", caveat, False, si))
             continue
+        if lang_en and _DONE_NOTHING.search(low):  # "Done: nothing", "Changes made: none": a report of nothing done
+            clauses.append(_Clause(sent, low, "refuse", "refusal.done_nothing", caveat, False, si))
+            continue
         parts = _join_connectives([p for p in _CLAUSE_SPLIT.split(sent) if p and p.strip(_TRAIL)])
         lows = [_lower_expand(p).strip(_TRAIL) for p in parts]
         conds = [bool(_COND_REFUSAL.search(pl)) for pl in lows]
@@ -243,6 +251,8 @@ def _segment(text: str) -> list[_Clause]:
                 kind, rule = None, ""  # "Could the reference have been issued by another carrier?": asks, claims nothing
             if kind is None:
                 kind, rule = _shape_cue(plow, "en" if lang_en else "zh", conds[pi])
+            elif lang_en and kind == "go" and rule.startswith("act.report") and not_done(plow) == "not_found":
+                kind, rule = "infeasible", "refusal.not_found"  # "I searched ... and found no paper matching that"
             elif kind in ("refuse", "infeasible") and (elsewhere(plow) or warning(plow)):
                 kind, rule = None, ""  # "nothing else was changed", "it can't be undone": no refusal
             if kind in ("go", "claim") and (_REASON.search(plow) or (after_if and rule in _PROMISE)):
