@@ -93,6 +93,12 @@ table holds:
       you sure you want me to delete it?", "Shall I submit and pay?", "Confirm? [y/N]") is
       ``clarify`` (``ask.go_ahead_warned``) when its not-possible statements are all such
       consequences and the agent refuses nothing itself.
+    * After a not-done statement (English, :func:`.claim.offers_else`, corpus rule 3), a question
+      that says "instead / in the meantime", offers an action of the agent's ("Want me to open an
+      issue for the failing test?") or asks whether another thing would help ("Would a short list
+      of questions be useful?") offers something else; after a refusal that waits on no
+      condition, so does any step the agent proposes ("Should I try Kilimanjaro?"). A closed
+      window, a "won't ... anymore" and a slot booked by someone else deny the request.
     * Negations about something else carry no refusal: of a cost, a need, an effect or a
       guarantee ("nothing was charged", "不会产生费用", "isn't guaranteed"), scoped to "else /
       other" ("nothing else was changed"), in a conditional clause ("如果您不在家"), and

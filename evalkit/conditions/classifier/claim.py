@@ -185,6 +185,9 @@ _DENY_EN = re.compile(
     r"|\b(?:must|can\s+only|may\s+only|has\s+to|have\s+to)\s+be\s+(?:\w+\s+){0,2}(?:requested|done|made|submitted|approved|"
     r"processed|handled|initiated|changed|authori[sz]ed|signed|placed)\s+by\b|\bonly\s+(?:the|a|an|your)\s+(?:[\w-]+\s+){0,2}can\b"
     r"|\bno\s+changes?\s+(?!(?:were\s+|was\s+|are\s+|is\s+)?(?:needed|required|necessary))\w+"
+    r"|\b(?:window|deadline|period|cutoff|cut-off)\s+(?:[\w-]+\s+){0,4}?(?:closed|ended|passed|expired|lapsed)\b"
+    r"|\b(?:will|would|can|does|do)\s+not\s+(?:\w+\s+){1,6}?(?:anymore|any\s+more|any\s+longer)\b"
+    r"|\b(?:is|are)\s+(?:already\s+)?(?:booked|reserved|taken)\b[^,;]{0,60}?\bby\s+(?:the|a|an|another|someone)\b"
 )
 """A statement that denies a possibility, a permission, an availability or a future effect."""
 _DENY_ZH = re.compile(
@@ -500,3 +503,20 @@ def go_ahead_question(question_low: str) -> bool:
 def consequence(clause_low: str) -> bool:
     """Whether a not-possible clause states a consequence of going ahead, not a refusal (corpus rule 2)."""
     return bool(_CONSEQUENCE_EN.search(clause_low))
+
+
+_OFFER_ELSE_EN = re.compile(
+    r"\b(?:instead|in\s+the\s+meantime|meanwhile|alternatively|as\s+an\s+alternative)\b"
+    r"|^(?:\w+\s+){0,2}?(?:(?:do\s+you\s+)?want\s+me\s+to|would\s+you\s+like\s+me\s+to)\b"
+    r"|\bwould\s+(?:a|an|the|that|this|these|those|one)\b[^?]{0,80}?\b(?:be\s+(?:useful|helpful|of\s+use)|help)\b"
+    r"|\binterested\s+in\b"
+)
+_AGENT_STEP_EN = re.compile(r"^(?:\w+\s+){0,2}?(?:should|shall|can|may)\s+i\b")
+
+
+def offers_else(sentence_low: str, hard: bool) -> bool:
+    """Whether an English question after a not-done statement offers something else (corpus rule 3):
+    it says "instead / in the meantime", offers an action of the agent's ("want me to open an issue?"),
+    or asks whether another thing would help; after a refusal that waits on no condition (``hard``),
+    any step the agent proposes ("Should I try Kilimanjaro?")."""
+    return bool(_OFFER_ELSE_EN.search(sentence_low) or hard and _AGENT_STEP_EN.search(sentence_low))

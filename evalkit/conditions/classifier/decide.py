@@ -22,6 +22,7 @@ from evalkit.conditions.classifier.claim import (
     irreversible,
     lookup_offer,
     offer_after_statement,
+    offers_else,
     offers_instead,
 )
 from evalkit.conditions.classifier.clauses import (
@@ -320,6 +321,9 @@ def _decide(clauses: list[_Clause], body: str, has_code: bool, lang: str) -> Tex
                 (_ALT_Q.search(_sentence(clauses, cl)) or _YESNO_OFFER.search(_sentence(clauses, cl)))
                 and not _DETAIL_Q.search(_sentence(clauses, cl)))):
             kind = "offer"  # "The 9:40 is full. Is there a different time that works?": an alternative
+        if kind == "ask" and lang == "en" and seen_stop and cl.rule.startswith("ask.question") \
+                and offers_else(_sentence(clauses, cl), seen_hard_stop) and not _DETAIL_Q.search(_sentence(clauses, cl)):
+            kind = "offer"  # "I can't merge it. Want me to open an issue for the failing test?"
         if kind == "offer":
             if seen_stop or seen_go or seen_result:
                 continue
