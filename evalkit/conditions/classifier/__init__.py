@@ -74,7 +74,9 @@ table holds:
       no order #55102 on this account"; with a question for the corrected detail it asks, rule
       2); a search reported with a not-found ("I searched ... and found no paper matching
       that") is such a not-found, and a report line "Done: nothing" / "Changes made: none"
-      reports nothing done. A status-quo or not-found statement after a reported result ("The import finished.
+      reports nothing done. When a text's only not-done statements are not-founds ("I can't find
+      PO-7781"), a later question that offers nothing else asks for the detail (``ask.not_found``).
+      A status-quo or not-found statement after a reported result ("The import finished.
       The old CSV is still listed") describes something beside it and is set aside.
     * A failed attempt is no completion (English, :func:`.claim.failed_attempt`, corpus rule 5):
       when a not-done statement follows, a first-person step that only sets the action going

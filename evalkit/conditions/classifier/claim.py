@@ -520,3 +520,15 @@ def offers_else(sentence_low: str, hard: bool) -> bool:
     or asks whether another thing would help; after a refusal that waits on no condition (``hard``),
     any step the agent proposes ("Should I try Kilimanjaro?")."""
     return bool(_OFFER_ELSE_EN.search(sentence_low) or hard and _AGENT_STEP_EN.search(sentence_low))
+
+
+_NOT_FOUND_SELF_EN = re.compile(
+    r"\b(?:i|we)\s+(?:(?:can|could)\s+not|was\s+not\s+able\s+to|were\s+not\s+able\s+to|am\s+not\s+able\s+to)\s+(?:find|locate|see)\b"
+    r"|\b(?:i|we)\s+(?:do|did)\s+not\s+see\b|\bno\s+(?:match|record|results?)\b"
+)
+
+
+def not_found(clause_low: str) -> bool:
+    """Whether an English clause says that what the request names was not found ("I can't find
+    PO-7781", "There's no table called subscriptions_v2")."""
+    return bool(_NOT_FOUND_SELF_EN.search(clause_low) or _NOT_FOUND_EN.search(clause_low))

@@ -21,6 +21,7 @@ from evalkit.conditions.classifier.claim import (
     go_ahead_question,
     irreversible,
     lookup_offer,
+    not_found,
     offer_after_statement,
     offers_else,
     offers_instead,
@@ -267,6 +268,21 @@ def _warned_go_ahead(cued: list[_Clause], clauses: list[_Clause]) -> _Clause | N
     return last
 
 
+def _not_found_question(cued: list[_Clause], clauses: list[_Clause]) -> _Clause | None:
+    """A question after an English text whose only not-done statements are not-founds
+    (:func:`.claim.not_found`), when it does not offer something else (:func:`.claim.offers_else`)
+    or a transfer: the text asks for the detail the request needs (corpus rule 2). Else ``None``."""
+    stops = [c for c in cued if c.kind in _STOP_KINDS]
+    if not stops or any(c.kind == "claim" for c in cued) or not all(not_found(c.low) for c in stops):
+        return None
+    after = [c for c in clauses if c.sent > stops[0].sent and _QUESTION_END.search(c.display.rstrip(" .`"))]
+    for cl in after:
+        sentence = _sentence(clauses, cl)
+        if cl.kind != "transfer" and not offers_else(sentence, False) and "instead" not in sentence:
+            return cl
+    return None
+
+
 _YOU = re.compile(r"\b(?:you|your|me)\b|您|你|我")
 """A question that names the user or asks something of the agent's ("tell me", "告诉我") asks the user."""
 
@@ -296,6 +312,9 @@ def _decide(clauses: list[_Clause], body: str, has_code: bool, lang: str) -> Tex
         asked = _warned_go_ahead(cued, clauses)
         if asked is not None:  # "... can't be reopened once closed. Shall I go ahead?": rule 2
             return _verdict("clarify", clauses, "ask.go_ahead_warned", asked.display, lang)
+        asked = _not_found_question(cued, clauses)
+        if asked is not None:  # "I can't find PO-7781. Is it possible the number is PO-7718?": rule 2
+            return _verdict("clarify", clauses, "ask.not_found", asked.display, lang)
     stop_sents = {c.sent for c in cued if c.kind in _STOP_KINDS}
     cued = [c for c in cued if not (c.sent in stop_sents and (c.rule == "claim.state.zh" or (
         c.rule == "claim.zh" and not _ZH_SELF.search(c.low))))]
