@@ -100,7 +100,8 @@ table holds:
       issue for the failing test?") or asks whether another thing would help ("Would a short list
       of questions be useful?") offers something else; after a refusal that waits on no
       condition, so does any step the agent proposes ("Should I try Kilimanjaro?"). A closed
-      window, a "won't ... anymore" and a slot booked by someone else deny the request.
+      window, a "won't ... anymore", a slot booked by someone else, "comes with no", "rejects
+      any", "not open for" deny the request; "stays ... for now" is a status quo.
     * Negations about something else carry no refusal: of a cost, a need, an effect or a
       guarantee ("nothing was charged", "不会产生费用", "isn't guaranteed"), scoped to "else /
       other" ("nothing else was changed"), in a conditional clause ("如果您不在家"), and
