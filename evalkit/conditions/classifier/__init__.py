@@ -102,6 +102,9 @@ table holds:
       condition, so does any step the agent proposes ("Should I try Kilimanjaro?"). A closed
       window, a "won't ... anymore", a slot booked by someone else, "comes with no", "rejects
       any", "not open for" deny the request; "stays ... for now" is a status quo.
+    * A lead-in announcing questions or needed details ("A couple of questions before I set it
+      up:", "To set up the backup I need:", "I'll need either the confirmation number or ...")
+      asks (English, ``ask.lead``); a step announced with "before I" is not yet taken.
     * Negations about something else carry no refusal: of a cost, a need, an effect or a
       guarantee ("nothing was charged", "不会产生费用", "isn't guaranteed"), scoped to "else /
       other" ("nothing else was changed"), in a conditional clause ("如果您不在家"), and

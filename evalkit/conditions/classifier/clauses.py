@@ -89,6 +89,13 @@ _PREP = re.compile(r"\b(?:written|wrote|drafted|prepared|composed|put\s+together
 _REASON = re.compile(r"^(?:and\s+|but\s+)?(?:because|since|as|due\s+to|given\s+that)\b|^(?:由于|因为|鉴于)")
 _ONCE = re.compile(r"^(?:and\s+|but\s+)?(?:once|as\s+soon\s+as|after|when)\b|^(?:一旦|等|待|收到|拿到|有了)")
 _GO_KINDS = ("claim", "deliver", "go")
+_ASK_LEAD_EN = re.compile(
+    r"\b(?:a\s+(?:couple|few)\s+(?:of\s+)?|two\s+|three\s+|some\s+|one\s+)(?:quick\s+|short\s+)?(?:questions?|details?|things)"
+    r"\s+(?:before|first|to\s+(?:check|confirm|clarify)|for\s+you)\b|\b(?:a\s+(?:couple|few)\s+(?:of\s+)?)(?:quick\s+)?questions?\s*:?$"
+    r"|\b(?:i|we)\s+(?:will\s+|would\s+)?need\s*:?$|\b(?:i|we)\s+(?:will|would)\s+need\s+(?:either\s+)?(?:the|your|a|an)\b"
+)
+"""A lead-in announcing questions or the details the agent needs (an ask: corpus rule 2)."""
+_BEFORE_EN = re.compile(r"^(?:and\s+|but\s+|so\s+)?(?:before|until)\s+(?:i|we)\b")
 _DONE_NOTHING = re.compile(
     r"^(?:done|completed|actions?(?:\s+taken)?|changes?(?:\s+made)?|result)\s*[:\-\u2014]\s*"
     r"(?:nothing|none|no\s+(?:action|changes?)|not\s+(?:done|completed|submitted|sent|applied))\b"
@@ -255,6 +262,10 @@ def _segment(text: str) -> list[_Clause]:
                 kind, rule = "infeasible", "refusal.not_found"  # "I searched ... and found no paper matching that"
             elif kind in ("refuse", "infeasible") and (elsewhere(plow) or warning(plow)):
                 kind, rule = None, ""  # "nothing else was changed", "it can't be undone": no refusal
+            if lang_en and kind in (None, "go", "claim") and _ASK_LEAD_EN.search(plow):
+                kind, rule = "ask", "ask.lead"  # "Two quick questions before I book:", "To set it up I need:"
+            elif lang_en and kind in ("go", "claim") and _BEFORE_EN.search(plow):
+                kind, rule = None, ""  # "Before I set up the routine": a step not yet taken
             if kind in ("go", "claim") and (_REASON.search(plow) or (after_if and rule in _PROMISE)):
                 kind, rule = None, ""  # "Once I have the number, I'll process it": a promise on a condition
             after_if = after_if or bool(_CONDITIONAL.search(plow) or _ONCE.search(plow))
