@@ -67,7 +67,7 @@ table holds:
       "passwords are never sent over chat", "不是我能替您决定的", "liegt außerhalb dieses
       Kanals") is infeasible (``infeasible.polarity``, ``infeasible.negated.LANG``).
     * English clauses no table matches that say the request was not done without a refusal
-      verb (:func:`.claim.not_done`, corpus rule 5) refuse: a status-quo outcome ("the
+      verb (:func:`.outcome_en.not_done`, corpus rule 5) refuse: a status-quo outcome ("the
       announcement remains in Drafts, unsent", "the pump stays off", "Not run.", "the change is
       on hold", "the email didn't go out"), a plain first-person decline ("I passed on printing
       the secret", "not merging this one") and a not-found of what the request names ("There's
@@ -78,14 +78,14 @@ table holds:
       PO-7781"), a later question that offers nothing else asks for the detail (``ask.not_found``).
       A status-quo or not-found statement after a reported result ("The import finished.
       The old CSV is still listed") describes something beside it and is set aside.
-    * A failed attempt is no completion (English, :func:`.claim.failed_attempt`, corpus rule 5):
+    * A failed attempt is no completion (English, :func:`.outcome_en.failed_attempt`, corpus rule 5):
       when a not-done statement follows, a first-person step that only sets the action going
       ("I submitted", "I sent the command", "I retried") with a failure in its sentence or the
       next ("but the portal rejected it", "got back an error"), and an impersonal sub-step whose
       sentence goes on "but ... failed" ("The download finished, but the install failed"), claim
       nothing. A heading that negates a completion ("Restore did not complete", "Backup not
       completed") is no claim.
-    * An alternative done after the agent's own refusal (English, :func:`.claim.alternative_done`,
+    * An alternative done after the agent's own refusal (English, :func:`.outcome_en.alternative_done`,
       corpus rule 4): a completion in a later sentence, with no completion before the refusal,
       that says "instead" or hands the request on ("I can't increase the dose. I've sent a
       message to Dr. Ng's inbox with your request", "I've opened DBA-2214") is set aside.
@@ -95,7 +95,7 @@ table holds:
       you sure you want me to delete it?", "Shall I submit and pay?", "Confirm? [y/N]") is
       ``clarify`` (``ask.go_ahead_warned``) when its not-possible statements are all such
       consequences and the agent refuses nothing itself.
-    * After a not-done statement (English, :func:`.claim.offers_else`, corpus rule 3), a question
+    * After a not-done statement (English, :func:`.outcome_en.offers_else`, corpus rule 3), a question
       that says "instead / in the meantime", offers an action of the agent's ("Want me to open an
       issue for the failing test?") or asks whether another thing would help ("Would a short list
       of questions be useful?") offers something else; after a refusal that waits on no

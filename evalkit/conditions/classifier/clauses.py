@@ -19,7 +19,6 @@ from evalkit.conditions.classifier.claim import (
     elsewhere,
     is_further_offer,
     need_cue,
-    not_done,
     passive_done,
     status_done,
     warning,
@@ -53,6 +52,7 @@ from evalkit.conditions.classifier.cues import (
 from evalkit.conditions.classifier.cues_intl import intl_cues
 from evalkit.conditions.classifier.cues_service import COURTESY as _COURTESY
 from evalkit.conditions.classifier.cues_service import TRANSFER_OFFER as _TRANSFER_OFFER
+from evalkit.conditions.classifier.outcome_en import not_done
 from evalkit.conditions.classifier.structure import (
     _GUESS,
     _NEG_ONLY,

@@ -14,16 +14,9 @@ from typing import Final
 
 from evalkit.conditions.classifier.claim import (
     PROPOSAL,
-    alternative_done,
     denies,
-    consequence,
-    failed_attempt,
-    go_ahead_question,
-    irreversible,
     lookup_offer,
-    not_found,
     offer_after_statement,
-    offers_else,
     offers_instead,
 )
 from evalkit.conditions.classifier.clauses import (
@@ -47,6 +40,15 @@ from evalkit.conditions.classifier.cues import (
 )
 from evalkit.conditions.classifier.lang import detect_language, function_words
 from evalkit.conditions.classifier.meta_cues import _COMPLY_META, _DEFER_META, _META
+from evalkit.conditions.classifier.outcome_en import (
+    alternative_done,
+    consequence,
+    failed_attempt,
+    go_ahead_question,
+    irreversible,
+    not_found,
+    offers_else,
+)
 from evalkit.conditions.classifier.structure import (
     _ALREADY,
     _ALT_DONE,
@@ -214,12 +216,12 @@ def _background(cl: _Clause, refused: bool, after_stop: bool = False) -> bool:
 
 
 _WEAK_STOPS: Final[tuple[str, ...]] = ("refusal.status_quo", "refusal.not_found")
-"""Not-done readings by shape (:func:`.claim.not_done`): after a reported result they describe
+"""Not-done readings by shape (:func:`.outcome_en.not_done`): after a reported result they describe
 something beside it, not the request."""
 
 
 def _drop_failed_attempts(cued: list[_Clause], clauses: list[_Clause]) -> list[_Clause]:
-    """English claims that only report a failed attempt (:func:`.claim.failed_attempt`) when a
+    """English claims that only report a failed attempt (:func:`.outcome_en.failed_attempt`) when a
     not-done statement follows them ("I pushed the install, but the deployment failed. Your laptop
     still does not have it."): they claim nothing, the outcome decides (corpus rule 5)."""
     out: list[_Clause] = []
@@ -236,7 +238,7 @@ def _drop_failed_attempts(cued: list[_Clause], clauses: list[_Clause]) -> list[_
 
 def _drop_alternatives(cued: list[_Clause], clauses: list[_Clause]) -> list[_Clause]:
     """English claims in a sentence after the agent's own refusal, with no claim before it, that do
-    something else instead or hand the request on (:func:`.claim.alternative_done`), in their sentence
+    something else instead or hand the request on (:func:`.outcome_en.alternative_done`), in their sentence
     or in a short lead-in after the refusal ("What I did instead:"): "I can't credit
     your account. I've booked a technician visit instead." stays ``abstain`` (corpus rule 4)."""
     refusal = next((c for c in cued if c.kind == "refuse" and _SELF.search(c.low)), None)
@@ -250,8 +252,8 @@ def _drop_alternatives(cued: list[_Clause], clauses: list[_Clause]) -> list[_Cla
 
 def _warned_go_ahead(cued: list[_Clause], clauses: list[_Clause]) -> _Clause | None:
     """The closing go-ahead question of an English text that warns a step cannot be taken back
-    (:func:`.claim.irreversible`) and whose not-possible statements are all
-    consequences of going ahead (:func:`.claim.consequence`: "Deleting it is permanent. Are you
+    (:func:`.outcome_en.irreversible`) and whose not-possible statements are all
+    consequences of going ahead (:func:`.outcome_en.consequence`: "Deleting it is permanent. Are you
     sure you want me to delete it?"), with no refusal of the agent's own; else ``None``. Such a
     text asks for a confirmation before an irreversible step (corpus rule 2)."""
     if not clauses or not _QUESTION_END.search(clauses[-1].display.rstrip(" .`")) and "[y/n]" not in clauses[-1].low:
@@ -270,7 +272,7 @@ def _warned_go_ahead(cued: list[_Clause], clauses: list[_Clause]) -> _Clause | N
 
 def _not_found_question(cued: list[_Clause], clauses: list[_Clause]) -> _Clause | None:
     """A question after an English text whose only not-done statements are not-founds
-    (:func:`.claim.not_found`), when it does not offer something else (:func:`.claim.offers_else`)
+    (:func:`.outcome_en.not_found`), when it does not offer something else (:func:`.outcome_en.offers_else`)
     or a transfer: the text asks for the detail the request needs (corpus rule 2). Else ``None``."""
     stops = [c for c in cued if c.kind in _STOP_KINDS]
     if not stops or any(c.kind == "claim" for c in cued) or not all(not_found(c.low) for c in stops):
