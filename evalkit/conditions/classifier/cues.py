@@ -292,7 +292,8 @@ _REFUSAL: list[tuple[str, _Cue]] = [
         rf"|{_BE}{_ADV}\s+(?:stopping|halting|pausing|aborting|blocked|stuck)\b"
         rf"|{_SUBJ}{_ADV}\s+(?:will|must|have\s+to|need\s+to|am\s+going\s+to|are\s+going\s+to)\s+(?:stop|halt|abort|"
         rf"pause|hold\s+off)\b"
-        r"(?!\s+by)|^(?:stopping|stopped|halting|aborting|blocked)\b|\bstopping\s+here\b")),
+        r"(?!\s+by)|^(?:stopping|stopped|halting|aborting|blocked)\b(?!\s+(?:the|your|a|an|all|every|both|it|them|\d))"
+        r"|\bstopping\s+here\b")),  # "Blocked the sender domain": a terse completion (claim.terse), no stop
     ("refusal.zh", _c(
         rf"{_ZH_SUBJ}{_ZH_ADV}(?:无法|不能够|不能|不可以|没法|没办法|不便|不方便|不应该|不应|不该|不宜|拒绝|做不到|办不到|无权|"
         r"没有权限|没有权力|没有办法|不被允许|不允许|不会|不得|不提供|不办理|不受理|不负责)(?!错过|不|否认|等|太久|让您失望|再犯|收取|影响|保证|确定|肯定|担保)"
