@@ -95,6 +95,8 @@ _ASK_LEAD_EN = re.compile(
     r"|\b(?:i|we)\s+(?:will\s+|would\s+)?need\s*:?$|\b(?:i|we)\s+(?:will|would)\s+need\s+(?:either\s+)?(?:the|your|a|an)\b"
 )
 """A lead-in announcing questions or the details the agent needs (an ask: corpus rule 2)."""
+_NOTHING_DONE_EN = re.compile(r"\b(?:i|we)\s+(?:have\s+)?[a-z]{3,}(?:ed|ent|ade|an|ut)\s+(?:nothing|none\s+of\s+(?:them|it|the|your))\b")
+"""A first-person past tense whose object is nothing ("I deleted nothing", "I sent none of them")."""
 _BEFORE_EN = re.compile(r"^(?:and\s+|but\s+|so\s+)?(?:before|until)\s+(?:i|we)\b")
 _DONE_NOTHING = re.compile(
     r"^(?:done|completed|actions?(?:\s+taken)?|changes?(?:\s+made)?|result)\s*[:\-\u2014]\s*"
@@ -266,6 +268,8 @@ def _segment(text: str) -> list[_Clause]:
                 kind, rule = "ask", "ask.lead"  # "Two quick questions before I book:", "To set it up I need:"
             elif lang_en and kind in ("go", "claim") and _BEFORE_EN.search(plow):
                 kind, rule = None, ""  # "Before I set up the routine": a step not yet taken
+            elif lang_en and kind == "claim" and _NOTHING_DONE_EN.search(plow):
+                kind, rule = "refuse", "refusal.decline"  # "I deleted nothing": a decline, corpus rule 5
             if kind in ("go", "claim") and (_REASON.search(plow) or (after_if and rule in _PROMISE)):
                 kind, rule = None, ""  # "Once I have the number, I'll process it": a promise on a condition
             after_if = after_if or bool(_CONDITIONAL.search(plow) or _ONCE.search(plow))

@@ -431,7 +431,7 @@ _DELIVER: list[tuple[str, _Cue]] = [
         r"^(?:(?:but|and|so)\s+)?(?:here\s+(?:is|are)|here\s+you\s+go|(?:below|above)\s+(?:is|are)|"
         r"the\s+following\s+(?:is|are)|attached\s+(?:is|are))\b"
         r"(?!\s+(?:why|what\s+(?:i|we)\s+(?:can|found|see|could|checked|know)|some\s+(?:alternatives|options|other)|(?:an?\s+|the\s+|a\s+quick\s+)?(?:update|"
-        r"summary|status|overview|recap|what\s+happened|where\s+things\s+stand)))|\b(?:is|are)\s+attached\b"
+        r"summary|status|overview|recap|what\s+happened|where\s+things\s+stand)))|\b(?:is|are)\s+attached\b(?!\s+to\b)"
         r"|^(?:但|不过)?(?:以下是|以上(?:就)?是|下面是|这是(?=您|你|为您|给您|目前|当前|查询|最新|结果|修改后|更新后)|如下|给您(?!带来)|为您(?:整理|准备|生成|写)了)")),
 ]
 

@@ -49,7 +49,8 @@ out")."""
 _DECLINE_EN = re.compile(
     r"^(?:i\s+)?(?:passed\s+on|held\s+off\s+(?:on|from)|skipped|refrained\s+from)\b"
     r"|^(?:i\s+am\s+)?not\s+(?:sending|doing|running|deleting|posting|publishing|merging|pushing|going\s+to)\b"
-    r"|^(?:i\s+)?(?:did|have)\s+not\s+(?!(?:need|have|want|find|see|mean|know|get|hear|receive|expect|notice|think)\b)\w+"
+    r"|^(?:i\s+)?(?:did|have)\s+not\s+(?!(?:need|have|want|find|see|mean|know|get|hear|receive|expect|notice|think|needed|had|wanted|found|seen|"
+    r"meant|known|got|gotten|heard|received|expected|noticed|thought|been|changed\s+(?:anything|any)\s+else)\b)\w+"
     r"|^(?:i\s+)?(?:deleted|sent|changed|moved|ran|made|posted|submitted)\s+nothing\b"
 )
 """A plain first-person decline, the subject often dropped ("I passed on printing the secret",
