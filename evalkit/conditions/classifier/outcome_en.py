@@ -37,7 +37,8 @@ _STATUS_QUO_EN = re.compile(
     r"|\b(?:upgrade|update|install|deploy\w*|copy|backup|restore|migration|transfer|send|upload)\s+(?:was\s+)?aborted\b"
     r"|^(?:\w+\s+){0,3}?not\s+(?:run|sent|submitted|posted|completed|executed|applied|deployed|saved|restored|done)$"
     r"|^not\s+(?:run|sent|submitted|posted|completed|executed|applied|deployed|done)\b"
-    r"|\bnone\s+of\s+(?:the|your|its|their|it)\b[^,;]{0,40}?\b(?:is|are|was|were|got|made\s+it)\b"
+    r"|\bnone\s+of\s+(?:the|your|its|their|it)\b[^,;]{0,40}?\b(?:is|are|was|were|got|made\s+it)\s+(?:yet\s+)?"
+    r"(?:on|in|at|onto|into|there|through|copied|uploaded|moved|sent|saved|posted|imported|transferred|applied)\b"
     r"|\bthere\s+is\s+(?:still\s+)?no\s+new\b"
 )
 """A status-quo outcome (corpus rule 5): what the request would have changed is still as it was,
