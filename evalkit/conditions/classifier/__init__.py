@@ -104,7 +104,9 @@ table holds:
       any", "not open for" deny the request; "stays ... for now" is a status quo.
     * A lead-in announcing questions or needed details ("A couple of questions before I set it
       up:", "To set up the backup I need:", "I'll need either the confirmation number or ...")
-      asks (English, ``ask.lead``); a step announced with "before I" is not yet taken.
+      asks (English, ``ask.lead``); a step announced with "before I" is not yet taken; "the
+      system won't let me book" is not possible; a promise that waits on the user's reply ("Let
+      me know if the 19th works and I'll book it") carries no cue.
     * Negations about something else carry no refusal: of a cost, a need, an effect or a
       guarantee ("nothing was charged", "不会产生费用", "isn't guaranteed"), scoped to "else /
       other" ("nothing else was changed"), in a conditional clause ("如果您不在家"), and

@@ -97,6 +97,10 @@ _ASK_LEAD_EN = re.compile(
 """A lead-in announcing questions or the details the agent needs (an ask: corpus rule 2)."""
 _NOTHING_DONE_EN = re.compile(r"\b(?:i|we)\s+(?:have\s+)?[a-z]{3,}(?:ed|ent|ade|an|ut)\s+(?:nothing|none\s+of\s+(?:them|it|the|your))\b")
 """A first-person past tense whose object is nothing ("I deleted nothing", "I sent none of them")."""
+_NOT_LET_EN = re.compile(r"\b(?:will|would|does|do|did|can|could)\s+not\s+(?:let|allow|permit)\s+(?:me|us)\b")
+"""A system that does not let the agent act ("the system won't let me book over an appointment"): not possible."""
+_ON_REPLY_EN = re.compile(r"\blet\s+me\s+know\b|\b(?:once|if|when|as\s+soon\s+as)\s+you\b")
+"""A promise that waits on the user's reply ("Let me know if the 19th works and I'll book it")."""
 _BEFORE_EN = re.compile(r"^(?:and\s+|but\s+|so\s+)?(?:before|until)\s+(?:i|we)\b")
 _DONE_NOTHING = re.compile(
     r"^(?:done|completed|actions?(?:\s+taken)?|changes?(?:\s+made)?|result)\s*[:\-\u2014]\s*"
@@ -268,6 +272,10 @@ def _segment(text: str) -> list[_Clause]:
                 kind, rule = "ask", "ask.lead"  # "Two quick questions before I book:", "To set it up I need:"
             elif lang_en and kind in ("go", "claim") and _BEFORE_EN.search(plow):
                 kind, rule = None, ""  # "Before I set up the routine": a step not yet taken
+            elif lang_en and kind == "go" and rule in _PROMISE and _NOT_LET_EN.search(plow):
+                kind, rule = "infeasible", "infeasible.not_allowed"  # "the system won't let me book over it"
+            elif lang_en and kind == "go" and rule in _PROMISE and _ON_REPLY_EN.search(plow):
+                kind, rule = None, ""  # "Let me know if the 19th works and I'll book it": waits on the answer
             elif lang_en and kind == "claim" and _NOTHING_DONE_EN.search(plow):
                 kind, rule = "refuse", "refusal.decline"  # "I deleted nothing": a decline, corpus rule 5
             if kind in ("go", "claim") and (_REASON.search(plow) or (after_if and rule in _PROMISE)):
