@@ -132,8 +132,8 @@ Precedence (how clause cues become a label; the sentence-structure patterns it u
     * **Done beats everything**: a claim anywhere makes the text ``act``, whatever refusal or
       question follows ("I've cancelled #1; #2 has shipped, so I can't" is ``act``; rule
       ``claim.partial``). Claims: a first-person past tense of a verb that is not a check, a
-      try, a preparatory or a communication step ("I reconciled 160 invoices", or with the subject dropped: "Rotated the TLS cert"), present
-      perfects and passives of action verbs, completion events ("the payment went through",
+      try, a preparatory or a communication step ("I reconciled 160 invoices", or with the
+      subject dropped: "Rotated the TLS cert"), present perfects and passives of action verbs, completion events ("the payment went through",
       "is now registered"), Chinese 已…/我…了 completions. Not claims: a draft or a prepared
       change ("I've drafted the reply"), an alternative done after a refusal ("I couldn't
       cancel it. However, I've started a return"), states ("has been shipped"), checks and

@@ -118,8 +118,10 @@ def failed_attempt(claim_low: str, after_low: str, rest_low: str) -> bool:
         whose sentence goes on "but ... failed" ("The download completed, but the install failed");
         ``False`` for a completion whose failure words are about another thing in another sentence.
     """
-    if _DISPATCH_EN.search(claim_low):
-        return bool(_FAILURE_EN.search(claim_low[_DISPATCH_EN.search(claim_low).end():] + " " + after_low) or _FAILURE_EN.search(rest_low))
+    dispatch = _DISPATCH_EN.search(claim_low)
+    if dispatch is not None:
+        after_step = claim_low[dispatch.end():] + " " + after_low
+        return bool(_FAILURE_EN.search(after_step) or _FAILURE_EN.search(rest_low))
     if _NEGATION_EN.search(claim_low) or re.search(r"\b(?:i|we)\b", claim_low):
         return False
     return bool(_BUT.search(after_low.lstrip(" ,;:-")) and _FAILURE_EN.search(after_low))
