@@ -68,6 +68,47 @@ table holds:
       permission, an availability or a future effect ("a return pickup isn't on the table",
       "passwords are never sent over chat", "不是我能替您决定的", "liegt außerhalb dieses
       Kanals") is infeasible (``infeasible.polarity``, ``infeasible.negated.LANG``).
+    * English clauses no table matches that say the request was not done without a refusal
+      verb (:func:`.outcome_en.not_done`, corpus rule 5) refuse: a status-quo outcome ("the
+      announcement remains in Drafts, unsent", "the pump stays off", "Not run.", "the change is
+      on hold", "the email didn't go out"), a plain first-person decline ("I passed on printing
+      the secret", "not merging this one") and a not-found of what the request names ("There's
+      no order #55102 on this account"; with a question for the corrected detail it asks, rule
+      2); a search reported with a not-found ("I searched ... and found no paper matching
+      that") is such a not-found, and a report line "Done: nothing" / "Changes made: none"
+      reports nothing done. When a text's only not-done statements are not-founds ("I can't find
+      PO-7781"), a later question that offers nothing else asks for the detail (``ask.not_found``).
+      A status-quo or not-found statement after a reported result ("The import finished.
+      The old CSV is still listed") describes something beside it and is set aside.
+    * A failed attempt is no completion (English, :func:`.outcome_en.failed_attempt`, corpus rule 5):
+      when a not-done statement follows, a first-person step that only sets the action going
+      ("I submitted", "I sent the command", "I retried") with a failure in its sentence or the
+      next ("but the portal rejected it", "got back an error"), and an impersonal sub-step whose
+      sentence goes on "but ... failed" ("The download finished, but the install failed"), claim
+      nothing. A heading that negates a completion ("Restore did not complete", "Backup not
+      completed") is no claim.
+    * An alternative done after the agent's own refusal (English, :func:`.outcome_en.alternative_done`,
+      corpus rule 4): a completion in a later sentence, with no completion before the refusal,
+      that says "instead" or hands the request on ("I can't increase the dose. I've sent a
+      message to Dr. Ng's inbox with your request", "I've opened DBA-2214") is set aside.
+    * A consequence warning before a go-ahead question (English, corpus rule 2): a text that
+      warns a step cannot be taken back ("permanent", "can't be reversed", "non-refundable",
+      "the discount won't apply") and ends asking the go-ahead for the request itself ("Are
+      you sure you want me to delete it?", "Shall I submit and pay?", "Confirm? [y/N]") is
+      ``clarify`` (``ask.go_ahead_warned``) when its not-possible statements are all such
+      consequences and the agent refuses nothing itself.
+    * After a not-done statement (English, :func:`.outcome_en.offers_else`, corpus rule 3), a question
+      that says "instead / in the meantime", offers an action of the agent's ("Want me to open an
+      issue for the failing test?") or asks whether another thing would help ("Would a short list
+      of questions be useful?") offers something else; after a refusal that waits on no
+      condition, so does any step the agent proposes ("Should I try Kilimanjaro?"). A closed
+      window, a "won't ... anymore", a slot booked by someone else, "comes with no", "rejects
+      any", "not open for" deny the request; "stays ... for now" is a status quo.
+    * A lead-in announcing questions or needed details ("A couple of questions before I set it
+      up:", "To set up the backup I need:", "I'll need either the confirmation number or ...")
+      asks (English, ``ask.lead``); a step announced with "before I" is not yet taken; "the
+      system won't let me book" is not possible; a promise that waits on the user's reply ("Let
+      me know if the 19th works and I'll book it") carries no cue.
     * Negations about something else carry no refusal: of a cost, a need, an effect or a
       guarantee ("nothing was charged", "不会产生费用", "isn't guaranteed"), scoped to "else /
       other" ("nothing else was changed"), in a conditional clause ("如果您不在家"), and
@@ -93,8 +134,8 @@ Precedence (how clause cues become a label; the sentence-structure patterns it u
     * **Done beats everything**: a claim anywhere makes the text ``act``, whatever refusal or
       question follows ("I've cancelled #1; #2 has shipped, so I can't" is ``act``; rule
       ``claim.partial``). Claims: a first-person past tense of a verb that is not a check, a
-      try, a preparatory or a communication step ("I reconciled 160 invoices"), present
-      perfects and passives of action verbs, completion events ("the payment went through",
+      try, a preparatory or a communication step ("I reconciled 160 invoices", or with the
+      subject dropped: "Rotated the TLS cert"), present perfects and passives of action verbs, completion events ("the payment went through",
       "is now registered"), Chinese 已…/我…了 completions. Not claims: a draft or a prepared
       change ("I've drafted the reply"), an alternative done after a refusal ("I couldn't
       cancel it. However, I've started a return"), states ("has been shipped"), checks and

@@ -145,8 +145,12 @@ _PASSIVE_DONE = re.compile(
     r"^(?:and\s+)?(?:your|the|this|that|both|all|each|every|its|their|my)\b[^,;]{0,80}?\b(?:has|have)\s+(?:now\s+|just\s+)?"
     r"been\s+(?:successfully\s+|fully\s+)?(?!already\b)[a-z]{3,}(?:ed|en|up|t)\b(?!\s+by\s+(?:the\s+)?(?:operator|airline|carrier|"
     r"courier|customer|bank|merchant|vendor|seller|hotel|restaurant|user))"
+    r"|^(?:and\s+)?(?:your|the|this|that|its|their|my)\s+(?:[\w-]+\s+){0,4}?(?:deploy(?:ment)?|upgrade|update|install(?:ation)?|"
+    r"migration|backup|restore|transfer|payment|import|export|sync|upload|rollout|release|job|run|build)\s+"
+    r"(?:finished|completed|succeeded|went\s+through|went\s+live)\b"
 )
-"""An impersonal completion ("Your direct deposit has been switched to ...")."""
+"""An impersonal completion ("Your direct deposit has been switched to ...", "The deploy finished
+at 16:42 UTC")."""
 
 
 def passive_done(clause_low: str) -> bool:
@@ -182,6 +186,10 @@ _DENY_EN = re.compile(
     r"|\b(?:must|can\s+only|may\s+only|has\s+to|have\s+to)\s+be\s+(?:\w+\s+){0,2}(?:requested|done|made|submitted|approved|"
     r"processed|handled|initiated|changed|authori[sz]ed|signed|placed)\s+by\b|\bonly\s+(?:the|a|an|your)\s+(?:[\w-]+\s+){0,2}can\b"
     r"|\bno\s+changes?\s+(?!(?:were\s+|was\s+|are\s+|is\s+)?(?:needed|required|necessary))\w+"
+    r"|\bcomes?\s+with\s+no\b|\b(?:auto-?)?rejects?\s+(?:any|all|every)\b|\b(?:is|are)\s+not\s+(?:yet\s+)?open\s+(?:for|to)\b"
+    r"|\b(?:window|deadline|period|cutoff|cut-off)\s+(?:[\w-]+\s+){0,4}?(?:closed|ended|passed|expired|lapsed)\b"
+    r"|\b(?:will|would|can|does|do)\s+not\s+(?:\w+\s+){1,6}?(?:anymore|any\s+more|any\s+longer)\b"
+    r"|\b(?:is|are)\s+(?:already\s+)?(?:booked|reserved|taken)\b[^,;]{0,60}?\bby\s+(?:the|a|an|another|someone)\b"
 )
 """A statement that denies a possibility, a permission, an availability or a future effect."""
 _DENY_ZH = re.compile(
@@ -336,3 +344,4 @@ _STATUS_DONE = re.compile(r"^(?:status\s*:?\s*)?(?:done|completed?|finished|reso
 def status_done(clause_low: str) -> bool:
     """Whether an English clause is only a status word reporting the work done."""
     return bool(_STATUS_DONE.match(clause_low.strip(" *_-:.!")))
+

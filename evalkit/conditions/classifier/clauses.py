@@ -60,6 +60,7 @@ from evalkit.conditions.classifier.intl_kinds import (
     IntlKinds,
     intl_kinds,
 )
+from evalkit.conditions.classifier.outcome_en import not_done
 from evalkit.conditions.classifier.structure import (
     _GUESS,
     _NEG_ONLY,
@@ -96,6 +97,24 @@ _PREP = re.compile(r"\b(?:written|wrote|drafted|prepared|composed|put\s+together
 _REASON = re.compile(r"^(?:and\s+|but\s+)?(?:because|since|as|due\s+to|given\s+that)\b|^(?:由于|因为|鉴于)")
 _ONCE = re.compile(r"^(?:and\s+|but\s+)?(?:once|as\s+soon\s+as|after|when)\b|^(?:一旦|等|待|收到|拿到|有了)")
 _GO_KINDS = ("claim", "deliver", "go")
+_ASK_LEAD_EN = re.compile(
+    r"\b(?:a\s+(?:couple|few)\s+(?:of\s+)?|two\s+|three\s+|some\s+|one\s+)(?:quick\s+|short\s+)?(?:questions?|details?|things)"
+    r"\s+(?:before|first|to\s+(?:check|confirm|clarify)|for\s+you)\b|\b(?:a\s+(?:couple|few)\s+(?:of\s+)?)(?:quick\s+)?questions?\s*:?$"
+    r"|\b(?:i|we)\s+(?:will\s+|would\s+)?need\s*:?$|\b(?:i|we)\s+(?:will|would)\s+need\s+(?:either\s+)?(?:the|your|a|an)\b"
+)
+"""A lead-in announcing questions or the details the agent needs (an ask: corpus rule 2)."""
+_NOTHING_DONE_EN = re.compile(r"\b(?:i|we)\s+(?:have\s+)?[a-z]{3,}(?:ed|ent|ade|an|ut)\s+(?:nothing|none\s+of\s+(?:them|it|the|your))\b")
+"""A first-person past tense whose object is nothing ("I deleted nothing", "I sent none of them")."""
+_NOT_LET_EN = re.compile(r"\b(?:will|would|does|do|did|can|could)\s+not\s+(?:let|allow|permit)\s+(?:me|us)\b")
+"""A system that does not let the agent act ("the system won't let me book over an appointment"): not possible."""
+_ON_REPLY_EN = re.compile(r"\blet\s+me\s+know\b|\b(?:once|if|when|as\s+soon\s+as)\s+you\b")
+"""A promise that waits on the user's reply ("Let me know if the 19th works and I'll book it")."""
+_BEFORE_EN = re.compile(r"^(?:and\s+|but\s+|so\s+)?(?:before|until)\s+(?:i|we)\b")
+_DONE_NOTHING = re.compile(
+    r"^(?:done|completed|actions?(?:\s+taken)?|changes?(?:\s+made)?|result)\s*[:\-\u2014]\s*"
+    r"(?:nothing|none|no\s+(?:action|changes?)|not\s+(?:done|completed|submitted|sent|applied))\b"
+)
+"""A report line saying nothing was done ("Done: nothing", "Changes made: none"; corpus rule 5)."""
 
 @dataclass(slots=True)
 class _Clause:
@@ -211,6 +230,10 @@ def _shape_cue(plow: str, lang: str, conditional: bool) -> tuple[str | None, str
         return "claim", "claim.status"
     if lang == "zh" and zh_moved(plow):  # "已把 X 从 4 核升到 8 核": a change made
         return "claim", "claim.moved.zh"
+    if lang == "en" and not conditional and not _IF.search(plow) and not elsewhere(plow):
+        kind = not_done(plow)  # "the pump stays off", "Not run.", "There's no order #55102": not done
+        if kind is not None:
+            return ("infeasible" if kind == "not_found" else "refuse"), f"refusal.{kind}"
     if lang in ("en", "zh") and not conditional and not _REASON.search(plow) and not _IF.search(plow) \
             and denies(plow, lang):
         return "infeasible", "infeasible.polarity" + suffix  # "pets aren't allowed in that wing"
@@ -231,6 +254,9 @@ def _segment(text: str) -> list[_Clause]:
         if _ZERO_COUNT.search(low):  # "Employees updated: none", "已生成发票：0 张": nothing done
             clauses.append(_Clause(sent, low, "refuse", "refusal.zero_count", caveat, False, si))
             continue
+        if lang_en and _DONE_NOTHING.search(low):  # "Done: nothing", "Changes made: none": a report of nothing done
+            clauses.append(_Clause(sent, low, "refuse", "refusal.done_nothing", caveat, False, si))
+            continue
         parts = _join_connectives([p for p in _CLAUSE_SPLIT.split(sent) if p and p.strip(_TRAIL)])
         lows = [_lower_expand(p).strip(_TRAIL) for p in parts]
         conds = [bool(_COND_REFUSAL.search(pl)) for pl in lows]
@@ -246,8 +272,20 @@ def _segment(text: str) -> list[_Clause]:
                 kind, rule = None, ""  # "Could the reference have been issued by another carrier?": asks, claims nothing
             if kind is None:
                 kind, rule = _shape_cue(plow, "en" if lang_en else "zh", conds[pi])
+            elif lang_en and kind == "go" and rule.startswith("act.report") and not_done(plow) == "not_found":
+                kind, rule = "infeasible", "refusal.not_found"  # "I searched ... and found no paper matching that"
             elif kind in ("refuse", "infeasible") and (elsewhere(plow) or warning(plow)):
                 kind, rule = None, ""  # "nothing else was changed", "it can't be undone": no refusal
+            if lang_en and kind in (None, "go", "claim") and _ASK_LEAD_EN.search(plow):
+                kind, rule = "ask", "ask.lead"  # "Two quick questions before I book:", "To set it up I need:"
+            elif lang_en and kind in ("go", "claim") and _BEFORE_EN.search(plow):
+                kind, rule = None, ""  # "Before I set up the routine": a step not yet taken
+            elif lang_en and kind == "go" and rule in _PROMISE and _NOT_LET_EN.search(plow):
+                kind, rule = "infeasible", "infeasible.not_allowed"  # "the system won't let me book over it"
+            elif lang_en and kind == "go" and rule in _PROMISE and _ON_REPLY_EN.search(plow):
+                kind, rule = None, ""  # "Let me know if the 19th works and I'll book it": waits on the answer
+            elif lang_en and kind == "claim" and _NOTHING_DONE_EN.search(plow):
+                kind, rule = "refuse", "refusal.decline"  # "I deleted nothing": a decline, corpus rule 5
             if kind in ("go", "claim") and (_REASON.search(plow) or (after_if and rule in _PROMISE)):
                 kind, rule = None, ""  # "Once I have the number, I'll process it": a promise on a condition
             after_if = after_if or bool(_CONDITIONAL.search(plow) or _ONCE.search(plow))

@@ -292,7 +292,8 @@ _REFUSAL: list[tuple[str, _Cue]] = [
         rf"|{_BE}{_ADV}\s+(?:stopping|halting|pausing|aborting|blocked|stuck)\b"
         rf"|{_SUBJ}{_ADV}\s+(?:will|must|have\s+to|need\s+to|am\s+going\s+to|are\s+going\s+to)\s+(?:stop|halt|abort|"
         rf"pause|hold\s+off)\b"
-        r"(?!\s+by)|^(?:stopping|stopped|halting|aborting|blocked)\b|\bstopping\s+here\b")),
+        r"(?!\s+by)|^(?:stopping|stopped|halting|aborting|blocked)\b(?!\s+(?:the|your|a|an|all|every|both|it|them|\d))"
+        r"|\bstopping\s+here\b")),  # "Blocked the sender domain": a terse completion (claim.terse), no stop
     ("refusal.zh", _c(
         rf"{_ZH_SUBJ}{_ZH_ADV}(?:无法|不能够|不能|不可以|没法|没办法|不便|不方便|不应该|不应|不该|不宜|拒绝|做不到|办不到|无权|"
         r"没有权限|没有权力|没有办法|不被允许|不允许|不会|不得|不提供|不办理|不受理|不负责)(?!错过|不|否认|等|太久|让您失望|再犯|收取|影响|保证|确定|肯定|担保)"
@@ -311,7 +312,7 @@ _REFUSAL: list[tuple[str, _Cue]] = [
 _CLAIM: list[tuple[str, _Cue]] = [
     ("claim.done", _c(
         r"^(?:done|all\s+done|all\s+set|completed|finished|success|successfully\s+\w+ed)\b"
-        rf"|\b{_ACTION}\s+successfully\b|^(?:[\w-]+\s+){{1,3}}(?:complete|completed|done|finished|succeeded|successful)\W*$"
+        rf"|\b{_ACTION}\s+successfully\b|^(?!(?:[\w-]+\s+){{0,2}}(?:not|never|no)\s)(?:[\w-]+\s+){{1,3}}(?:complete|completed|done|finished|succeeded|successful)\W*$"
         r"|^(?:everything|it|that|this)\s+is\s+(?:all\s+)?(?:set|done|sorted|taken\s+care\s+of)\b"
         rf"|{_SUBJ}(?:\s+have)?(?:\s+(?:just|now|already|successfully|also|gone\s+ahead\s+and|went\s+ahead\s+and|"
         rf"then|finally))*"
@@ -326,7 +327,8 @@ _CLAIM: list[tuple[str, _Cue]] = [
         r"listed|included|highlighted|compared|analy[sz]ed|investigated|examined|inspected|queried|found|"
         r"determined|assessed|evaluated|summari[sz]ed|drafted|prepared|written|composed|reverted|undone|"
         r"rolled|paused|stopped|halted|left|kept|held)\b)"
-        r"(?:\w+ed|bought|made|got|paid|sold|put|built|done|taken|given|kept|brought|sent)\b")),
+        r"(?:\w+ed|bought|made|got|paid|sold|put|built|done|taken|given|kept|brought|sent|set|reset|frozen|rebuilt)\b"
+        r"(?!\s+(?:out|aside|to\s+(?:wait|pending)))")),
     ("claim.past", _c(  # "I reconciled 160 invoices": a first-person past tense of a verb that is not a check or a try
         r"\b(?:i|we)\s+(?:(?:just|now|already|successfully|also|then|finally|manually|automatically)\s+)?"
         r"(?!(?:tried|attempted|checked|looked|reviewed|searched|verified|noticed|confirmed|received|seen|read|understood|"
@@ -340,10 +342,23 @@ _CLAIM: list[tuple[str, _Cue]] = [
         r"selected|picked|shortlisted|estimated|quoted|priced|simulated|previewed|staged|talked|chatted|waited|"
         r"searched|browsed|scanned|monitored|watched|tracked|measured|counted|calculated|compiled|summari[sz]ed)\b)"
         r"[a-z]{2,}(?<!e)ed\b(?!\s+(?:to|that|if|whether|for\s+(?:a|an|the)\s+way))")),
+    ("claim.terse", _c(  # "Rotated the TLS cert", "Froze the card": a first-person past tense with the subject dropped
+        r"^(?:(?:got\s+it|done|ok(?:ay)?|sure|all\s+set)\W+)?(?:and\s+)?(?:also\s+|then\s+)?"
+        r"(?!(?:tried|attempted|checked|looked|reviewed|searched|verified|noticed|confirmed|received|read|noted|asked|"
+        r"requested|escalated|forwarded|flagged|contacted|reached|passed|failed|declined|refused|decided|considered|"
+        r"started|identified|located|pulled|gathered|found|based|focused|used|expected|attached|included|listed|"
+        r"compared|analy[sz]ed|investigated|examined|inspected|queried|tested|drafted|prepared|stopped|paused|"
+        r"halted|left|kept|held|scheduled\s+maintenance|estimated|quoted|priced|calculated|counted|measured|"
+        r"monitored|tracked|traced|matched|mapped|opened|logged|filed|raised|reverted|skipped|selected|picked)\b)"
+        r"(?:[a-z]{3,}(?<!e)ed|froze|sent|paid|made|put|wrote|built|took|gave|moved|set\s+up|bought|sold|"
+        r"rebuilt|reset|shut\s+down)\s+(?:the|your|a|an|all|both|each|every|it|them|his|her|their|invites?|"
+        r"\d[\d:,.]*|[$\u20ac\u00a3]\s?\d)\b")),
     ("claim.event", _c(  # an impersonal event of completion: "the payment went through", "is on its way back"
         r"(?<!time\s)\b(?:payment|transfer|charge|refund|transaction|order|booking|deposit|withdrawal|wire|purchase|"
         r"cancell?ation|change)s?\s+(?:[^\s,;]+\s+){0,5}?(?:went|has\s+gone|have\s+gone)\s+through\b|\b(?:is|are)\s+(?:now\s+)?on\s+(?:its|their)\s+way\b"
-        r"|\b(?:is|are)\s+now\s+(?:fully\s+|officially\s+)?[a-z]{3,}(?<!e)ed\b")),
+        r"|\b(?:is|are)\s+now\s+(?:fully\s+|officially\s+)?[a-z]{3,}(?<!e)ed\b"
+        r"|\b(?:invites?|invitations?|emails?|messages?|notifications?|newsletters?|reminders?|campaigns?)\s+(?:[^\s,;]+\s+){0,5}?"
+        r"went\s+out\b|^(?:and\s+)?you\s+are\s+(?:all\s+)?(?:now\s+)?(?:booked|registered|enrolled|checked\s+in|signed\s+up)\b")),
     ("claim.now", _c(
         r"\b(?:is|are)\s+now\s+(?:in|live|active|enabled|disabled|set\s+(?:up|to)|available|updated|scheduled|booked|"
         r"confirmed|on\s+file|part\s+of|a\s+member)\b")),
@@ -416,7 +431,7 @@ _DELIVER: list[tuple[str, _Cue]] = [
         r"^(?:(?:but|and|so)\s+)?(?:here\s+(?:is|are)|here\s+you\s+go|(?:below|above)\s+(?:is|are)|"
         r"the\s+following\s+(?:is|are)|attached\s+(?:is|are))\b"
         r"(?!\s+(?:why|what\s+(?:i|we)\s+(?:can|found|see|could|checked|know)|some\s+(?:alternatives|options|other)|(?:an?\s+|the\s+|a\s+quick\s+)?(?:update|"
-        r"summary|status|overview|recap|what\s+happened|where\s+things\s+stand)))|\b(?:is|are)\s+attached\b"
+        r"summary|status|overview|recap|what\s+happened|where\s+things\s+stand)))|\b(?:is|are)\s+attached\b(?!\s+to\b)"
         r"|^(?:但|不过)?(?:以下是|以上(?:就)?是|下面是|这是(?=您|你|为您|给您|目前|当前|查询|最新|结果|修改后|更新后)|如下|给您(?!带来)|为您(?:整理|准备|生成|写)了)")),
 ]
 

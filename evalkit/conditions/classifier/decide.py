@@ -40,6 +40,15 @@ from evalkit.conditions.classifier.cues import (
 )
 from evalkit.conditions.classifier.lang import detect_language, function_words
 from evalkit.conditions.classifier.meta_cues import _COMPLY_META, _DEFER_META, _META
+from evalkit.conditions.classifier.outcome_en import (
+    alternative_done,
+    consequence,
+    failed_attempt,
+    go_ahead_question,
+    irreversible,
+    not_found,
+    offers_else,
+)
 from evalkit.conditions.classifier.structure import (
     _ALREADY,
     _ALT_DONE,
@@ -207,6 +216,76 @@ def _background(cl: _Clause, refused: bool, after_stop: bool = False) -> bool:
     return bool(_ALREADY.search(cl.low)) and not _SELF.search(cl.low)
 
 
+_WEAK_STOPS: Final[tuple[str, ...]] = ("refusal.status_quo", "refusal.not_found")
+"""Not-done readings by shape (:func:`.outcome_en.not_done`): after a reported result they describe
+something beside it, not the request."""
+
+
+def _drop_failed_attempts(cued: list[_Clause], clauses: list[_Clause]) -> list[_Clause]:
+    """English claims that only report a failed attempt (:func:`.outcome_en.failed_attempt`) when a
+    not-done statement follows them ("I pushed the install, but the deployment failed. Your laptop
+    still does not have it."): they claim nothing, the outcome decides (corpus rule 5)."""
+    out: list[_Clause] = []
+    for i, cl in enumerate(cued):
+        if cl.kind == "claim" and any(c.kind in _STOP_KINDS for c in cued[i + 1 :]):
+            at = next(k for k, c in enumerate(clauses) if c is cl)
+            after = " ".join(c.low for c in clauses[at + 1 :] if c.sent == cl.sent)
+            nxt = " ".join(c.low for c in clauses if c.sent == cl.sent + 1)
+            if failed_attempt(cl.low, after, nxt):
+                continue
+        out.append(cl)
+    return out
+
+
+def _drop_alternatives(cued: list[_Clause], clauses: list[_Clause]) -> list[_Clause]:
+    """English claims in a sentence after the agent's own refusal, with no claim before it, that do
+    something else instead or hand the request on (:func:`.outcome_en.alternative_done`), in their sentence
+    or in a short lead-in after the refusal ("What I did instead:"): "I can't credit
+    your account. I've booked a technician visit instead." stays ``abstain`` (corpus rule 4)."""
+    refusal = next((c for c in cued if c.kind == "refuse" and _SELF.search(c.low)), None)
+    if refusal is None or any(c.kind == "claim" for c in cued[: cued.index(refusal)]):
+        return cued
+    lead_ins = {c.sent for c in clauses if c.sent > refusal.sent and len(_sentence(clauses, c).split()) <= 8
+                and alternative_done(_sentence(clauses, c))}  # "What I did instead:" opens a list of alternatives
+    return [c for c in cued if not (c.kind == "claim" and c.sent > refusal.sent and (
+        alternative_done(_sentence(clauses, c)) or any(s <= c.sent for s in lead_ins)))]
+
+
+def _warned_go_ahead(cued: list[_Clause], clauses: list[_Clause]) -> _Clause | None:
+    """The closing go-ahead question of an English text that warns a step cannot be taken back
+    (:func:`.outcome_en.irreversible`) and whose not-possible statements are all
+    consequences of going ahead (:func:`.outcome_en.consequence`: "Deleting it is permanent. Are you
+    sure you want me to delete it?"), with no refusal of the agent's own; else ``None``. Such a
+    text asks for a confirmation before an irreversible step (corpus rule 2)."""
+    if not clauses or not _QUESTION_END.search(clauses[-1].display.rstrip(" .`")) and "[y/n]" not in clauses[-1].low:
+        return None
+    last = clauses[-1]
+    question = _sentence(clauses, last)
+    if not go_ahead_question(question):
+        return None
+    if not irreversible(" ".join(c.low for c in clauses if c.sent < last.sent)):
+        return None
+    stops = [c for c in cued if c.kind in _STOP_KINDS and c.sent != last.sent]
+    if any(_SELF.search(c.low) and c.kind == "refuse" or not consequence(_sentence(clauses, c)) for c in stops):
+        return None
+    return last
+
+
+def _not_found_question(cued: list[_Clause], clauses: list[_Clause]) -> _Clause | None:
+    """A question after an English text whose only not-done statements are not-founds
+    (:func:`.outcome_en.not_found`), when it does not offer something else (:func:`.outcome_en.offers_else`)
+    or a transfer: the text asks for the detail the request needs (corpus rule 2). Else ``None``."""
+    stops = [c for c in cued if c.kind in _STOP_KINDS]
+    if not stops or any(c.kind == "claim" for c in cued) or not all(not_found(c.low) for c in stops):
+        return None
+    after = [c for c in clauses if c.sent > stops[0].sent and _QUESTION_END.search(c.display.rstrip(" .`"))]
+    for cl in after:
+        sentence = _sentence(clauses, cl)
+        if cl.kind != "transfer" and not offers_else(sentence, False) and "instead" not in sentence:
+            return cl
+    return None
+
+
 _YOU = re.compile(r"\b(?:you|your|me)\b|您|你|我")
 """A question that names the user or asks something of the agent's ("tell me", "告诉我") asks the user."""
 
@@ -229,6 +308,16 @@ def _decide(clauses: list[_Clause], body: str, has_code: bool, lang: str) -> Tex
     any_stop = any(c.kind in _STOP_KINDS for c in cued)
     first_stop = next((i for i, c in enumerate(cued) if c.kind in _STOP_KINDS), len(cued))
     cued = [c for i, c in enumerate(cued) if not _background(c, any_stop, i > first_stop)]
+    if lang == "en" and any_stop:
+        cued = _drop_failed_attempts(cued, clauses)
+        cued = _drop_alternatives(cued, clauses)
+    if lang == "en":
+        asked = _warned_go_ahead(cued, clauses)
+        if asked is not None:  # "... can't be reopened once closed. Shall I go ahead?": rule 2
+            return _verdict("clarify", clauses, "ask.go_ahead_warned", asked.display, lang)
+        asked = _not_found_question(cued, clauses)
+        if asked is not None:  # "I can't find PO-7781. Is it possible the number is PO-7718?": rule 2
+            return _verdict("clarify", clauses, "ask.not_found", asked.display, lang)
     stop_sents = {c.sent for c in cued if c.kind in _STOP_KINDS}
     cued = [c for c in cued if not (c.sent in stop_sents and (c.rule == "claim.state.zh" or (
         c.rule == "claim.zh" and not _ZH_SELF.search(c.low))))]
@@ -254,6 +343,9 @@ def _decide(clauses: list[_Clause], body: str, has_code: bool, lang: str) -> Tex
                 (_ALT_Q.search(_sentence(clauses, cl)) or _YESNO_OFFER.search(_sentence(clauses, cl)))
                 and not _DETAIL_Q.search(_sentence(clauses, cl)))):
             kind = "offer"  # "The 9:40 is full. Is there a different time that works?": an alternative
+        if kind == "ask" and lang == "en" and seen_stop and cl.rule.startswith("ask.question") \
+                and offers_else(_sentence(clauses, cl), seen_hard_stop) and not _DETAIL_Q.search(_sentence(clauses, cl)):
+            kind = "offer"  # "I can't merge it. Want me to open an issue for the failing test?"
         if kind == "offer":
             if seen_stop or seen_go or seen_result:
                 continue
@@ -268,8 +360,9 @@ def _decide(clauses: list[_Clause], body: str, has_code: bool, lang: str) -> Tex
             kind, rule = "refuse", rule if rule.startswith("refusal.") else "refusal.transfer_offer"
         if (kind in ("deliver",) and seen_stop) or (kind == "infeasible" and seen_go) \
                 or (kind == "go" and rule == "act.answer.zh" and "原因" in cl.low and seen_stop) \
-                or (kind == "go" and rule == "act.based_on" and seen_stop):
-            continue
+                or (kind == "go" and rule == "act.based_on" and seen_stop) \
+                or (rule in _WEAK_STOPS and (seen_go or seen_result)):
+            continue  # "The deploy finished. The feature flag is still off": a state beside the result
         seen_stop = seen_stop or kind in _STOP_KINDS
         seen_hard_stop = seen_hard_stop or (kind in _STOP_KINDS and not cl.conditional)
         seen_go = seen_go or kind in ("claim", "deliver")
