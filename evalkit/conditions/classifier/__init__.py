@@ -206,5 +206,5 @@ from evalkit.types import MetaType
 
 __all__ = ["CLASSIFIER_VERSION", "MetaType", "TextLabel", "TextVerdict", "classify_text"]
 
-CLASSIFIER_VERSION: Final[str] = "5"
+CLASSIFIER_VERSION: Final[str] = "6"
 """Version of the rules; recorded in run manifests. Bump it whenever a rule changes."""

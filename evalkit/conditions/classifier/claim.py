@@ -296,7 +296,7 @@ def offer_after_statement(question_low: str, before_low: str) -> bool:
 
 _WARNING = re.compile(
     r"\b(?:can|could|will)\s+not\s+be\s+(?:undone|recalled|reversed|recovered|restored|retrieved|unsent)\b|\bno\s+way\s+to\s+undo\b"
-    r"|\bpermanent(?:ly)?\b|\birreversib\w*|后(?:将)?(?:无法|不可|不能)(?:恢复|撤回|撤销|还原)|不可(?:恢复|撤回|撤销|逆)|无法撤回"
+    r"|\bpermanent(?:ly)?\b|\birreversib\w*|后(?:将)?(?:无法|不可|不能)(?:恢复|撤回|撤销|还原)|不可(?:恢复|撤回|撤销|逆)|无法撤回|撤不回|收不回|回不来|撤销不了"
     r"|取り消せ|元に戻せ|復元(?:でき|不可)|되돌릴|복구\s?(?:불가|할\s?수\s?없)|irr[ée]versible|d[ée]finiti\w*|endg[üu]ltig"
     r"|r[üu]ckg[äa]ngig|deshacer|desfazer|irrevers[íi]vel"
 )

@@ -52,6 +52,7 @@ from evalkit.conditions.classifier.cues import (
 from evalkit.conditions.classifier.cues_intl import intl_cues
 from evalkit.conditions.classifier.cues_service import COURTESY as _COURTESY
 from evalkit.conditions.classifier.cues_service import TRANSFER_OFFER as _TRANSFER_OFFER
+from evalkit.conditions.classifier.cues_zh import not_done
 from evalkit.conditions.classifier.structure import (
     _GUESS,
     _NEG_ONLY,
@@ -153,6 +154,8 @@ def _cue(clause: str, question: str | None) -> tuple[str | None, str]:
         if rule == "refusal.cannot" and m.group(0).rsplit(None, 1)[-1] in ("help", "assist", "support", "comply"):
             rule = "refusal.cannot_help"
         return "refuse", rule
+    if _CJK.search(clause) and not_done(clause):  # "投标文件没有送达", "仍为 32E": not done (corpus rule 5)
+        return "refuse", "refusal.not_done.zh"
     for kind, group in _LATER_GROUPS:
         hit = group.first(clause)
         if hit:
