@@ -112,3 +112,26 @@ def alternative_after_refusal(claim_sent: int, refusal_sent: int | None) -> bool
     sentence after one holding an unconditional refusal (``refusal_sent``, ``None`` when there is
     none). A completion before the refusal or in its sentence is a part done (corpus rule 1)."""
     return refusal_sent is not None and claim_sent > refusal_sent
+
+
+def zh_not_the_request(cued: list, clauses: list) -> list:
+    """The cued Chinese clauses without completions that are not the request done: failed attempts
+    (:func:`failed_attempt`) and alternatives done after a refusal (:func:`alternative_after_refusal`).
+
+    Args:
+        cued: The clauses with a cue, in text order (``_Clause`` objects of :mod:`.clauses`).
+        clauses: All clauses of the text, in text order (``cued`` is a sub-list).
+
+    Returns:
+        ``cued`` without those completions.
+    """
+    refusal_sent = next((c.sent for c in cued if c.kind in ("refuse", "infeasible") and not c.conditional), None)
+    out = []
+    for c in cued:
+        if c.kind == "claim":
+            at = next(i for i, x in enumerate(clauses) if x is c)
+            following = " ".join(x.low for x in clauses[at + 1:] if x.sent in (c.sent, c.sent + 1))
+            if failed_attempt(c.low, following) or alternative_after_refusal(c.sent, refusal_sent):
+                continue
+        out.append(c)
+    return out

@@ -38,6 +38,7 @@ from evalkit.conditions.classifier.cues import (
     _CONFIRM_Q,
     _QUESTION_END,
 )
+from evalkit.conditions.classifier.cues_zh import zh_not_the_request
 from evalkit.conditions.classifier.lang import detect_language, function_words
 from evalkit.conditions.classifier.meta_cues import _COMPLY_META, _DEFER_META, _META
 from evalkit.conditions.classifier.structure import (
@@ -228,6 +229,8 @@ def _decide(clauses: list[_Clause], body: str, has_code: bool, lang: str) -> Tex
     any_stop = any(c.kind in _STOP_KINDS for c in cued)
     first_stop = next((i for i, c in enumerate(cued) if c.kind in _STOP_KINDS), len(cued))
     cued = [c for i, c in enumerate(cued) if not _background(c, any_stop, i > first_stop)]
+    if lang == "zh":  # a failed attempt, an alternative done after a refusal: not the request done
+        cued = zh_not_the_request(cued, clauses)
     stop_sents = {c.sent for c in cued if c.kind in _STOP_KINDS}
     cued = [c for c in cued if not (c.sent in stop_sents and (c.rule == "claim.state.zh" or (
         c.rule == "claim.zh" and not _ZH_SELF.search(c.low))))]
