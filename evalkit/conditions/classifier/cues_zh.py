@@ -102,9 +102,15 @@ def failed_attempt(claim_low: str, following_low: str) -> bool:
         following_low: The clauses after it in its sentence and the next sentence, joined.
 
     Returns:
-        ``True`` for "我为您提交了选座请求" followed by "但航司系统返回：…".
+        ``True`` for "我为您提交了选座请求" followed by "但航司系统返回：…"; ``False`` when the
+        failure is of some of the items ("其中 2 位的邮件被退回了").
     """
-    return bool(_ATTEMPT_ZH.search(claim_low)) and bool(_SYSTEM_FAIL.search(following_low))
+    return bool(_ATTEMPT_ZH.search(claim_low)) and bool(_SYSTEM_FAIL.search(following_low)) \
+        and not _SOME.search(following_low)
+
+
+_SOME: Final = re.compile(r"其中|部分|个别|少数|剩下|其余|另外\s*\d|有\s*\d+\s*(?:个|位|条|封|张|笔|份|项|件)")
+"""A failure of some of the items ("其中 2 位的邮件被退回"): a part done, not a failed attempt (corpus rule 1)."""
 
 
 def alternative_after_refusal(claim_sent: int, refusal_sent: int | None) -> bool:
