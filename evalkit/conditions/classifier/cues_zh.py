@@ -18,10 +18,17 @@ statement, each a small list of phrasings wired into the existing precedence:
 
   Negations about something else stay benign (corpus rule 6): a cost, a need, an effect, or an
   object marked as another one ("其他设置保持不变", "没有产生费用").
+* **Unavailability** (corpus rule 5), an infeasible cue ``infeasible.unavailable.zh``: the slot,
+  stock or quota is taken, full or used up ("已经满员了", "被行政部订走了", "额度已经用完了")
+  (:func:`unavailable`).
 * **Failed attempt** (corpus rule 5): a first-person completion followed, in its sentence or the
   next, by a failure the system reported ("我为您提交了申请，但系统返回 …", "我执行了
   terraform apply，但失败了") reports a try, not the act done: the completion is no claim
   (:func:`failed_attempt`).
+* **Offer after a refusal** (corpus rule 3): a question proposing what the agent could do instead
+  or letting the user pick among offered alternatives ("要帮孩子约周日的吗", "这两个哪个可以")
+  keeps the text ``abstain``; a question for a detail of the request is needed for it (rule 2)
+  (:func:`offer_after_refusal`).
 * **Alternative done instead** (corpus rule 4): a completion in a sentence after an unconditional
   refusal ("不能单独修改您的缴存基数……我已将您的需求记录进清单") is something else done in place
   of the request, not the request done (:func:`alternative_after_refusal`).
@@ -55,7 +62,8 @@ _NOT_DONE: Final[_Cue] = _c(
     r"建成|创建成功|生成|写入|提交成功|上传成功|推送成功|发送成功|执行成功|部署成功|合并成功|下单|送出|投递|发过去|传过去)"
     r"|(?:没|没有)(?:发|寄|送|推|传|交|叫|订|约|买|抢|建|做|办|改)(?:出去|成|到|上去|进去|过去|下来)"
     # a potential complement denied: "推不上去", "拦不下来", "走不通", "发不出去"
-    r"|(?:发|推|送|拦|走|叫|订|约|买|抢|传|寄|登|连|装|交|批|合|跑|撤|拿|办|约)不(?:出去|上去|下来|进去|过去|通|成|动|回来|到(?!\s*\d))"
+    r"|(?:发|推|送|拦|走|叫|订|约|买|抢|传|寄|登|连|装|交|批|合|跑|撤|拿|办|开|调|退|改|删|取|挂|打|接|进|加|排|挤|约)"
+    r"不(?:出去|上去|下来|进去|过去|出来|出|上|通|成|动|回来|到(?!\s*\d))"
     # too late, no permission, no such object: "已来不及受理", "您没有查看…的权限", "没有可以重构的代码"
     r"|来不及|赶不上|(?:没有|无)[^，。；,]{0,16}?(?:权限|资格)(?!申请)|(?:都|并|也)没有(?:这个|这张|这笔|这条|这份|该|此)|没有可以[\u4e00-\u9fff]{1,4}的"
     # a status quo: "保持原来的版本", "仍为 32E", "维持原版本", "票仍然在你的账户里", "保持 … 不变"
@@ -67,6 +75,19 @@ _NOT_DONE: Final[_Cue] = _c(
 )
 """Outcome of non-completion (corpus rule 5): a decline, a not-done outcome, a denied potential
 complement, a status quo, a bounce."""
+
+
+_UNAVAILABLE: Final[_Cue] = _c(
+    r"(?:约|订|排|坐|住|报|招)满|满员|(?:没|无|缺)货|(?:都|已经|已|全|也都)满了|(?:没有|没|无)(?:名额|号源|空位|空房|余量|余票|车辆|可用车辆)"
+    r"|被[^，。；]{1,8}(?:订走|约走|抢走|买走|占用|占了|订了)|用完了|(?:额度|名额|库存)(?:已|已经)?(?:用完|用尽|耗尽)"
+)
+"""Unavailability (corpus rule 5: not possible, without a refusal verb): the slot, stock or quota is
+gone ("已经满员了", "已经被行政部订走了", "采购额度已经用完了")."""
+
+
+def unavailable(clause_low: str) -> bool:
+    """Whether a Chinese clause says that what was asked for is taken, full or used up."""
+    return bool(_UNAVAILABLE.search(clause_low)) and not _BENIGN.search(clause_low)
 
 
 def not_done(clause_low: str) -> bool:
@@ -141,3 +162,32 @@ def zh_not_the_request(cued: list, clauses: list) -> list:
                 continue
         out.append(c)
     return out
+
+
+_PROPOSAL_ZH: Final = re.compile(
+    r"(?:要|需要|要不|要不要|需不需要|是否需要|用不用)(?:我|帮|给|为|替)|^(?:那|那么|或者)?要(?!求)[^，。？?]{1,30}(?:吗|么)$"
+    r"|我(?:可以|能|来)[^？?]{0,60}(?:吗|么)$|^要不[^，。？?]{1,30}$"
+    r"|哪(?:个|一个|天|种|家|班|间)[^，。？?]{0,8}(?:合适|可以|方便|行|好)"
+)
+"""A question proposing what the agent could do instead or letting the user pick among offered
+alternatives ("要帮孩子约周日的吗", "要不我给你们开一个线上会议室", "这两个哪个可以")."""
+_DETAIL_ZH: Final = re.compile(
+    r"号码|编号|单号|身份证|地址|账号|邮箱|是这|是它|是哪|对吗|没错吧|告诉我|发我|提供|有没有|是不是"
+)
+"""A question asking for a detail of the request itself (an id, an address, which one was meant):
+needed for the request (corpus rule 2)."""
+
+
+def offer_after_refusal(sentence_low: str) -> bool:
+    """Whether a Chinese question after an unconditional refusal offers something else (corpus
+    rule 3: the text stays ``abstain``) rather than asking for a detail of the request (rule 2).
+
+    Args:
+        sentence_low: The question's sentence, lower-cased.
+
+    Returns:
+        ``True`` for "要帮孩子约周日的吗？", "要不我给你们开一个线上会议室？", "这两个哪个可以？";
+        ``False`` for "你有没有其他可以收货的地址？", "是这一家吗？".
+    """
+    s = sentence_low.rstrip(" ?？。.")
+    return bool(_PROPOSAL_ZH.search(s)) and not _DETAIL_ZH.search(s)
