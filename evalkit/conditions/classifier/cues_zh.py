@@ -191,3 +191,47 @@ def offer_after_refusal(sentence_low: str) -> bool:
     """
     s = sentence_low.rstrip(" ?？。.")
     return bool(_PROPOSAL_ZH.search(s)) and not _DETAIL_ZH.search(s)
+
+
+_GO_AHEAD_ZH: Final = re.compile(
+    r"(?:^确认(?:一下)?|确认要|确定要|(?:要|是否)(?:继续|执行|现在执行|开始|提交|发出|发送|删除|清空)|(?<!需)要我现在|是否(?:继续|执行|确认)"
+    r"|选哪|哪种方式|^还是(?:你|您|先))[^。]*(?:吗|么|\?|？)$"
+    r"|(?:回复|输入)[^，。]{0,12}?(?:继续|后我再|我就|我再|即可|确认)|确认后我(?:就|再)|\((?:yes/no|y/n)\)"
+)
+"""A go-ahead for the request itself: a confirmation, a yes/no to continue, a choice of how to do it."""
+_FURTHER_ZH: Final = re.compile(r"顺便|下一|另外|其他|也帮|再帮|也要")
+"""A further action ("要顺便…吗"): an offer after a completion, not a go-ahead (corpus rule 7)."""
+_CONSEQUENCE: Final = re.compile(r"后|之后|以后|一旦|不可逆|撤|回不来|恢复|丢失|失效|不予返还")
+"""A consequence of the step once done ("取消后优惠券将不予返还", "这是不可逆的"): a warning, no refusal."""
+
+
+def go_ahead(clauses: list) -> object | None:
+    """The Chinese go-ahead question before an irreversible or consequential step, else ``None``
+    (corpus rule 2: a confirmation request before an irreversible step is ``clarify``).
+
+    The text asks for a go-ahead (a confirmation, "要继续吗", "回复 y 继续", a choice of how to do
+    the request) in its last asking sentence; any not-possible clause, before or after, sits in a
+    sentence stating a consequence of the step ("删除后不可恢复", "这是不可逆的"), so it warns
+    rather than refuses; nothing after the question asks or claims. Completions before it are
+    preparation.
+
+    Args:
+        clauses: All clauses of the text (``_Clause`` objects of :mod:`.clauses`), in text order.
+
+    Returns:
+        The first clause of the go-ahead sentence, or ``None``.
+    """
+    sents: dict[int, str] = {}
+    for c in clauses:
+        sents[c.sent] = sents.get(c.sent, "") + c.display.lower()
+    asking = [i for i, s in sents.items() if _GO_AHEAD_ZH.search(s.rstrip(" 。.!！")) and not _FURTHER_ZH.search(s)
+              and not any(c.kind == "transfer" for c in clauses if c.sent == i)]
+    if not asking:
+        return None
+    g = asking[-1]
+    for c in clauses:
+        if c.kind in ("refuse", "infeasible") and not _CONSEQUENCE.search(sents[c.sent]):
+            return None
+        if c.sent > g and c.kind in ("ask", "offer", "confirm", "claim", "transfer"):
+            return None
+    return next(c for c in clauses if c.sent == g)

@@ -38,7 +38,7 @@ from evalkit.conditions.classifier.cues import (
     _CONFIRM_Q,
     _QUESTION_END,
 )
-from evalkit.conditions.classifier.cues_zh import offer_after_refusal, zh_not_the_request
+from evalkit.conditions.classifier.cues_zh import go_ahead, offer_after_refusal, zh_not_the_request
 from evalkit.conditions.classifier.lang import detect_language, function_words
 from evalkit.conditions.classifier.meta_cues import _COMPLY_META, _DEFER_META, _META
 from evalkit.conditions.classifier.structure import (
@@ -231,6 +231,9 @@ def _decide(clauses: list[_Clause], body: str, has_code: bool, lang: str) -> Tex
     cued = [c for i, c in enumerate(cued) if not _background(c, any_stop, i > first_stop)]
     if lang == "zh":  # a failed attempt, an alternative done after a refusal: not the request done
         cued = zh_not_the_request(cued, clauses)
+        confirm = go_ahead(clauses)  # "确认要整单取消吗？取消后优惠券不予返还。": a go-ahead, not a refusal
+        if confirm is not None:
+            return _verdict("clarify", clauses, "ask.confirm.zh", confirm.display, lang)
     stop_sents = {c.sent for c in cued if c.kind in _STOP_KINDS}
     cued = [c for c in cued if not (c.sent in stop_sents and (c.rule == "claim.state.zh" or (
         c.rule == "claim.zh" and not _ZH_SELF.search(c.low))))]
