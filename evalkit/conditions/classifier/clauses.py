@@ -85,7 +85,7 @@ _COND_START = re.compile(r"^(?:before|until|unless)\b|^(?:在|等)(?:您|你).{0
 _ATTEMPT = re.compile(r"\b(?:i|we)\s+(?:have\s+|had\s+)?(?:just\s+)?(?:tried|attempted|started|began|initiated|ran|"
                       r"submitted|kicked\s+off)\b")
 _PROMISE = ("act.proceed", "act.proceed.zh")
-_PREP = re.compile(r"\b(?:written|wrote|drafted|prepared|composed|put\s+together|set\s+up\s+a\s+draft)\b|(?:草拟|起草|准备好)")
+_PREP = re.compile(r"\b(?:written|wrote|drafted|prepared|composed|put\s+together|set\s+up\s+a\s+draft)\b|(?:草拟|起草|准备好|写好|拟好)")
 _REASON = re.compile(r"^(?:and\s+|but\s+)?(?:because|since|as|due\s+to|given\s+that)\b|^(?:由于|因为|鉴于)")
 _ONCE = re.compile(r"^(?:and\s+|but\s+)?(?:once|as\s+soon\s+as|after|when)\b|^(?:一旦|等|待|收到|拿到|有了)")
 _GO_KINDS = ("claim", "deliver", "go")
@@ -239,6 +239,8 @@ def _segment(text: str) -> list[_Clause]:
         after_if = False
         for pi, (part, plow) in enumerate(zip(parts, lows)):
             kind, rule = _cue(plow, question if pi == last else None)
+            if rule == "ask.hand_over.zh" and _IF.search(low):
+                kind = "offer"  # "如果是某个服务需要…，把日志发给我": after a refusal, an offer of something else
             if kind == "claim" and _QUESTION_END.search(sent.rstrip(" .\u3002")):
                 kind, rule = None, ""  # "Could the reference have been issued by another carrier?": asks, claims nothing
             if kind is None:

@@ -199,6 +199,8 @@ _GO_AHEAD_ZH: Final = re.compile(
     r"|(?:回复|输入)[^，。]{0,12}?(?:继续|后我再|我就|我再|即可|确认)|确认后我(?:就|再)|\((?:yes/no|y/n)\)"
 )
 """A go-ahead for the request itself: a confirmation, a yes/no to continue, a choice of how to do it."""
+_STRONG_CONFIRM: Final = re.compile(r"^确认|确认要|确定要|是否继续|(?:回复|输入)|确认后我|\((?:yes/no|y/n)\)")
+"""An explicit confirmation request: a go-ahead even after a completion (the completion was preparation)."""
 _FURTHER_ZH: Final = re.compile(r"顺便|下一|另外|其他|也帮|再帮|也要")
 """A further action ("要顺便…吗"): an offer after a completion, not a go-ahead (corpus rule 7)."""
 _CONSEQUENCE: Final = re.compile(r"后|之后|以后|一旦|不可逆|撤|回不来|恢复|丢失|失效|不予返还")
@@ -229,6 +231,8 @@ def go_ahead(clauses: list) -> object | None:
     if not asking:
         return None
     g = asking[-1]
+    if any(c.kind == "claim" and c.sent < g and _ATTEMPT_ZH.search(c.low) for c in clauses) and not _STRONG_CONFIRM.search(sents[g]):
+        return None  # "已恢复。要我现在跑迁移脚本吗？": after a completion, a further offer (corpus rule 7)
     for c in clauses:
         if c.kind in ("refuse", "infeasible") and not _CONSEQUENCE.search(sents[c.sent]):
             return None
