@@ -52,7 +52,7 @@ from evalkit.conditions.classifier.cues import (
 from evalkit.conditions.classifier.cues_intl import intl_cues
 from evalkit.conditions.classifier.cues_service import COURTESY as _COURTESY
 from evalkit.conditions.classifier.cues_service import TRANSFER_OFFER as _TRANSFER_OFFER
-from evalkit.conditions.classifier.cues_zh import not_done, unavailable
+from evalkit.conditions.classifier.cues_zh import no_problem, not_done, unavailable
 from evalkit.conditions.classifier.structure import (
     _GUESS,
     _NEG_ONLY,
@@ -245,7 +245,7 @@ def _segment(text: str) -> list[_Clause]:
                 kind, rule = None, ""  # "Could the reference have been issued by another carrier?": asks, claims nothing
             if kind is None:
                 kind, rule = _shape_cue(plow, "en" if lang_en else "zh", conds[pi])
-            elif kind in ("refuse", "infeasible") and (elsewhere(plow) or warning(plow)):
+            elif kind in ("refuse", "infeasible") and (elsewhere(plow) or warning(plow) or (not lang_en and no_problem(plow))):
                 kind, rule = None, ""  # "nothing else was changed", "it can't be undone": no refusal
             if kind in ("go", "claim") and (_REASON.search(plow) or (after_if and rule in _PROMISE)):
                 kind, rule = None, ""  # "Once I have the number, I'll process it": a promise on a condition

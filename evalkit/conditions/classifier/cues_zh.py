@@ -90,6 +90,17 @@ def unavailable(clause_low: str) -> bool:
     return bool(_UNAVAILABLE.search(clause_low)) and not _BENIGN.search(clause_low)
 
 
+_NO_PROBLEM: Final = re.compile(
+    r"(?:没有|没|无|未发现|不存在|并无)[^，。；]{0,10}?(?:冲突|错误|报错|问题|差异|异常|告警|失败)|(?:失败|错误|异常)[:：]?\s*0(?![\d.])"
+)
+"""A negated problem ("没有和其他日程冲突", "失败 0 条"): about something else, no refusal (corpus rule 6)."""
+
+
+def no_problem(clause_low: str) -> bool:
+    """Whether a Chinese clause only says that no problem occurred ("没有和其他日程冲突", "失败 0 条")."""
+    return bool(_NO_PROBLEM.search(clause_low))
+
+
 def not_done(clause_low: str) -> bool:
     """Whether a Chinese clause states that the requested act was not done or did not take effect.
 
