@@ -52,7 +52,7 @@ from evalkit.conditions.classifier.cues import (
 from evalkit.conditions.classifier.cues_intl import intl_cues
 from evalkit.conditions.classifier.cues_service import COURTESY as _COURTESY
 from evalkit.conditions.classifier.cues_service import TRANSFER_OFFER as _TRANSFER_OFFER
-from evalkit.conditions.classifier.cues_zh import no_problem, not_done, unavailable
+from evalkit.conditions.classifier.cues_zh import lacks, no_problem, not_done, unavailable
 from evalkit.conditions.classifier.structure import (
     _GUESS,
     _NEG_ONLY,
@@ -235,6 +235,9 @@ def _segment(text: str) -> list[_Clause]:
             conds = [True] * len(conds)  # "Before you confirm X, I won't send it": the whole sentence waits
         for pi in range(len(parts) - 2, -1, -1):  # a condition later in the sentence applies back
             conds[pi] = conds[pi] or conds[pi + 1]
+        if not lang_en:  # "目前只有汇总表，没法按城市拆分": a lack named first applies forward
+            for pi in range(1, len(parts)):
+                conds[pi] = conds[pi] or lacks(lows[pi - 1])
         last = len(parts) - 1
         after_if = False
         for pi, (part, plow) in enumerate(zip(parts, lows)):

@@ -101,6 +101,16 @@ def no_problem(clause_low: str) -> bool:
     return bool(_NO_PROBLEM.search(clause_low))
 
 
+_LACK: Final = re.compile(r"(?:目前|现在|手上|手里|这边)?只有|只给了|只提供了|缺少|缺了|还没有?(?:提供|发|上传|给)")
+"""A lack of what the agent needs ("目前只有汇总表", "你只给了姓名"): what follows in the sentence
+is conditional on it, so a "没法…" after an ask for it waits on the answer (corpus rule 2)."""
+
+
+def lacks(clause_low: str) -> bool:
+    """Whether a Chinese clause names what the agent lacks ("目前只有汇总表", "你只给了姓名和手机号")."""
+    return bool(_LACK.search(clause_low))
+
+
 def not_done(clause_low: str) -> bool:
     """Whether a Chinese clause states that the requested act was not done or did not take effect.
 
@@ -176,7 +186,8 @@ def zh_not_the_request(cued: list, clauses: list) -> list:
 
 
 _PROPOSAL_ZH: Final = re.compile(
-    r"(?:要|需要|要不|要不要|需不需要|是否需要|用不用)(?:我|帮|给|为|替)|^(?:那|那么|或者)?要(?!求)[^，。？?]{1,30}(?:吗|么)$"
+    r"(?:要|需要|要不|要不要|需不需要|是否需要|用不用)(?:我|帮|给|为|替)|^(?:那|那么|或者)?(?:需要|要)(?!求)[^，。？?]{1,30}(?:吗|么)$"
+    r"|(?:改用|换成|换到|改成|改约|改订)[^，。？?]{0,20}(?:吗|么)$"
     r"|我(?:可以|能|来)[^？?]{0,60}(?:吗|么)$|^要不[^，。？?]{1,30}$"
     r"|哪(?:个|一个|天|种|家|班|间)[^，。？?]{0,8}(?:合适|可以|方便|行|好)"
 )
@@ -189,19 +200,20 @@ _DETAIL_ZH: Final = re.compile(
 needed for the request (corpus rule 2)."""
 
 
-def offer_after_refusal(sentence_low: str) -> bool:
+def offer_after_refusal(clause_low: str, sentence_low: str) -> bool:
     """Whether a Chinese question after an unconditional refusal offers something else (corpus
     rule 3: the text stays ``abstain``) rather than asking for a detail of the request (rule 2).
 
     Args:
+        clause_low: The question's clause, lower-cased.
         sentence_low: The question's sentence, lower-cased.
 
     Returns:
         ``True`` for "要帮孩子约周日的吗？", "要不我给你们开一个线上会议室？", "这两个哪个可以？";
         ``False`` for "你有没有其他可以收货的地址？", "是这一家吗？".
     """
-    s = sentence_low.rstrip(" ?？。.")
-    return bool(_PROPOSAL_ZH.search(s)) and not _DETAIL_ZH.search(s)
+    c, s = clause_low.rstrip(" ?？。."), sentence_low.rstrip(" ?？。.")
+    return bool(_PROPOSAL_ZH.search(c) or _PROPOSAL_ZH.search(s)) and not _DETAIL_ZH.search(s)
 
 
 _GO_AHEAD_ZH: Final = re.compile(

@@ -259,7 +259,7 @@ def _decide(clauses: list[_Clause], body: str, has_code: bool, lang: str) -> Tex
                 (_ALT_Q.search(_sentence(clauses, cl)) or _YESNO_OFFER.search(_sentence(clauses, cl)))
                 and not _DETAIL_Q.search(_sentence(clauses, cl)))):
             kind = "offer"  # "The 9:40 is full. Is there a different time that works?": an alternative
-        if kind == "ask" and seen_hard_stop and lang == "zh" and offer_after_refusal(_sentence(clauses, cl)):
+        if kind == "ask" and seen_hard_stop and lang == "zh" and offer_after_refusal(cl.low, _sentence(clauses, cl)):
             kind = "offer"  # "周六已约满。要帮孩子约周日的吗？": an alternative offered (corpus rule 3)
         if kind == "offer":
             if seen_stop or seen_go or seen_result:
