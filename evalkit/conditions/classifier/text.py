@@ -129,7 +129,7 @@ _CLAUSE_SPLIT = re.compile(
     r"\s*(?:(?<!\d),|,(?!\d{3}(?!\d))|[;\uff0c\uff1b\u3001])\s*|:\s+|:(?=[\u3400-\u9fff])|\s+-+\s+"
     r"|\s+(?=(?:but|however|though|although|whereas|therefore|instead)\s)"
     r"|\s+(?=so\s+(?:i|we|let|please|you|it|this|that|the)\b)"
-    r"|(?=(?:但是|不过|所以|因此|然而|可是|因而))",
+    r"|(?=(?:但是|不过(?![去来])|所以|因此|然而|可是|因而))",
     _I,
 )
 _TRAIL = " \t.!?\u3002'\"()[]"
