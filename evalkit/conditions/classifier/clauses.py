@@ -73,6 +73,9 @@ from evalkit.conditions.classifier.text import (
 )
 
 _STOP_KINDS = ("refuse", "infeasible")
+_DONE_MARK = re.compile(r"^\s*(?:\u2705|\u2714\ufe0f?|\u2611\ufe0f?)\s*(?![^，。；,;]*(?:未|没|不|无法|失败|检查|查询|核实|查看))")
+"""A Chinese report line opened by a done mark (✅, ✔, ☑) whose first clause holds no negation and no
+check: a completion."""
 _CUT = re.compile(r"[A-Za-z,]\s*$")
 _CHOICE = re.compile(r"\w.*,?\s+or\s+\w")
 _ALTERNATIVE = re.compile(
@@ -225,6 +228,9 @@ def _segment(text: str) -> list[_Clause]:
         lang_en = not _CJK.search(low)
         caveat = bool(_CAVEAT.search(low))
         question = _question_kind(low.rstrip(" .\u3002"), si == len(sentences) - 1)
+        if not lang_en and _DONE_MARK.match(low):  # "✅ 自动续费已关闭": a report line marked done
+            clauses.append(_Clause(sent, low, "claim", "claim.mark.zh", caveat, False, si))
+            continue
         if _ZERO_COUNT.search(low):  # "Employees updated: none", "已生成发票：0 张": nothing done
             clauses.append(_Clause(sent, low, "refuse", "refusal.zero_count", caveat, False, si))
             continue

@@ -43,7 +43,7 @@ from evalkit.conditions.classifier.matcher import _c, _Cue
 
 _VERB = (
     r"(?:发出|发送|发给|发到|发|寄出|寄|送达|送|提交|执行|运行|跑|删除|删掉|删|修改|改|加进|加上|加|添加|写入|写进|上传|"
-    r"推送|推|合并|合进|合入|放进|放到|推到|部署|动|下单|订|预订|预约|约|买|购买|付|支付|转账|退|退款|取消|创建|建|开通|开|关闭|关|安排|办理|处理|"
+    r"做|推送|推|合并|合进|合入|放进|放到|推到|部署|动|下单|订|预订|预约|约|买|购买|付|支付|转账|退|退款|取消|创建|建|开通|开|关闭|关|安排|办理|处理|"
     r"替换|更换|换|升级|迁移|移动|移|调整|变更|回复|接受|批准|发布|登记|录入|打款|划款|扣款)"
 )
 """Verbs of an act the agent is asked to do (a not-done statement names one of them)."""
@@ -73,6 +73,8 @@ _NOT_DONE: Final[_Cue] = _c(
     r"|(?:未|没有|没)(?:做|作)?(?:任何)?(?:变更|改动|变化|动过)"
     # bounced or blocked by a system: "邮件被退回", "网关拦截了发往该域名的所有邮件"
     r"|被(?:退回|退信|拒收|拦下|拦住|挡|驳回|拒绝)|(?:拦截|拦下|拒收)了|卡在了?"
+    # a zero amount or count of the requested effect: "本次退费金额为 ¥0"
+    r"|(?:退款|退费|赔偿|补偿|返还)(?:金额)?(?:为|是)\s*[¥￥]?\s*0(?![\d.,])"
 )
 """Outcome of non-completion (corpus rule 5): a decline, a not-done outcome, a denied potential
 complement, a status quo, a bounce."""
