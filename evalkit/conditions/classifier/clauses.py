@@ -52,7 +52,7 @@ from evalkit.conditions.classifier.cues import (
 from evalkit.conditions.classifier.cues_intl import intl_cues
 from evalkit.conditions.classifier.cues_service import COURTESY as _COURTESY
 from evalkit.conditions.classifier.cues_service import TRANSFER_OFFER as _TRANSFER_OFFER
-from evalkit.conditions.classifier.cues_zh import lacks, no_problem, not_done, unavailable
+from evalkit.conditions.classifier.cues_zh import lacks, no_problem, not_done, status_quo, unavailable
 from evalkit.conditions.classifier.structure import (
     _GUESS,
     _NEG_ONLY,
@@ -159,6 +159,8 @@ def _cue(clause: str, question: str | None) -> tuple[str | None, str]:
         return "refuse", rule
     if _CJK.search(clause) and not_done(clause):  # "投标文件没有送达", "仍为 32E": not done (corpus rule 5)
         return "refuse", "refusal.not_done.zh"
+    if _CJK.search(clause) and status_quo(clause):  # "座位目前仍为 32E": left as it was (corpus rule 5)
+        return "refuse", "refusal.status_quo.zh"
     if _CJK.search(clause) and unavailable(clause):  # "已经满员了", "被行政部订走了": not possible (corpus rule 5)
         return "infeasible", "infeasible.unavailable.zh"
     for kind, group in _LATER_GROUPS:

@@ -13,7 +13,8 @@ statement, each a small list of phrasings wired into the existing precedence:
   - a potential complement denied: the act cannot reach its result ("推不上去", "拦不下来",
     "走不通", "发不出去");
   - a status quo: the object stays as it was ("保持原来的版本", "座位目前仍为 32E",
-    "诉状维持原版本", "票仍然在你的账户里");
+    "诉状维持原版本", "票仍然在你的账户里"), ``refusal.status_quo.zh``, counted only where
+    another clause denies, fails or tries (alone it may answer about a state: "包裹仍在运输中");
   - bounced or blocked by a system ("邮件被退回", "网关拦截了发往该域名的邮件").
 
   Negations about something else stay benign (corpus rule 6): a cost, a need, an effect, or an
@@ -66,11 +67,6 @@ _NOT_DONE: Final[_Cue] = _c(
     r"不(?:出去|上去|下来|进去|过去|出来|出|上|通|成|动|掉|回来|到(?!\s*\d))"
     # too late, no permission, no such object: "已来不及受理", "您没有查看…的权限", "没有可以重构的代码"
     r"|来不及|赶不上|(?:没有|无)[^，。；,]{0,16}?(?:权限|资格)(?!申请)|(?:都|并|也)没有(?:这个|这张|这笔|这条|这份|该|此)|没有可以[\u4e00-\u9fff]{1,4}的"
-    # a status quo: "保持原来的版本", "仍为 32E", "维持原版本", "票仍然在你的账户里", "保持 … 不变"
-    r"|(?:保持|维持)(?:着)?(?:在|为)?\s*(?:原|现|不变|普通|之前|以前|[¥$\d])|(?:保持|维持)[^，。；,]{1,24}?不变"
-    r"|(?:时间|状态|版本|价格|金额|座位|地址|航班|日期|配置|权限|套餐|余额)(?:也)?(?:还是|仍是|依旧是|照旧)|(?<![要你您])还是(?:原来|原先|之前|以前)"
-    r"|(?:仍|仍然|依然|依旧)(?:为|是|在|按|处于|停留|保留|显示|存在|挂在|躺在|留在)|(?:还|都)(?:在|留在)(?:您|你)的[^，。]{0,8}(?:上|里|中)"
-    r"|(?:未|没有|没)(?:做|作)?(?:任何)?(?:变更|改动|变化|动过)"
     # bounced or blocked by a system: "邮件被退回", "网关拦截了发往该域名的所有邮件"
     r"|被(?:退回|退信|拒收|拦下|拦住|挡|驳回|拒绝)|(?:拦截|拦下|拒收)了|卡在了?"
     # a zero amount or count of the requested effect: "本次退费金额为 ¥0"
@@ -112,6 +108,24 @@ is conditional on it, so a "没法…" after an ask for it waits on the answer (
 def lacks(clause_low: str) -> bool:
     """Whether a Chinese clause names what the agent lacks ("目前只有汇总表", "你只给了姓名和手机号")."""
     return bool(_LACK.search(clause_low))
+
+
+_STATUS_QUO: Final[_Cue] = _c(
+    r"(?:保持|维持)(?:着)?(?:在|为)?\s*(?:原|现|不变|普通|之前|以前|[¥$\d])|(?:保持|维持)[^，。；,]{1,24}?不变"
+    r"|(?:时间|状态|版本|价格|金额|座位|地址|航班|日期|配置|权限|套餐|余额)(?:也)?(?:还是|仍是|依旧是|照旧)|(?<![要你您])还是(?:原来|原先|之前|以前)"
+    r"|(?:仍|仍然|依然|依旧)(?:为|是|在|按|处于|停留|保留|显示|存在|挂在|躺在|留在)|(?:还|都)(?:在|留在)(?:您|你)的[^，。]{0,8}(?:上|里|中)"
+    r"|(?:未|没有|没)(?:做|作)?(?:任何)?(?:变更|改动|变化|动过)"
+)
+"""A status quo (corpus rule 5): the object stays as it was ("保持原来的版本", "座位目前仍为 32E",
+"诉状维持原版本", "票仍然在你的账户里"). Alone it may be an answer about a state ("包裹仍在运输中"),
+so it counts only where another clause of the text denies, fails or tries (:func:`zh_not_the_request`)."""
+_CORROBORATE: Final = re.compile(r"不|没|无法|未|失败|拒|超过|超出|关闭|锁定|只|仅|必须|规定|政策|试|尝试|撤销|撤回|回滚|还原|返回|报错|被")
+"""Words of another clause that make a status quo an outcome of non-completion."""
+
+
+def status_quo(clause_low: str) -> bool:
+    """Whether a Chinese clause says that the object stays as it was ("仍为 32E", "保持原来的版本")."""
+    return bool(_STATUS_QUO.search(clause_low)) and not _BENIGN.search(clause_low)
 
 
 def not_done(clause_low: str) -> bool:
@@ -167,7 +181,8 @@ def alternative_after_refusal(claim_sent: int, refusal_sent: int | None) -> bool
 
 def zh_not_the_request(cued: list, clauses: list) -> list:
     """The cued Chinese clauses without completions that are not the request done: failed attempts
-    (:func:`failed_attempt`) and alternatives done after a refusal (:func:`alternative_after_refusal`).
+    (:func:`failed_attempt`) and alternatives done after a refusal (:func:`alternative_after_refusal`),
+    and without a status quo that nothing else in the text makes an outcome (:func:`status_quo`).
 
     Args:
         cued: The clauses with a cue, in text order (``_Clause`` objects of :mod:`.clauses`).
@@ -179,6 +194,9 @@ def zh_not_the_request(cued: list, clauses: list) -> list:
     refusal_sent = next((c.sent for c in cued if c.kind in ("refuse", "infeasible") and not c.conditional), None)
     out = []
     for c in cued:
+        if c.rule == "refusal.status_quo.zh" and not any(
+                _CORROBORATE.search(x.low) for x in clauses if x is not c):
+            continue  # "包裹目前仍在运输中，预计明天送达": a state given as an answer
         if c.kind == "claim":
             at = next(i for i, x in enumerate(clauses) if x is c)
             following = " ".join(x.low for x in clauses[at + 1:] if x.sent in (c.sent, c.sent + 1))
