@@ -32,7 +32,8 @@ statement, each a small list of phrasings wired into the existing precedence:
   (:func:`offer_after_refusal`).
 * **Alternative done instead** (corpus rule 4): a completion in a sentence after an unconditional
   refusal ("不能单独修改您的缴存基数……我已将您的需求记录进清单") is something else done in place
-  of the request, not the request done (:func:`alternative_after_refusal`).
+  of the request, not the request done (:func:`alternative_after_refusal`), unless it redoes the
+  request after the obstacle ("我已经重新发送了新的链接", "已经部署成功").
 """
 
 from __future__ import annotations
@@ -172,6 +173,11 @@ _SOME: Final = re.compile(r"其中|部分|个别|少数|剩下|其余|另外\s*\
 """A failure of some of the items ("其中 2 位的邮件被退回"): a part done, not a failed attempt (corpus rule 1)."""
 
 
+_RETRY: Final = re.compile(r"重新|重试|再次|又|成功")
+"""A completion that redoes the request after an obstacle ("我已经重新给您发送了新的链接", "已经部署成功"):
+the request done, not an alternative."""
+
+
 def alternative_after_refusal(claim_sent: int, refusal_sent: int | None) -> bool:
     """Whether a Chinese completion stands in for a refused request (corpus rule 4): it comes in a
     sentence after one holding an unconditional refusal (``refusal_sent``, ``None`` when there is
@@ -200,7 +206,8 @@ def zh_not_the_request(cued: list, clauses: list) -> list:
         if c.kind == "claim":
             at = next(i for i, x in enumerate(clauses) if x is c)
             following = " ".join(x.low for x in clauses[at + 1:] if x.sent in (c.sent, c.sent + 1))
-            if failed_attempt(c.low, following) or alternative_after_refusal(c.sent, refusal_sent):
+            if failed_attempt(c.low, following) or (
+                    alternative_after_refusal(c.sent, refusal_sent) and not _RETRY.search(c.low)):
                 continue
         out.append(c)
     return out
