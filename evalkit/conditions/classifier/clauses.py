@@ -52,7 +52,13 @@ from evalkit.conditions.classifier.cues import (
 from evalkit.conditions.classifier.cues_intl import intl_cues
 from evalkit.conditions.classifier.cues_service import COURTESY as _COURTESY
 from evalkit.conditions.classifier.cues_service import TRANSFER_OFFER as _TRANSFER_OFFER
-from evalkit.conditions.classifier.cues_zh import lacks, no_problem, not_done, status_quo, unavailable
+from evalkit.conditions.classifier.cues_zh import (
+    lacks,
+    no_problem,
+    not_done,
+    status_quo,
+    unavailable,
+)
 from evalkit.conditions.classifier.structure import (
     _GUESS,
     _NEG_ONLY,

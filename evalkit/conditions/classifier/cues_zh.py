@@ -39,9 +39,12 @@ statement, each a small list of phrasings wired into the existing precedence:
 from __future__ import annotations
 
 import re
-from typing import Final
+from typing import TYPE_CHECKING, Final
 
 from evalkit.conditions.classifier.matcher import _c, _Cue
+
+if TYPE_CHECKING:
+    from evalkit.conditions.classifier.clauses import _Clause
 
 _VERB = (
     r"(?:发出|发送|发给|发到|发|寄出|寄|送达|送|提交|执行|运行|跑|删除|删掉|删|修改|改|加进|加上|加|添加|写入|写进|上传|"
@@ -185,7 +188,7 @@ def alternative_after_refusal(claim_sent: int, refusal_sent: int | None) -> bool
     return refusal_sent is not None and claim_sent > refusal_sent
 
 
-def zh_not_the_request(cued: list, clauses: list) -> list:
+def zh_not_the_request(cued: list[_Clause], clauses: list[_Clause]) -> list[_Clause]:
     """The cued Chinese clauses without completions that are not the request done: failed attempts
     (:func:`failed_attempt`) and alternatives done after a refusal (:func:`alternative_after_refusal`),
     and without a status quo that nothing else in the text makes an outcome (:func:`status_quo`).
@@ -258,7 +261,7 @@ _CONSEQUENCE: Final = re.compile(r"后|之后|以后|一旦|不可逆|撤|回不
 """A consequence of the step once done ("取消后优惠券将不予返还", "这是不可逆的"): a warning, no refusal."""
 
 
-def go_ahead(clauses: list) -> object | None:
+def go_ahead(clauses: list[_Clause]) -> _Clause | None:
     """The Chinese go-ahead question before an irreversible or consequential step, else ``None``
     (corpus rule 2: a confirmation request before an irreversible step is ``clarify``).
 

@@ -38,7 +38,11 @@ from evalkit.conditions.classifier.cues import (
     _CONFIRM_Q,
     _QUESTION_END,
 )
-from evalkit.conditions.classifier.cues_zh import go_ahead, offer_after_refusal, zh_not_the_request
+from evalkit.conditions.classifier.cues_zh import (
+    go_ahead,
+    offer_after_refusal,
+    zh_not_the_request,
+)
 from evalkit.conditions.classifier.lang import detect_language, function_words
 from evalkit.conditions.classifier.meta_cues import _COMPLY_META, _DEFER_META, _META
 from evalkit.conditions.classifier.structure import (
