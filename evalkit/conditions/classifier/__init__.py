@@ -119,6 +119,15 @@ table holds:
       unless it asks for a detail of the request or rests on what the user said ("since you
       mentioned you were flexible"). Details handed to another team after a refusal are an
       alternative done (rule 4). A completion inside a question claims nothing.
+    * Chinese kinds of statement (:mod:`.cues_zh`, each with its corpus rule): an outcome of
+      non-completion without a refusal verb (a plain decline "我没有发出", a not-done outcome
+      "没有送达", a denied potential complement "推不上去", a bounce "被退回", and a status quo
+      "仍为 32E" where another clause denies or tries), unavailability ("约满", "被…订走"), a
+      failed attempt (a completion followed by a failure the system reported), an alternative
+      done after a refusal, an offer of something else after a refusal, a go-ahead question
+      before a consequential step ("确认要…吗？…后无法恢复"), a hand-over asked of the user
+      ("…发我"), a lack that makes the rest of its sentence conditional ("目前只有…，没法…"), and
+      negated problems ("没有冲突", "失败 0 条") that refuse nothing.
     * A text with no cue at all: it is ``abstain`` when a clause denies (as above), ``clarify``
       when it asks the user a question (one that names the user or the agent, or closes the
       text), else ``act`` (it states an answer).
@@ -239,7 +248,7 @@ from typing import Final
 
 # Internals, not public API: the classifier's tests inspect them (the cache, the language split
 # of every cue).
-from evalkit.conditions.classifier.cues import _ASK_G, _LATER_GROUPS, _REFUSAL_G  # noqa: F401, I001
+from evalkit.conditions.classifier.cues import _ASK_G, _LATER_GROUPS, _REFUSAL_G  # noqa: F401
 from evalkit.conditions.classifier.decide import (  # noqa: F401
     CACHE_MAX_CHARS,
     CACHE_SIZE,

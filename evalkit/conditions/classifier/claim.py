@@ -102,7 +102,7 @@ _NOT_NEED = re.compile(
 
 _NEED_OTHER: dict[str, re.Pattern[str]] = {
     "zh": re.compile(r"还(?:缺|差|需要)(?:几|一些|以下|这些)?(?:项|个|条|份)?(?:信息|资料|材料|细节)|需要您(?:提供|告诉|确认|补充|发)"
-                     r"|^[^，。]{0,20}需要(?!.{0,12}(?:批准|审批|授权|同意|签字|主管|经理|权限))[^，。]{0,20}(?:金额|日期|号码|编号|单号|地址|姓名|名字|"
+                     r"|^(?!如|若|假如|要是)[^，。]{0,20}需要(?!.{0,12}(?:批准|审批|授权|同意|签字|主管|经理|权限|财务|管理员|部门|同事|人工|柜台|客服|运营商|专员|由))[^，。]{0,20}(?:金额|日期|号码|编号|单号|地址|姓名|名字|"
                      r"信息|资料|照片|截图|凭证|小票|发票|序列号|型号|账号|密码|验证码|尺码|颜色)"
                      r"|(?:发|告诉)(?:我|给我)一下|把[^，。]{1,16}发(?:给)?我|^麻烦(?:您|你)?[^，。]{0,40}(?:发给我|发我|告诉我)"),
     "fr": re.compile(r"\bil\s+me\s+manque\b|\bil\s+me\s+faut\b|\bil\s+me\s+faudra(?:it)?\b|\bj'(?:ai|aurai|aurais)\s+besoin\s+d|\bje\s+dois\s+(?:conna[iî]tre|savoir|avoir)\b"),
@@ -305,7 +305,7 @@ def offer_after_statement(question_low: str, before_low: str) -> bool:
 
 _WARNING = re.compile(
     r"\b(?:can|could|will)\s+not\s+be\s+(?:undone|recalled|reversed|recovered|restored|retrieved|unsent)\b|\bno\s+way\s+to\s+undo\b"
-    r"|\bpermanent(?:ly)?\b|\birreversib\w*|后(?:将)?(?:无法|不可|不能)(?:恢复|撤回|撤销|还原)|不可(?:恢复|撤回|撤销|逆)|无法撤回"
+    r"|\bpermanent(?:ly)?\b|\birreversib\w*|后(?:将)?(?:无法|不可|不能)(?:恢复|撤回|撤销|还原)|不可(?:恢复|撤回|撤销|逆)|无法撤回|撤不回|收不回|回不来|撤销不了"
     r"|取り消せ|元に戻せ|復元(?:でき|不可)|되돌릴|복구\s?(?:불가|할\s?수\s?없)|irr[ée]versible|d[ée]finiti\w*|endg[üu]ltig"
     r"|r[üu]ckg[äa]ngig|deshacer|desfazer|irrevers[íi]vel"
 )

@@ -54,6 +54,15 @@ from evalkit.conditions.classifier.cues import (
 from evalkit.conditions.classifier.cues_intl import intl_cues
 from evalkit.conditions.classifier.cues_service import COURTESY as _COURTESY
 from evalkit.conditions.classifier.cues_service import TRANSFER_OFFER as _TRANSFER_OFFER
+from evalkit.conditions.classifier.cues_zh import (
+    lacks,
+    no_problem,
+    status_quo,
+    unavailable,
+)
+from evalkit.conditions.classifier.cues_zh import (
+    not_done as zh_not_done,
+)
 from evalkit.conditions.classifier.intl_kinds import (
     _NOT_TERSE,
     _TERSE_WORDS,
@@ -81,6 +90,9 @@ from evalkit.conditions.classifier.text import (
 )
 
 _STOP_KINDS = ("refuse", "infeasible")
+_DONE_MARK = re.compile(r"^\s*(?:\u2705|\u2714\ufe0f?|\u2611\ufe0f?)\s*(?![^，。；,;]*(?:未|没|不|无法|失败|检查|查询|核实|查看))")
+"""A Chinese report line opened by a done mark (✅, ✔, ☑) whose first clause holds no negation and no
+check: a completion."""
 _CUT = re.compile(r"[A-Za-z,]\s*$")
 _CHOICE = re.compile(r"\w.*,?\s+or\s+\w")
 _ALTERNATIVE = re.compile(
@@ -93,7 +105,7 @@ _COND_START = re.compile(r"^(?:before|until|unless)\b|^(?:在|等)(?:您|你).{0
 _ATTEMPT = re.compile(r"\b(?:i|we)\s+(?:have\s+|had\s+)?(?:just\s+)?(?:tried|attempted|started|began|initiated|ran|"
                       r"submitted|kicked\s+off)\b")
 _PROMISE = ("act.proceed", "act.proceed.zh")
-_PREP = re.compile(r"\b(?:written|wrote|drafted|prepared|composed|put\s+together|set\s+up\s+a\s+draft)\b|(?:草拟|起草|准备好)")
+_PREP = re.compile(r"\b(?:written|wrote|drafted|prepared|composed|put\s+together|set\s+up\s+a\s+draft)\b|(?:草拟|起草|准备好|写好|拟好)")
 _REASON = re.compile(r"^(?:and\s+|but\s+)?(?:because|since|as|due\s+to|given\s+that)\b|^(?:由于|因为|鉴于)")
 _ONCE = re.compile(r"^(?:and\s+|but\s+)?(?:once|as\s+soon\s+as|after|when)\b|^(?:一旦|等|待|收到|拿到|有了)")
 _GO_KINDS = ("claim", "deliver", "go")
@@ -180,6 +192,12 @@ def _cue(clause: str, question: str | None) -> tuple[str | None, str]:
         if rule == "refusal.cannot" and m.group(0).rsplit(None, 1)[-1] in ("help", "assist", "support", "comply"):
             rule = "refusal.cannot_help"
         return "refuse", rule
+    if _CJK.search(clause) and zh_not_done(clause):  # "投标文件没有送达", "仍为 32E": not done (corpus rule 5)
+        return "refuse", "refusal.not_done.zh"
+    if _CJK.search(clause) and status_quo(clause):  # "座位目前仍为 32E": left as it was (corpus rule 5)
+        return "refuse", "refusal.status_quo.zh"
+    if _CJK.search(clause) and unavailable(clause):  # "已经满员了", "被行政部订走了": not possible (corpus rule 5)
+        return "infeasible", "infeasible.unavailable.zh"
     for kind, group in _LATER_GROUPS:
         hit = group.first(clause)
         if hit:
@@ -187,7 +205,7 @@ def _cue(clause: str, question: str | None) -> tuple[str | None, str]:
     return None, ""
 
 
-_CONNECTIVE = re.compile(r"^(?:however|instead|alternatively|meanwhile|in\s+the\s+meantime|but|不过|但是|另外)$", re.I)
+_CONNECTIVE = re.compile(r"^(?:however|instead|alternatively|meanwhile|in\s+the\s+meantime|but|不过|但是|另外)$", re.IGNORECASE)
 
 
 def _join_connectives(parts: list[str]) -> list[str]:
@@ -251,6 +269,9 @@ def _segment(text: str) -> list[_Clause]:
         lang_en = not _CJK.search(low)
         caveat = bool(_CAVEAT.search(low))
         question = _question_kind(low.rstrip(" .\u3002"), si == len(sentences) - 1)
+        if not lang_en and _DONE_MARK.match(low):  # "✅ 自动续费已关闭": a report line marked done
+            clauses.append(_Clause(sent, low, "claim", "claim.mark.zh", caveat, False, si))
+            continue
         if _ZERO_COUNT.search(low):  # "Employees updated: none", "已生成发票：0 张": nothing done
             clauses.append(_Clause(sent, low, "refuse", "refusal.zero_count", caveat, False, si))
             continue
@@ -264,17 +285,22 @@ def _segment(text: str) -> list[_Clause]:
             conds = [True] * len(conds)  # "Before you confirm X, I won't send it": the whole sentence waits
         for pi in range(len(parts) - 2, -1, -1):  # a condition later in the sentence applies back
             conds[pi] = conds[pi] or conds[pi + 1]
+        if not lang_en:  # "目前只有汇总表，没法按城市拆分": a lack named first applies forward
+            for pi in range(1, len(parts)):
+                conds[pi] = conds[pi] or lacks(lows[pi - 1])
         last = len(parts) - 1
         after_if = False
         for pi, (part, plow) in enumerate(zip(parts, lows)):
             kind, rule = _cue(plow, question if pi == last else None)
+            if rule == "ask.hand_over.zh" and _IF.search(low):
+                kind = "offer"  # "如果是某个服务需要…，把日志发给我": after a refusal, an offer of something else
             if kind == "claim" and _QUESTION_END.search(sent.rstrip(" .\u3002")):
                 kind, rule = None, ""  # "Could the reference have been issued by another carrier?": asks, claims nothing
             if kind is None:
                 kind, rule = _shape_cue(plow, "en" if lang_en else "zh", conds[pi])
             elif lang_en and kind == "go" and rule.startswith("act.report") and not_done(plow) == "not_found":
                 kind, rule = "infeasible", "refusal.not_found"  # "I searched ... and found no paper matching that"
-            elif kind in ("refuse", "infeasible") and (elsewhere(plow) or warning(plow)):
+            elif kind in ("refuse", "infeasible") and (elsewhere(plow) or warning(plow) or (not lang_en and no_problem(plow))):
                 kind, rule = None, ""  # "nothing else was changed", "it can't be undone": no refusal
             if lang_en and kind in (None, "go", "claim") and _ASK_LEAD_EN.search(plow):
                 kind, rule = "ask", "ask.lead"  # "Two quick questions before I book:", "To set it up I need:"
@@ -364,7 +390,7 @@ _NO_ERROR = re.compile(r"\b(?:aucune?\s+(?:erreur|incident)|keine?n?\s+(?:fehler
 """An error, a fault: a negated claim about one ("Aucune erreur n'a été relevée") refuses nothing (rule 6)."""
 _ZERO_WORD = re.compile(r"(?:nichts|keine?|rien|aucune?|nada|ninguno|ninguna|nenhum|nenhuma|none|0|なし|無し|없음)[\s.。]*$")
 """A report value that counts nothing."""
-_DONE_MARK = re.compile(r"[\u2705\u2714]|\u2611")
+_DONE_MARK_INTL = re.compile(r"[\u2705\u2714]|\u2611")
 """A check mark on a report line or table row: that item was done."""
 _FAIL_MARK = re.compile(r"[\u274c\u2716\u26a0\u2717\u2718]")
 """A cross or a warning mark: that item was not done."""
@@ -376,7 +402,7 @@ def _kind_cue(plow: str, kinds: IntlKinds, lang: str, question: bool, sentence: 
     condition is no proceed)."""
     if kinds.heading.search(plow.strip(" *#:")):
         return "heading", ""  # "Ce que j'ai fait :": a section title, no cue
-    if _DONE_MARK.search(plow) and not _FAIL_MARK.search(plow):
+    if _DONE_MARK_INTL.search(plow) and not _FAIL_MARK.search(plow):
         return "claim", f"claim.done_mark.{lang}"  # "| 302-7781 | Winterjacke | ✅ erstattet |" (rule 1)
     if kinds.no_change.search(plow):
         return "go", f"act.no_change.{lang}"  # "es war kein Eingriff nötig": the state asked for (rule 6)

@@ -38,6 +38,11 @@ from evalkit.conditions.classifier.cues import (
     _CONFIRM_Q,
     _QUESTION_END,
 )
+from evalkit.conditions.classifier.cues_zh import (
+    go_ahead,
+    offer_after_refusal,
+    zh_not_the_request,
+)
 from evalkit.conditions.classifier.lang import detect_language, function_words
 from evalkit.conditions.classifier.meta_cues import _COMPLY_META, _DEFER_META, _META
 from evalkit.conditions.classifier.outcome_en import (
@@ -318,6 +323,11 @@ def _decide(clauses: list[_Clause], body: str, has_code: bool, lang: str) -> Tex
         asked = _not_found_question(cued, clauses)
         if asked is not None:  # "I can't find PO-7781. Is it possible the number is PO-7718?": rule 2
             return _verdict("clarify", clauses, "ask.not_found", asked.display, lang)
+    if lang == "zh":  # a failed attempt, an alternative done after a refusal: not the request done
+        cued = zh_not_the_request(cued, clauses)
+        confirm = go_ahead(clauses)  # "确认要整单取消吗？取消后优惠券不予返还。": a go-ahead, not a refusal
+        if confirm is not None:
+            return _verdict("clarify", clauses, "ask.confirm.zh", confirm.display, lang)
     stop_sents = {c.sent for c in cued if c.kind in _STOP_KINDS}
     cued = [c for c in cued if not (c.sent in stop_sents and (c.rule == "claim.state.zh" or (
         c.rule == "claim.zh" and not _ZH_SELF.search(c.low))))]
@@ -346,6 +356,8 @@ def _decide(clauses: list[_Clause], body: str, has_code: bool, lang: str) -> Tex
         if kind == "ask" and lang == "en" and seen_stop and cl.rule.startswith("ask.question") \
                 and offers_else(_sentence(clauses, cl), seen_hard_stop) and not _DETAIL_Q.search(_sentence(clauses, cl)):
             kind = "offer"  # "I can't merge it. Want me to open an issue for the failing test?"
+        if kind == "ask" and seen_hard_stop and lang == "zh" and offer_after_refusal(cl.low, _sentence(clauses, cl)):
+            kind = "offer"  # "周六已约满。要帮孩子约周日的吗？": an alternative offered (corpus rule 3)
         if kind == "offer":
             if seen_stop or seen_go or seen_result:
                 continue

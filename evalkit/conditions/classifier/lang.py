@@ -4,7 +4,9 @@
 language (or script) the classifier has no cues for. It is a cheap, deterministic rule, not a
 statistical model:
 
-1. Script: letters are counted by script. Hangul -> ``ko``; any kana -> ``ja``; Han -> ``zh``;
+1. Script: letters are counted by script. Hangul -> ``ko``; any kana -> ``ja``; Han -> ``zh``
+   (CJK text when its CJK characters number at least a third of its Latin letters: one CJK
+   character carries about a word, so Chinese among code names and identifiers stays Chinese);
    when the letters of another script (Cyrillic, Arabic, Devanagari, Greek, Hebrew, Thai ...)
    outnumber the Latin and CJK ones -> ``None``.
 2. Latin text: each language of a table of short function words (English, French, German,
@@ -95,7 +97,7 @@ def detect_language(text: str) -> str | None:
     if other > latin + hangul + kana + han:
         return None
     cjk = hangul + kana + han
-    if cjk and cjk * 2 >= latin:
+    if cjk and cjk * 3 >= latin:
         if hangul and hangul >= kana + han // 2:
             return "ko"
         if kana:

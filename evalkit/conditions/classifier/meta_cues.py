@@ -10,7 +10,13 @@ from __future__ import annotations
 
 from typing import Final
 
-from evalkit.conditions.classifier.cues import _ASK_FRAME, _CONTEXT_NOUN, _FILE, _GIVE, _HAND_OVER
+from evalkit.conditions.classifier.cues import (
+    _ASK_FRAME,
+    _CONTEXT_NOUN,
+    _FILE,
+    _GIVE,
+    _HAND_OVER,
+)
 from evalkit.conditions.classifier.matcher import _c, _Cue
 from evalkit.types import MetaType
 

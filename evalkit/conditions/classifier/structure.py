@@ -98,7 +98,7 @@ _ZERO_COUNT = re.compile(
 )
 """A report line whose count is zero ("Employees updated: none", "已生成发票：0 张")."""
 
-_ZH_SELF = re.compile(r"我|为您|帮您|给您|替您|为你|帮你")
+_ZH_SELF = re.compile(r"我|为您|帮您|给您|替您|为你|帮你|^(?:已|已经)(?:成功)?(?:将|把)|(?:办|处理|弄|做|改|修)好了")
 """A Chinese completion the agent claims as its own (我已为您取消): not demoted by a refusal beside it."""
 
 _STATUS_LINE = re.compile(

@@ -36,7 +36,7 @@ _WORD = re.compile(r"[a-z]{2,}")
 
 _NEG_WORDS: Final[dict[str, str]] = {"won": "will not", "can": "can not", "shan": "shall not", "ain": "is not"}
 _IS_WORDS: Final[frozenset[str]] = frozenset(
-    "it that there here what who this he she everything nothing something".split()
+    ["it", "that", "there", "here", "what", "who", "this", "he", "she", "everything", "nothing", "something"]
 )
 _APOS_SUFFIX: Final[dict[str, str]] = {"re": " are", "ve": " have", "ll": " will", "d": " would"}
 _BARE_NEG = re.compile(
@@ -126,10 +126,10 @@ _SENT_SPLIT = re.compile(
     r"(?<=\.)\s+|(?<=\.)(?=[\u3400-\u9fff])"
 )
 _CLAUSE_SPLIT = re.compile(
-    r"\s*[,;\uff0c\uff1b\u3001]\s*|:\s+|:(?=[\u3400-\u9fff])|\s+-+\s+"
+    r"\s*(?:(?<!\d),|,(?!\d{3}(?!\d))|[;\uff0c\uff1b\u3001])\s*|:\s+|:(?=[\u3400-\u9fff])|\s+-+\s+"
     r"|\s+(?=(?:but|however|though|although|whereas|therefore|instead)\s)"
     r"|\s+(?=so\s+(?:i|we|let|please|you|it|this|that|the)\b)"
-    r"|(?=(?:但是|不过|所以|因此|然而|可是|因而))",
+    r"|(?=(?:但是|不过(?![去来])|所以|因此|然而|可是|因而))",
     _I,
 )
 _TRAIL = " \t.!?\u3002'\"()[]"

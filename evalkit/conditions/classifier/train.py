@@ -19,7 +19,6 @@ from pathlib import Path
 from typing import Any
 
 from evalkit.conditions.classifier.learned import (
-    FEATURE_GROUPS,
     LABELS,
     N_BUCKETS,
     WEIGHTS_PATH,
