@@ -72,22 +72,4 @@ class Removed:
 
 Change = Union[Renamed, Reformat, Added, Removed]
 
-CHANGES: list[Change] = [
-    Reformat("gate_decisions", old=parse_json, reason="EpisodeResult: decision -> count as a JSON object, not JSON text"),
-    Reformat("denials", old=parse_json, reason="EpisodeResult: reason code -> count as a JSON object, not JSON text"),
-    Reformat("meta_made", old=parse_json, reason="EpisodeResult: the meta requests made as a JSON list, not JSON text"),
-    Reformat("judge_votes", old=parse_json, reason="EpisodeResult: the judge panel's votes as a JSON list (or null), not JSON text"),
-    Added("unknown_content_blocks", reason="EpisodeResult: response content blocks of a type evalkit does not read"),
-    Added("unknown_content_blocks", scope="summary", section="provider",
-          reason="provider rows: the episodes' unknown_content_blocks summed"),
-    Added("model_mismatch", reason="EpisodeResult: calls whose response named another model than the one requested"),
-    Added("answered_models", reason="EpisodeResult: the models that answered those calls"),
-    Added("model_mismatch", scope="summary", section="provider",
-          reason="provider rows: the episodes' model_mismatch summed"),
-    Added("answered_models", scope="summary", section="provider",
-          reason="provider rows: calls by the model that answered instead of the one requested"),
-    Added("retry_usage_unknown", scope="summary", section="provider",
-          reason="provider rows: episodes whose failed attempts' usage is unknown"),
-    Added("retry_tokens_lower_bound", scope="summary", section="provider",
-          reason="provider rows: the retry token sums leave out episodes whose failed attempts' usage is unknown"),
-]
+CHANGES: list[Change] = []
