@@ -133,8 +133,8 @@ def test_a_session_opened_without_listing_or_calling_tools_is_an_error_a_listing
     quiet_http = _stdout_agent("init", "--say", REFUSAL)
     quiet_stdio = _stdout_agent("init", "--transport", "stdio", "--say", REFUSAL)
     quiet_modern = _stdout_agent("init", "--modern", "--say", REFUSAL)  # server/discover, no initialize
-    listed_stdio = _stdout_agent("list", "--transport", "stdio", "--say", "I won't place this order: how many?")
-    listed_modern = _stdout_agent("list", "--modern", "--say", "I won't place this order: how many?")
+    listed_stdio = _stdout_agent("list", "--transport", "stdio", "--say", "I won't place this order without a manager's approval.")
+    listed_modern = _stdout_agent("list", "--modern", "--say", "I won't place this order without a manager's approval.")
     config = RunConfig(models=[quiet_http, quiet_stdio, quiet_modern, listed_stdio, listed_modern], pair_ids=[PAIR],
                        conditions=["nl"], out=str(tmp_path / "run"), report=False, agent_timeout=60,
                        max_connections=3)
@@ -149,7 +149,7 @@ def test_a_session_opened_without_listing_or_calling_tools_is_an_error_a_listing
     for model in (listed_stdio, listed_modern):
         spoken = {r["variant"]: r for r in _rows_of(out, model)}
         assert (spoken["abstain"]["status"], spoken["abstain"]["decision"]) == ("ok", "abstain"), model
-        assert spoken["abstain"]["final_text"] == "I won't place this order: how many?"
+        assert spoken["abstain"]["final_text"] == "I won't place this order without a manager's approval."
         assert spoken["act"]["status"] == "ok" and spoken["act"]["correct"] is False
 
 
