@@ -191,7 +191,7 @@ def _unwrap(text: str, depth: int = 0) -> str:
     for _ in range(3):
         try:
             obj = json.loads(body)
-        except ValueError:
+        except (ValueError, RecursionError):  # RecursionError: nested deeper than the parser goes
             m = _JSON_TEXT_FIELD.match(body)
             return _ESCAPE.sub(_unescape, m.group(1)) if m else body
         if not isinstance(obj, dict):
