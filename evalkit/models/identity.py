@@ -64,12 +64,23 @@ def response_model(body: Any) -> str | None:
     """The model a response body names: its top-level ``model`` string (OpenAI chat
     completions, the Anthropic Messages API and the gateways that speak them), or ``None``
     when the body has none, or one that is not a string or names nothing once compared
-    (empty, white space, invisible characters, ``/``)."""
+    (empty, white space, invisible characters, ``/``). Control characters and bidirectional
+    overrides are escaped (:data:`_UNPRINTABLE`) and a name over :data:`MAX_NAME` characters
+    is cut."""
     value = body.get("model") if isinstance(body, dict) else None
-    return value.strip() if isinstance(value, str) and _name(value) else None
+    if not isinstance(value, str) or not _name(value):
+        return None
+    shown = _UNPRINTABLE.sub(lambda m: f"\\u{ord(m.group()):04x}", value.strip())
+    return shown if len(shown) <= MAX_NAME else shown[:MAX_NAME] + "…"
 
 
-_INVISIBLE = re.compile(r"[\u00ad\u180e\u200b-\u200f\u202a-\u202e\u2060-\u2064\ufeff]")
+MAX_NAME = 256
+"""A longer ``model`` value is kept (in call events, ``answered_models``, the console line and
+the report) as its first ``MAX_NAME`` characters and ``…``."""
+_UNPRINTABLE = re.compile(r"[\x00-\x1f\x7f-\x9f\u2028\u2029\u202a-\u202e\u2066-\u2069]")
+"""Control characters, line separators and bidirectional overrides, kept escaped (``\\u001b``) so
+that a name printed to a terminal or a report shows as sent and cannot move the cursor."""
+_INVISIBLE = re.compile(r"[\u00ad\u180e\u200b-\u200f\u2060-\u2064\ufeff]")
 _PATH_SEP = re.compile(r"[/\\]")
 _FILE_EXT = re.compile(r"\.(?:gguf|ggml|bin|safetensors|pt|pth|onnx)$")
 

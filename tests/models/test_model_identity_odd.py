@@ -104,3 +104,24 @@ def test_the_answering_model_fields_survive_a_resume(api, tmp_path) -> None:
     assert final["act"]["cost_usd"] == rows["act"]["cost_usd"]
     assert resumed["provider"][0]["model_mismatch"] == full["provider"][0]["model_mismatch"] == 1
     assert resumed["provider"][0]["answered_models"] == {"fallback": 1}
+
+
+def test_control_characters_are_escaped_and_a_huge_name_is_cut() -> None:
+    from evalkit.models.identity import MAX_NAME
+
+    shown = response_model({"model": "gpt-4o\x1b[2J\x00\u202egnp"})
+    assert shown == "gpt-4o\\u001b[2J\\u0000\\u202egnp"
+    assert not same_model("gpt-4o", shown)
+    huge = response_model({"model": "y" * 1_000_000})
+    assert len(huge) == MAX_NAME + 1 and huge.endswith("…")
+
+
+def test_a_terminal_escape_in_the_model_field_never_reaches_the_console(api, tmp_path) -> None:
+    from evalkit.report.console import provider_lines
+
+    evil = "evil\x1b]0;pwned\x07\x1b[2K"
+    endpoint = Endpoint({"act": [chat({"content": "How many mugs?"}, model=evil)], "abstain": _two_turns("m", "m")[1:]})
+    summary, rows, _ = run_pair(api, tmp_path, "openai/m", endpoint, config_yaml=PRICES)
+    assert rows["act"]["answered_models"] == ["evil\\u001b]0;pwned\\u0007\\u001b[2K"]
+    [line] = provider_lines(summary)
+    assert "\x1b" not in line and "\x07" not in line and "evil\\u001b" in line
