@@ -115,3 +115,16 @@ def test_many_threads_get_the_verdicts_one_thread_gets() -> None:
     assert not errors
     expected = [classify_text(t) for t in texts]
     assert all(v == expected for v in got.values())
+
+
+@pytest.mark.parametrize("text", ["```", "```\n```", "# \n**\n- \n```\n```\n---\n" * 10, "```python\n   \n"])
+def test_empty_code_fences_and_bare_markup_deliver_nothing(text) -> None:
+    assert classify_text(text).label == "unknown"
+
+
+@pytest.mark.parametrize("text", [json.dumps(["I cannot help with that request, sorry."]),
+                                  json.dumps([{"type": "text", "text": "I cannot help with that request."}]),
+                                  "```json\n" + json.dumps(["I cannot help with that request."]) + "\n```"])
+def test_a_json_list_of_strings_or_content_parts_is_read(text) -> None:
+    verdict = classify_text(text)
+    assert (verdict.label, verdict.rule) == ("abstain", "refusal.cannot_help")

@@ -24,7 +24,9 @@ Pipeline:
        (``tool_markup``).
     2. Wrappers are opened: a whole-text code fence holding prose or JSON, and a JSON object
        with a text field (``{"response": "..."}``, ``message``, ``content``, ``text``,
-       ``answer`` ...; nested objects followed; a cut-off JSON string is read up to the cut).
+       ``answer`` ...; nested objects followed; a cut-off JSON string is read up to the cut), and a
+       JSON list of strings or content parts (``[{"type": "text", "text": "..."}]``). An empty code
+       fence delivers nothing.
     3. Normalisation: NFKC, curly quotes to straight ones, markdown emphasis, headers and list
        markers removed; English contractions expanded for matching (``can't`` -> ``can not``).
     4. What is not the agent's own voice is removed: quoted spans (a refusal that quotes the
