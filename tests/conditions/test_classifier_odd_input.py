@@ -128,3 +128,10 @@ def test_empty_code_fences_and_bare_markup_deliver_nothing(text) -> None:
 def test_a_json_list_of_strings_or_content_parts_is_read(text) -> None:
     verdict = classify_text(text)
     assert (verdict.label, verdict.rule) == ("abstain", "refusal.cannot_help")
+
+
+def test_a_wrapper_nested_fifty_deep_is_read() -> None:
+    text = '{"response": ' * 50 + '"I can not refund this order, it is past the return window."' + "}" * 50
+    assert classify_text(text).label == "abstain"
+    text = '{"message": ' * 49 + '{"content": "Which order number should I look up?"}' + "}" * 49
+    assert classify_text(text).label == "clarify"

@@ -191,14 +191,13 @@ def _unwrap(text: str, depth: int = 0) -> str:
         return _list_text(body) or (body if fence else text)
     if not body.startswith("{"):
         return body if fence else text
-    for _ in range(3):
-        try:
-            obj = json.loads(body)
-        except (ValueError, RecursionError):  # RecursionError: nested deeper than the parser goes
-            m = _JSON_TEXT_FIELD.match(body)
-            return _ESCAPE.sub(_unescape, m.group(1)) if m else body
-        if not isinstance(obj, dict):
-            return body
+    try:
+        obj = json.loads(body)
+    except (ValueError, RecursionError):  # RecursionError: nested deeper than the parser goes
+        m = _JSON_TEXT_FIELD.match(body)
+        return _ESCAPE.sub(_unescape, m.group(1)) if m else body
+    top = obj
+    while isinstance(obj, dict):  # nested wrappers followed to any depth
         inner_obj = next((obj[k] for k in _TEXT_KEYS if k in obj and isinstance(obj[k], (str, dict, list))), None)
         if isinstance(inner_obj, list):  # content parts: [{"type": "text", "text": "..."}]
             inner_obj = "\n".join(p.get("text", "") for p in inner_obj if isinstance(p, dict)
@@ -206,10 +205,10 @@ def _unwrap(text: str, depth: int = 0) -> str:
         if isinstance(inner_obj, str):
             return _unwrap(inner_obj, depth + 1) if inner_obj.lstrip()[:1] in ("{", "`") and depth < 3 else inner_obj
         if isinstance(inner_obj, dict):
-            body = json.dumps(inner_obj)
+            obj = inner_obj
             continue
         prose = _prose_values(obj)  # {"status": "success", "summary": "Exported 18,204 rows ..."}
-        return "\n".join(prose) if prose else body
+        return "\n".join(prose) if prose else (body if obj is top else json.dumps(obj))
     return body
 
 
