@@ -4,6 +4,8 @@ writes, per call and over real HTTP, cached and resumed."""
 from __future__ import annotations
 
 import pytest
+from provider_helpers import Endpoint, events, run_pair
+from test_conformance import call, chat
 
 from evalkit.models.identity import answering_price, response_model, same_model
 
@@ -44,8 +46,6 @@ def test_a_path_finds_its_price_by_the_file_name() -> None:
 
 # --------------------------------------------------------------------------- whole runs over HTTP
 
-from provider_helpers import Endpoint, events, run_pair  # noqa: E402
-from test_conformance import call, chat  # noqa: E402
 
 PRICES = ("defaults: {retry: {initial_wait_s: 0.01, max_wait_s: 0.02, max_attempts: 2}}\n"
           "models:\n  openai/m: {price: {input_per_mtok: 1, output_per_mtok: 2}}\n"
