@@ -23,15 +23,22 @@ One model under the provider's own names is not a mismatch (:func:`same_model`):
 * a tag: Ollama's ``:latest`` (``llama3.1`` is ``llama3.1:latest``), and a routing variant
   of the request that the answer leaves out (OpenRouter's ``…:free`` answered as ``…``);
 * names the model's settings declare (``model_aliases``: an Azure deployment's underlying
-  model, the file name a self-hosted server reports).
+  model, the file name a self-hosted server reports);
+* the form of the name: Unicode compatibility forms (NFKC: full-width ``ｇｐｔ-4o``),
+  invisible format characters (zero-width spaces, a byte-order mark), a file path as a
+  self-hosted server reports it (``/models/llama3.1.gguf``, ``C:\\models\\llama3.1.gguf``,
+  ``/models/Llama-3.1-8B-Instruct/``: the last component, without a model-file extension).
+  Letters of another script that look alike (Cyrillic ``о`` in ``gpt-4о``) are another name.
 
-A response without a ``model`` field (or with an empty one) names no model: it is not a
-mismatch, and the call is billed at the requested model's price.
+A response without a ``model`` field (or with an empty one, or one that is not a string, or
+a bare path such as ``/``) names no model: it is not a mismatch, and the call is billed at
+the requested model's price.
 """
 
 from __future__ import annotations
 
 import re
+import unicodedata
 from collections.abc import Iterable, Mapping
 from typing import Any
 
@@ -56,15 +63,34 @@ _ALIAS = re.compile(r"-latest$")
 def response_model(body: Any) -> str | None:
     """The model a response body names: its top-level ``model`` string (OpenAI chat
     completions, the Anthropic Messages API and the gateways that speak them), or ``None``
-    when the body has none, an empty one or one that is not a string."""
+    when the body has none, or one that is not a string or names nothing once compared
+    (empty, white space, invisible characters, ``/``). Control characters and bidirectional
+    overrides are escaped (:data:`_UNPRINTABLE`) and a name over :data:`MAX_NAME` characters
+    is cut."""
     value = body.get("model") if isinstance(body, dict) else None
-    return value.strip() if isinstance(value, str) and value.strip() else None
+    if not isinstance(value, str) or not _name(value):
+        return None
+    shown = _UNPRINTABLE.sub(lambda m: f"\\u{ord(m.group()):04x}", value.strip())
+    return shown if len(shown) <= MAX_NAME else shown[:MAX_NAME] + "…"
+
+
+MAX_NAME = 256
+"""A longer ``model`` value is kept (in call events, ``answered_models``, the console line and
+the report) as its first ``MAX_NAME`` characters and ``…``."""
+_UNPRINTABLE = re.compile(r"[\x00-\x1f\x7f-\x9f\u2028\u2029\u202a-\u202e\u2066-\u2069]")
+"""Control characters, line separators and bidirectional overrides, kept escaped (``\\u001b``) so
+that a name printed to a terminal or a report shows as sent and cannot move the cursor."""
+_INVISIBLE = re.compile(r"[\u00ad\u180e\u200b-\u200f\u2060-\u2064\ufeff]")
+_PATH_SEP = re.compile(r"[/\\]")
+_FILE_EXT = re.compile(r"\.(?:gguf|ggml|bin|safetensors|pt|pth|onnx)$")
 
 
 def _name(model: str) -> str:
-    """``model`` in lower case without an ``org/`` prefix and without Ollama's ``:latest``."""
-    name = model.strip().lower().rpartition("/")[2]
-    return name.removesuffix(":latest")
+    """``model`` compared: NFKC, case-folded, without invisible format characters, an ``org/``
+    prefix or a folder path (``/`` or ``\\``), a model-file extension and Ollama's ``:latest``."""
+    name = unicodedata.normalize("NFKC", _INVISIBLE.sub("", model)).strip().casefold()
+    name = _PATH_SEP.split(name.rstrip("/\\"))[-1].strip()
+    return _FILE_EXT.sub("", name).removesuffix(":latest")
 
 
 def same_model(requested: str, answered: str | None, aliases: Iterable[str] = ()) -> bool:

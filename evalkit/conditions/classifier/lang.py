@@ -68,11 +68,11 @@ _FUNCTION_WORDS: Final[dict[str, frozenset[str]]] = {
 _TELLTALE: Final[dict[str, re.Pattern[str]]] = {
     "es": re.compile(r"[ñ¿¡]|(?<=\w\w)ó\b|ción\b|ciones\b"),
     "pt": re.compile(r"[ãõ]|ção\b|ções\b|ência\b|ências\b"),
-    "de": re.compile(r"[ßäöü]|\w+(?:ung|keit|lich)\b"),
+    "de": re.compile(r"[ßäöü]|\w{1,40}(?:ung|keit|lich)\b"),  # {1,40}: linear on a long token
     "fr": re.compile(r"[èêœ]|\bj'|\bn'|\bl'|\bd'|\bqu'"),
     "it": re.compile(r"zion[ei]\b|\b(?:è|più|perché|però|già|nessun[oa]?|della|delle|dello|degli)\b"),
     "pl": re.compile(r"[łąęśźżń]"),
-    "tr": re.compile(r"[ğış]|\w+(?:ları|leri|iniz|ınız|unuz|ünüz|miz|mız|dır|dir|yor)\b"),
+    "tr": re.compile(r"[ğış]|\w{1,40}(?:ları|leri|iniz|ınız|unuz|ünüz|miz|mız|dır|dir|yor)\b"),
     "cs": re.compile(r"[řůěš]"),
     "ro": re.compile(r"[șțăâî]"),
     "vi": re.compile(r"[ơưạảấầẩẫậắằẳẵặẹẻẽếềểễệỉịọỏốồổỗộớờởỡợụủứừửữựỳỵỷỹđ]"),

@@ -76,18 +76,25 @@ def _ngrams(text: str, prefix: str, out: list[str]) -> None:
         out.extend(prefix + run[i : i + 3] for i in range(len(run) - 2))
 
 
-def reading(text: str) -> tuple[TextVerdict, list[Any], str, bool]:
+def reading(text: str, verdict: TextVerdict | None = None) -> tuple[TextVerdict, list[Any], str, bool]:
     """The rule reader's verdict with the clauses it read.
+
+    Args:
+        text: The final text (longer than ``READ_MAX_CHARS``: its head and tail are read, as
+            the rules read it).
+        verdict: The rules' verdict of ``text`` when already known (not computed again).
 
     Returns:
         ``(verdict, clauses, body, has_code)``; ``clauses`` is empty when the text was not
         read (unknown before segmentation).
     """
     from evalkit.conditions.classifier.clauses import _segment, _segment_intl
-    from evalkit.conditions.classifier.decide import classify_text
+    from evalkit.conditions.classifier.decide import _clip, classify_text
     from evalkit.conditions.classifier.text import _prepare, _unwrap
 
-    verdict = classify_text(text, reader="rules")
+    text = _clip(text)
+    if verdict is None:
+        verdict = classify_text(text, reader="rules")
     if verdict.lang is None or not text or not text.strip():
         return verdict, [], "", False
     body, has_code = _prepare(_unwrap(text))
@@ -169,17 +176,38 @@ def features(verdict: TextVerdict, clauses: list[Any], body: str, has_code: bool
 
 
 def hashed(feats: list[str]) -> list[int]:
-    """Unique bucket ids of the feature strings (CRC-32, deterministic across runs)."""
-    return sorted({zlib.crc32(f.encode("utf-8")) % N_BUCKETS for f in feats})
+    """Unique bucket ids of the feature strings (CRC-32 of their UTF-8, deterministic across
+    runs; a lone surrogate in a text is encoded as itself, ``surrogatepass``)."""
+    return sorted({zlib.crc32(f.encode("utf-8", "surrogatepass")) % N_BUCKETS for f in feats})
 
 
 @lru_cache(maxsize=1)
 def _weights() -> tuple[Any, Any]:
-    """The shipped weights as float32 arrays, loaded on first use."""
+    """The shipped weights as float32 arrays, loaded on first use.
+
+    Raises:
+        ConfigError: the file :data:`WEIGHTS_PATH` is missing, unreadable, not an ``.npz`` of
+            ``w`` (``N_BUCKETS`` x 3) and ``b`` (3), or holds values that are not finite.
+    """
+    import zipfile
+
     import numpy as np
 
-    with np.load(WEIGHTS_PATH) as data:
-        return data["w"].astype(np.float32), data["b"].astype(np.float32)
+    from evalkit.errors import ConfigError
+
+    retrain = "reinstall evalkit or retrain: python -m evalkit.conditions.classifier.train"
+    try:
+        with np.load(WEIGHTS_PATH, allow_pickle=False) as data:
+            w, b = data["w"].astype(np.float32), data["b"].astype(np.float32)
+    except (OSError, ValueError, EOFError, KeyError, zipfile.BadZipFile) as exc:
+        raise ConfigError(f"{WEIGHTS_PATH}: the learned reader's weights cannot be read "
+                          f"({type(exc).__name__}: {exc}); {retrain}") from None
+    if w.shape != (N_BUCKETS, len(LABELS)) or b.shape != (len(LABELS),):
+        raise ConfigError(f"{WEIGHTS_PATH}: weights of shape {w.shape} and {b.shape}, expected "
+                          f"({N_BUCKETS}, {len(LABELS)}) and ({len(LABELS)},); {retrain}")
+    if not (np.isfinite(w).all() and np.isfinite(b).all()):
+        raise ConfigError(f"{WEIGHTS_PATH}: weights that are not finite numbers; {retrain}")
+    return w, b
 
 
 def probabilities(buckets: list[int], weights: tuple[Any, Any] | None = None) -> list[float]:
@@ -272,7 +300,7 @@ def _combine(text: str, verdict: TextVerdict) -> TextVerdict:
     """:func:`combine` without the cache."""
     from evalkit.conditions.classifier.decide import _verdict
 
-    _, clauses, body, has_code = reading(text)
+    _, clauses, body, has_code = reading(text, verdict)
     if not clauses:
         return verdict
     label = choose(verdict, probabilities(hashed(features(verdict, clauses, body, has_code))), size(text))

@@ -80,8 +80,8 @@ def _lower_expand(text: str) -> str:
 def _prepare(text: str) -> tuple[str, bool]:
     """Normalise, drop non-own-voice spans; return (text, has_code)."""
     t = unicodedata.normalize("NFKC", text).translate(_CHAR_MAP)
-    has_code = bool(_FENCE.search(t) or _INLINE_CODE.search(t))
-    t = _FENCE.sub(" [code] ", t)
+    has_code = bool(_INLINE_CODE.search(t)) or any(m.group(1).strip() for m in _FENCE.finditer(t))
+    t = _FENCE.sub(lambda m: " [code] " if m.group(1).strip() else " ", t)  # an empty fence delivers nothing
     t = _INLINE_CODE.sub("code", t)
     t = _BLOCKQUOTE.sub(" ", t)
     stripped = t.strip()
@@ -170,7 +170,8 @@ def _is_code(inner: str) -> bool:
 
 
 def _unwrap(text: str, depth: int = 0) -> str:
-    """The message inside a wrapper: a whole-text code fence, then a JSON object with a text field.
+    """The message inside a wrapper: a whole-text code fence, then a JSON object with a text field
+    or a JSON list of strings or content parts (:func:`_list_text`).
 
     ``{"response": "..."}`` (keys :data:`_TEXT_KEYS`, first one present wins, nested
     ``{"message": {"content": "..."}}`` followed) becomes its string; an object with none of
@@ -186,16 +187,17 @@ def _unwrap(text: str, depth: int = 0) -> str:
         inner = fence.group(1).strip()
         if inner.startswith("{") or not _is_code(inner):
             body = inner
+    if body.startswith("["):  # a list of strings or of content parts: [{"type": "text", "text": "..."}]
+        return _list_text(body) or (body if fence else text)
     if not body.startswith("{"):
         return body if fence else text
-    for _ in range(3):
-        try:
-            obj = json.loads(body)
-        except ValueError:
-            m = _JSON_TEXT_FIELD.match(body)
-            return _ESCAPE.sub(_unescape, m.group(1)) if m else body
-        if not isinstance(obj, dict):
-            return body
+    try:
+        obj = json.loads(body)
+    except (ValueError, RecursionError):  # RecursionError: nested deeper than the parser goes
+        m = _JSON_TEXT_FIELD.match(body)
+        return _ESCAPE.sub(_unescape, m.group(1)) if m else body
+    top = obj
+    while isinstance(obj, dict):  # nested wrappers followed to any depth
         inner_obj = next((obj[k] for k in _TEXT_KEYS if k in obj and isinstance(obj[k], (str, dict, list))), None)
         if isinstance(inner_obj, list):  # content parts: [{"type": "text", "text": "..."}]
             inner_obj = "\n".join(p.get("text", "") for p in inner_obj if isinstance(p, dict)
@@ -203,11 +205,26 @@ def _unwrap(text: str, depth: int = 0) -> str:
         if isinstance(inner_obj, str):
             return _unwrap(inner_obj, depth + 1) if inner_obj.lstrip()[:1] in ("{", "`") and depth < 3 else inner_obj
         if isinstance(inner_obj, dict):
-            body = json.dumps(inner_obj)
+            obj = inner_obj
             continue
         prose = _prose_values(obj)  # {"status": "success", "summary": "Exported 18,204 rows ..."}
-        return "\n".join(prose) if prose else body
+        return "\n".join(prose) if prose else (body if obj is top else json.dumps(obj))
     return body
+
+
+def _list_text(body: str) -> str | None:
+    """The strings of a JSON list, and the ``text`` of its content-part objects, joined by
+    lines; ``None`` when ``body`` is not such a list or holds no text."""
+    import json
+
+    try:
+        obj = json.loads(body)
+    except (ValueError, RecursionError):
+        return None
+    if not isinstance(obj, list):
+        return None
+    parts = [p if isinstance(p, str) else p.get("text") if isinstance(p, dict) else None for p in obj]
+    return "\n".join(p for p in parts if isinstance(p, str) and p.strip()) or None
 
 
 def _prose_values(obj: object, depth: int = 0) -> list[str]:

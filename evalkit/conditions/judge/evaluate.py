@@ -29,7 +29,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Callable, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
 from evalkit.errors import ConfigError
 
@@ -48,21 +48,36 @@ class LabelledText(BaseModel):
     label: Literal["abstain", "clarify", "act"]
     lang: str = Field(min_length=1)
 
+    @field_validator("label", "lang", mode="before")
+    @classmethod
+    def _lower(cls, value: Any) -> Any:
+        """Labels and language codes in any case and with surrounding spaces (``"Abstain "``, ``EN``)."""
+        return value.strip().lower() if isinstance(value, str) else value
+
 
 def load_labelled(path: str | Path) -> list[LabelledText]:
-    """Read a labelled JSON-lines file (blank lines skipped).
+    """Read a labelled JSON-lines file (UTF-8, a byte-order mark and CRLF line ends allowed; blank
+    lines skipped; ``label`` and ``lang`` in any case).
 
     Raises:
-        ConfigError: the file is missing (for the default: the corpus is not installed),
+        ConfigError: the file is missing or a folder (for the default: the corpus is not
+            installed), is not UTF-8 (the line of the first bad byte),
             or one line is not a JSON object or lacks a valid ``text`` / ``label`` / ``lang``:
             ``FILE: line N: field F: why``.
     """
     p = Path(path)
+    if p.is_dir():
+        raise ConfigError(f"{p}: a folder, not a labelled JSON-lines file")
     if not p.is_file():
         hint = " (the shipped corpus test part is not installed; pass --texts FILE)" if p == DEFAULT_TEXTS else ""
         raise ConfigError(f"{p}: no such labelled file{hint}")
     out: list[LabelledText] = []
-    for n, line in enumerate(p.read_text(encoding="utf-8-sig").split("\n"), start=1):
+    try:
+        content = p.read_text(encoding="utf-8-sig")
+    except UnicodeDecodeError as exc:
+        line = p.read_bytes()[: exc.start].count(b"\n") + 1
+        raise ConfigError(f"{p}: line {line}: not UTF-8 text ({exc.reason} at byte {exc.start}); save it as UTF-8") from None
+    for n, line in enumerate(content.split("\n"), start=1):
         if not line.strip():
             continue
         try:
