@@ -83,9 +83,10 @@ complement, a status quo, a bounce."""
 _UNAVAILABLE: Final[_Cue] = _c(
     r"(?:约|订|排|坐|住|报|招)满|满员|(?:没|无|缺)货|(?:都|已经|已|全|也都)满了|(?:没有|没|无)(?:名额|号源|空位|空房|余量|余票|车辆|可用车辆)"
     r"|被[^，。；]{1,8}(?:订走|约走|抢走|买走|占用|占了|订了)|用完了|(?:额度|名额|库存)(?:已|已经)?(?:用完|用尽|耗尽)"
+    r"|(?:售|卖|抢)(?:完|光|空)"
 )
 """Unavailability (corpus rule 5: not possible, without a refusal verb): the slot, stock or quota is
-gone ("已经满员了", "已经被行政部订走了", "采购额度已经用完了")."""
+gone ("已经满员了", "已经被行政部订走了", "采购额度已经用完了", "前排座位已经售完")."""
 
 
 def unavailable(clause_low: str) -> bool:

@@ -75,8 +75,8 @@ def load_labelled(path: str | Path) -> list[LabelledText]:
     try:
         content = p.read_text(encoding="utf-8-sig")
     except UnicodeDecodeError as exc:
-        line = p.read_bytes()[: exc.start].count(b"\n") + 1
-        raise ConfigError(f"{p}: line {line}: not UTF-8 text ({exc.reason} at byte {exc.start}); save it as UTF-8") from None
+        bad_line = p.read_bytes()[: exc.start].count(b"\n") + 1
+        raise ConfigError(f"{p}: line {bad_line}: not UTF-8 text ({exc.reason} at byte {exc.start}); save it as UTF-8") from None
     for n, line in enumerate(content.split("\n"), start=1):
         if not line.strip():
             continue
@@ -181,6 +181,14 @@ def _fmt(value: float | None) -> str:
     return "n/a" if value is None else f"{value:.3f}"
 
 
+def _lang_cell(lang: str, e: dict[str, Any]) -> str:
+    """One language's accuracy; a language the classifier does not read is marked as such."""
+    from evalkit.conditions.classifier.lang import SUPPORTED
+
+    cell = f"{lang} {_fmt(e['accuracy'])} ({e['right']}/{e['n']})"
+    return cell if lang in SUPPORTED else f"{cell} [not read by the classifier]"
+
+
 def render(ev: Evaluation, *, max_mistakes: int = 50) -> str:
     """Plain-text report of an :class:`Evaluation` (figures, confusion matrix, mistakes)."""
     out = [f"labelled texts: {ev.source} ({ev.readers[0]['n'] if ev.readers else 0} lines)"]
@@ -190,8 +198,7 @@ def render(ev: Evaluation, *, max_mistakes: int = 50) -> str:
                    f"kappa vs labels {_fmt(r['kappa'])}, unknown {r['unknown']}, judge errors {r['errors']}")
         for lab, f in r["per_label"].items():
             out.append(f"  {lab:<8} recall {_fmt(f['recall'])}  precision {_fmt(f['precision'])}  (n={f['n']})")
-        out.append("  by language: " + ", ".join(
-            f"{lang} {_fmt(e['accuracy'])} ({e['right']}/{e['n']})" for lang, e in r["by_lang"].items()))
+        out.append("  by language: " + ", ".join(_lang_cell(lang, e) for lang, e in r["by_lang"].items()))
         out.append("  confusion (rows: label, columns: reading):")
         out.append("    " + " " * 8 + "".join(f"{c:>9}" for c in READINGS))
         for lab in LABELS:
