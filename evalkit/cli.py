@@ -70,14 +70,15 @@ def _root(
 
 
 
-def print_summary(summary: dict) -> None:
+def print_summary(summary: dict, *, wide: bool = False) -> None:
     """Print the per model × condition × gate table and the paired comparisons: the same
-    numbers as summary.json and report.html (:mod:`evalkit.report.console`). Ctrl-C while
-    printing (the run is complete) ends with one line and exit 130."""
+    numbers as summary.json and report.html (:mod:`evalkit.report.console`; ``wide``: every
+    column whatever the terminal's width). Ctrl-C while printing (the run is complete) ends
+    with one line and exit 130."""
     from evalkit.report.console import print_summary as _print
 
     try:
-        _print(summary)
+        _print(summary, wide=wide)
     except KeyboardInterrupt:
         typer.echo("\nevalkit: interrupted while printing the table; the run is complete (summary.json is written)",
                    err=True)
@@ -124,13 +125,14 @@ def run(
     agent_max_calls: Annotated[int, typer.Option("--agent-max-calls", metavar="N", help="Tool calls one agent episode may make (its turn limit).", rich_help_panel="Agents")] = 50,
     executor: Annotated[str, typer.Option("--executor", metavar="local|dask", help="Where episodes run: local (this process) or dask (Dask distributed; pip install -e \".\\[dask]\" from a checkout).", rich_help_panel="Scale-out")] = "local",
     scheduler_address: Annotated[Optional[str], typer.Option("--scheduler-address", metavar="ADDR", help="With --executor dask: an existing cluster's scheduler, e.g. tcp://HOST:8786 (default: a LocalCluster on 127.0.0.1).", rich_help_panel="Scale-out")] = None,
+    wide: Annotated[bool, typer.Option("--wide", help="Print every column of the summary table with its k/n counts, whatever the terminal's width (a narrow terminal leaves some out and says which).")] = False,
 ) -> None:
     """Run paired scenarios; write DIR/ (config.json, traces/, results.jsonl, results.parquet, summary.json, report.html)."""
     from evalkit.pipeline import run as run_suite
 
     _show_results_warnings()
     if resume is not None:
-        given = [p for p in ctx.command.params if p.name != "resume" and p.name is not None
+        given = [p for p in ctx.command.params if p.name not in ("resume", "wide") and p.name is not None
                  and getattr(ctx.get_parameter_source(p.name), "name", "DEFAULT") != "DEFAULT"]
         if given:  # a resumed run keeps its plan: an option here would be silently ignored
             names = ", ".join("/".join(p.opts[:1] + p.secondary_opts[:1]) if p.opts[0].startswith("-")
@@ -150,7 +152,7 @@ def run(
         except KeyboardInterrupt:
             _interrupted(resume)
             return
-        print_summary(summary)
+        print_summary(summary, wide=wide)
         typer.echo(f"resumed {resume}; wrote {Path(resume) / 'summary.json'}"
                    + (f" and {Path(resume) / 'report.html'}" if report else ""))
         _report_errors(resume)
@@ -177,7 +179,7 @@ def run(
     except KeyboardInterrupt:
         _interrupted(out)
         return
-    print_summary(summary)
+    print_summary(summary, wide=wide)
     _print_provider_totals(summary)
     typer.echo(f"wrote {Path(out) / 'summary.json'}" + (f" and {Path(out) / 'report.html'}" if report else ""))
     _report_errors(out)

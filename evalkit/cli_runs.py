@@ -18,6 +18,7 @@ def compare(
     runs: Annotated[list[Path], typer.Argument(metavar="RUN", help="Two or more run directories written by `evalkit run`.")],
     out: Annotated[Path, typer.Option("--out", metavar="DIR", help="Output folder: summary.json, results.jsonl and report.html (new, empty, or an earlier compare output).")] = Path("reports/compare"),
     report: Annotated[bool, typer.Option("--report/--no-report", help="Write report.html.")] = True,
+    wide: Annotated[bool, typer.Option("--wide", help="Print every column of the summary table with its k/n counts, whatever the terminal's width.")] = False,
 ) -> None:
     """One leaderboard and paired comparisons over several runs, on the pairs they share (same id and content)."""
     from evalkit.report.compare_runs import compare_runs
@@ -36,7 +37,7 @@ def compare(
     except _ERRORS as exc:
         _fail(exc)
         return
-    print_summary(summary)
+    print_summary(summary, wide=wide)
     c = summary["compare"]
     left = [f"{c[k]} {what}" for k, what in (("pairs_content_differs", "with other content"),
                                              ("pairs_not_shared", "not in every run"),

@@ -88,58 +88,148 @@ def _ident(c: dict[str, Any]) -> tuple:
     return (c.get("kind"), c.get("model"), c.get("condition"), c.get("gate"), c.get("a"), c.get("b"))
 
 
-def summary_tables(summary: dict[str, Any], *, compact: bool = False) -> list[Any]:
-    """Rich tables for a summary: results by model × condition × gate, then the condition
-    (and gate) comparisons of paired accuracy.
+#: Columns of the main table left out, first to last, when it does not fit the terminal (after
+#: the k/n counts): registered plugin metrics, then these. The group (model, condition, gate),
+#: timely paired and paired accuracy and err/miss are always shown.
+DROP_ORDER = ("unjudged_rate", "unsupported_assumption_rate", "recovery_rate", "pass_k", "timely_rate",
+              "post_hoc_rate", "paired_accuracy_ci", "meta_recall", "meta_precision", "act_accuracy",
+              "abstain_accuracy")
 
-    Args:
-        summary: The dict written to ``summary.json``.
-        compact: Put each rate's k/n under its value (``1.000`` over ``(27/27)``) so the table
-            fits about 160 columns; otherwise one line per row.
 
-    Returns:
-        ``rich.table.Table`` objects, in print order.
-    """
+def _main_table(summary: dict[str, Any], *, counts: bool = True, drop: frozenset[str] = frozenset(),
+                fold_names: bool = False) -> Any:
+    """The main table: every column but those named in ``drop`` (metric names, ``pass_k``,
+    ``paired_accuracy_ci``), each rate with its k/n when ``counts``. Numbers never wrap; the
+    model and condition names fold only when ``fold_names`` (the narrowest table left)."""
     from rich.table import Table
+    from rich.text import Text
 
     rows = ranked_rows(summary)
     multi_epoch = any(r.get("epochs", 1) > 1 for r in rows)
-    main = Table(title="evalkit summary, ranked by timely paired accuracy (rates with k/n; n/a = empty group)",
-                 title_justify="left")
-    # a narrow terminal wraps a cell (at its space: "1.000" over "(262/262)"), never cuts it
+    title = ("evalkit summary, ranked by timely paired accuracy (rates" + (" with k/n" if counts else "")
+             + "; n/a = empty group)")
+    main = Table(title=title, title_justify="left")
+
+    def header(label: str) -> Any:  # a narrow table stacks a header's words instead of widening its column
+        return label if counts else Text(label.replace(" ", "\n"))
+
     for col in ("model", "condition", "gate"):
-        main.add_column(col, overflow="fold")
-    columns = main_columns(rows)
+        main.add_column(col, no_wrap=not fold_names, overflow="fold")
+    columns = [c for c in main_columns(rows) if c[0] not in drop]
     for _, label, _ in columns:
-        main.add_column(label, justify="right", overflow="fold")
-    main.add_column("95% CI (paired)", justify="right", overflow="fold")
-    if multi_epoch:
-        main.add_column("pass^k", justify="right", overflow="fold")
-    main.add_column("err/miss", justify="right", overflow="fold")
+        main.add_column(header(label), justify="right", no_wrap=True)
+    show_ci = "paired_accuracy_ci" not in drop
+    show_pass_k = multi_epoch and "pass_k" not in drop
+    if show_ci:
+        main.add_column(header("95% CI (paired)"), justify="right", no_wrap=True)
+    if show_pass_k:
+        main.add_column("pass^k", justify="right", no_wrap=True)
+    main.add_column("err/miss", justify="right", no_wrap=True)
+
+    def rate(r: dict[str, Any], name: str, kind: str) -> str:
+        text = fmt_metric(r, name, kind)
+        return text if counts or kind != "rate" else text.split(" (", 1)[0]
+
     for r in rows:
         cells = [str(r["model"]), str(r["condition"]), str(r["gate"])]
-        cells += [fmt_metric(r, name, kind) for name, _, kind in columns]
-        cells.append(fmt_ci(r.get("paired_accuracy_ci")))
-        if multi_epoch:
-            cells.append(fmt_rate(r, "pass_k"))
-        if compact:
-            cells = cells[:3] + [c.replace(" (", "\n(", 1).replace(", ", ",\n", 1) for c in cells[3:]]
+        cells += [rate(r, name, kind) for name, _, kind in columns]
+        if show_ci:
+            cells.append(fmt_ci(r.get("paired_accuracy_ci")))
+        if show_pass_k:
+            cells.append(rate(r, "pass_k", "rate"))
         cells.append(f"{r['errors']}/{r['missing']}")
         main.add_row(*cells)
-    tables = [main]
-    comps = [c for c in summary.get("comparisons", []) if c["kind"] in ("condition", "gate")]
-    if comps:
-        comp = Table(title="paired accuracy, B − A on the same pairs (bootstrap 95% CI, exact McNemar p)",
-                     title_justify="left")
-        for col in ("model", "fixed", "B vs A", "A", "B", "B − A", "95% CI", "p"):
-            comp.add_column(col, justify="left" if col in ("model", "fixed", "B vs A") else "right", overflow="fold")
-        for c in comps:
-            fixed = f"gate {c['gate']}" if c["kind"] == "condition" else f"condition {c['condition']}"
-            comp.add_row(str(c["model"]), fixed, f"{c['b']} vs {c['a']}",  # as the verdict lines say it
-                         f"{fmt(c['a_rate'])} ({c['a_k']}/{c['n']})", f"{fmt(c['b_rate'])} ({c['b_k']}/{c['n']})",
-                         fmt_signed(c["diff"]), fmt_ci(c["ci"]), fmt_p(c["p_value"]))
-        tables.append(comp)
-    return tables
+    return main
+
+
+def _droppable(summary: dict[str, Any]) -> list[tuple[str, str]]:
+    """``(key, label)`` of the main table's columns in the order they are left out."""
+    from evalkit.metrics.registry import table_metrics
+
+    rows = summary.get("rows", [])
+    present = {name: label for name, label, _ in main_columns(rows)}
+    plugin = [m.name for m in table_metrics() if not m.builtin and m.name in present]
+    labels = dict(present, pass_k="pass^k", paired_accuracy_ci="95% CI")
+    multi_epoch = any(r.get("epochs", 1) > 1 for r in rows)
+    keys = list(reversed(plugin)) + [k for k in DROP_ORDER if k in present or k == "paired_accuracy_ci"
+                                     or (k == "pass_k" and multi_epoch)]
+    return [(k, labels[k]) for k in keys]
+
+
+def _natural_width(table: Any) -> int:
+    """The width of ``table`` with every cell on one line (rich's measurement, unbounded)."""
+    from rich.console import Console
+    from rich.measure import Measurement
+
+    console = Console(width=100_000)
+    return Measurement.get(console, console.options, table).maximum
+
+
+def fit_summary_table(summary: dict[str, Any], width: int | None) -> tuple[Any, list[str]]:
+    """The main table at most ``width`` columns wide, one line per row, and what it leaves out.
+
+    The full table (every column, each rate with its k/n) when it fits or ``width`` is
+    ``None``; else the rates without k/n and with stacked headers, leaving out columns in
+    :data:`DROP_ORDER` (plugin metrics first) until the table's natural width (rich's
+    measurement) fits. Numbers never wrap; if even the narrowest table is too wide, only the
+    model and condition names fold.
+
+    Args:
+        summary: The dict written to ``summary.json``.
+        width: Columns available (the terminal's width), or ``None`` for the full table.
+
+    Returns:
+        ``(rich.table.Table, left_out)``: ``left_out`` names what is not shown (``"k/n
+        counts"`` and column labels), empty for the full table.
+    """
+    full = _main_table(summary)
+    if width is None:
+        return full, []
+    natural = _natural_width
+    if natural(full) <= width:
+        return full, []
+    drop: list[tuple[str, str]] = []
+    candidates = _droppable(summary)
+    while True:
+        table = _main_table(summary, counts=False, drop=frozenset(k for k, _ in drop))
+        if natural(table) <= width or len(drop) == len(candidates):
+            break
+        drop.append(candidates[len(drop)])
+    if natural(table) > width:
+        table = _main_table(summary, counts=False, drop=frozenset(k for k, _ in drop), fold_names=True)
+    return table, ["k/n counts"] + [label for _, label in drop]
+
+
+def summary_tables(summary: dict[str, Any]) -> list[Any]:
+    """The full main table (results by model × condition × gate, every column, each rate with
+    its k/n) as a one-element list of ``rich.table.Table``; the paired comparisons are printed
+    as :func:`verdict_lines`."""
+    return [_main_table(summary)]
+
+
+def pair_split(summary: dict[str, Any]) -> dict[str, int] | None:
+    """How the planned pairs split (``summary.json`` ``planned_pairs``): ``total``, ``paired``
+    (a should-act side and a should-abstain or act_resist side: the pairs of paired accuracy)
+    and ``control`` (act only: no part in paired accuracy), as counted by
+    :mod:`evalkit.metrics.aggregate` (a pair whose planned variants are only ``act`` is a
+    control pair). ``None`` when the summary has no ``planned_pairs`` (written before the field).
+    """
+    planned = summary.get("planned_pairs")
+    if not isinstance(planned, list):
+        return None
+    variants = [set(p[1]) for p in planned if isinstance(p, list) and len(p) == 2 and isinstance(p[1], list)]
+    control = sum(v == {"act"} for v in variants)
+    return {"total": len(variants), "paired": len(variants) - control, "control": control}
+
+
+def pair_split_line(summary: dict[str, Any]) -> str | None:
+    """:func:`pair_split` as one line: ``"354 pairs: 302 paired (should-act + should-abstain),
+    52 control (act only, not in paired accuracy)"``; ``None`` without ``planned_pairs``."""
+    split = pair_split(summary)
+    if split is None:
+        return None
+    return (f"{split['total']:,} pairs: {split['paired']:,} paired (should-act + should-abstain), "
+            f"{split['control']:,} control (act only, not in paired accuracy)")
 
 
 def ranked_rows(summary: dict[str, Any]) -> list[dict[str, Any]]:
@@ -155,26 +245,44 @@ LEGEND = ("columns: timely paired / paired acc = pairs right on every side (time
 """One line under the main summary table naming what its abbreviated columns measure."""
 
 
-def print_summary(summary: dict[str, Any]) -> None:
-    """Print :func:`summary_tables` to stdout: at the terminal's width (cells wrap, never cut),
-    or 320 columns wide when not a terminal (a CI log: one line per row, greppable)."""
+def print_summary(summary: dict[str, Any], *, wide: bool = False) -> None:
+    """Print the main table (:func:`fit_summary_table`), what it leaves out, how the pairs split
+    (:func:`pair_split_line`), the column legend, then each paired comparison once
+    (:func:`verdict_lines`).
+
+    On a terminal the table fits its width; not on a terminal (a CI log) and without
+    ``COLUMNS`` in the environment, or with ``wide``, the full table is printed one line per
+    row at its natural width (greppable).
+
+    Args:
+        summary: The dict written to ``summary.json``.
+        wide: Print every column and k/n whatever the terminal's width.
+    """
+    import os
+
     from rich.console import Console
 
     console = Console()
-    if not console.is_terminal:
-        console = Console(width=320)
-    tables = summary_tables(summary, compact=console.width < 220)
-    for i, table in enumerate(tables):
-        console.print(table)
-        if i == 0:
-            console.print(LEGEND, markup=False, highlight=False, soft_wrap=True)
+    full = wide or (not console.is_terminal and not os.environ.get("COLUMNS", "").isdigit())
+    table, left_out = fit_summary_table(summary, None if full else console.width)
+    if full:
+        console = Console(width=max(_natural_width(table), 80))
+    console.print(table)
+    if left_out:
+        console.print(f"not shown at {console.width} columns: {', '.join(left_out)} "
+                      "(`--wide` or a wider terminal shows them; summary.json and report.html have every column)",
+                      markup=False, highlight=False)
+    split = pair_split_line(summary)
+    if split:
+        console.print(split, markup=False, highlight=False)
+    console.print(LEGEND, markup=False, highlight=False, soft_wrap=True)
     lines = verdict_lines(summary)
     if lines:
-        console.print("B vs A: paired accuracy B − A [bootstrap 95% CI], exact McNemar p, pairs compared; "
-                      "timely: the same for timely paired accuracy",
+        console.print("comparisons, B vs A: paired accuracy B − A [bootstrap 95% CI], exact McNemar p, pairs "
+                      "compared; timely: the same for timely paired accuracy",
                       markup=False, highlight=False)
         for line in lines:
-            console.print(line, markup=False, highlight=False)
+            console.print(line, markup=False, highlight=False, soft_wrap=True)
 
 
 def _tokens(value: int | None, bound: bool) -> str:

@@ -105,7 +105,7 @@ def report_context(root: Path) -> dict[str, Any]:
             card["user"] = truncate((trace.get("user") or [""])[0], 240)
             card["commits"] = executed_commits(trace) if card["row"].get("commits") else []
     grid = view.pair_grid(rows, columns, set(traces))
-    lags = sorted({int(k) for r in srows for k in (r.get("lag_hist") or {})})
+    lags = view.lag_columns(srows, max_lag)
     return {
         "summary": summary,
         "settings": summary.get("settings", {}),
@@ -130,6 +130,7 @@ def report_context(root: Path) -> dict[str, Any]:
         "phase_chart": phase_chart(summary.get("breakdowns", {}).get("phase", [])),
         "failure_chart": failure_chart(srows),
         "lags": lags,
+        "pair_split": fmt.pair_split_line(summary),
         "gallery": sections,
         "traces": traces,
         "trace_index": [{"id": t["id"], "label": f"{t['head']['pair_id']} · {t['head']['variant']} · "

@@ -399,3 +399,21 @@ def pair_grid(table: ResultTable, columns: list[tuple[str, str, str]], embedded:
         title_at += n_titles
     return {"pairs": info, "grid": grid, "columns": cols, "n_pairs_total": len(table.pair_ids),
             "n_columns_total": len(columns)}
+
+
+def lag_columns(rows: list[dict[str, Any]], max_lag: int, *, cap: int = 30) -> list[int]:
+    """The lag columns of the report's timeliness table: every lag from 0 to the largest
+    observed in any row's ``lag_hist`` or ``max_lag`` (the threshold column is always there),
+    zeros included; beyond ``cap`` only the lags observed.
+
+    Args:
+        rows: ``summary.json`` rows (``lag_hist``: ``{lag as text: correct abstentions}``).
+        max_lag: The run's timeliness threshold (``settings.max_lag``, task-tool calls).
+        cap: Below this lag every column is shown.
+
+    Returns:
+        Lags in ascending order.
+    """
+    observed = {int(k) for r in rows for k in (r.get("lag_hist") or {})}
+    top = max(observed | {max_lag})
+    return sorted(set(range(min(top, cap) + 1)) | observed)
