@@ -257,3 +257,23 @@ def test_resume_refuses_other_options_instead_of_ignoring_them(tmp_path, mini_su
     assert (out / "summary.json").read_text() == before  # nothing ran
     resumed = CliRunner().invoke(app, ["run", "--resume", str(out)])
     assert resumed.exit_code == 0, resumed.output
+
+
+def test_run_fits_the_table_to_columns_and_wide_shows_every_column(tmp_path):
+    """`COLUMNS=90 evalkit run`: rates without k/n, one line per row, a line naming what is left
+    out; `--wide` prints every column with its counts at the same COLUMNS."""
+    import os
+
+    env = {**os.environ, "COLUMNS": "90"}
+    args = ["run", "--limit", "2", "-m", "scripted/oracle", "-c", "tool", "--no-report"]
+    narrow = subprocess.run([sys.executable, "-m", "evalkit", *args, "--out", str(tmp_path / "a")],
+                            capture_output=True, text=True, timeout=300, env=env)
+    assert narrow.returncode == 0, narrow.stderr
+    rows = [line for line in narrow.stdout.splitlines() if line.startswith("│ scripted/oracle")]
+    assert len(rows) == 1 and len(rows[0]) <= 90 and "(2/2)" not in rows[0]
+    assert "not shown at 90 columns: k/n counts" in narrow.stdout
+    wide = subprocess.run([sys.executable, "-m", "evalkit", *args, "--wide", "--out", str(tmp_path / "b")],
+                          capture_output=True, text=True, timeout=300, env=env)
+    assert wide.returncode == 0, wide.stderr
+    (row,) = [line for line in wide.stdout.splitlines() if line.startswith("│ scripted/oracle")]
+    assert "1.000 (2/2)" in row and "not shown" not in wide.stdout
