@@ -185,3 +185,18 @@ def test_cli_with_judges(judge_server, tmp_path) -> None:
     assert (panel["right"], panel["accuracy"]) == (2, 2 / 3)  # judge-b erred on every text: judge-a decides
     assert {(x["a"], x["b"]) for x in data["agreement"]} >= {("judge openai/judge-a", "judge openai/judge-b")}
     assert data["judge_panel"]["prompt"]["version"] == "1"
+
+
+def test_accuracy_in_the_languages_read_leaves_out_unsupported_ones(tmp_path) -> None:
+    path = tmp_path / "mixed.jsonl"
+    rows = [{"text": "I'm sorry, but I can't cancel this order: it has already shipped.", "label": "abstain", "lang": "en"},
+            {"text": "Which of your two accounts should I use, checking or savings?", "label": "clarify", "lang": "en"},
+            {"text": "Mi dispiace, non posso annullare l'ordine perché è già stato spedito.", "label": "abstain", "lang": "it"}]
+    path.write_text("".join(json.dumps(r) + "\n" for r in rows), encoding="utf-8")
+    out = tmp_path / "j.json"
+    result = runner.invoke(app, ["judge", "eval", "--texts", str(path), "--json", str(out)])
+    assert result.exit_code == 0, result.output
+    (clf,) = json.loads(out.read_text(encoding="utf-8"))["readers"]
+    assert (clf["right"], clf["n"], clf["n_read_langs"], clf["accuracy_read_langs"]) == (2, 3, 2, 1.0)
+    assert "in the languages the classifier reads: accuracy 1.000 (2 lines)" in result.output
+    assert "it 0.000 (0/1) [not read by the classifier]" in result.output

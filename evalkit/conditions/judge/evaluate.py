@@ -13,6 +13,9 @@ Figures per reader (:func:`score_reader`), over all lines:
 * per label: ``recall`` (lines of the label read as it / lines of the label) and ``precision``
   (lines read as the label that have it / lines read as it), ``None`` for an empty
   denominator;
+* ``accuracy_read_langs`` over the ``n_read_langs`` lines whose ``lang`` the classifier reads
+  (:data:`~evalkit.conditions.classifier.lang.SUPPORTED`; ``None`` when there are none): the
+  figure of the issue's per-language targets without the lines every reader must leave ``unknown``;
 * ``by_lang``: accuracy per language; ``unknown``: lines read ``unknown``; ``errors``: judge
   errors;
 * ``kappa``: Cohen's κ between the readings and the labels (Cohen 1960, κ = (p_o − p_e) /
@@ -31,6 +34,7 @@ from typing import Any, Callable, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
+from evalkit.conditions.classifier.lang import SUPPORTED
 from evalkit.errors import ConfigError
 
 DEFAULT_TEXTS = Path(__file__).resolve().parent.parent / "corpus" / "test.jsonl"
@@ -136,8 +140,12 @@ def score_reader(name: str, lines: list[LabelledText], readings: list[str]) -> d
         entry["accuracy"] = entry["right"] / entry["n"]
     mistakes = [{"line": i + 1, "lang": line.lang, "label": line.label, "reading": r, "text": line.text}
                 for i, (line, r) in enumerate(zip(lines, readings)) if r != line.label]
+    read = [entry for lang, entry in by_lang.items() if lang in SUPPORTED]
+    n_read = sum(e["n"] for e in read)
     return {
         "reader": name, "n": n, "right": right, "accuracy": right / n,
+        "n_read_langs": n_read,
+        "accuracy_read_langs": sum(e["right"] for e in read) / n_read if n_read else None,
         "per_label": per_label, "by_lang": dict(sorted(by_lang.items())),
         "unknown": readings.count("unknown"), "errors": readings.count("error"),
         "kappa": cohen_kappa(readings, gold), "confusion": confusion, "mistakes": mistakes,
@@ -183,8 +191,6 @@ def _fmt(value: float | None) -> str:
 
 def _lang_cell(lang: str, e: dict[str, Any]) -> str:
     """One language's accuracy; a language the classifier does not read is marked as such."""
-    from evalkit.conditions.classifier.lang import SUPPORTED
-
     cell = f"{lang} {_fmt(e['accuracy'])} ({e['right']}/{e['n']})"
     return cell if lang in SUPPORTED else f"{cell} [not read by the classifier]"
 
@@ -196,6 +202,9 @@ def render(ev: Evaluation, *, max_mistakes: int = 50) -> str:
         out.append("")
         out.append(f"== {r['reader']}: accuracy {_fmt(r['accuracy'])} ({r['right']}/{r['n']}), "
                    f"kappa vs labels {_fmt(r['kappa'])}, unknown {r['unknown']}, judge errors {r['errors']}")
+        if r["n_read_langs"] != r["n"]:
+            out.append(f"  in the languages the classifier reads: accuracy {_fmt(r['accuracy_read_langs'])} "
+                       f"({r['n_read_langs']} lines)")
         for lab, f in r["per_label"].items():
             out.append(f"  {lab:<8} recall {_fmt(f['recall'])}  precision {_fmt(f['precision'])}  (n={f['n']})")
         out.append("  by language: " + ", ".join(_lang_cell(lang, e) for lang, e in r["by_lang"].items()))
