@@ -60,7 +60,9 @@ WEIGHTS_PATH: Final[Path] = Path(__file__).with_name("learned_weights.npz")
 """The shipped weights (``w``: buckets x labels, ``b``: labels)."""
 
 _TOKEN = re.compile(r"[a-z\u00c0-\u024f0-9]+(?:'[a-z]+)?")
-_CJK_RUN = re.compile(r"[\u3040-\u30ff\u3400-\u9fff\uac00-\ud7af]+")
+_CJK_CLASS: Final[str] = "[\u3040-\u30ff\u3400-\u9fff\uac00-\ud7af]"
+"""Kana, CJK ideographs and Hangul: the characters read as n-grams of characters, counted twice by :func:`size`."""
+_CJK_RUN = re.compile(_CJK_CLASS + "+")
 _SENT_END = re.compile(r"(?<=[.!?\u3002\uff01\uff1f])\s*|\n+")
 
 
@@ -103,7 +105,7 @@ def reading(text: str, verdict: TextVerdict | None = None) -> tuple[TextVerdict,
 
 
 _WORD4 = re.compile(r"[a-z\u00c0-\u024f]{4,}")
-_SCOPE_TOKEN = re.compile(r"[a-z\u00c0-\u024f0-9]+(?:'[a-z]+)?|[\u3040-\u30ff\u3400-\u9fff\uac00-\ud7af]")
+_SCOPE_TOKEN = re.compile(r"[a-z\u00c0-\u024f0-9]+(?:'[a-z]+)?|" + _CJK_CLASS)
 _NEG_WORD = re.compile(
     r"^(?:not|no|never|nothing|none|cannot|unable|ne|pas|jamais|rien|aucun\w*|nicht|kein\w*|nie|nichts|nunca|nada|"
     r"ningun\w*|n[ãa]o|nem|nenhum\w*|nunca)$")
@@ -238,7 +240,7 @@ SHORT_SIZE: Final[int] = 100
 negations about something else, idioms and quoted speech ("I can't wait to help you plan this
 trip!"), keep their label unless the learned reader is at least :data:`SHORT_MIN` sure."""
 SHORT_MIN: Final[float] = 0.9
-_CJK_CHAR = re.compile(r"[\u3040-\u30ff\u3400-\u9fff\uac00-\ud7af]")
+_CJK_CHAR = re.compile(_CJK_CLASS)
 
 
 def size(text: str) -> int:
