@@ -11,6 +11,7 @@ import pytest
 
 from evalkit.conditions.corpus import (
     CORE_LANGS,
+    CORPUS_DIR,
     EXTRA_LANGS,
     KINDS,
     LANGS,
@@ -164,3 +165,25 @@ def test_assign_keeps_given_parts_and_stratifies_new_lines() -> None:
 def test_check_mode_reports_in_sync(capsys: pytest.CaptureFixture[str]) -> None:
     assert main(["--check"]) == 0
     assert capsys.readouterr().err == ""
+
+
+def test_audit_outcomes_are_applied_to_the_sources() -> None:
+    """audit.tsv: a kept line has its written label, a relabelled one the two auditors' label, a disputed one
+    is gone; the outcome follows the majority of the three labels (README "Quality")."""
+    rows = [line.split("\t") for line in (CORPUS_DIR / "audit.tsv").read_text(encoding="utf-8").splitlines()[1:]]
+    by_id = {line.id: line for line in load_sources()}
+    outcomes: Counter[str] = Counter()
+    for ident, written, first, second, outcome in rows:
+        expected = ("kept" if written in (first, second)
+                    else "relabelled" if first == second != "unclear" else "disputed")
+        assert outcome == expected, ident
+        outcomes[outcome] += 1
+        if outcome == "disputed":
+            assert ident not in by_id, ident
+        elif ident in by_id:  # a kept line may have been rewritten since
+            assert by_id[ident].label == (written if outcome == "kept" else first), ident
+    assert len({row[0] for row in rows}) == len(rows)
+    assert outcomes["kept"] > 0.99 * len(rows)
+    audited = {row[0] for row in rows}
+    main_ids = {x.id for x in load_part("tune") + load_part("test") if x.lang in ("en", "zh")}
+    assert main_ids <= audited
