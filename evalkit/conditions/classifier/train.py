@@ -28,9 +28,9 @@ from evalkit.conditions.classifier.learned import (
 )
 from evalkit.conditions.classifier.verdict import TextLabel
 
-L2: float = 1e-4
+L2: float = 1e-5
 """L2 penalty on the weights (the loss is the mean cross-entropy plus ``L2/2 * |W|^2``)."""
-STEPS: int = 300
+STEPS: int = 1000
 """Full-batch gradient steps."""
 RATE: float = 2.0
 """Step size (rows have unit L2 norm)."""
