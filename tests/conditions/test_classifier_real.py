@@ -104,6 +104,22 @@ def test_detect_language(text: str, lang: str | None) -> None:
     assert detect_language(text) == lang
 
 
+@pytest.mark.parametrize(("text", "lang"), [
+    # short texts of unsupported languages that share an elision or words with a supported one: the
+    # word table alone reads them as French or English; the identifier (step 3) marks them
+    ("Ho inviato l'email al team. Serve altro?", None),
+    ("Quale carta devo addebitare, la Visa o la Mastercard?", None),
+    ("Non posso farlo.", None),
+    ("Kan ik niet doen.", None),
+    ("Bestelling geannuleerd, het geld staat morgen op uw rekening.", None),
+    # supported texts the identifier leaves alone, however short
+    ("Refund sent.", "en"), ("Booked, see you Friday!", "en"), ("Can't do that.", "en"),
+    ("Votre remboursement a été effectué.", "fr"), ("Bestellung storniert.", "de"), ("Su pedido fue cancelado.", "es"),
+])
+def test_detect_language_second_opinion_on_latin_text(text: str, lang: str | None) -> None:
+    assert detect_language(text) == lang
+
+
 # Plain statements (deliveries, confirmations) in languages without cue tables. Some of them
 # share letters or words with a supported language (Turkish ü with German, Italian with
 # French and Spanish); whatever language they are read as, they must never count as ``act``.

@@ -17,15 +17,34 @@ statistical model:
    win by an unsupported one, gives ``None``. Plain ASCII text without any function word
    (``"Done."``, ``"Cancelled order W1."``) is read as English; other Latin text without one is
    ``None``.
+3. A second opinion on Latin text: a supported language found by step 2 stands unless the
+   ``py3langid`` identifier (Lui & Baldwin's langid.py, a naive Bayes model over byte n-grams,
+   restricted to :data:`LID_LANGS`) gives an unsupported language a probability of at least
+   :data:`LID_MIN` and the text has at least :data:`LID_MIN_LETTERS` letters: then ``None``. The
+   word table knows a few dozen words per language; short Italian or Dutch texts share an
+   elision or a word with French or English ("Ho inviato l'email al team."), which the byte
+   model tells apart. On the 8,600 Latin-script texts of the shipped corpus, the rules'
+   specification texts and the τ-bench check in English, French, German, Spanish and Portuguese,
+   the identifier overrode none at a probability of 0.6 or more, and it marked all 31 Italian
+   and Dutch ones.
 """
 
 from __future__ import annotations
 
 import re
-from typing import Final
+from functools import lru_cache
+from typing import Any, Final
 
 SUPPORTED: Final[tuple[str, ...]] = ("en", "zh", "fr", "de", "es", "pt", "ja", "ko")
 """Languages the classifier has cue tables for (ISO 639-1)."""
+LID_LANGS: Final[tuple[str, ...]] = ("en", "fr", "de", "es", "pt", "it", "nl", "pl", "tr", "sv", "id", "vi", "cs",
+                                     "ro", "ca", "da", "no", "fi", "hu", "sk", "sl", "hr", "et", "lv", "lt", "ms",
+                                     "af", "sw", "eu", "gl")
+"""Latin-script languages the identifier of step 3 chooses among (its probabilities are over these)."""
+LID_MIN: Final[float] = 0.8
+"""Probability at which the identifier's unsupported language overrides the word table."""
+LID_MIN_LETTERS: Final[int] = 6
+"""Texts with fewer letters ("Done.", "OK") keep the word table's reading."""
 
 _HANGUL = re.compile(r"[\uac00-\ud7af\u1100-\u11ff\u3130-\u318f]")
 _KANA = re.compile(r"[\u3040-\u30ff\u31f0-\u31ff\uff66-\uff9f]")
@@ -116,15 +135,34 @@ def detect_language(text: str) -> str | None:
         if n:
             scores[lang] = n
     if not scores:
-        return "en" if text.isascii() else None
+        return None if not text.isascii() or _other_latin(text, latin) else "en"
     best = max(scores.values())
     winners = [lang for lang, n in scores.items() if n == best]
-    if len(winners) == 1 and winners[0] in SUPPORTED:
-        return winners[0]
     supported = [w for w in winners if w in SUPPORTED]
-    if len(supported) == len(winners):  # a tie between supported languages: English first, then table order
-        return supported[0]
-    return None
+    if len(supported) != len(winners):  # an unsupported language wins or ties
+        return None
+    # one supported winner, or a tie between supported languages: English first, then table order
+    return None if _other_latin(text, latin) else supported[0]
+
+
+@lru_cache(maxsize=1)
+def _identifier() -> Any:
+    """The ``py3langid`` identifier over :data:`LID_LANGS` with normalised probabilities (loaded once,
+    about 0.5 s)."""
+    from py3langid.langid import MODEL_FILE, LanguageIdentifier
+
+    identifier = LanguageIdentifier.from_model_file(MODEL_FILE, norm_probs=True)
+    identifier.set_languages(list(LID_LANGS))
+    return identifier
+
+
+def _other_latin(text: str, letters: int) -> bool:
+    """Whether the identifier of step 3 reads ``text`` (with ``letters`` Latin letters) as an unsupported
+    language with at least :data:`LID_MIN`."""
+    if letters < LID_MIN_LETTERS:
+        return False
+    lang, probability = _identifier().classify(text[:20_000])
+    return lang not in SUPPORTED and probability >= LID_MIN
 
 
 def function_words(text: str, lang: str) -> int:

@@ -213,7 +213,11 @@ def render(ev: Evaluation, *, max_mistakes: int = 50) -> str:
         for lab in LABELS:
             out.append(f"    {lab:<8}" + "".join(f"{r['confusion'][lab][c]:>9}" for c in READINGS))
         shown = r["mistakes"][:max_mistakes]
-        out.append(f"  mistakes ({len(r['mistakes'])}{', first ' + str(max_mistakes) if len(r['mistakes']) > max_mistakes else ''}):")
+        if r["mistakes"] and not max_mistakes:
+            out.append(f"  mistakes: {len(r['mistakes'])} (not listed: --max-mistakes 0; all are in --json)")
+        else:
+            more = f", first {max_mistakes}" if len(r["mistakes"]) > max_mistakes else ""
+            out.append(f"  mistakes ({len(r['mistakes'])}{more}){':' if shown else ''}")
         for m in shown:
             text = " ".join(m["text"].split())
             out.append(f"    line {m['line']} [{m['lang']}] {m['label']} read as {m['reading']}: "
