@@ -135,3 +135,16 @@ def test_a_wrapper_nested_fifty_deep_is_read() -> None:
     assert classify_text(text).label == "abstain"
     text = '{"message": ' * 49 + '{"content": "Which order number should I look up?"}' + "}" * 49
     assert classify_text(text).label == "clarify"
+
+
+@pytest.mark.parametrize("text", [
+    "I ca\u200bn't cancel your order because it has already shipped.",   # zero-width space inside a word
+    "I can\u00adnot cancel your order because it has already shipped.",  # soft hyphen
+    "I ca\u2060n't cancel your order because it has already shipped.",   # word joiner
+    "I \u202bcan't\u202c cancel your order because it has already shipped.",  # bidi embedding
+    "I <b>can't</b> cancel your order because it has already shipped.",  # inline HTML
+    "<p>I <em>can't</em> cancel your order:</p><p>it has already shipped.</p>",
+])
+def test_invisible_characters_and_html_tags_do_not_hide_a_refusal(text: str) -> None:
+    assert classify_text(text).label == "abstain"
+    assert classify_text(text, reader="rules").label == "abstain"

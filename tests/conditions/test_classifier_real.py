@@ -112,6 +112,8 @@ def test_detect_language(text: str, lang: str | None) -> None:
     ("Non posso farlo.", None),
     ("Kan ik niet doen.", None),
     ("Bestelling geannuleerd, het geld staat morgen op uw rekening.", None),
+    ("Ordine annullato.", None), ("Rimborso completato.", None), ("Pesanan sudah dibatalkan.", None),
+    ("Invoice sent.", "en"), ("Card frozen.", "en"), ("Order cancelled.", "en"), ("Rolled back.", "en"),
     # supported texts the identifier leaves alone, however short
     ("Refund sent.", "en"), ("Booked, see you Friday!", "en"), ("Can't do that.", "en"),
     ("Votre remboursement a été effectué.", "fr"), ("Bestellung storniert.", "de"), ("Su pedido fue cancelado.", "es"),

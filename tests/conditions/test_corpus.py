@@ -37,7 +37,10 @@ def test_parts_are_built_from_the_sources() -> None:
     assert stale_files() == []
     assert sorted(line.id for line in ALL) == [line.id for line in load_sources()]
     frozen = read_split()
-    assert {line.id: "tune" for line in TUNE} | {line.id: "test" for line in TEST} == frozen
+    present = {line.id: "tune" for line in TUNE} | {line.id: "test" for line in TEST}
+    assert {i: p for i, p in frozen.items() if i in present} == present
+    retired = set(frozen) - set(present)  # removed by the audit; their rows stay
+    assert retired >= {"en-1668", "zh-0014"} and not retired & {x.id for x in load_sources()}
 
 
 def test_ids_unique_and_no_text_in_both_parts() -> None:
@@ -187,3 +190,43 @@ def test_audit_outcomes_are_applied_to_the_sources() -> None:
     audited = {row[0] for row in rows}
     main_ids = {x.id for x in load_part("tune") + load_part("test") if x.lang in ("en", "zh")}
     assert main_ids <= audited
+
+
+def test_a_removed_line_keeps_its_split_row_and_returns_to_its_part() -> None:
+    from evalkit.conditions.corpus.build import SPLIT_PATH, render
+
+    lines = [_line(f"en-{n:04d}") for n in range(1, 7)]
+    parts = assign(lines, {})
+    tuned = next(i for i, p in parts.items() if p == "tune")
+    kept = [x for x in lines if x.id != tuned]
+    split = render(kept, assign(kept, parts), frozen=parts)[SPLIT_PATH]
+    assert f"{tuned}\ttune" in split.splitlines()
+    frozen = dict(row.split("\t") for row in split.splitlines())
+    assert assign(lines, frozen)[tuned] == "tune"  # added again: back to tune, never test
+
+
+def test_a_tuning_line_cannot_move_to_a_held_out_part(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    from evalkit.conditions.corpus import build
+
+    (tmp_path / "test2").mkdir()
+    (tmp_path / "test2" / "en.yaml").write_text(
+        "- id: en-0001\n  label: act\n  meta_requests: []\n  kind: plain\n  text: |-\n    Sent PR #482 today.\n",
+        encoding="utf-8")
+    monkeypatch.setattr(build, "SRC_DIR", tmp_path)
+    with pytest.raises(ConfigError, match=r"line en-0001: field id: given the tune part before"):
+        build.load_held([], {"en-0001": "tune"})
+
+
+def test_source_errors_name_the_file_and_the_line(tmp_path: Path) -> None:
+    (tmp_path / "en.yaml").write_bytes("- id: en-0001\n  label: act\n".encode() + b"\xff\n")
+    with pytest.raises(ConfigError, match=r"en\.yaml: byte \d+: not UTF-8"):
+        load_sources(tmp_path)
+    (tmp_path / "en.yaml").write_text(
+        "- id: en-0001\n  label: act\n  label: abstain\n  meta_requests: []\n  kind: plain\n  text: |-\n    Hi.\n",
+        encoding="utf-8")
+    with pytest.raises(ConfigError, match=r"en\.yaml:1: line en-0001: field label: given twice"):
+        load_sources(tmp_path)
+    split = tmp_path / "split.tsv"
+    split.write_text("en-0001\ttest\nen-0001\ttune\n", encoding="utf-8")
+    with pytest.raises(ConfigError, match=r"split\.tsv:2: id en-0001 given a part twice"):
+        read_split(split)

@@ -26,7 +26,9 @@ statistical model:
    model tells apart. On the 8,600 Latin-script texts of the shipped corpus, the rules'
    specification texts and the τ-bench check in English, French, German, Spanish and Portuguese,
    the identifier overrode none at a probability of 0.6 or more, and it marked all 31 Italian
-   and Dutch ones.
+   and Dutch ones. A plain ASCII text with no function word needs only :data:`LID_MIN_NO_WORDS`.
+   Very short texts (fewer than :data:`LID_MIN_LETTERS` letters: "OK fatto") and texts the
+   identifier cannot place ("Lorem ipsum dolor sit amet.", transliterated Russian) stay English.
 """
 
 from __future__ import annotations
@@ -43,6 +45,10 @@ LID_LANGS: Final[tuple[str, ...]] = ("en", "fr", "de", "es", "pt", "it", "nl", "
 """Latin-script languages the identifier of step 3 chooses among (its probabilities are over these)."""
 LID_MIN: Final[float] = 0.8
 """Probability at which the identifier's unsupported language overrides the word table."""
+LID_MIN_NO_WORDS: Final[float] = 0.3
+"""The same for a plain ASCII text with no function word of any language ("Ordine annullato."), which
+step 2 would read as English on no evidence: the identifier needs less to say otherwise. Short
+English agent texts with no function word ("Invoice sent.", "Card frozen.") stay below 0.25."""
 LID_MIN_LETTERS: Final[int] = 6
 """Texts with fewer letters ("Done.", "OK") keep the word table's reading."""
 
@@ -135,7 +141,7 @@ def detect_language(text: str) -> str | None:
         if n:
             scores[lang] = n
     if not scores:
-        return None if not text.isascii() or _other_latin(text, latin) else "en"
+        return None if not text.isascii() or _other_latin(text, latin, LID_MIN_NO_WORDS) else "en"
     best = max(scores.values())
     winners = [lang for lang, n in scores.items() if n == best]
     supported = [w for w in winners if w in SUPPORTED]
@@ -156,13 +162,13 @@ def _identifier() -> Any:
     return identifier
 
 
-def _other_latin(text: str, letters: int) -> bool:
+def _other_latin(text: str, letters: int, minimum: float = LID_MIN) -> bool:
     """Whether the identifier of step 3 reads ``text`` (with ``letters`` Latin letters) as an unsupported
-    language with at least :data:`LID_MIN`."""
+    language with at least ``minimum``."""
     if letters < LID_MIN_LETTERS:
         return False
     lang, probability = _identifier().classify(text[:20_000])
-    return lang not in SUPPORTED and probability >= LID_MIN
+    return lang not in SUPPORTED and probability >= minimum
 
 
 def function_words(text: str, lang: str) -> int:

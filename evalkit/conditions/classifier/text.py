@@ -77,9 +77,22 @@ def _lower_expand(text: str) -> str:
     return out
 
 
+_FORMAT_CHARS = re.compile("[\u00ad\u061c\u180e\u200b-\u200f\u202a-\u202e\u2060-\u2064\u2066-\u2069\ufeff]")
+"""Invisible format characters (zero-width spaces and joiners, soft hyphen, word joiner, bidi
+embeddings and isolates, BOM): removed, so "ca\u200bn't" and "can\u00adnot" read as the words they show."""
+_HTML_BLOCK = re.compile(r"<\s*/?\s*(?:br|p|div|li|ul|ol|tr|td|th|table|h[1-6]|blockquote|hr)\b[^<>]{0,200}>", re.I)
+_HTML_INLINE = re.compile(
+    r"<\s*/?\s*(?:b|i|u|s|em|strong|mark|small|span|a|font|del|ins|sup|sub|abbr|cite|q|code|kbd|var|samp)\b[^<>]{0,200}>",
+    re.I)
+"""HTML tags in a final text: a block tag is a line break, an inline tag (``<b>can't</b>``) is dropped,
+its content kept."""
+
+
 def _prepare(text: str) -> tuple[str, bool]:
     """Normalise, drop non-own-voice spans; return (text, has_code)."""
-    t = unicodedata.normalize("NFKC", text).translate(_CHAR_MAP)
+    t = _FORMAT_CHARS.sub("", unicodedata.normalize("NFKC", text)).translate(_CHAR_MAP)
+    if "<" in t:
+        t = _HTML_INLINE.sub("", _HTML_BLOCK.sub("\n", t))
     has_code = bool(_INLINE_CODE.search(t)) or any(m.group(1).strip() for m in _FENCE.finditer(t))
     t = _FENCE.sub(lambda m: " [code] " if m.group(1).strip() else " ", t)  # an empty fence delivers nothing
     t = _INLINE_CODE.sub("code", t)

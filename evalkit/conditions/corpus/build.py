@@ -61,9 +61,14 @@ def load_sources(src_dir: Path = SRC_DIR) -> list[CorpusLine]:
     seen_ids: dict[str, str] = {}
     seen_texts: dict[str, str] = {}
     for file in sorted(src_dir.glob("*.yaml")):
-        source = file.read_text(encoding="utf-8")
         try:
-            _check_plain_scalars(file, yaml.compose(source))
+            source = file.read_text(encoding="utf-8")
+        except UnicodeDecodeError as exc:
+            raise ConfigError(f"{file}: byte {exc.start}: not UTF-8") from None
+        try:
+            root = yaml.compose(source)
+            _check_plain_scalars(file, root)
+            _check_duplicate_keys(file, root)
             items = yaml.safe_load(source) or []
         except yaml.YAMLError as exc:
             raise ConfigError(f"{file}: not valid YAML: {exc}") from None
@@ -84,17 +89,20 @@ def load_sources(src_dir: Path = SRC_DIR) -> list[CorpusLine]:
     return sorted(lines, key=lambda line: line.id)
 
 
-def load_held(main: list[CorpusLine]) -> dict[str, list[CorpusLine]]:
+def load_held(main: list[CorpusLine], frozen: dict[str, Part] | None = None) -> dict[str, list[CorpusLine]]:
     """Read the held-out parts' sources (``src/<part>/``), checked against the main corpus and each other.
 
     Args:
         main: The lines of the main sources (:func:`load_sources`).
+        frozen: The parts given so far (``split.tsv``): an id there was in the tune or test part and may
+            not move to a held-out part.
 
     Returns:
         Each held-out part present (:data:`~evalkit.conditions.corpus.HELD_OUT` order) with its lines, sorted by id.
 
     Raises:
-        ConfigError: as :func:`load_sources`, and for an id or a text also in the main sources or another part.
+        ConfigError: as :func:`load_sources`, and for an id or a text also in the main sources or another part,
+            or an id given the tune or test part before.
     """
     ids = {line.id: "the main sources" for line in main}
     texts = {_SPACE.sub(" ", line.text).strip().casefold(): line.id for line in main}
@@ -107,6 +115,9 @@ def load_held(main: list[CorpusLine]) -> dict[str, list[CorpusLine]]:
         for line in held:
             if line.id in ids:
                 raise ConfigError(f"{folder}: line {line.id}: field id: also in {ids[line.id]}")
+            if line.id in (frozen or {}):
+                raise ConfigError(f"{folder}: line {line.id}: field id: given the {frozen[line.id]} part before "  # type: ignore[index]
+                                  f"({SPLIT_PATH.name}); a line once in the main parts cannot be held out")
             other = texts.get(_SPACE.sub(" ", line.text).strip().casefold())
             if other:
                 raise ConfigError(f"{folder}: line {line.id}: field text: same text as {other}")
@@ -125,6 +136,18 @@ def _check_plain_scalars(file: Path, root: yaml.Node | None) -> None:
                                   f"scalar (|-) or quoted, never plain")
 
 
+def _check_duplicate_keys(file: Path, root: yaml.Node | None) -> None:
+    """Refuse a line mapping that gives a key twice (YAML would keep the last one silently)."""
+    for item in root.value if isinstance(root, yaml.SequenceNode) else []:
+        if not isinstance(item, yaml.MappingNode):
+            continue
+        keys = [key.value for key, _ in item.value]
+        ident = next((value.value for key, value in item.value if key.value == "id"), None)
+        for key in keys:
+            if keys.count(key) > 1:
+                raise ConfigError(f"{file}:{item.start_mark.line + 1}: line {ident}: field {key}: given twice")
+
+
 def read_split(path: Path = SPLIT_PATH) -> dict[str, Part]:
     """Read the frozen part of every id already given one (``id<TAB>part`` lines)."""
     if not path.exists():
@@ -136,6 +159,8 @@ def read_split(path: Path = SPLIT_PATH) -> dict[str, Part]:
         ident, _, part = row.partition("\t")
         if part not in ("tune", "test"):
             raise ConfigError(f"{path}:{number}: part must be tune or test, not {part!r}")
+        if ident in frozen:
+            raise ConfigError(f"{path}:{number}: id {ident} given a part twice")
         frozen[ident] = part  # type: ignore[assignment]
     return frozen
 
@@ -145,7 +170,8 @@ def assign(lines: list[CorpusLine], frozen: dict[str, Part]) -> dict[str, Part]:
 
     Args:
         lines: All lines of the corpus.
-        frozen: Parts already given (ids no longer in ``lines`` are dropped).
+        frozen: Parts already given (an id no longer in ``lines`` keeps its row in ``split.tsv``, see
+            :func:`render`, and returns to its part if added again).
 
     Returns:
         ``{id: part}`` for every line.
@@ -178,9 +204,10 @@ def assign(lines: list[CorpusLine], frozen: dict[str, Part]) -> dict[str, Part]:
 
 
 def render(lines: list[CorpusLine], parts: dict[str, Part],
-           held: dict[str, list[CorpusLine]] | None = None) -> dict[Path, str]:
+           held: dict[str, list[CorpusLine]] | None = None,
+           frozen: dict[str, Part] | None = None) -> dict[Path, str]:
     """The text of ``split.tsv``, ``tune.jsonl``, ``test.jsonl``, each held-out part's JSONL (lines sorted by id)
-    and the README."""
+    and the README. ``split.tsv`` also keeps the rows of ``frozen`` ids no longer in ``lines``."""
     held = held or {}
     out: dict[Path, list[str]] = {SPLIT_PATH: [], TUNE_PATH: [], TEST_PATH: []}
     for part, held_lines in held.items():
@@ -188,9 +215,12 @@ def render(lines: list[CorpusLine], parts: dict[str, Part],
                                             for x in held_lines]
     for line in lines:
         part = parts[line.id]
-        out[SPLIT_PATH].append(f"{line.id}\t{part}")
         record = line.model_dump(exclude_none=True)
         out[TUNE_PATH if part == "tune" else TEST_PATH].append(json.dumps(record, ensure_ascii=False))
+    # retired ids (removed from the sources) keep their row: a line once used for tuning never
+    # comes back as a test line
+    rows = {**(frozen or {}), **parts}
+    out[SPLIT_PATH] = [f"{ident}\t{rows[ident]}" for ident in sorted(rows)]
     files = {path: "".join(f"{row}\n" for row in rows) for path, rows in out.items()}
     files[README_PATH] = _with_counts(README_PATH.read_text(encoding="utf-8"), counts_table(lines, parts, held))
     return files
@@ -232,8 +262,12 @@ def _write(path: Path, text: str) -> None:
 def stale_files() -> list[Path]:
     """The shipped files that differ from what the sources give (empty when in sync)."""
     lines = load_sources()
-    wanted = render(lines, assign(lines, read_split()), load_held(lines))
-    return [p for p, text in wanted.items() if not p.exists() or p.read_text(encoding="utf-8") != text]
+    frozen = read_split()
+    held = load_held(lines, frozen)
+    wanted = render(lines, assign(lines, frozen), held, frozen)
+    stale = [p for p, text in wanted.items() if not p.exists() or p.read_text(encoding="utf-8") != text]
+    return stale + [CORPUS_DIR / f"{part}.jsonl" for part in HELD_OUT
+                    if part not in held and (CORPUS_DIR / f"{part}.jsonl").exists()]
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -249,10 +283,14 @@ def main(argv: list[str] | None = None) -> int:
                 print(f"stale: {path.name} (run python -m evalkit.conditions.corpus.build)", file=sys.stderr)
             return 1 if stale else 0
         lines = load_sources()
-        parts = assign(lines, read_split())
-        held = load_held(lines)
-        for path, text in render(lines, parts, held).items():
+        frozen = read_split()
+        parts = assign(lines, frozen)
+        held = load_held(lines, frozen)
+        for path, text in render(lines, parts, held, frozen).items():
             _write(path, text)
+        for part in HELD_OUT:
+            if part not in held and (CORPUS_DIR / f"{part}.jsonl").exists():
+                print(f"warning: {part}.jsonl has no sources (src/{part}/); it is left as it is", file=sys.stderr)
     except ConfigError as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 2
