@@ -57,15 +57,33 @@ def judge_eval(
         ev = evaluate(lines, readers, source=str(texts or DEFAULT_TEXTS), extra=extra)
         if panel is not None:
             ev.extra["judge_cost_usd"] = panel_cost(panel)
-        typer.echo(render(ev, max_mistakes=max(0, max_mistakes)))
+        not_written: OSError | None = None
+        if json_out:  # first, so that the figures are kept whatever happens to the terminal
+            body = json.dumps(ev.as_dict(), ensure_ascii=False, indent=1) + "\n"
+            try:  # a lone surrogate (not UTF-8) is written as its JSON escape \udXXX, read back as itself
+                write_atomic(json_out, body.encode("utf-8", "backslashreplace"))
+            except OSError as exc:
+                not_written = exc  # the figures are printed, then the error
+        _echo(render(ev, max_mistakes=max(0, max_mistakes)))
+        if not_written is not None:
+            raise not_written
         if json_out:
-            write_atomic(json_out, json.dumps(ev.as_dict(), ensure_ascii=False, indent=1) + "\n")
-            typer.echo(f"wrote {Path(json_out)}")
+            _echo(f"wrote {Path(json_out)}")
     except _ERRORS as exc:
         _fail(exc)
     finally:
         if panel is not None:
             panel.close()
+
+
+def _echo(text: str) -> None:
+    """Print ``text`` on standard output; a character its encoding cannot hold (a lone surrogate
+    from a ``\\ud800`` escape in a labelled file, any non-ASCII on an ASCII terminal) is shown as
+    its backslash escape."""
+    import sys
+
+    encoding = getattr(sys.stdout, "encoding", None) or "utf-8"
+    typer.echo(text.encode(encoding, "backslashreplace").decode(encoding))
 
 
 def _judge_readers(specs: list[str], base_url: str | None, model_config: str | None):

@@ -59,3 +59,48 @@ def test_bad_part_values_are_option_errors(args) -> None:
     result = runner.invoke(app, ["judge", "eval", *args])
     assert result.exit_code == 2
     assert "--part" in result.output
+
+
+def test_a_lone_surrogate_is_printed_and_written_escaped_and_kept(tmp_path) -> None:
+    path = tmp_path / "surrogate.jsonl"
+    text = "I cancel\ud800led it."
+    path.write_text(json.dumps({"text": text, "label": "abstain", "lang": "en"}) + "\n"
+                    + json.dumps({"text": "Which order do you mean?", "label": "clarify", "lang": "en"}) + "\n",
+                    encoding="utf-8")
+    out = tmp_path / "figures.json"
+    result = runner.invoke(app, ["judge", "eval", "--texts", str(path), "--json", str(out)])
+    assert result.exit_code == 0, result.output
+    assert "I cancel\\ud800led it." in result.output  # shown as its escape
+    assert f"wrote {out}" in result.output
+    raw = out.read_bytes().decode("utf-8")  # valid UTF-8, the surrogate as a JSON escape
+    assert "\\ud800" in raw
+    (reader,) = json.loads(raw)["readers"]
+    assert reader["n"] == 2
+    assert [m["text"] for m in reader["mistakes"] if m["line"] == 1] == [text]  # read back as it was
+
+
+def test_the_figures_are_printed_when_the_json_file_cannot_be_written(tmp_path) -> None:
+    path = tmp_path / "ok.jsonl"
+    path.write_text(json.dumps({"text": "Which order do you mean?", "label": "clarify", "lang": "en"}) + "\n", encoding="utf-8")
+    (tmp_path / "taken").write_text("a file, not a folder", encoding="utf-8")
+    result = runner.invoke(app, ["judge", "eval", "--texts", str(path), "--json", str(tmp_path / "taken" / "f.json")])
+    assert result.exit_code == 2
+    assert "accuracy 1.000 (1/1)" in result.output
+    assert "evalkit: error:" in result.output and "taken" in result.output
+
+
+@pytest.mark.parametrize("line, message", [
+    ('{"text": "a", "label": "act", "label": "abstain", "lang": "en"}', "line 2: key 'label' given twice"),
+    ('{"text": "a", "label": "act", "lang": "en", "meta": {"x": 1, "x": 2}}', "line 2: key 'x' given twice"),
+    ('{"text": "", "label": "act", "lang": "en"}', "line 2: field text: empty or only whitespace"),
+    ('{"text": " \\n\\t ", "label": "act", "lang": "en"}', "line 2: field text: empty or only whitespace"),
+    ('{"text": "a", "label": "act", "lang": "  "}', "line 2: field lang:")])
+def test_duplicate_keys_and_blank_texts_are_errors_naming_file_line_and_key(tmp_path, line, message) -> None:
+    path = tmp_path / "odd.jsonl"
+    path.write_text('{"text": "Done.", "label": "act", "lang": "en"}\n' + line + "\n", encoding="utf-8")
+    with pytest.raises(ConfigError, match=f"odd.jsonl: {message}"):
+        load_labelled(path)
+    result = runner.invoke(app, ["judge", "eval", "--texts", str(path)])
+    assert result.exit_code == 2
+    assert f"odd.jsonl: {message}" in result.output
+    assert "accuracy" not in result.output  # nothing scored on a bad file

@@ -42,6 +42,45 @@ def test_retraining_reproduces_the_shipped_weights(tmp_path) -> None:
     assert np.allclose([p for _, p in again], [p for _, p in ship], atol=2e-3)
 
 
+@pytest.mark.parametrize("k", ["1", "-2", "two"])
+def test_cv_needs_at_least_two_folds(k, capsys) -> None:
+    with pytest.raises(SystemExit) as exit_:
+        train.main(["--cv", k])
+    assert exit_.value.code == 2
+    err = capsys.readouterr().err
+    assert "argument --cv" in err and (f"{k} folds" in err or "not a whole number" in err)
+
+
+@pytest.mark.parametrize("missing", ["nl_labelled.yaml", "final_texts.jsonl"])
+def test_a_missing_specification_file_is_one_error_naming_it(tmp_path, monkeypatch, capsys, missing) -> None:
+    paths = tuple(tmp_path / "missing" / p.name if p.name == missing else p for p in train.SPEC_PATHS)
+    monkeypatch.setattr(train, "SPEC_PATHS", paths)
+    with pytest.raises(SystemExit) as exit_:
+        train.main(["--cv", "5"])
+    assert exit_.value.code == 2
+    out = capsys.readouterr()
+    assert f"error: {tmp_path / 'missing' / missing}: no such file" in out.err
+    assert "Traceback" not in out.err and out.out == ""
+
+
+def test_a_missing_tuning_part_or_a_bad_specification_file_is_one_error(tmp_path, monkeypatch, capsys) -> None:
+    import evalkit.conditions.corpus as corpus
+
+    monkeypatch.setattr(corpus, "CORPUS_DIR", tmp_path)
+    with pytest.raises(SystemExit) as exit_:
+        train.main([])
+    assert exit_.value.code == 2
+    assert f"error: {tmp_path / 'tune.jsonl'}: no such file" in capsys.readouterr().err
+    monkeypatch.undo()
+    bad = tmp_path / "nl_labelled.yaml"
+    bad.write_text("text: not a list\n", encoding="utf-8")
+    monkeypatch.setattr(train, "SPEC_PATHS", (bad,))
+    with pytest.raises(SystemExit) as exit_:
+        train.main(["--cv", "3"])
+    assert exit_.value.code == 2
+    assert f"error: {bad}: not a list of labelled items" in capsys.readouterr().err
+
+
 def test_the_model_fits_its_training_part() -> None:
     lines = load_part("tune")
     preds = _predict(lines)

@@ -46,7 +46,10 @@ def training_lines() -> list[dict]:
     """The training texts: the corpus tuning part, then the specification texts (``text``, ``label``).
 
     Raises:
-        FileNotFoundError: a file of :data:`SPEC_PATHS` is missing (training needs a source checkout).
+        FileNotFoundError: the tuning part or a file of :data:`SPEC_PATHS` is missing (training
+            needs a source checkout).
+        ConfigError: a bad line of the tuning part, or a specification file that is not a list of
+            items with ``text`` and ``label`` (naming the file).
     """
     import json
 
@@ -54,13 +57,18 @@ def training_lines() -> list[dict]:
 
     from evalkit.conditions.classifier.lang import SUPPORTED
     from evalkit.conditions.corpus import load_part
+    from evalkit.errors import ConfigError
 
     lines = [line.model_dump() for line in load_part("tune")]
     for path in SPEC_PATHS:
         text = path.read_text(encoding="utf-8")
-        items = yaml.safe_load(text) if path.suffix == ".yaml" else [json.loads(x) for x in text.splitlines() if x.strip()]
-        lines += [{"text": item["text"], "label": item["label"]} for item in items
-                  if item["label"] != "unknown" and item.get("lang", "en") in SUPPORTED]
+        try:
+            items = yaml.safe_load(text) if path.suffix == ".yaml" else [json.loads(x) for x in text.splitlines() if x.strip()]
+            lines += [{"text": item["text"], "label": item["label"]} for item in items
+                      if item["label"] != "unknown" and item.get("lang", "en") in SUPPORTED]
+        except (ValueError, yaml.YAMLError, KeyError, TypeError, AttributeError) as exc:
+            raise ConfigError(f"{path}: not a list of labelled items with text and label "
+                              f"({type(exc).__name__}: {exc})") from None
     return lines
 
 
@@ -152,12 +160,38 @@ def _cv(lines: list[dict], k: int) -> None:
         print(f"{name}: {sum(a == g for a, g in zip(pred, gold)) / n:.3f}", flush=True)
 
 
+def _folds(value: str) -> int:
+    """The ``--cv`` value: a whole number K >= 2 of folds, or 0 for no cross-validation."""
+    try:
+        k = int(value)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{value!r} is not a whole number of folds") from None
+    if k != 0 and k < 2:
+        raise argparse.ArgumentTypeError(f"{k} folds: K-fold cross-validation needs K >= 2 (0: train instead)")
+    return k
+
+
 def main(argv: list[str] | None = None) -> None:
-    """Train on the tuning part and the specification texts and write the weights (or cross-validate with ``--cv K``)."""
+    """Train on the tuning part and the specification texts and write the weights (or cross-validate with ``--cv K``).
+
+    A missing or unreadable training file or a bad corpus line ends the command with one
+    ``error:`` line naming the file (exit code 2); nothing is written.
+    """
+    from evalkit.errors import EvalkitError
+
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--cv", type=int, default=0, metavar="K", help="K-fold cross-validation on the tuning part")
+    parser.add_argument("--cv", type=_folds, default=0, metavar="K",
+                        help="K-fold cross-validation on the tuning part (K >= 2; default 0: train and write the weights)")
     args = parser.parse_args(argv)
-    lines = training_lines()
+    try:
+        lines = training_lines()
+    except FileNotFoundError as exc:
+        parser.exit(2, f"{parser.prog}: error: {exc.filename}: no such file (training reads the corpus tuning part "
+                       "and the specification texts of a source checkout)\n")
+    except OSError as exc:
+        parser.exit(2, f"{parser.prog}: error: {exc.filename}: cannot read ({exc.strerror or exc})\n")
+    except EvalkitError as exc:
+        parser.exit(2, f"{parser.prog}: error: {exc}\n")
     if args.cv:
         _cv(lines, args.cv)
         return

@@ -3,7 +3,8 @@
 
 Input: a JSON-lines file, one object a line with ``text`` (string), ``label`` (``abstain``,
 ``clarify`` or ``act``, by the labelling rules of ``evalkit/conditions/corpus/README.md``) and
-``lang`` (a language code); other fields are ignored. Default: the shipped test part of the
+``lang`` (a language code); other fields are ignored. A text that is empty or only whitespace
+and an object with a key given twice are errors. Default: the shipped test part of the
 corpus, ``evalkit/conditions/corpus/test.jsonl`` (:data:`DEFAULT_TEXTS`).
 
 Figures per reader (:func:`score_reader`), over all lines:
@@ -52,11 +53,37 @@ class LabelledText(BaseModel):
     label: Literal["abstain", "clarify", "act"]
     lang: str = Field(min_length=1)
 
+    @field_validator("text")
+    @classmethod
+    def _not_blank(cls, value: str) -> str:
+        """A text to read: not empty, not only whitespace."""
+        if not value.strip():
+            raise ValueError("empty or only whitespace; a labelled line needs a text to read")
+        return value
+
     @field_validator("label", "lang", mode="before")
     @classmethod
     def _lower(cls, value: Any) -> Any:
         """Labels and language codes in any case and with surrounding spaces (``"Abstain "``, ``EN``)."""
         return value.strip().lower() if isinstance(value, str) else value
+
+
+class _DuplicateKey(Exception):
+    """A JSON object on a labelled line gives one key twice (``args[0]``: the key)."""
+
+
+def _unique_keys(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
+    """``object_pairs_hook`` of :func:`json.loads`: the object as a dict, a repeated key an error.
+
+    Raises:
+        _DuplicateKey: naming the first key given twice.
+    """
+    out: dict[str, Any] = {}
+    for key, value in pairs:
+        if key in out:
+            raise _DuplicateKey(key)
+        out[key] = value
+    return out
 
 
 def load_labelled(path: str | Path) -> list[LabelledText]:
@@ -66,8 +93,8 @@ def load_labelled(path: str | Path) -> list[LabelledText]:
     Raises:
         ConfigError: the file is missing or a folder (for the default: the corpus is not
             installed), is not UTF-8 (the line of the first bad byte),
-            or one line is not a JSON object or lacks a valid ``text`` / ``label`` / ``lang``:
-            ``FILE: line N: field F: why``.
+            or one line is not a JSON object, gives a key twice (``FILE: line N: key K given twice``)
+            or lacks a valid ``text`` (not blank) / ``label`` / ``lang``: ``FILE: line N: field F: why``.
     """
     p = Path(path)
     if p.is_dir():
@@ -85,7 +112,9 @@ def load_labelled(path: str | Path) -> list[LabelledText]:
         if not line.strip():
             continue
         try:
-            obj = json.loads(line)
+            obj = json.loads(line, object_pairs_hook=_unique_keys)
+        except _DuplicateKey as exc:
+            raise ConfigError(f"{p}: line {n}: key {exc.args[0]!r} given twice; keep one") from None
         except ValueError as exc:
             raise ConfigError(f"{p}: line {n}: not JSON ({exc})") from None
         if not isinstance(obj, dict):
@@ -95,7 +124,8 @@ def load_labelled(path: str | Path) -> list[LabelledText]:
         except ValidationError as exc:
             err = exc.errors()[0]
             where = ".".join(str(x) for x in err["loc"]) or "line"
-            raise ConfigError(f"{p}: line {n}: field {where}: {err['msg']}") from None
+            why = err["msg"].removeprefix("Value error, ")
+            raise ConfigError(f"{p}: line {n}: field {where}: {why}") from None
     if not out:
         raise ConfigError(f"{p}: no labelled lines")
     return out
