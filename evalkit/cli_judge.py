@@ -60,7 +60,7 @@ def judge_eval(
         not_written: OSError | None = None
         if json_out:  # first, so that the figures are kept whatever happens to the terminal
             body = json.dumps(ev.as_dict(), ensure_ascii=False, indent=1) + "\n"
-            try:  # a lone surrogate (not UTF-8) is written as its JSON escape \udXXX, read back as itself
+            try:  # a lone surrogate (not UTF-8) is written as its six-character JSON escape, read back as itself
                 write_atomic(json_out, body.encode("utf-8", "backslashreplace"))
             except OSError as exc:
                 not_written = exc  # the figures are printed, then the error
