@@ -115,8 +115,9 @@ def load_held(main: list[CorpusLine], frozen: dict[str, Part] | None = None) -> 
         for line in held:
             if line.id in ids:
                 raise ConfigError(f"{folder}: line {line.id}: field id: also in {ids[line.id]}")
-            if line.id in (frozen or {}):
-                raise ConfigError(f"{folder}: line {line.id}: field id: given the {frozen[line.id]} part before "  # type: ignore[index]
+            given = (frozen or {}).get(line.id)
+            if given:
+                raise ConfigError(f"{folder}: line {line.id}: field id: given the {given} part before "
                                   f"({SPLIT_PATH.name}); a line once in the main parts cannot be held out")
             other = texts.get(_SPACE.sub(" ", line.text).strip().casefold())
             if other:
@@ -259,15 +260,24 @@ def _write(path: Path, text: str) -> None:
     os.replace(tmp, path)
 
 
-def stale_files() -> list[Path]:
-    """The shipped files that differ from what the sources give (empty when in sync)."""
+def _built() -> tuple[list[CorpusLine], dict[str, Part], dict[str, list[CorpusLine]], dict[Path, str], list[Path]]:
+    """The sources read and the files they give: ``(lines, parts, held, files, orphans)``; ``orphans``
+    are held-out JSONL files left without sources."""
     lines = load_sources()
     frozen = read_split()
+    parts = assign(lines, frozen)
     held = load_held(lines, frozen)
-    wanted = render(lines, assign(lines, frozen), held, frozen)
+    orphans = [CORPUS_DIR / f"{part}.jsonl" for part in HELD_OUT
+               if part not in held and (CORPUS_DIR / f"{part}.jsonl").exists()]
+    return lines, parts, held, render(lines, parts, held, frozen), orphans
+
+
+def stale_files() -> list[Path]:
+    """The shipped files that differ from what the sources give, and held-out files without sources
+    (empty when in sync)."""
+    _, _, _, wanted, orphans = _built()
     stale = [p for p, text in wanted.items() if not p.exists() or p.read_text(encoding="utf-8") != text]
-    return stale + [CORPUS_DIR / f"{part}.jsonl" for part in HELD_OUT
-                    if part not in held and (CORPUS_DIR / f"{part}.jsonl").exists()]
+    return stale + orphans
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -282,15 +292,11 @@ def main(argv: list[str] | None = None) -> int:
             for path in stale:
                 print(f"stale: {path.name} (run python -m evalkit.conditions.corpus.build)", file=sys.stderr)
             return 1 if stale else 0
-        lines = load_sources()
-        frozen = read_split()
-        parts = assign(lines, frozen)
-        held = load_held(lines, frozen)
-        for path, text in render(lines, parts, held, frozen).items():
+        lines, parts, held, files, orphans = _built()
+        for path, text in files.items():
             _write(path, text)
-        for part in HELD_OUT:
-            if part not in held and (CORPUS_DIR / f"{part}.jsonl").exists():
-                print(f"warning: {part}.jsonl has no sources (src/{part}/); it is left as it is", file=sys.stderr)
+        for orphan in orphans:
+            print(f"warning: {orphan.name} has no sources (src/{orphan.stem}/); it is left as it is", file=sys.stderr)
     except ConfigError as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 2
