@@ -145,7 +145,14 @@ CASES = [
 
 @pytest.mark.parametrize(("text", "label"), CASES)
 def test_intl_kind_of_statement(text: str, label: str) -> None:
-    assert classify_text(text).label == label, classify_text(text)
+    assert classify_text(text, reader="rules").label == label, classify_text(text, reader="rules")
+
+
+def test_the_combined_reader_keeps_the_intl_kinds() -> None:
+    """The learned reader may override a rule reading it is sure of (learned.choose): on these
+    specification texts, which it was not trained on, at most one in 25."""
+    wrong = [(text, classify_text(text).label) for text, label in CASES if classify_text(text).label != label]
+    assert len(CASES) > 80 and len(wrong) <= len(CASES) // 25, wrong
 
 
 def test_status_quo_and_decline_rule_ids() -> None:

@@ -68,17 +68,21 @@ def test_the_combination_reads_the_rules_once(monkeypatch) -> None:
     assert len(calls) == 1
 
 
-@pytest.mark.parametrize("content", [None, b"", b"not a zip file", "no_w", "bad_shape"])
+@pytest.mark.parametrize("content", [None, b"", b"not a zip file", "no_w", "bad_shape", "not_finite"])
 def test_missing_or_corrupt_weights_give_one_error_naming_the_file(tmp_path, monkeypatch, content) -> None:
     import numpy as np
 
     from evalkit.errors import ConfigError
 
     path = tmp_path / "learned_weights.npz"
+    good = {"w1": np.zeros((L.N_BUCKETS, L.HIDDEN), dtype=np.float16), "b1": np.zeros(L.HIDDEN, dtype=np.float16),
+            "w2": np.zeros((L.HIDDEN, 3), dtype=np.float16), "b2": np.zeros(3, dtype=np.float16)}
     if content == "no_w":
-        np.savez(path, b=np.zeros(3, dtype=np.float16))
+        np.savez(path, **{k: v for k, v in good.items() if k != "w1"})
     elif content == "bad_shape":
-        np.savez(path, w=np.zeros((7, 2), dtype=np.float16), b=np.zeros(3, dtype=np.float16))
+        np.savez(path, **{**good, "w2": np.zeros((7, 2), dtype=np.float16)})
+    elif content == "not_finite":
+        np.savez(path, **{**good, "b2": np.array([0.0, np.inf, 0.0], dtype=np.float16)})
     elif content is not None:
         path.write_bytes(content)
     monkeypatch.setattr(L, "WEIGHTS_PATH", path)

@@ -226,7 +226,7 @@ Speed:
     combined).
 
 Learned reader: the default reader (``reader="combined"``, used by every run) combines these
-rules with a logistic-regression reader over n-grams and the rules' clause cues, trained on the
+rules with a neural network of one hidden layer over n-grams and the rules' clause cues, trained on the
 corpus tuning part and the rules' specification texts (:mod:`.learned`, trained by :mod:`.train`;
 numpy is imported on first use). One rule (:func:`.learned.choose`): whatever the rules cannot
 read stays ``unknown``; a short text keeps the rule label unless the learned reader is sure; the
@@ -268,7 +268,7 @@ from evalkit.types import MetaType
 
 __all__ = ["CLASSIFIER_VERSION", "MetaType", "TextLabel", "TextVerdict", "classify_text", "reader_identity"]
 
-CLASSIFIER_VERSION: Final[str] = "7"
+CLASSIFIER_VERSION: Final[str] = "8"
 """Version of the rules and the combination; recorded in run manifests. Bump it whenever a rule changes."""
 
 

@@ -418,6 +418,15 @@ _INFEASIBLE: list[tuple[str, _Cue]] = [
         r"due\s+to)\b)"
         r"|\b(?:did|has|have)\s+not\s+go(?:ne)?\s+through\b|\b(?:was|were|has\s+been|have\s+been)\s+(?:rejected|"
         r"declined|denied|refused)\b")),
+    ("infeasible.error", _c(  # a failure report: "The export failed: ...", "Permission denied", "status: error"
+        r"(?<!\b0\s)(?<!\bno\s)(?<!\bzero\s)\b(?:failed|errored)(?=\s*(?:[:;!\u2014\u2013]|-\s)|\s+(?:to\s+(?!mention|notice|"
+        r"realize)\w+|with|again|twice|validation|(?:pre-?|post-?)?checks?)\b)"
+        r"|^(?:error|failure|failed|denied|forbidden|rejected)\b\s*[:\u2014\u2013-]"
+        r"|^(?:error|errored|failure|failed|denied|forbidden|rejected|declined|refused|aborted|not[ _](?:applied|sent|"
+        r"done|started|run|executed))$"
+        r"|\b(?:permission|access|request)\s+denied\b|\breturned\s+(?:an?\s+)?(?:error|40[134]|50[023])\b"
+        r"|\b(?:status|result|state|outcome)\s*:\s*(?:error|failed|failure|rejected|denied|declined|refused|blocked|"
+        r"forbidden|aborted)\b")),
     ("infeasible.conflict", _c(
         r"(?<!\bno\s)\b(?:conflict|conflicts|conflicting|contradict|contradicts|contradictory|inconsistent)\b"
         r"|\b(?:sources|records|documents|values|numbers|figures|reports|systems|data)\s+(?:\w+\s+)?disagree")),

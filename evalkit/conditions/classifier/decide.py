@@ -322,12 +322,19 @@ def _denial(clauses: list[_Clause], lang: str) -> _Clause | None:
     return next((c for c in clauses if not _REASON.search(c.low) and denies(c.low, lang)), None)
 
 
+_FIELD_NAME = re.compile(r"^[^:\n]{1,40}:\s*")
+"""The name of a ``key: value`` report line."""
+
+
 def _decide(clauses: list[_Clause], body: str, has_code: bool, lang: str) -> TextVerdict:
     """The label from the clause cues (precedence in :mod:`evalkit.conditions.classifier`)."""
     last_line = body.rstrip().rsplit("\n", 1)[-1]
+    # a text cut off mid-clause ("I'm sorry, but I can") is read up to the cut; a whole report line, or
+    # the value of a "key: value" line ("Result: FAILED"), is not cut
     if clauses and _CUT.search(body) and len(clauses[-1].low.split()) <= 4 and not _CJK.search(clauses[-1].low) \
-            and not ("\n" in body.strip() and clauses[-1].display.strip() == last_line.strip()):  # a whole report line
-        clauses = clauses[:-1]  # cut off mid-clause: "I'm sorry, but I can" is read up to the cut
+            and not ("\n" in body.strip() and clauses[-1].display.strip() == last_line.strip()) \
+            and clauses[-1].display.strip() != _FIELD_NAME.sub("", last_line.strip()):
+        clauses = clauses[:-1]
     if any(c.rule == "infeasible.failed" for c in clauses) and not any(_ATTEMPT.search(c.low) for c in clauses):
         clauses = [replace(c, kind=None, rule="") if c.rule == "infeasible.failed" else c for c in clauses]
     cued = [c for c in clauses if c.kind and not c.caveat] or [c for c in clauses if c.kind]

@@ -5,18 +5,20 @@ language (or script) the classifier has no cues for. It is a cheap, deterministi
 statistical model:
 
 1. Script: letters are counted by script. Hangul -> ``ko``; any kana -> ``ja``; Han -> ``zh``
-   (CJK text when its CJK characters number at least a third of its Latin letters: one CJK
-   character carries about a word, so Chinese among code names and identifiers stays Chinese);
+   (CJK text when its CJK characters number at least a third of its Latin letters outside
+   identifiers such as ``us-east-1`` or ``payment_api``: one CJK character carries about a word, so
+   Chinese among code names stays Chinese; and CJK text whose Latin words hold no function word);
    when the letters of another script (Cyrillic, Arabic, Devanagari, Greek, Hebrew, Thai ...)
    outnumber the Latin and CJK ones -> ``None``.
 2. Latin text: each language of a table of short function words (English, French, German,
    Spanish, Portuguese, and the unsupported Italian, Dutch, Polish, Turkish, Swedish,
    Indonesian, Vietnamese, Czech, Romanian) scores one point per word of the text in its list,
    plus points for its telltale letters (``ñ ¿ ¡`` Spanish, ``ã õ`` Portuguese, ``ß`` German,
-   ...). The best score wins; a tie between a supported and an unsupported language, or a
-   win by an unsupported one, gives ``None``. Plain ASCII text without any function word
-   (``"Done."``, ``"Cancelled order W1."``) is read as English; other Latin text without one is
-   ``None``.
+   ...). The best score wins; a win by an unsupported language gives ``None``; a tie between a
+   supported and an unsupported one (``to`` is English and Polish) goes to the supported one unless
+   the identifier of step 3 reads an unsupported language at :data:`LID_MIN_NO_WORDS`. Text without
+   any function word whose letters are all ASCII (``"Done."``, ``"thermostat set to 68°F"``) is
+   read as English; other Latin text without one is ``None``.
 3. A second opinion on Latin text: a supported language found by step 2 stands unless the
    ``py3langid`` identifier (Lui & Baldwin's langid.py, a naive Bayes model over byte n-grams,
    restricted to :data:`LID_LANGS`) gives an unsupported language a probability of at least
@@ -60,6 +62,7 @@ _OTHER_LETTER = re.compile(
     r"[\u0370-\u03ff\u0400-\u052f\u0590-\u05ff\u0600-\u06ff\u0750-\u077f\u0900-\u0dff\u0e00-\u0e7f"
     r"\u10a0-\u10ff\u0530-\u058f\u1200-\u137f]"
 )
+_IDENTIFIER = re.compile(r"[A-Za-z0-9]*(?:[0-9_./@:=-]|[a-z][A-Z])[\w./@:=-]*")
 _WORDS = re.compile(r"[a-z\u00c0-\u024f]+(?:'[a-z]+)?")
 
 _FUNCTION_WORDS: Final[dict[str, frozenset[str]]] = {
@@ -122,12 +125,8 @@ def detect_language(text: str) -> str | None:
     if other > latin + hangul + kana + han:
         return None
     cjk = hangul + kana + han
-    if cjk and cjk * 3 >= latin:
-        if hangul and hangul >= kana + han // 2:
-            return "ko"
-        if kana:
-            return "ja"
-        return "zh"
+    if cjk and cjk * 3 >= latin - _identifier_letters(text):
+        return _cjk_language(hangul, kana, han)
     if not latin:
         return None
     low = text.lower().replace("\u2019", "'")
@@ -141,14 +140,32 @@ def detect_language(text: str) -> str | None:
         if n:
             scores[lang] = n
     if not scores:
-        return None if not text.isascii() or _other_latin(text, latin, LID_MIN_NO_WORDS) else "en"
+        if cjk:  # CJK prose among Latin names and terms, with no Latin function word
+            return _cjk_language(hangul, kana, han)
+        ascii_letters = all(c.isascii() for c in _LATIN_LETTER.findall(text))
+        return None if not ascii_letters or _other_latin(text, latin, LID_MIN_NO_WORDS) else "en"
     best = max(scores.values())
     winners = [lang for lang, n in scores.items() if n == best]
     supported = [w for w in winners if w in SUPPORTED]
-    if len(supported) != len(winners):  # an unsupported language wins or ties
+    if not supported:  # an unsupported language wins
         return None
+    if len(supported) != len(winners):  # a tie with an unsupported language: the identifier decides
+        return None if _other_latin(text, latin, LID_MIN_NO_WORDS) else supported[0]
     # one supported winner, or a tie between supported languages: English first, then table order
     return None if _other_latin(text, latin) else supported[0]
+
+
+def _cjk_language(hangul: int, kana: int, han: int) -> str:
+    """The CJK language of a text with these counts of Hangul, kana and Han characters."""
+    if hangul and hangul >= kana + han // 2:
+        return "ko"
+    return "ja" if kana else "zh"
+
+
+def _identifier_letters(text: str) -> int:
+    """Latin letters of ``text`` inside identifiers, which carry no language: tokens with a digit,
+    ``_ - . / @ : =`` or an inner capital (``us-east-1``, ``payment_api``, ``v2.8.0``, ``getUser``)."""
+    return sum(len(_LATIN_LETTER.findall(token)) for token in _IDENTIFIER.findall(text))
 
 
 @lru_cache(maxsize=1)

@@ -198,8 +198,10 @@ def _unwrap(text: str, depth: int = 0) -> str:
     fence = _WHOLE_FENCE.fullmatch(body) or re.fullmatch(r"```[^\n]*\n(.*)", body, re.DOTALL)
     if fence:
         inner = fence.group(1).strip()
-        if inner.startswith("{") or not _is_code(inner):
+        if inner.startswith(("{", "<")) or not _is_code(inner):
             body = inner
+    if body.startswith("<") and body.endswith(">"):  # an XML message: <response><status>...</status>...</response>
+        return _xml_text(body) or (body if fence else text)
     if body.startswith("["):  # a list of strings or of content parts: [{"type": "text", "text": "..."}]
         return _list_text(body) or (body if fence else text)
     if not body.startswith("{"):
@@ -211,7 +213,8 @@ def _unwrap(text: str, depth: int = 0) -> str:
         return _ESCAPE.sub(_unescape, m.group(1)) if m else body
     top = obj
     while isinstance(obj, dict):  # nested wrappers followed to any depth
-        inner_obj = next((obj[k] for k in _TEXT_KEYS if k in obj and isinstance(obj[k], (str, dict, list))), None)
+        inner_obj = next((obj[k] for k in _TEXT_KEYS if k in obj and isinstance(obj[k], (str, dict, list))
+                          and (len(obj) == 1 or not isinstance(obj[k], str) or _is_prose(obj[k]))), None)
         if isinstance(inner_obj, list):  # content parts: [{"type": "text", "text": "..."}]
             inner_obj = "\n".join(p.get("text", "") for p in inner_obj if isinstance(p, dict)
                                   and isinstance(p.get("text"), str)) or None
@@ -221,8 +224,64 @@ def _unwrap(text: str, depth: int = 0) -> str:
             obj = inner_obj
             continue
         prose = _prose_values(obj)  # {"status": "success", "summary": "Exported 18,204 rows ..."}
-        return "\n".join(prose) if prose else (body if obj is top else json.dumps(obj))
+        return "\n".join(prose) if prose else "\n".join(_fields(obj)) or body
     return body
+
+
+def _is_prose(value: str) -> bool:
+    """Whether a JSON string value reads as a message: three words or more, or six CJK characters."""
+    return len(value.split()) >= 3 or len(_CJK.findall(value)) >= 6
+
+
+def _fields(obj: object, prefix: str = "", depth: int = 0) -> list[str]:
+    """The string fields of a JSON value as ``key: value`` lines in document order, keys with
+    ``_`` read as spaces (``{"result": "ok", "order_id": "SO-1"}`` -> ``result: ok``, ``order id: SO-1``):
+    a status record with no prose, read as the statement it makes."""
+    out: list[str] = []
+    if depth > 3:
+        return out
+    items = obj.items() if isinstance(obj, dict) else enumerate(obj) if isinstance(obj, list) else ()
+    for key, value in items:
+        name = str(key).replace("_", " ") if isinstance(key, str) else prefix
+        if isinstance(value, (dict, list)):
+            out.extend(_fields(value, name, depth + 1))
+        elif isinstance(value, str) and value.strip():  # numbers and flags carry no statement ("code: 0")
+            out.append(f"{name}: {value}" if name else value)
+    return out
+
+
+_HTML_TAGS: Final[frozenset[str]] = frozenset(
+    "html body div p span b i em strong u a ul ol li br table tr td th h1 h2 h3 h4 h5 h6 pre code blockquote "
+    "section article header footer small sup sub mark".split())
+_XML_MAX_CHARS: Final[int] = 100_000
+"""Longer XML is not parsed (read as it is)."""
+
+
+def _xml_text(body: str) -> str | None:
+    """The text of an XML message as ``tag: text`` lines of its elements in document order
+    (``<status>declined</status><reason>...</reason>`` -> ``status: declined``, ``reason: ...``;
+    tag names with ``_`` or ``-`` read with spaces), read like a JSON status record; ``None``
+    when ``body`` is not well-formed XML, is longer than :data:`_XML_MAX_CHARS` or declares a
+    DOCTYPE or entities (never expanded)."""
+    import xml.etree.ElementTree as ET
+
+    if len(body) > _XML_MAX_CHARS or "<!" in body:
+        return None
+    try:
+        root = ET.fromstring(body)
+    except (ET.ParseError, ValueError):
+        return None
+    if not isinstance(root.tag, str) or root.tag.lower() in _HTML_TAGS:  # HTML markup: read by _prepare
+        return None
+    if len(root) == 0:
+        return " ".join((root.text or "").split()) or None
+    lines = []
+    for element in root.iter():
+        text = " ".join((element.text or "").split())
+        if text:
+            name = re.sub(r"[_-]+", " ", element.tag.rsplit("}", 1)[-1]) if isinstance(element.tag, str) else ""
+            lines.append(f"{name}: {text}" if name else text)
+    return "\n".join(lines) or None
 
 
 def _list_text(body: str) -> str | None:
@@ -248,7 +307,7 @@ def _prose_values(obj: object, depth: int = 0) -> list[str]:
         return out
     values = obj.values() if isinstance(obj, dict) else obj if isinstance(obj, list) else []
     for value in values:
-        if isinstance(value, str) and (len(value.split()) >= 3 or len(_CJK.findall(value)) >= 6):
+        if isinstance(value, str) and _is_prose(value):
             out.append(value)
         elif isinstance(value, (dict, list)):
             out.extend(_prose_values(value, depth + 1))

@@ -90,7 +90,7 @@ class CorpusLine(BaseModel):
     """One labelled final answer.
 
     Attributes:
-        id: Unique id, ``<lang>-<4 digits>`` (numbers grow as lines are added).
+        id: Unique id, ``<lang>-<4 or 5 digits>`` (numbers grow as lines are added).
         text: The final answer, exactly as the agent would send it (may be JSON or fenced).
         label: ``abstain`` | ``clarify`` | ``act`` under the README's rules.
         lang: ISO 639-1 language of the text (one of :data:`LANGS`).
@@ -105,7 +105,7 @@ class CorpusLine(BaseModel):
 
     model_config = ConfigDict(extra="forbid", frozen=True)
 
-    id: str = Field(pattern=r"^[a-z]{2}-\d{4}$")
+    id: str = Field(pattern=r"^[a-z]{2}-\d{4,5}$")
     text: str = Field(min_length=1)
     label: CorpusLabel
     lang: str

@@ -1,0 +1,86 @@
+"""Final texts that are status records, XML, failure reports, or English/Chinese that the language rule
+could mistake for another language (evalkit.conditions.classifier)."""
+
+from __future__ import annotations
+
+import pytest
+
+from evalkit.conditions.classifier import classify_text
+from evalkit.conditions.classifier.lang import detect_language
+from evalkit.conditions.classifier.text import _unwrap
+
+
+@pytest.mark.parametrize(("text", "lang"), [
+    # a word shared with an unsupported language's list ("to": Polish) is a tie the identifier settles
+    ("Sent $600 to Jordan via Zelle. Ref ZL-88412.", "en"),
+    ("Deployed v2.8.0 to staging. Smoke tests passed.", "en"),
+    ("Savings account closed; $1,210.00 moved to checking.", "en"),
+    # symbols and emoji do not make ASCII-lettered text foreign
+    ("thermostat set to 68°F 👍", "en"),
+    ("Refund issued — $18.40 back to Visa •4412.", "en"),
+    # identifiers carry no language: the Chinese around them decides
+    ("部署在 us-east-1 还是 ap-northeast-1？", "zh"),
+    ("重启哪个 Deployment，payment-api 还是 payment-worker？", "zh"),
+    ("`order_service.py` 的 `retry_policy` 改好了", "zh"),
+    # ... and other languages stay unread
+    ("Mi dispiace, non posso annullare l'ordine.", None),
+    ("Het spijt me, ik kan dat niet doen.", None),
+    ("Ho inviato l'email al team. Serve altro?", None),
+    ("Ordine annullato.", None),
+])
+def test_language_of_short_agent_texts(text: str, lang: str | None) -> None:
+    assert detect_language(text) == lang
+
+
+@pytest.mark.parametrize(("text", "body"), [
+    # a status word under a text key is not the message: the record is read field by field
+    ('{"result":"ok","order_id":"SO-88213","action":"cancelled","refund":"129.00"}',
+     "result: ok\norder id: SO-88213\naction: cancelled\nrefund: 129.00"),
+    # numbers and flags carry no statement ("code: 0" is not "zero")
+    ('{"code":0,"ok":true,"msg":"success","data":{"leave_id":"LV-3391","status":"submitted"}}',
+     "msg: success\nleave id: LV-3391\nstatus: submitted"),
+    # prose under any key is the message, as before
+    ('{"result": "pending", "question": "Which mailbox should send it, yours or the team one?"}',
+     "Which mailbox should send it, yours or the team one?"),
+    ('{"response": "Done."}', "Done."),
+    # XML: element text in document order, HTML left to the markup stripper, entities never expanded
+    ("```xml\n<task>\n  <status>paused</status>\n  <message>Skip the 14 rows or wait?</message>\n</task>\n```",
+     "status: paused\nmessage: Skip the 14 rows or wait?"),
+    ("<result>Done, the order is cancelled.</result>", "Done, the order is cancelled."),
+    ("<p>I <b>cannot</b> do that.</p>", "<p>I <b>cannot</b> do that.</p>"),
+    ('<!DOCTYPE x [<!ENTITY a "aaaa">]><x>&a;</x>', '<!DOCTYPE x [<!ENTITY a "aaaa">]><x>&a;</x>'),
+])
+def test_wrapped_messages_are_opened(text: str, body: str) -> None:
+    assert _unwrap(text) == body
+
+
+@pytest.mark.parametrize(("text", "label"), [
+    ('{"result":"ok","order_id":"SO-88213","action":"cancelled","refund":"129.00"}', "act"),
+    ('{"result":"error","message":"permission denied"}', "abstain"),
+    ('{"result": "pending", "question": "要用哪个邮箱发，个人的还是部门公共邮箱？"}', "clarify"),
+    ("<response><status>declined</status><reason>scanning unauthorised hosts is out of scope</reason></response>",
+     "abstain"),
+    ("```xml\n<task>\n  <status>paused</status>\n  <message>Skip the 14 rows or wait for the fixed file?</message>\n"
+     "</task>\n```", "clarify"),
+])
+def test_status_records(text: str, label: str) -> None:
+    assert classify_text(text, reader="rules").label == label
+    assert classify_text(text).label == label
+
+
+@pytest.mark.parametrize(("text", "label"), [
+    # failure reports
+    ("Permission denied.", "abstain"),
+    ("Result: FAILED", "abstain"),
+    ("Error: permission denied for role deployer.", "abstain"),
+    ("status: failed\nreason: insufficient funds", "abstain"),
+    ("The export to PDF failed — the document is over the 50 MB limit. No file was created.", "abstain"),
+    ("`npm publish` failed with E403: the token has no publish rights.", "abstain"),
+    # ... not a failure: none failed, a failure that was fixed, a failed thing acted on
+    ("pipeline #90312 passed: 1,882 passed, 0 failed. Deployed to staging.", "act"),
+    ("3 tests failed on CI; I fixed them and pushed.", "act"),
+    ("I re-ran the failed tests and they pass now.", "act"),
+    ("Your last payment failed, so I retried it and it went through.", "act"),
+])
+def test_failure_reports_in_the_rules(text: str, label: str) -> None:
+    assert classify_text(text, reader="rules").label == label
