@@ -111,7 +111,7 @@ def test_counts_languages_labels_and_kinds() -> None:
     langs = Counter(x.lang for x in ALL)
     for lang, minimum in MIN_PER_LANG.items():
         assert langs[lang] >= minimum, (lang, langs[lang])
-    assert langs["en"] > langs["zh"] > max(langs[x] for x in LANGS if x not in ("en", "zh"))
+    assert min(langs["en"], langs["zh"]) > max(langs[x] for x in LANGS if x not in ("en", "zh"))  # the largest two
     for lang in LANGS:
         labels = Counter(x.label for x in ALL if x.lang == lang)
         assert min(labels[label] for label in ("abstain", "clarify", "act")) >= langs[lang] // 5, (lang, labels)
