@@ -17,8 +17,9 @@ statistical model:
    ...). The best score wins; a win by an unsupported language gives ``None``; a tie between a
    supported and an unsupported one (``to`` is English and Polish) goes to the supported one unless
    the identifier of step 3 reads an unsupported language at :data:`LID_MIN_NO_WORDS`. Text without
-   any function word whose letters are all ASCII (``"Done."``, ``"thermostat set to 68°F"``) is
-   read as English; other Latin text without one is ``None``.
+   any function word is read in a supported language other than English when the identifier of
+   step 3 gives that language at least :data:`LID_MIN` (``"Commande annulée."``); else, when its
+   letters are all ASCII (``"Done."``, ``"thermostat set to 68°F"``), as English; else ``None``.
 3. A second opinion on Latin text: a supported language found by step 2 stands unless the
    ``py3langid`` identifier (Lui & Baldwin's langid.py, a naive Bayes model over byte n-grams,
    restricted to :data:`LID_LANGS`) gives an unsupported language a probability of at least
@@ -29,7 +30,7 @@ statistical model:
    specification texts and the τ-bench check in English, French, German, Spanish and Portuguese,
    the identifier overrode none at a probability of 0.6 or more, and it marked all 31 Italian
    and Dutch ones. A plain ASCII text with no function word needs only :data:`LID_MIN_NO_WORDS`.
-   Very short texts (fewer than :data:`LID_MIN_LETTERS` letters: "OK fatto") and texts the
+   Very short texts (fewer than :data:`LID_MIN_LETTERS` letters: "Fatto") and texts the
    identifier cannot place ("Lorem ipsum dolor sit amet.", transliterated Russian) stay English.
 """
 
@@ -142,6 +143,10 @@ def detect_language(text: str) -> str | None:
     if not scores:
         if cjk:  # CJK prose among Latin names and terms, with no Latin function word
             return _cjk_language(hangul, kana, han)
+        if latin >= LID_MIN_LETTERS:  # "Commande annulée.": the identifier alone, when it is sure
+            lang, probability = _identifier().classify(text[:20_000])
+            if lang in SUPPORTED and lang != "en" and probability >= LID_MIN:
+                return str(lang)
         ascii_letters = all(c.isascii() for c in _LATIN_LETTER.findall(text))
         return None if not ascii_letters or _other_latin(text, latin, LID_MIN_NO_WORDS) else "en"
     best = max(scores.values())
