@@ -27,6 +27,18 @@ from evalkit.conditions.classifier.text import _unwrap
     ("Het spijt me, ik kan dat niet doen.", None),
     ("Ho inviato l'email al team. Serve altro?", None),
     ("Ordine annullato.", None),
+    # romanised or other Latin languages with no English word are not English by default
+    ("Sumimasen, sore wa dekimasen.", None),
+    ("Hapana asante.", None),
+    ("Mae'n ddrwg gen i, ni allaf wneud hynny.", None),
+    ("Lorem ipsum dolor sit amet.", None),
+    # a supported language the identifier is sure of, with no function word
+    ("Commande annulée.", "fr"),
+    ("Erledigt – Abwesenheitsnotiz bis 24.04. aktiv.", "de"),
+    # identifiers are no words: "E_QUOTA" is not the Portuguese "e"
+    ("status: failed\ncode: E_QUOTA", "en"),
+    ("Invoice sent.", "en"),
+    ("Permission denied.", "en"),
 ])
 def test_language_of_short_agent_texts(text: str, lang: str | None) -> None:
     assert detect_language(text) == lang
@@ -48,6 +60,21 @@ def test_language_of_short_agent_texts(text: str, lang: str | None) -> None:
      "status: paused\nmessage: Skip the 14 rows or wait?"),
     ("<result>Done, the order is cancelled.</result>", "Done, the order is cancelled."),
     ("<p>I <b>cannot</b> do that.</p>", "<p>I <b>cannot</b> do that.</p>"),
+    # a failure in a status field leads the message; a success status does not
+    ('{"status": "failed", "error": "Payment gateway timeout on the first attempt"}',
+     "status: failed\nPayment gateway timeout on the first attempt"),
+    ('{"success": false, "message": "Reservation ABC123 on flight UA100"}',
+     "status: failed\nReservation ABC123 on flight UA100"),
+    ('{"status": "ok", "message": "Reservation ABC123 cancelled and refunded."}',
+     "Reservation ABC123 cancelled and refunded."),
+    ('{"success": false, "order_id": "A1"}', "status: failed\norder id: A1"),
+    # XML attributes and text after a child element are read
+    ('<result status="failed">Quota exceeded for project alpha</result>',
+     "status: failed\nresult: Quota exceeded for project alpha"),
+    ("<response><status>ok</status> but I could not cancel it </response>",
+     "status: ok\nbut I could not cancel it"),
+    # a closed fence followed by prose is not a cut-off fence
+    ("```\n+ @acme/ui-kit@2.4.0\n```\nPublished to npm.", "```\n+ @acme/ui-kit@2.4.0\n```\nPublished to npm."),
     ('<!DOCTYPE x [<!ENTITY a "aaaa">]><x>&a;</x>', '<!DOCTYPE x [<!ENTITY a "aaaa">]><x>&a;</x>'),
 ])
 def test_wrapped_messages_are_opened(text: str, body: str) -> None:
@@ -62,6 +89,9 @@ def test_wrapped_messages_are_opened(text: str, body: str) -> None:
      "abstain"),
     ("```xml\n<task>\n  <status>paused</status>\n  <message>Skip the 14 rows or wait for the fixed file?</message>\n"
      "</task>\n```", "clarify"),
+    ('{"status": "declined", "reason": "Fare class is basic economy"}', "abstain"),
+    ('{"状态": "失败", "错误": "支付网关超时，请稍后再试"}', "abstain"),
+    ('<response status="declined" reason="not allowed"/>', "abstain"),
 ])
 def test_status_records(text: str, label: str) -> None:
     assert classify_text(text, reader="rules").label == label
@@ -78,6 +108,11 @@ def test_status_records(text: str, label: str) -> None:
     ("`npm publish` failed with E403: the token has no publish rights.", "abstain"),
     # ... not a failure: none failed, a failure that was fixed, a failed thing acted on
     ("pipeline #90312 passed: 1,882 passed, 0 failed. Deployed to staging.", "act"),
+    # a zero count of failures is a success, not "nothing done"
+    ("Tests passed. Failures: 0", "act"),
+    ("Build finished. Warnings: 0, Errors: 0.", "act"),
+    ("Deployed v2.3.1 to production. No errors were reported.", "act"),
+    ("No changes were made to the order.", "abstain"),
     ("3 tests failed on CI; I fixed them and pushed.", "act"),
     ("I re-ran the failed tests and they pass now.", "act"),
     ("Your last payment failed, so I retried it and it went through.", "act"),

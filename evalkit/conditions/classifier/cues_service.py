@@ -66,7 +66,9 @@ REFUSAL_SERVICE: list[tuple[str, _Cue]] = [
         + r"|\btransferr?(?:ing|ed)\s+to\s+(?:a\s+)?human\b"
         r"|(?:正在|现在|将|已)(?:为您)?(?:转接|转给|转到)(?:人工|客服|专员|工作人员)")),
     ("refusal.nothing_done", _c(
-        r"\b(?:nothing\s+|no\s+(?:[\w-]+\s+){1,3}?)(?:\w+\s+){0,4}?(?:has|have|was|were|is|are|will\s+be)\s+(?:yet\s+)?"
+        r"\b(?:nothing\s+|no\s+(?!(?:new\s+|further\s+|other\s+|more\s+)?(?:errors?|failures?|warnings?|issues?|problems?|"
+        r"alerts?|incidents?|exceptions?|conflicts?|crash(?:es)?|regressions?|vulnerabilities|violations?)\b)"  # "No errors were reported"
+        r"(?:[\w-]+\s+){1,3}?)(?:\w+\s+){0,4}?(?:has|have|was|were|is|are|will\s+be)\s+(?:yet\s+)?"
         r"(?:been\s+)?(?!needed|required)(?:\w+ed|made|taken|done|sent|paid|run|set|built|given|issued|written)\b"
         r"|\bnothing\s+(?:for\s+(?:me|us)\s+)?to\s+(?:cancel|change|refund|delete|update|modify|do|undo|remove)\b"
         r"|\b(?:remains?|stays?|remained|stayed)\s+(?:\w+\s+){0,2}?(?:unpaid|unresolved|denied|rejected|closed|pending|"

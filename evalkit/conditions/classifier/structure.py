@@ -93,10 +93,14 @@ _STRONG_DONE = re.compile(
 )
 """Markers of a completion that make an impersonal passive a claim ("a bien été annulée")."""
 _ZERO_COUNT = re.compile(
-    r"^[^:：]{0,60}?(?:\w+(?:ed|[ée]e?s?|t|en|ados?|idos?|adas?|idas?)\b|已|済|완료|처리)[^:：]{0,20}[:：]\s*"
+    r"^(?![^:：]{0,60}?(?:error|fail|failure|warning|issue|problem|conflict|violation|vulnerab|retr(?:y|ies)|skipp|"
+    r"reject|declin|bounce|timeout|crash|incident|alert|exception|defect|bug|erreur|[ée]chec|fehler|fallo|falha|错误|失败|"
+    r"异常|告警|冲突|エラー|失敗|오류|실패))"  # "Failures: 0", "Error count: 0" report that nothing went wrong
+    r"[^:：]{0,60}?(?:\w+(?:ed|[ée]e?s?|t|en|ados?|idos?|adas?|idas?)\b|已|済|완료|처리)[^:：]{0,20}[:：]\s*"
     r"(?:0|none|zero|aucune?|keine?|ninguna?|nenhum[a]?|零|无)(?:\s*[^\s\d:：.]{1,6})?\s*[.。]?$"
 )
-"""A report line whose count is zero ("Employees updated: none", "已生成发票：0 张")."""
+"""A report line whose count is zero ("Employees updated: none", "已生成发票：0 张"); not a count of
+errors, failures, warnings and the like ("Failures: 0"), which is a success."""
 
 _ZH_SELF = re.compile(r"我|为您|帮您|给您|替您|为你|帮你|^(?:已|已经)(?:成功)?(?:将|把)|(?:办|处理|弄|做|改|修)好了")
 """A Chinese completion the agent claims as its own (我已为您取消): not demoted by a refusal beside it."""

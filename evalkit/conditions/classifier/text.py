@@ -103,7 +103,15 @@ def _prepare(text: str) -> tuple[str, bool]:
     else:
         t = _QUOTE_SPAN.sub(" ", t)
     t = _MD_NOISE.sub("", t)
+    t = _ZERO_FAILURES.sub(r"0 \1", t)
     return _WS.sub(" ", t).strip(), has_code
+
+
+_ZERO_FAILURES = re.compile(
+    r"\b(failed|failures?|errors?|errored|warnings?|rejected|declined|denied|timeouts?|crash(?:es|ed)?)"
+    r"(?:\s+count)?\s*[:=]\s*(?:0|none|zero)\b(?![.,]\d)", re.IGNORECASE)
+"""A zero count of failures ("Failed: 0", "Errors: none") is written as a count ("0 failed"), which no
+failure cue reads as a failure."""
 
 
 # --------------------------------------------------------------------------- tool markup
@@ -195,7 +203,7 @@ def _unwrap(text: str, depth: int = 0) -> str:
     import json
 
     body = text.strip()
-    fence = _WHOLE_FENCE.fullmatch(body) or re.fullmatch(r"```[^\n]*\n(.*)", body, re.DOTALL)
+    fence = _WHOLE_FENCE.fullmatch(body) or re.fullmatch(r"```[^\n]*\n((?:(?!```).)*)", body, re.DOTALL)  # or cut off
     if fence:
         inner = fence.group(1).strip()
         if inner.startswith(("{", "<")) or not _is_code(inner):
@@ -218,14 +226,39 @@ def _unwrap(text: str, depth: int = 0) -> str:
         if isinstance(inner_obj, list):  # content parts: [{"type": "text", "text": "..."}]
             inner_obj = "\n".join(p.get("text", "") for p in inner_obj if isinstance(p, dict)
                                   and isinstance(p.get("text"), str)) or None
+        failure = _failure_status(obj)  # {"status": "failed", "error": "Payment gateway timeout"}
+        lead = f"status: {failure}\n" if failure else ""
         if isinstance(inner_obj, str):
-            return _unwrap(inner_obj, depth + 1) if inner_obj.lstrip()[:1] in ("{", "`") and depth < 3 else inner_obj
+            inner = _unwrap(inner_obj, depth + 1) if inner_obj.lstrip()[:1] in ("{", "`") and depth < 3 else inner_obj
+            return lead + inner
         if isinstance(inner_obj, dict):
             obj = inner_obj
             continue
         prose = _prose_values(obj)  # {"status": "success", "summary": "Exported 18,204 rows ..."}
-        return "\n".join(prose) if prose else "\n".join(_fields(obj)) or body
+        return lead + "\n".join(prose) if prose else "\n".join(_fields(obj)) or body
     return body
+
+
+_STATUS_KEYS: Final[frozenset[str]] = frozenset(
+    "status state result outcome success ok succeeded 状态 结果 状態 結果 상태 결과 statut estado".split())
+_FAILURE_STATUS = re.compile(
+    r"(?i)^(?:error|errored|fail|failed|failure|declined|rejected|denied|refused|blocked|forbidden|aborted|"
+    r"not[ _-]?(?:applied|sent|done|started|run|executed|completed|allowed|permitted)|unsuccessful|失败|错误|拒绝|"
+    r"已拒绝|未完成|未执行|失敗|エラー|실패|거부|échec|echec|fehler|fehlgeschlagen|fallido|falha)$")
+
+
+def _failure_status(obj: dict) -> str | None:
+    """The failure a JSON record states in a status field (keys :data:`_STATUS_KEYS`): a string
+    such as ``failed``, ``declined``, ``not_applied``, or ``false`` under ``success``/``ok``
+    (read as ``failed``); ``None`` when no status field states one."""
+    for key, value in obj.items():
+        if not isinstance(key, str) or key.lower() not in _STATUS_KEYS:
+            continue
+        if value is False and key.lower() in ("success", "ok", "succeeded"):
+            return "failed"
+        if isinstance(value, str) and _FAILURE_STATUS.match(value.strip()):
+            return value.strip()
+    return None
 
 
 def _is_prose(value: str) -> bool:
@@ -247,6 +280,8 @@ def _fields(obj: object, prefix: str = "", depth: int = 0) -> list[str]:
             out.extend(_fields(value, name, depth + 1))
         elif isinstance(value, str) and value.strip():  # numbers and flags carry no statement ("code: 0")
             out.append(f"{name}: {value}" if name else value)
+        elif value is False and name.lower() in ("success", "ok", "succeeded"):  # {"success": false}
+            out.append("status: failed")
     return out
 
 
@@ -260,7 +295,8 @@ _XML_MAX_CHARS: Final[int] = 100_000
 def _xml_text(body: str) -> str | None:
     """The text of an XML message as ``tag: text`` lines of its elements in document order
     (``<status>declined</status><reason>...</reason>`` -> ``status: declined``, ``reason: ...``;
-    tag names with ``_`` or ``-`` read with spaces), read like a JSON status record; ``None``
+    attributes as ``name: value`` lines, text after a child element as a line of its own; tag
+    names with ``_`` or ``-`` read with spaces), read like a JSON status record; ``None``
     when ``body`` is not well-formed XML, is longer than :data:`_XML_MAX_CHARS` or declares a
     DOCTYPE or entities (never expanded)."""
     import xml.etree.ElementTree as ET
@@ -273,14 +309,19 @@ def _xml_text(body: str) -> str | None:
         return None
     if not isinstance(root.tag, str) or root.tag.lower() in _HTML_TAGS:  # HTML markup: read by _prepare
         return None
-    if len(root) == 0:
+    if len(root) == 0 and not root.attrib:
         return " ".join((root.text or "").split()) or None
     lines = []
     for element in root.iter():
+        name = re.sub(r"[_-]+", " ", element.tag.rsplit("}", 1)[-1]) if isinstance(element.tag, str) else ""
+        lines += [f"{re.sub(r'[_-]+', ' ', key.rsplit('}', 1)[-1])}: {' '.join(value.split())}"
+                  for key, value in element.attrib.items() if value.strip() and not key.startswith("xmlns")]
         text = " ".join((element.text or "").split())
         if text:
-            name = re.sub(r"[_-]+", " ", element.tag.rsplit("}", 1)[-1]) if isinstance(element.tag, str) else ""
             lines.append(f"{name}: {text}" if name else text)
+        tail = " ".join((element.tail or "").split())
+        if tail and element is not root:  # text after a child element: "<status>ok</status> but I could not ..."
+            lines.append(tail)
     return "\n".join(lines) or None
 
 
