@@ -104,3 +104,16 @@ def test_duplicate_keys_and_blank_texts_are_errors_naming_file_line_and_key(tmp_
     assert result.exit_code == 2
     assert f"odd.jsonl: {message}" in result.output
     assert "accuracy" not in result.output  # nothing scored on a bad file
+
+
+def test_a_line_nested_too_deep_is_one_error_naming_file_and_line(tmp_path) -> None:
+    path = tmp_path / "deep.jsonl"
+    ok = b'{"text": "Done, the order is cancelled.", "label": "act", "lang": "en"}\n'
+    deep = b'{"text":"a","label":"act","lang":"en","x":' + b"[" * 100000 + b"]" * 100000 + b"}\n"
+    path.write_bytes(ok + b"\n" + deep)
+    with pytest.raises(ConfigError, match=r"deep\.jsonl: line 3: JSON nested deeper"):
+        load_labelled(path)
+    result = runner.invoke(app, ["judge", "eval", "--texts", str(path)])
+    assert result.exit_code == 2, result.output
+    assert "deep.jsonl: line 3: JSON nested deeper" in result.output
+    assert "Traceback" not in result.output

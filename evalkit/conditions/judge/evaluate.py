@@ -93,7 +93,7 @@ def load_labelled(path: str | Path) -> list[LabelledText]:
     Raises:
         ConfigError: the file is missing or a folder (for the default: the corpus is not
             installed), is not UTF-8 (the line of the first bad byte),
-            or one line is not a JSON object, gives a key twice (``FILE: line N: key K given twice``)
+            or one line is not a JSON object (or is nested deeper than the parser reads), gives a key twice (``FILE: line N: key K given twice``)
             or lacks a valid ``text`` (not blank) / ``label`` / ``lang``: ``FILE: line N: field F: why``.
     """
     p = Path(path)
@@ -117,6 +117,9 @@ def load_labelled(path: str | Path) -> list[LabelledText]:
             raise ConfigError(f"{p}: line {n}: key {exc.args[0]!r} given twice; keep one") from None
         except ValueError as exc:
             raise ConfigError(f"{p}: line {n}: not JSON ({exc})") from None
+        except RecursionError:
+            raise ConfigError(f"{p}: line {n}: JSON nested deeper than the parser reads; "
+                              "a labelled line is a flat object {text, label, lang}") from None
         if not isinstance(obj, dict):
             raise ConfigError(f"{p}: line {n}: not a JSON object")
         try:
