@@ -117,3 +117,39 @@ def test_a_line_nested_too_deep_is_one_error_naming_file_and_line(tmp_path) -> N
     assert result.exit_code == 2, result.output
     assert "deep.jsonl: line 3: JSON nested deeper" in result.output
     assert "Traceback" not in result.output
+
+
+def _same_file_spellings(tmp_path):
+    """A labelled file and, for each way of naming it again, the path given to --json."""
+    (tmp_path / "sub").mkdir()
+    path = tmp_path / "a.jsonl"
+    path.write_text('{"text": "Done, the order is cancelled.", "label": "act", "lang": "en"}\n', encoding="utf-8")
+    (tmp_path / "link.jsonl").symlink_to(path)
+    (tmp_path / "hard.jsonl").hardlink_to(path)
+    return path, {"same": str(path), "dotdot": str(tmp_path / "sub" / ".." / "a.jsonl"),
+                  "symlink": str(tmp_path / "link.jsonl"), "hardlink": str(tmp_path / "hard.jsonl")}
+
+
+@pytest.mark.parametrize("spelling", ["same", "dotdot", "symlink", "hardlink"])
+def test_json_output_on_the_labelled_input_is_refused_and_the_input_kept(tmp_path, spelling) -> None:
+    path, spellings = _same_file_spellings(tmp_path)
+    before = path.read_bytes()
+    result = runner.invoke(app, ["judge", "eval", "--texts", str(path), "--json", spellings[spelling]])
+    assert result.exit_code == 2, result.output
+    assert "--json" in result.output and "labelled input" in result.output
+    assert path.read_bytes() == before
+
+
+def test_json_output_on_the_labelled_input_is_refused_before_reading_it(tmp_path, monkeypatch) -> None:
+    monkeypatch.chdir(tmp_path)
+    result = runner.invoke(app, ["judge", "eval", "--texts", "missing.jsonl", "--json", "./missing.jsonl"])
+    assert result.exit_code == 2
+    assert "labelled input" in result.output and "no such labelled file" not in result.output
+    assert not (tmp_path / "missing.jsonl").exists()
+
+
+def test_json_output_next_to_the_labelled_input_is_written(tmp_path) -> None:
+    path, _ = _same_file_spellings(tmp_path)
+    result = runner.invoke(app, ["judge", "eval", "--texts", str(path), "--json", str(tmp_path / "figures.json")])
+    assert result.exit_code == 0, result.output
+    assert json.loads((tmp_path / "figures.json").read_text(encoding="utf-8"))["readers"][0]["n"] == 1
