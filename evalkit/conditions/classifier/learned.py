@@ -232,7 +232,8 @@ def _weights() -> Weights:
         if not np.issubdtype(value.dtype, np.floating):
             raise ConfigError(f"{WEIGHTS_PATH}: array {name!r} of dtype {value.dtype}, expected floating point; "
                               f"{retrain}")
-    arrays = tuple(raw[name].astype(np.float32) for name in names)
+    w1, b1, w2, b2 = (raw[name].astype(np.float32) for name in names)
+    arrays = (w1, b1, w2, b2)
     expected = ((N_BUCKETS, HIDDEN), (HIDDEN,), (HIDDEN, len(LABELS)), (len(LABELS),))
     shapes = tuple(a.shape for a in arrays)
     if shapes != expected:
