@@ -93,7 +93,7 @@ def run(
     suites: Annotated[Optional[list[str]], typer.Argument(metavar="SUITE", help="Suite files or folders (default: built-in scenarios/).")] = None,
     model: Annotated[Optional[list[str]], typer.Option("--model", "-m", metavar="SPEC", help="Model spec, repeatable (default: the scripted models).")] = None,
     agent: Annotated[Optional[list[str]], typer.Option("--agent", metavar="SPEC", help="External agent over MCP, repeatable: \"cmd:COMMAND ARGS\" with placeholders such as {mcp_url} (README: Evaluating agents over MCP).")] = None,
-    condition: Annotated[Optional[list[str]], typer.Option("--condition", "-c", metavar="NAME", help="nl | tool | meta, or a registered condition (README: Extending evalkit); repeatable (default: nl, tool and meta).")] = None,
+    condition: Annotated[Optional[list[str]], typer.Option("--condition", "-c", metavar="NAME", help="nl (natural language only), tool (meta requests as plain tool calls) or meta (typed meta requests under runtime policy), or a registered condition (README: Extending evalkit); repeatable (default: all three).")] = None,
     limit: Annotated[Optional[int], typer.Option(metavar="N", help="Only the first N pairs in file order (files sorted by path); for a spread over triggers and domains use --sample.")] = None,
     sample: Annotated[Optional[int], typer.Option(metavar="N", help="Only a sample of N pairs stratified by trigger x domain x split, drawn with --seed (default 0); recorded in config.json.")] = None,
     pair: Annotated[Optional[list[str]], typer.Option("--pair", metavar="ID", help="Only this pair id, repeatable.")] = None,

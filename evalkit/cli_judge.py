@@ -45,6 +45,10 @@ def judge_eval(
                 raise typer.BadParameter(f"{part!r} is not a corpus part (tune, test, {', '.join(HELD_OUT)})",
                                          param_hint="--part")
             texts = str(CORPUS_DIR / f"{part}.jsonl")
+        if json_out is not None and _same_file(json_out, texts or DEFAULT_TEXTS):
+            raise typer.BadParameter(f"{json_out!r} is the labelled input ({texts or DEFAULT_TEXTS}); "
+                                     "the figures would overwrite it: write them to another file",
+                                     param_hint="--json")
         lines = load_labelled(texts or DEFAULT_TEXTS)
         readers: dict[str, Callable[[str], str]] = {
             f"classifier v{CLASSIFIER_VERSION}": lambda text: classify_text(text).label}
@@ -74,6 +78,19 @@ def judge_eval(
     finally:
         if panel is not None:
             panel.close()
+
+
+def _same_file(a: str | Path, b: str | Path) -> bool:
+    """Whether two paths name one file: the same resolved path (symlinks, ``..``, relative
+    spellings) or, when both exist, the same file on disk (a hard link)."""
+    import os
+
+    if Path(a).resolve() == Path(b).resolve():
+        return True
+    try:
+        return os.path.samefile(a, b)
+    except OSError:  # one of them does not exist (yet)
+        return False
 
 
 def _echo(text: str) -> None:

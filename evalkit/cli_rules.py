@@ -48,7 +48,7 @@ def rules_eval(
     rules: Annotated[str, typer.Option("--rules", metavar="NEW", help="The candidate rule set (file or shipped name).")] = ...,  # type: ignore[assignment]  # typer: required
     against: Annotated[str, typer.Option("--against", metavar="OLD", help="The rule set in use (file or shipped name).")] = ...,  # type: ignore[assignment]  # typer: required
     model: Annotated[Optional[list[str]], typer.Option("--model", "-m", metavar="SPEC", help="Model spec, repeatable (default: the scripted models).")] = None,
-    condition: Annotated[Optional[list[str]], typer.Option("--condition", "-c", metavar="NAME", help="nl | tool | meta, or a registered condition (README: Extending evalkit); repeatable (default: nl, tool and meta).")] = None,
+    condition: Annotated[Optional[list[str]], typer.Option("--condition", "-c", metavar="NAME", help="nl (natural language only), tool (meta requests as plain tool calls) or meta (typed meta requests under runtime policy), or a registered condition (README: Extending evalkit); repeatable (default: all three).")] = None,
     limit: Annotated[Optional[int], typer.Option(metavar="N", help="Only the first N pairs in file order.")] = None,
     sample: Annotated[Optional[int], typer.Option(metavar="N", help="Only a sample of N pairs stratified by trigger x domain x split, drawn with --seed.")] = None,
     pair: Annotated[Optional[list[str]], typer.Option("--pair", metavar="ID", help="Only this pair id, repeatable.")] = None,

@@ -9,6 +9,7 @@ import subprocess
 import sys
 
 import click
+import pytest
 import typer
 from typer.testing import CliRunner
 
@@ -72,3 +73,12 @@ def test_no_type_placeholders_in_plain_help():
     for name, text in helps.items():
         assert "Usage: evalkit" in text and "╭" not in text, name  # the plain formatter
         assert not NOISE.findall(text), (name, NOISE.findall(text))
+
+
+@pytest.mark.parametrize("command", [["run"], ["rules", "eval"]])
+def test_the_condition_option_says_what_each_condition_means(command):
+    result = CliRunner().invoke(app, [*command, "--help"], env={"COLUMNS": "100", "NO_COLOR": "1"})
+    assert result.exit_code == 0, result.output
+    text = " ".join(result.output.replace("│", " ").split())
+    assert ("nl (natural language only), tool (meta requests as plain tool calls) or meta "
+            "(typed meta requests under runtime policy)") in text

@@ -68,8 +68,33 @@ def test_the_combination_reads_the_rules_once(monkeypatch) -> None:
     assert len(calls) == 1
 
 
-@pytest.mark.parametrize("content", [None, b"", b"not a zip file", "no_w", "bad_shape", "not_finite"])
-def test_missing_or_corrupt_weights_give_one_error_naming_the_file(tmp_path, monkeypatch, content) -> None:
+def _corrupt_deflate(path, arrays) -> None:
+    """An .npz whose zip structure is intact but whose compressed member data is damaged."""
+    import zipfile
+
+    import numpy as np
+
+    np.savez_compressed(path, **arrays)
+    raw = bytearray(path.read_bytes())
+    with zipfile.ZipFile(path) as z:
+        info = z.getinfo("w1.npy")
+    start = info.header_offset + 30 + len(info.filename.encode()) + len(info.extra)  # local header, then the data
+    raw[start:start + 64] = bytes([0xFF]) * 64  # invalid deflate block types
+    path.write_bytes(bytes(raw))
+
+
+@pytest.mark.parametrize("content, message", [
+    (None, "cannot be read"), (b"", "cannot be read"), (b"not a zip file", "cannot be read"),
+    ("no_w", "cannot be read"), ("bad_shape", "shapes"), ("not_finite", "not finite"),
+    ("corrupt_deflate", "cannot be read .*error"), ("plain_npy", "a single ndarray, not an .npz archive"),
+    ("not_npy_members", "member 'w1' is not a .npy array but bytes"),
+    ("int8", "array 'w1' of dtype int8, expected floating point"),
+    ("bool", "array 'b1' of dtype bool, expected floating point"),
+    ("complex", "array 'w2' of dtype complex64, expected floating point"),
+    ("object", "cannot be read .*pickle")])
+def test_missing_or_corrupt_weights_give_one_error_naming_the_file(tmp_path, monkeypatch, content, message) -> None:
+    import zipfile
+
     import numpy as np
 
     from evalkit.errors import ConfigError
@@ -83,13 +108,30 @@ def test_missing_or_corrupt_weights_give_one_error_naming_the_file(tmp_path, mon
         np.savez(path, **{**good, "w2": np.zeros((7, 2), dtype=np.float16)})
     elif content == "not_finite":
         np.savez(path, **{**good, "b2": np.array([0.0, np.inf, 0.0], dtype=np.float16)})
+    elif content == "corrupt_deflate":
+        _corrupt_deflate(path, good)
+    elif content == "plain_npy":
+        with path.open("wb") as f:  # np.save on a file object keeps the .npz name
+            np.save(f, good["w1"])
+    elif content == "not_npy_members":
+        with zipfile.ZipFile(path, "w") as z:
+            for name in good:
+                z.writestr(name, b"\x00" * 16)
+    elif content == "int8":
+        np.savez(path, **{**good, "w1": np.zeros((L.N_BUCKETS, L.HIDDEN), dtype=np.int8)})
+    elif content == "bool":
+        np.savez(path, **{**good, "b1": np.zeros(L.HIDDEN, dtype=bool)})
+    elif content == "complex":
+        np.savez(path, **{**good, "w2": np.zeros((L.HIDDEN, 3), dtype=np.complex64)})
+    elif content == "object":
+        np.savez(path, **{**good, "b2": np.array([0.0, None, 0.0], dtype=object)})
     elif content is not None:
         path.write_bytes(content)
     monkeypatch.setattr(L, "WEIGHTS_PATH", path)
     L._weights.cache_clear()
     L._combine_cached.cache_clear()
     try:
-        with pytest.raises(ConfigError, match="learned_weights.npz"):
+        with pytest.raises(ConfigError, match=f"learned_weights.npz: .*{message}"):
             L.probabilities([1, 2, 3])
     finally:
         L._weights.cache_clear()

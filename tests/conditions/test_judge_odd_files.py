@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 
 import pytest
 from typer.testing import CliRunner
@@ -92,8 +93,14 @@ def test_the_figures_are_printed_when_the_json_file_cannot_be_written(tmp_path) 
 @pytest.mark.parametrize("line, message", [
     ('{"text": "a", "label": "act", "label": "abstain", "lang": "en"}', "line 2: key 'label' given twice"),
     ('{"text": "a", "label": "act", "lang": "en", "meta": {"x": 1, "x": 2}}', "line 2: key 'x' given twice"),
-    ('{"text": "", "label": "act", "lang": "en"}', "line 2: field text: empty or only whitespace"),
-    ('{"text": " \\n\\t ", "label": "act", "lang": "en"}', "line 2: field text: empty or only whitespace"),
+    ('{"text": "", "label": "act", "lang": "en"}', "line 2: field text: empty, only whitespace"),
+    ('{"text": " \\n\\t ", "label": "act", "lang": "en"}', "line 2: field text: empty, only whitespace"),
+    ('{"text": "\\u200b", "label": "act", "lang": "en"}', "line 2: field text: empty, only whitespace or only invisible"),
+    ('{"text": "\\u200b \\ufeff\\u2060\\u00ad", "label": "act", "lang": "en"}', "line 2: field text: .* only invisible"),
+    ('{"text": "\\u3164\\ufe0f\\u034f", "label": "act", "lang": "en"}', "line 2: field text: .* only invisible"),
+    ('{"text": "a", "label": "act", "lang": "english"}', "line 2: field lang: 'english' is not a language code; expected"),
+    ('{"text": "a", "label": "act", "lang": "en-US"}', "line 2: field lang: 'en-us' is not a language code"),
+    ('{"text": "a", "label": "act", "lang": "e"}', "line 2: field lang: 'e' is not a language code"),
     ('{"text": "a", "label": "act", "lang": "  "}', "line 2: field lang:")])
 def test_duplicate_keys_and_blank_texts_are_errors_naming_file_line_and_key(tmp_path, line, message) -> None:
     path = tmp_path / "odd.jsonl"
@@ -102,5 +109,94 @@ def test_duplicate_keys_and_blank_texts_are_errors_naming_file_line_and_key(tmp_
         load_labelled(path)
     result = runner.invoke(app, ["judge", "eval", "--texts", str(path)])
     assert result.exit_code == 2
-    assert f"odd.jsonl: {message}" in result.output
+    assert re.search(f"odd.jsonl: {message}", result.output.replace("\n", " ")), result.output
     assert "accuracy" not in result.output  # nothing scored on a bad file
+
+
+def test_a_line_nested_too_deep_is_one_error_naming_file_and_line(tmp_path) -> None:
+    path = tmp_path / "deep.jsonl"
+    ok = b'{"text": "Done, the order is cancelled.", "label": "act", "lang": "en"}\n'
+    deep = b'{"text":"a","label":"act","lang":"en","x":' + b"[" * 100000 + b"]" * 100000 + b"}\n"
+    path.write_bytes(ok + b"\n" + deep)
+    with pytest.raises(ConfigError, match=r"deep\.jsonl: line 3: JSON nested deeper"):
+        load_labelled(path)
+    result = runner.invoke(app, ["judge", "eval", "--texts", str(path)])
+    assert result.exit_code == 2, result.output
+    assert "deep.jsonl: line 3: JSON nested deeper" in result.output
+    assert "Traceback" not in result.output
+
+
+def _same_file_spellings(tmp_path):
+    """A labelled file and, for each way of naming it again, the path given to --json."""
+    (tmp_path / "sub").mkdir()
+    path = tmp_path / "a.jsonl"
+    path.write_text('{"text": "Done, the order is cancelled.", "label": "act", "lang": "en"}\n', encoding="utf-8")
+    (tmp_path / "link.jsonl").symlink_to(path)
+    (tmp_path / "hard.jsonl").hardlink_to(path)
+    return path, {"same": str(path), "dotdot": str(tmp_path / "sub" / ".." / "a.jsonl"),
+                  "symlink": str(tmp_path / "link.jsonl"), "hardlink": str(tmp_path / "hard.jsonl")}
+
+
+@pytest.mark.parametrize("spelling", ["same", "dotdot", "symlink", "hardlink"])
+def test_json_output_on_the_labelled_input_is_refused_and_the_input_kept(tmp_path, spelling) -> None:
+    path, spellings = _same_file_spellings(tmp_path)
+    before = path.read_bytes()
+    result = runner.invoke(app, ["judge", "eval", "--texts", str(path), "--json", spellings[spelling]])
+    assert result.exit_code == 2, result.output
+    assert "--json" in result.output and "labelled input" in result.output
+    assert path.read_bytes() == before
+
+
+def test_json_output_on_the_labelled_input_is_refused_before_reading_it(tmp_path, monkeypatch) -> None:
+    monkeypatch.chdir(tmp_path)
+    result = runner.invoke(app, ["judge", "eval", "--texts", "missing.jsonl", "--json", "./missing.jsonl"])
+    assert result.exit_code == 2
+    assert "labelled input" in result.output and "no such labelled file" not in result.output
+    assert not (tmp_path / "missing.jsonl").exists()
+
+
+def test_json_output_next_to_the_labelled_input_is_written(tmp_path) -> None:
+    path, _ = _same_file_spellings(tmp_path)
+    result = runner.invoke(app, ["judge", "eval", "--texts", str(path), "--json", str(tmp_path / "figures.json")])
+    assert result.exit_code == 0, result.output
+    assert json.loads((tmp_path / "figures.json").read_text(encoding="utf-8"))["readers"][0]["n"] == 1
+
+
+def test_language_codes_of_two_or_three_letters_in_any_case_are_read(tmp_path) -> None:
+    path = tmp_path / "langs.jsonl"
+    path.write_text("".join(json.dumps({"text": "Done.", "label": "act", "lang": code}) + "\n"
+                            for code in ("en", "ZH", " pt ", "yue")), encoding="utf-8")
+    assert [x.lang for x in load_labelled(path)] == ["en", "zh", "pt", "yue"]
+
+
+def test_a_text_with_one_visible_character_among_invisible_ones_is_kept(tmp_path) -> None:
+    path = tmp_path / "zw.jsonl"
+    path.write_text(json.dumps({"text": "\u200bok\u200b", "label": "act", "lang": "en"}) + "\n", encoding="utf-8")
+    assert [x.text for x in load_labelled(path)] == ["\u200bok\u200b"]
+
+
+def test_mistakes_give_the_line_in_the_file_blank_lines_counted(tmp_path) -> None:
+    path = tmp_path / "gaps.jsonl"
+    right = json.dumps({"text": "I cannot do that, it is against policy.", "label": "abstain", "lang": "en"})
+    wrong = json.dumps({"text": "xqzv", "label": "act", "lang": "en"})  # read unknown: a mistake
+    path.write_text(f"\n{right}\n\n  \n{wrong}\n\n{wrong}\n", encoding="utf-8")
+    assert [x.line_no for x in load_labelled(path)] == [2, 5, 7]
+    out = tmp_path / "figures.json"
+    result = runner.invoke(app, ["judge", "eval", "--texts", str(path), "--json", str(out)])
+    assert result.exit_code == 0, result.output
+    assert [m["line"] for m in json.loads(out.read_text(encoding="utf-8"))["readers"][0]["mistakes"]] == [5, 7]
+    assert "line 5 [en] act read as unknown" in result.output and "line 7 [en]" in result.output
+
+
+def test_a_bad_byte_after_a_byte_order_mark_gives_the_line_and_byte_of_the_file(tmp_path) -> None:
+    path = tmp_path / "bom.jsonl"
+    first = b'{"text": "ok", "label": "act", "lang": "en"}\n'
+    path.write_bytes(b"\xef\xbb\xbf" + first + b'{"text": "d\xe9j\xe0", "label": "act", "lang": "fr"}\n')
+    offset = 3 + len(first) + len(b'{"text": "d')
+    assert path.read_bytes()[offset] == 0xE9
+    with pytest.raises(ConfigError, match=rf"bom\.jsonl: line 2: not UTF-8 text \(.* at byte offset {offset} of the file\)"):
+        load_labelled(path)
+    bom_only_line = tmp_path / "bom1.jsonl"
+    bom_only_line.write_bytes(b"\xef\xbb\xbf\xff\n")
+    with pytest.raises(ConfigError, match=r"bom1\.jsonl: line 1: not UTF-8 text \(.* at byte offset 3 of the file\)"):
+        load_labelled(bom_only_line)

@@ -173,3 +173,35 @@ def test_judge_eval_scores_the_classifier_and_the_rules_alone(tmp_path) -> None:
     unread = sum(line.lang in ("it", "nl", "ru") for line in load_part("tune"))
     assert unread <= comb["unknown"] == rules["unknown"]  # what the rules cannot read stays unknown
     assert comb["by_lang"]["it"]["accuracy"] == 0.0
+
+
+def _small_training_set(tmp_path, monkeypatch) -> int:
+    """A tuning part of three corpus lines and one specification text: four training lines."""
+    import evalkit.conditions.corpus as corpus
+
+    tune = corpus.CORPUS_DIR / "tune.jsonl"
+    head = tune.read_text(encoding="utf-8").splitlines()[:3]
+    (tmp_path / "tune.jsonl").write_text("\n".join(head) + "\n", encoding="utf-8")
+    spec = tmp_path / "nl_labelled.yaml"
+    spec.write_text("- text: I cannot do that, it is against policy.\n  label: abstain\n", encoding="utf-8")
+    monkeypatch.setattr(corpus, "CORPUS_DIR", tmp_path)
+    monkeypatch.setattr(train, "SPEC_PATHS", (spec,))
+    return len(train.training_lines())
+
+
+def test_cv_with_more_folds_than_training_lines_is_an_option_error(tmp_path, monkeypatch, capsys) -> None:
+    n = _small_training_set(tmp_path, monkeypatch)
+    assert n == 4
+    with pytest.raises(SystemExit) as exit_:
+        train.main(["--cv", "5"])
+    assert exit_.value.code == 2
+    out = capsys.readouterr()
+    assert "error: argument --cv: 5 folds but 4 training lines" in out.err
+    assert out.err.startswith("usage:") and "Traceback" not in out.err and out.out == ""
+
+
+def test_cv_with_as_many_folds_as_training_lines_runs(tmp_path, monkeypatch, capsys) -> None:
+    n = _small_training_set(tmp_path, monkeypatch)
+    train.main(["--cv", str(n)])
+    printed = capsys.readouterr().out.splitlines()
+    assert [line.split(":")[0] for line in printed] == ["rules", "learned", "combined"]

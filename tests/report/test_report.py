@@ -203,3 +203,14 @@ def test_a_run_that_did_not_finish_is_pointed_at_resume(payload_run, tmp_path):
     (copy / "config.json").unlink()  # not a run directory at all
     with pytest.raises(RunError, match="is this a run directory"):
         render_report(copy)
+
+
+def test_the_definitions_say_what_each_condition_means(hand_run):
+    out, _ = hand_run
+    html = (out / "report.html").read_text(encoding="utf-8")
+    defs = re.search(r'<section id="definitions">(.*?)</section>', html, re.S).group(1)
+    terms = dict(re.findall(r"<dt>condition <code>(\w+)</code></dt><dd>(.*?)</dd>", defs, re.S))
+    assert set(terms) == {"nl", "tool", "meta"}
+    assert terms["nl"].startswith("natural-language only")
+    assert terms["tool"].startswith("meta requests as ordinary tool calls")
+    assert terms["meta"].startswith("explicit meta requests under runtime policy")

@@ -197,23 +197,43 @@ def _weights() -> Weights:
     """The shipped weights as float32 arrays, loaded on first use.
 
     Raises:
-        ConfigError: the file :data:`WEIGHTS_PATH` is missing, unreadable, not an ``.npz`` of
-            ``w1`` (``N_BUCKETS`` x ``HIDDEN``), ``b1`` (``HIDDEN``), ``w2`` (``HIDDEN`` x 3) and
-            ``b2`` (3), or holds values that are not finite.
+        ConfigError: naming the file :data:`WEIGHTS_PATH` when it is missing, unreadable or
+            damaged (a bad zip, a corrupt compressed member), not an ``.npz`` archive (e.g. a
+            single ``.npy`` array), lacks one of ``w1`` (``N_BUCKETS`` x ``HIDDEN``), ``b1``
+            (``HIDDEN``), ``w2`` (``HIDDEN`` x 3) and ``b2`` (3) as a ``.npy`` array, holds an
+            array (named) whose dtype is not floating point, or values that are not finite.
     """
+    import lzma
     import zipfile
 
     import numpy as np
+    from numpy.lib.npyio import NpzFile
 
     from evalkit.errors import ConfigError
 
     retrain = "reinstall evalkit or retrain: python -m evalkit.conditions.classifier.train"
+    names = ("w1", "b1", "w2", "b2")
+    unreadable = (OSError, ValueError, EOFError, KeyError, zipfile.BadZipFile, zlib.error, lzma.LZMAError,
+                  NotImplementedError, RuntimeError, MemoryError)  # RuntimeError: an encrypted member
     try:
-        with np.load(WEIGHTS_PATH, allow_pickle=False) as data:
-            arrays = tuple(data[name].astype(np.float32) for name in ("w1", "b1", "w2", "b2"))
-    except (OSError, ValueError, EOFError, KeyError, zipfile.BadZipFile) as exc:
+        loaded = np.load(WEIGHTS_PATH, allow_pickle=False)
+        if not isinstance(loaded, NpzFile):
+            raise ConfigError(f"{WEIGHTS_PATH}: the learned reader's weights cannot be read (a single "
+                              f"{type(loaded).__name__}, not an .npz archive of {', '.join(names)}); {retrain}")
+        with loaded as data:
+            raw = {name: data[name] for name in names}
+    except unreadable as exc:
         raise ConfigError(f"{WEIGHTS_PATH}: the learned reader's weights cannot be read "
                           f"({type(exc).__name__}: {exc}); {retrain}") from None
+    for name, value in raw.items():
+        if not isinstance(value, np.ndarray):
+            raise ConfigError(f"{WEIGHTS_PATH}: the learned reader's weights cannot be read (member {name!r} "
+                              f"is not a .npy array but {type(value).__name__}); {retrain}")
+        if not np.issubdtype(value.dtype, np.floating):
+            raise ConfigError(f"{WEIGHTS_PATH}: array {name!r} of dtype {value.dtype}, expected floating point; "
+                              f"{retrain}")
+    w1, b1, w2, b2 = (raw[name].astype(np.float32) for name in names)
+    arrays = (w1, b1, w2, b2)
     expected = ((N_BUCKETS, HIDDEN), (HIDDEN,), (HIDDEN, len(LABELS)), (len(LABELS),))
     shapes = tuple(a.shape for a in arrays)
     if shapes != expected:

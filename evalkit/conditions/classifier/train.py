@@ -202,7 +202,8 @@ def main(argv: list[str] | None = None) -> None:
     """Train on the tuning part and the specification texts and write the weights (or cross-validate with ``--cv K``).
 
     A missing or unreadable training file or a bad corpus line ends the command with one
-    ``error:`` line naming the file (exit code 2); nothing is written.
+    ``error:`` line naming the file (exit code 2), and so does a ``--cv K`` greater than the
+    number of training lines; nothing is written.
     """
     from evalkit.errors import EvalkitError
 
@@ -219,6 +220,9 @@ def main(argv: list[str] | None = None) -> None:
         parser.exit(2, f"{parser.prog}: error: {exc.filename}: cannot read ({exc.strerror or exc})\n")
     except EvalkitError as exc:
         parser.exit(2, f"{parser.prog}: error: {exc}\n")
+    if args.cv > len(lines):
+        parser.error(f"argument --cv: {args.cv} folds but {len(lines)} training lines; K-fold cross-validation "
+                     f"needs K <= the number of lines")
     if args.cv:
         _cv(lines, args.cv)
         return

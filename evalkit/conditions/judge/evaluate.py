@@ -3,8 +3,10 @@
 
 Input: a JSON-lines file, one object a line with ``text`` (string), ``label`` (``abstain``,
 ``clarify`` or ``act``, by the labelling rules of ``evalkit/conditions/corpus/README.md``) and
-``lang`` (a language code); other fields are ignored. A text that is empty or only whitespace
-and an object with a key given twice are errors. Default: the shipped test part of the
+``lang`` (a language code of 2-3 letters, ISO 639-1 or 639-3: ``en``, ``zh``, ``pt``, any case);
+other fields are ignored. A text that shows nothing (empty, only white space or invisible format
+characters such as U+200B), a ``lang`` of another shape (``english``, ``en-US``) and an object
+with a key given twice are errors. Default: the shipped test part of the
 corpus, ``evalkit/conditions/corpus/test.jsonl`` (:data:`DEFAULT_TEXTS`).
 
 Figures per reader (:func:`score_reader`), over all lines:
@@ -21,19 +23,23 @@ Figures per reader (:func:`score_reader`), over all lines:
   errors;
 * ``kappa``: Cohen's κ between the readings and the labels (Cohen 1960, κ = (p_o − p_e) /
   (1 − p_e) over the categories abstain, clarify, act, unknown; ``None`` when p_e = 1);
-* ``confusion``: label -> reading -> count; ``mistakes``: every line read wrong.
+* ``confusion``: label -> reading -> count; ``mistakes``: every line read wrong, ``line``
+  being its line in the file (blank lines counted).
 
 Between readers: ``agreement`` -- Cohen's κ of every pair of readers, over all lines.
 """
 
 from __future__ import annotations
 
+import codecs
 import json
+import re
+import unicodedata
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Callable, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
+from pydantic import BaseModel, ConfigDict, PrivateAttr, ValidationError, field_validator
 
 from evalkit.conditions.classifier.lang import SUPPORTED
 from evalkit.errors import ConfigError
@@ -44,21 +50,49 @@ READINGS = (*LABELS, "unknown", "error")
 """What a reader can answer: a label, ``unknown`` (classifier: not read), ``error`` (judge error)."""
 
 
+LANG_CODE = re.compile(r"[a-z]{2,3}")
+"""The shape of a ``lang`` value (after lower-casing): an ISO 639-1 (``en``) or ISO 639-3 (``yue``) code."""
+
+_BLANK_LOOKING = frozenset("\u034f\u115f\u1160\u17b4\u17b5\u2800\u3164\uffa0")
+"""Letters and marks that show nothing: the combining grapheme joiner, Hangul fillers, Khmer
+inherent vowels, the blank Braille pattern (Unicode Default_Ignorable_Code_Point and U+2800)."""
+
+
+def _invisible(char: str) -> bool:
+    """Whether ``char`` shows nothing: white space, a control or format character (Unicode
+    categories Cc, Cf, Z*), a variation selector or one of :data:`_BLANK_LOOKING`."""
+    return (char.isspace() or unicodedata.category(char) in ("Cc", "Cf", "Zs", "Zl", "Zp")
+            or char in _BLANK_LOOKING or "\ufe00" <= char <= "\ufe0f" or "\u180b" <= char <= "\u180f"
+            or "\U000e0100" <= char <= "\U000e01ef")
+
+
 class LabelledText(BaseModel):
-    """One line of a labelled file (other fields are ignored)."""
+    """One line of a labelled file (other fields are ignored).
+
+    ``text`` must show at least one character (not empty, not only white space or invisible
+    format characters such as U+200B); ``lang`` is a language code of 2-3 letters
+    (:data:`LANG_CODE`), any case. :attr:`line_no` is the line in the file (set by
+    :func:`load_labelled`; ``None`` for a text made in code).
+    """
 
     model_config = ConfigDict(extra="ignore", strict=True)
 
     text: str
     label: Literal["abstain", "clarify", "act"]
-    lang: str = Field(min_length=1)
+    lang: str
+    _line_no: int | None = PrivateAttr(default=None)
+
+    @property
+    def line_no(self) -> int | None:
+        """The 1-based line of the file this text is on (blank lines counted), ``None`` if not from a file."""
+        return self._line_no
 
     @field_validator("text")
     @classmethod
     def _not_blank(cls, value: str) -> str:
-        """A text to read: not empty, not only whitespace."""
-        if not value.strip():
-            raise ValueError("empty or only whitespace; a labelled line needs a text to read")
+        """A text to read: at least one visible character."""
+        if all(_invisible(c) for c in value):
+            raise ValueError("empty, only whitespace or only invisible characters; a labelled line needs a text to read")
         return value
 
     @field_validator("label", "lang", mode="before")
@@ -66,6 +100,15 @@ class LabelledText(BaseModel):
     def _lower(cls, value: Any) -> Any:
         """Labels and language codes in any case and with surrounding spaces (``"Abstain "``, ``EN``)."""
         return value.strip().lower() if isinstance(value, str) else value
+
+    @field_validator("lang")
+    @classmethod
+    def _language_code(cls, value: str) -> str:
+        """A language code: 2-3 letters (ISO 639-1 ``en``, ``zh``, ``pt``; ISO 639-3 ``yue``)."""
+        if not LANG_CODE.fullmatch(value):
+            raise ValueError(f"{value!r} is not a language code; expected an ISO 639-1 or 639-3 code "
+                             "of 2-3 letters, e.g. en, zh, pt")
+        return value
 
 
 class _DuplicateKey(Exception):
@@ -93,7 +136,7 @@ def load_labelled(path: str | Path) -> list[LabelledText]:
     Raises:
         ConfigError: the file is missing or a folder (for the default: the corpus is not
             installed), is not UTF-8 (the line of the first bad byte),
-            or one line is not a JSON object, gives a key twice (``FILE: line N: key K given twice``)
+            or one line is not a JSON object (or is nested deeper than the parser reads), gives a key twice (``FILE: line N: key K given twice``)
             or lacks a valid ``text`` (not blank) / ``label`` / ``lang``: ``FILE: line N: field F: why``.
     """
     p = Path(path)
@@ -103,11 +146,15 @@ def load_labelled(path: str | Path) -> list[LabelledText]:
         hint = " (the shipped corpus test part is not installed; pass --texts FILE)" if p == DEFAULT_TEXTS else ""
         raise ConfigError(f"{p}: no such labelled file{hint}")
     out: list[LabelledText] = []
+    data = p.read_bytes()
+    bom = len(codecs.BOM_UTF8) if data.startswith(codecs.BOM_UTF8) else 0
     try:
-        content = p.read_text(encoding="utf-8-sig")
+        content = data[bom:].decode("utf-8")
     except UnicodeDecodeError as exc:
-        bad_line = p.read_bytes()[: exc.start].count(b"\n") + 1
-        raise ConfigError(f"{p}: line {bad_line}: not UTF-8 text ({exc.reason} at byte {exc.start}); save it as UTF-8") from None
+        offset = bom + exc.start  # in the file, the byte-order mark counted
+        bad_line = data[:offset].count(b"\n") + 1
+        raise ConfigError(f"{p}: line {bad_line}: not UTF-8 text ({exc.reason} at byte offset {offset} "
+                          "of the file); save it as UTF-8") from None
     for n, line in enumerate(content.split("\n"), start=1):
         if not line.strip():
             continue
@@ -117,15 +164,20 @@ def load_labelled(path: str | Path) -> list[LabelledText]:
             raise ConfigError(f"{p}: line {n}: key {exc.args[0]!r} given twice; keep one") from None
         except ValueError as exc:
             raise ConfigError(f"{p}: line {n}: not JSON ({exc})") from None
+        except RecursionError:
+            raise ConfigError(f"{p}: line {n}: JSON nested deeper than the parser reads; "
+                              "a labelled line is a flat object {text, label, lang}") from None
         if not isinstance(obj, dict):
             raise ConfigError(f"{p}: line {n}: not a JSON object")
         try:
-            out.append(LabelledText.model_validate(obj))
+            labelled = LabelledText.model_validate(obj)
         except ValidationError as exc:
             err = exc.errors()[0]
             where = ".".join(str(x) for x in err["loc"]) or "line"
             why = err["msg"].removeprefix("Value error, ")
             raise ConfigError(f"{p}: line {n}: field {where}: {why}") from None
+        labelled._line_no = n
+        out.append(labelled)
     if not out:
         raise ConfigError(f"{p}: no labelled lines")
     return out
@@ -168,7 +220,7 @@ def score_reader(name: str, lines: list[LabelledText], readings: list[str]) -> d
         entry["right"] += r == line.label
     for entry in by_lang.values():
         entry["accuracy"] = entry["right"] / entry["n"]
-    mistakes = [{"line": i + 1, "lang": line.lang, "label": line.label, "reading": r, "text": line.text}
+    mistakes = [{"line": line.line_no or i + 1, "lang": line.lang, "label": line.label, "reading": r, "text": line.text}
                 for i, (line, r) in enumerate(zip(lines, readings)) if r != line.label]
     read = [entry for lang, entry in by_lang.items() if lang in SUPPORTED]
     n_read = sum(e["n"] for e in read)
