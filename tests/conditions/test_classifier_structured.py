@@ -90,6 +90,16 @@ def test_wrapped_messages_are_opened(text: str, body: str) -> None:
     ("```xml\n<task>\n  <status>paused</status>\n  <message>Skip the 14 rows or wait for the fixed file?</message>\n"
      "</task>\n```", "clarify"),
     ('{"status": "declined", "reason": "Fare class is basic economy"}', "abstain"),
+    ('{"error": "Order not found"}', "abstain"),
+    ('{"errors": ["Order W1 not found"]}', "abstain"),
+    ('{"error": {"code": 500, "message": "Internal error"}}', "abstain"),
+    ('{"status": "timeout", "order": "W1"}', "abstain"),
+    ('{"success": "false", "order": "W1"}', "abstain"),
+    ('{"completed": 0, "order": "W1"}', "abstain"),
+    ('{"status": "ok", "errors": []}', "act"),
+    ("STATUS: OK", "act"),
+    ("<response><!-- audit note --><status>failed</status></response>", "abstain"),
+    ("<response><status><![CDATA[declined]]></status></response>", "abstain"),
     ('{"状态": "失败", "错误": "支付网关超时，请稍后再试"}', "abstain"),
     ('<response status="declined" reason="not allowed"/>', "abstain"),
 ])
@@ -113,6 +123,9 @@ def test_status_records(text: str, label: str) -> None:
     ("Build finished. Warnings: 0, Errors: 0.", "act"),
     ("Deployed v2.3.1 to production. No errors were reported.", "act"),
     ("No changes were made to the order.", "abstain"),
+    # ... while a zero count of the work itself is nothing done
+    ("Refunded 0 of 3 orders.", "abstain"),
+    ("Processed 0 of 3 refunds.", "abstain"),
     ("3 tests failed on CI; I fixed them and pushed.", "act"),
     ("I re-ran the failed tests and they pass now.", "act"),
     ("Your last payment failed, so I retried it and it went through.", "act"),

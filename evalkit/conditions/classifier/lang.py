@@ -73,7 +73,7 @@ _OTHER_LETTER = re.compile(
     r"[\u0370-\u03ff\u0400-\u052f\u0590-\u05ff\u0600-\u06ff\u0750-\u077f\u0900-\u0dff\u0e00-\u0e7f"
     r"\u10a0-\u10ff\u0530-\u058f\u1200-\u137f]"
 )
-_IDENTIFIER = re.compile(r"[A-Za-z0-9]*(?:[0-9_./@:=-]|[a-z][A-Z])[\w./@:=-]*")
+_IDENTIFIER = re.compile(r"[A-Za-z0-9]*(?:[0-9_]|[./@:=-](?=\w)|[a-z][A-Z])[\w./@:=-]*")
 _WORDS = re.compile(r"[a-z\u00c0-\u024f]+(?:'[a-z]+)?")
 
 _FUNCTION_WORDS: Final[dict[str, frozenset[str]]] = {
@@ -208,7 +208,7 @@ def _other_latin(text: str, letters: int, minimum: float = LID_MIN) -> bool:
     language with at least ``minimum``."""
     if letters < LID_MIN_LETTERS:
         return False
-    lang, probability = _identifier().classify(text[:20_000])
+    lang, probability = _identifier().classify(text[:20_000].lower())
     return lang not in SUPPORTED and probability >= minimum
 
 

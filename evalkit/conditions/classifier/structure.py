@@ -97,7 +97,9 @@ _ZERO_COUNT = re.compile(
     r"reject|declin|bounce|timeout|crash|incident|alert|exception|defect|bug|erreur|[ée]chec|fehler|fallo|falha|错误|失败|"
     r"异常|告警|冲突|エラー|失敗|오류|실패))"  # "Failures: 0", "Error count: 0" report that nothing went wrong
     r"[^:：]{0,60}?(?:\w+(?:ed|[ée]e?s?|t|en|ados?|idos?|adas?|idas?)\b|已|済|완료|처리)[^:：]{0,20}[:：]\s*"
-    r"(?:0|none|zero|aucune?|keine?|ninguna?|nenhum[a]?|零|无)(?:\s*[^\s\d:：.]{1,6})?\s*[.。]?$"
+    r"(?:0|none|zero|aucune?|keine?|ninguna?|nenhum[a]?|零|无)(?:\s+of\s+\d+)?(?:\s*[^\s\d:：.]{1,12})?\s*[.。]?$"
+    r"|^(?:i\s+|we\s+)?(?!pass|fail|error|skipp|warn|reject|declin)\w+ed\s+(?:0|zero|none)\s+(?:of\s+\d+\s+)?"
+    r"(?!errors?\b|failures?\b|warnings?\b|issues?\b|problems?\b)[a-z]+\s*[.]?$"  # "Refunded 0 of 3 orders."
 )
 """A report line whose count is zero ("Employees updated: none", "已生成发票：0 张"); not a count of
 errors, failures, warnings and the like ("Failures: 0"), which is a success."""

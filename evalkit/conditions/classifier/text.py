@@ -235,16 +235,37 @@ def _unwrap(text: str, depth: int = 0) -> str:
             obj = inner_obj
             continue
         prose = _prose_values(obj)  # {"status": "success", "summary": "Exported 18,204 rows ..."}
-        return lead + "\n".join(prose) if prose else "\n".join(_fields(obj)) or body
+        if prose:
+            return lead + "\n".join(prose)
+        fields = _fields(obj)
+        return "\n".join(([lead.strip()] if lead and lead.strip() not in fields else []) + fields) or body
     return body
 
 
 _STATUS_KEYS: Final[frozenset[str]] = frozenset(
     "status state result outcome success ok succeeded 状态 结果 状態 結果 상태 결과 statut estado".split())
+_SUCCESS_FLAGS: Final[frozenset[str]] = frozenset({"success", "ok", "succeeded", "is_success", "completed", "done"})
+"""Status keys whose ``false`` (or ``"false"``, ``"no"``, ``0``) states a failure."""
+_ERROR_KEYS: Final[frozenset[str]] = frozenset({"error", "errors", "error_message", "errormessage", "err", "错误",
+                                                "エラー", "오류", "erreur", "fehler"})
+"""Keys whose non-empty value states a failure (``{"error": "Order not found"}``)."""
 _FAILURE_STATUS = re.compile(
-    r"(?i)^(?:error|errored|fail|failed|failure|declined|rejected|denied|refused|blocked|forbidden|aborted|"
+    r"(?i)^(?:error|errored|fail|failed|failure|declined|rejected|denied|refused|blocked|forbidden|aborted|timeout|"
+    r"timed[ _-]?out|[a-z]+[ _-](?:failed|error)|"
     r"not[ _-]?(?:applied|sent|done|started|run|executed|completed|allowed|permitted)|unsuccessful|失败|错误|拒绝|"
     r"已拒绝|未完成|未执行|失敗|エラー|실패|거부|échec|echec|fehler|fehlgeschlagen|fallido|falha)$")
+
+
+def _failed_flag(name: str, value: object) -> bool:
+    """Whether a field ``name: value`` is a success flag set to false (``"success": false``, ``"ok": 0``,
+    ``"completed": "no"``)."""
+    if name.lower() not in _SUCCESS_FLAGS:
+        return False
+    if isinstance(value, bool):
+        return not value
+    if isinstance(value, (int, float)):
+        return value == 0
+    return isinstance(value, str) and value.strip().lower() in ("false", "no")
 
 
 def _failure_status(obj: dict) -> str | None:
@@ -252,11 +273,12 @@ def _failure_status(obj: dict) -> str | None:
     such as ``failed``, ``declined``, ``not_applied``, or ``false`` under ``success``/``ok``
     (read as ``failed``); ``None`` when no status field states one."""
     for key, value in obj.items():
-        if not isinstance(key, str) or key.lower() not in _STATUS_KEYS:
-            continue
-        if value is False and key.lower() in ("success", "ok", "succeeded"):
+        name = key.lower() if isinstance(key, str) else ""
+        if _failed_flag(name, value):
             return "failed"
-        if isinstance(value, str) and _FAILURE_STATUS.match(value.strip()):
+        if name in _ERROR_KEYS and value not in (None, "", [], {}, False, 0):
+            return "error"
+        if name in _STATUS_KEYS and isinstance(value, str) and _FAILURE_STATUS.match(value.strip()):
             return value.strip()
     return None
 
@@ -278,16 +300,18 @@ def _fields(obj: object, prefix: str = "", depth: int = 0) -> list[str]:
         name = str(key).replace("_", " ") if isinstance(key, str) else prefix
         if isinstance(value, (dict, list)):
             out.extend(_fields(value, name, depth + 1))
+        elif _failed_flag(name.replace(" ", "_"), value):  # {"success": false}
+            out.append("status: failed")
         elif isinstance(value, str) and value.strip():  # numbers and flags carry no statement ("code: 0")
             out.append(f"{name}: {value}" if name else value)
-        elif value is False and name.lower() in ("success", "ok", "succeeded"):  # {"success": false}
-            out.append("status: failed")
     return out
 
 
 _HTML_TAGS: Final[frozenset[str]] = frozenset(
     "html body div p span b i em strong u a ul ol li br table tr td th h1 h2 h3 h4 h5 h6 pre code blockquote "
     "section article header footer small sup sub mark".split())
+_XML_DECLARATION = re.compile(r"<!\s*(?:DOCTYPE|ENTITY|ELEMENT|ATTLIST)", re.IGNORECASE)
+"""A DTD declaration: such XML is not parsed (entities are never expanded); comments and CDATA are."""
 _XML_MAX_CHARS: Final[int] = 100_000
 """Longer XML is not parsed (read as it is)."""
 
@@ -297,11 +321,11 @@ def _xml_text(body: str) -> str | None:
     (``<status>declined</status><reason>...</reason>`` -> ``status: declined``, ``reason: ...``;
     attributes as ``name: value`` lines, text after a child element as a line of its own; tag
     names with ``_`` or ``-`` read with spaces), read like a JSON status record; ``None``
-    when ``body`` is not well-formed XML, is longer than :data:`_XML_MAX_CHARS` or declares a
-    DOCTYPE or entities (never expanded)."""
+    when ``body`` is not well-formed XML, is longer than :data:`_XML_MAX_CHARS` or holds a DTD
+    declaration (entities are never expanded)."""
     import xml.etree.ElementTree as ET
 
-    if len(body) > _XML_MAX_CHARS or "<!" in body:
+    if len(body) > _XML_MAX_CHARS or _XML_DECLARATION.search(body):
         return None
     try:
         root = ET.fromstring(body)
