@@ -229,7 +229,7 @@ Learned reader: the default reader (``reader="combined"``, used by every run) co
 rules with a neural network of one hidden layer over n-grams and the rules' clause cues, trained on the
 corpus tuning part and the rules' specification texts (:mod:`.learned`, trained by :mod:`.train`;
 numpy is imported on first use). One rule (:func:`.learned.choose`): whatever the rules cannot
-read stays ``unknown``; a short text keeps the rule label unless the learned reader is sure; the
+read stays ``unknown``; the
 learned label wins over a fallback rule reading (a statement with no cue, a report of a look-up,
 a completion claimed next to a refusal) and over any other reading when its probability is at
 least 0.6. The implied meta requests always follow the final label by the one rule above.

@@ -32,8 +32,7 @@ rules were not written on gave 93.2% for the combination against 91.7% (corpus R
 
 Combination (the default reader, ``classify_text(text)``; :func:`combine`, :func:`choose`), one
 rule: what the rules cannot read stays ``unknown`` (an unsupported language, empty text, tool
-markup, no cue); a short text (:data:`SHORT_SIZE`) keeps the rule label unless the learned reader
-is :data:`SHORT_MIN` sure; over a fallback rule reading (:data:`WEAK_RULES`) the learned label
+markup, no cue); over a fallback rule reading (:data:`WEAK_RULES`) the learned label
 wins; over any other it wins at :data:`STRONG_MIN`. When the label stays, the rule verdict is kept
 as it is (rule id, evidence); otherwise the rule id is ``learned.<label>`` and the implied meta
 requests are those of the new label by the one rule of :mod:`evalkit.conditions.classifier`
@@ -272,19 +271,6 @@ next to a refusal. On unseen corpus lines these are the rules' least reliable re
 tables) counts as weak too."""
 STRONG_MIN: Final[float] = 0.6
 """Over a rule reading that is not weak, the learned label wins only with at least this probability."""
-SHORT_SIZE: Final[int] = 100
-"""A text shorter than this (:func:`size`) is short: there the rules, written on short texts with
-negations about something else, idioms and quoted speech ("I can't wait to help you plan this
-trip!"), keep their label unless the learned reader is at least :data:`SHORT_MIN` sure."""
-SHORT_MIN: Final[float] = 0.9
-_CJK_CHAR = re.compile(_CJK_CLASS)
-
-
-def size(text: str) -> int:
-    """Length of ``text`` in characters, Chinese, Japanese and Korean characters counted twice."""
-    return len(text) + len(_CJK_CHAR.findall(text))
-
-
 def weak(verdict: TextVerdict) -> bool:
     """Whether the rules reached ``verdict`` by a fallback (:data:`WEAK_RULES`)."""
     if verdict.rule.startswith(WEAK_RULES):
@@ -292,28 +278,23 @@ def weak(verdict: TextVerdict) -> bool:
     return verdict.lang not in ("en", "zh") and verdict.rule.startswith(("claim.", "act."))
 
 
-def choose(verdict: TextVerdict, probs: list[float], text_size: int = SHORT_SIZE) -> TextLabel:
+def choose(verdict: TextVerdict, probs: list[float]) -> TextLabel:
     """The combined label of a text from its rule verdict and the learned probabilities.
 
     Args:
         verdict: The rule reader's verdict.
         probs: The learned reader's probabilities, in :data:`LABELS` order.
-        text_size: The text's :func:`size`.
 
     Returns:
         ``unknown`` for a text the rules cannot read (an unsupported language, empty text, tool
         markup, no cue, an apology alone): the learned reader never labels what the rules cannot
-        read; for a short text
-        (:data:`SHORT_SIZE`) the rule label unless the learned one has at least
-        :data:`SHORT_MIN`; the learned label over a weak rule reading (:func:`weak`); otherwise
-        the learned label when its probability is at least :data:`STRONG_MIN`, else the rule label.
+        read; the learned label over a weak rule reading (:func:`weak`); otherwise the learned
+        label when its probability is at least :data:`STRONG_MIN`, else the rule label.
     """
     best = max(range(len(LABELS)), key=lambda i: probs[i])
     learned, p = LABELS[best], probs[best]
     if verdict.label == "unknown":
         return "unknown"
-    if text_size < SHORT_SIZE:
-        return learned if p >= SHORT_MIN else verdict.label
     if weak(verdict) or p >= STRONG_MIN:
         return learned
     return verdict.label
@@ -342,7 +323,7 @@ def _combine(text: str, verdict: TextVerdict) -> TextVerdict:
     _, clauses, body, has_code = reading(text, verdict)
     if not clauses:
         return verdict
-    label = choose(verdict, probabilities(hashed(features(verdict, clauses, body, has_code))), size(text))
+    label = choose(verdict, probabilities(hashed(features(verdict, clauses, body, has_code))))
     if label == verdict.label:
         return verdict
     return _verdict(label, clauses, f"learned.{label}", verdict.evidence, verdict.lang)
