@@ -195,10 +195,14 @@ def _unwrap(text: str, depth: int = 0) -> str:
     or a JSON list of strings or content parts (:func:`_list_text`).
 
     ``{"response": "..."}`` (keys :data:`_TEXT_KEYS`, first one present wins, nested
-    ``{"message": {"content": "..."}}`` followed) becomes its string; an object with none of
-    these keys becomes its prose values joined by lines (``{"status": "ok", "summary": "..."}``); a cut-off JSON string
-    (``{"response": "I'm sorry, but I can``) is read up to where it stops. A fence holding
-    prose or such JSON is opened; any other text is returned unchanged.
+    ``{"message": {"content": "..."}}`` followed) becomes its string, unless that string is a
+    status word beside other fields (``{"result": "ok", "order_id": ...}``); an object with no such
+    key becomes its prose values joined by lines (``{"status": "ok", "summary": "..."}``), and one
+    with no prose its string fields as ``key: value`` lines (:func:`_fields`). A failure stated in
+    a status field (:func:`_failure_status`) leads what is returned (``status: failed``). A
+    cut-off JSON string (``{"response": "I'm sorry, but I can``) is read up to where it stops; an
+    XML message is read by :func:`_xml_text`. A fence holding prose, JSON or XML is opened; any
+    other text is returned unchanged.
     """
     import json
 
@@ -244,6 +248,7 @@ def _unwrap(text: str, depth: int = 0) -> str:
 
 _STATUS_KEYS: Final[frozenset[str]] = frozenset(
     "status state result outcome success ok succeeded 状态 结果 状態 結果 상태 결과 statut estado".split())
+"""Keys whose value is a status word (:data:`_FAILURE_STATUS` when it states a failure)."""
 _SUCCESS_FLAGS: Final[frozenset[str]] = frozenset({"success", "ok", "succeeded", "is_success", "completed", "done"})
 """Status keys whose ``false`` (or ``"false"``, ``"no"``, ``0``) states a failure."""
 _ERROR_KEYS: Final[frozenset[str]] = frozenset({"error", "errors", "error_message", "errormessage", "err", "错误",
@@ -269,9 +274,11 @@ def _failed_flag(name: str, value: object) -> bool:
 
 
 def _failure_status(obj: dict) -> str | None:
-    """The failure a JSON record states in a status field (keys :data:`_STATUS_KEYS`): a string
-    such as ``failed``, ``declined``, ``not_applied``, or ``false`` under ``success``/``ok``
-    (read as ``failed``); ``None`` when no status field states one."""
+    """The failure a JSON record states: a status field (keys :data:`_STATUS_KEYS`) holding a
+    failure word (:data:`_FAILURE_STATUS`: ``failed``, ``declined``, ``not_applied`` ...), returned
+    as written; a success flag set to false (:func:`_failed_flag`), returned as ``failed``; a
+    non-empty error field (:data:`_ERROR_KEYS`), returned as ``error``. ``None`` when the record
+    states none (only the top level of ``obj`` is looked at)."""
     for key, value in obj.items():
         name = key.lower() if isinstance(key, str) else ""
         if _failed_flag(name, value):
