@@ -154,19 +154,19 @@ def detect_language(text: str) -> str | None:
     if not scores:
         if cjk:  # CJK prose among Latin names and terms, with no Latin function word
             return _cjk_language(hangul, kana, han)
-        if latin >= LID_MIN_LETTERS:  # "Commande annulée.": the identifier alone, when it is sure
-            lang, probability = _identifier().classify(text[:20_000])
-            if lang in SUPPORTED and lang != "en" and probability >= LID_MIN:
-                return str(lang)
-        if not all(c.isascii() for c in _LATIN_LETTER.findall(text)):
+        ascii_letters = all(c.isascii() for c in _LATIN_LETTER.findall(text))
+        if latin < LID_MIN_LETTERS:
+            return "en" if ascii_letters else None
+        ranks = dict(_identifier().rank(text[:20_000].lower()))  # "Status: DONE" reads as Latin in capitals
+        top = max(ranks, key=ranks.__getitem__)
+        if top in SUPPORTED and top != "en" and ranks[top] >= LID_MIN:  # "Commande annulée.": the identifier is sure
+            return str(top)
+        if not ascii_letters:
             return None
-        if latin >= LID_MIN_LETTERS:
-            ranks = dict(_identifier().rank(text[:20_000].lower()))  # "Status: DONE" reads as Latin in capitals
-            top = max(ranks, key=ranks.__getitem__)
-            if ranks[top] >= LID_MIN_NO_WORDS and top != "en":  # "Erledigt - Abwesenheitsnotiz bis 24.04. aktiv."
-                return str(top) if top in SUPPORTED else None
-            if ranks.get("en", 0.0) < LID_MIN_ENGLISH:
-                return None  # romanised Japanese or Hindi, Hawaiian, "Lorem ipsum": nothing says English
+        if ranks[top] >= LID_MIN_NO_WORDS and top != "en":  # "Erledigt - Abwesenheitsnotiz bis 24.04. aktiv."
+            return str(top) if top in SUPPORTED else None
+        if ranks.get("en", 0.0) < LID_MIN_ENGLISH:
+            return None  # romanised Japanese or Hindi, Hawaiian, "Lorem ipsum": nothing says English
         return "en"
     best = max(scores.values())
     winners = [lang for lang, n in scores.items() if n == best]
