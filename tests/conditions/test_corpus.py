@@ -20,7 +20,7 @@ from evalkit.conditions.corpus import (
     load_part,
     parse_line,
 )
-from evalkit.conditions.corpus.build import assign, load_sources, main, read_split, stale_files
+from evalkit.conditions.corpus.build import assign, load_main, load_sources, main, read_split, stale_files
 from evalkit.errors import ConfigError
 
 TUNE = load_part("tune")
@@ -51,8 +51,12 @@ def test_ids_unique_and_no_text_in_both_parts() -> None:
 
 
 def test_split_is_balanced_per_language_and_label() -> None:
+    """The lines that went through the split (not the tune-only sources) are about half in each part."""
+    tune_only = load_main()[1]
+    assert tune_only and tune_only <= {x.id for x in TUNE}
+    split = [x for x in TUNE if x.id not in tune_only]
     for field in ("lang", "label"):
-        tune = Counter(getattr(x, field) for x in TUNE)
+        tune = Counter(getattr(x, field) for x in split)
         test = Counter(getattr(x, field) for x in TEST)
         for value in tune | test:
             total = tune[value] + test[value]
@@ -230,3 +234,32 @@ def test_source_errors_name_the_file_and_the_line(tmp_path: Path) -> None:
     split.write_text("en-0001\ttest\nen-0001\ttune\n", encoding="utf-8")
     with pytest.raises(ConfigError, match=r"split\.tsv:2: id en-0001 given a part twice"):
         read_split(split)
+
+
+def test_tune_only_lines_go_to_tune_and_leave_the_split_of_the_others_alone() -> None:
+    lines = [_line(f"en-{n:04d}", label) for n, label in enumerate(["act"] * 4 + ["abstain"] * 4, 1)]
+    extra = [_line(f"en-{n:04d}", "act") for n in range(20, 26)]
+    plain = assign(lines, {})
+    parts = assign(lines + extra, {}, frozenset(x.id for x in extra))
+    assert {x.id: parts[x.id] for x in extra} == {x.id: "tune" for x in extra}
+    assert {x.id: parts[x.id] for x in lines} == plain  # six more tuning lines move no other line to test
+    assert Counter(parts[x.id] for x in lines) == {"tune": 4, "test": 4}
+
+
+def test_a_test_line_cannot_move_to_the_tune_only_sources(tmp_path: Path) -> None:
+    from evalkit.conditions.corpus.build import load_main
+
+    source = "- id: {id}\n  lang: en\n  label: act\n  meta_requests: []\n  kind: plain\n  text: |-\n    {text}\n"
+    (tmp_path / "en.yaml").write_text(source.format(id="en-0001", text="Sent PR #482 today."), encoding="utf-8")
+    (tmp_path / "tune").mkdir()
+    (tmp_path / "tune" / "en_more.yaml").write_text(source.format(id="en-0002", text="Merged PR #483."),
+                                                   encoding="utf-8")
+    lines, tune_only = load_main(tmp_path)
+    assert [x.id for x in lines] == ["en-0001", "en-0002"] and tune_only == {"en-0002"}
+    assert assign(lines, {}, tune_only)["en-0002"] == "tune"
+    with pytest.raises(ConfigError, match=r"line en-0002: field id: given the test part before"):
+        assign(lines, {"en-0002": "test"}, tune_only)
+    (tmp_path / "tune" / "en_more.yaml").write_text(source.format(id="en-0003", text="Sent PR #482 today."),
+                                                   encoding="utf-8")
+    with pytest.raises(ConfigError, match=r"en_more\.yaml: line en-0003: field text: same text as en-0001"):
+        load_main(tmp_path)

@@ -41,6 +41,9 @@ TEST2_SRC_DIR: Final[Path] = SRC_DIR / "test2"
 TEST2_PATH: Final[Path] = CORPUS_DIR / "test2.jsonl"
 HELD_OUT: Final[tuple[str, ...]] = ("test2", "test3")
 """The held-out parts: part ``P`` is built from ``src/P/<lang>.yaml`` into ``P.jsonl``, whole (no split)."""
+TUNE_ONLY_DIR: Final[Path] = SRC_DIR / "tune"
+"""Sources whose every line goes to the tune part (README "Split": the test part is closed to new lines
+from the eighth batch on, so every version is measured on the same test lines)."""
 
 CorpusLabel = Literal["abstain", "clarify", "act"]
 """The three labels of a final answer (README "Labels")."""
@@ -183,7 +186,7 @@ def load_part(part: Part, path: Path | None = None) -> list[CorpusLine]:
 
 
 __all__ = [
-    "CORE_LANGS", "CORPUS_DIR", "EXTRA_LANGS", "HELD_OUT", "KINDS", "LANGS", "MIN_PER_LANG", "SPLIT_PATH", "SRC_DIR", "TEST2_PATH", "TEST2_SRC_DIR",
+    "CORE_LANGS", "CORPUS_DIR", "EXTRA_LANGS", "HELD_OUT", "KINDS", "LANGS", "MIN_PER_LANG", "SPLIT_PATH", "SRC_DIR", "TUNE_ONLY_DIR", "TEST2_PATH", "TEST2_SRC_DIR",
     "TEST_PATH", "TUNE_PATH",
     "CorpusLabel", "CorpusLine", "Part", "load_part", "parse_line",
 ]

@@ -3,7 +3,8 @@
 ``python -m evalkit.conditions.corpus.build`` reads ``src/<lang>.yaml``, validates every line,
 gives each new id a part and writes ``split.tsv``, ``tune.jsonl``, ``test.jsonl`` and the counts
 table of ``README.md``; the sources of each held-out part ``P`` (``src/P/<lang>.yaml``, ``P`` in
-``HELD_OUT``: test2, test3) are written, all of them, to ``P.jsonl`` (they take no part in the split).
+``HELD_OUT``: test2, test3) are written, all of them, to ``P.jsonl`` (they take no part in the split);
+the tune-only sources (``src/tune/<name>.yaml``) all go to the tune part.
 ``--check`` writes nothing and exits 1 when the shipped files differ from what the sources give.
 
 A part, once given, never changes (``split.tsv`` is frozen), so a line used for tuning never
@@ -32,6 +33,7 @@ from evalkit.conditions.corpus import (
     SRC_DIR,
     HELD_OUT,
     TEST_PATH,
+    TUNE_ONLY_DIR,
     TUNE_PATH,
     CorpusLine,
     Part,
@@ -44,7 +46,7 @@ README_PATH = CORPUS_DIR / "README.md"
 
 
 def load_sources(src_dir: Path = SRC_DIR) -> list[CorpusLine]:
-    """Read and validate every source file.
+    """Read and validate every source file: ``src_dir/*.yaml`` and the tune-only ``src_dir/tune/*.yaml``.
 
     Args:
         src_dir: The folder of ``<lang>.yaml`` files, each a list of line mappings (``lang``
@@ -55,12 +57,28 @@ def load_sources(src_dir: Path = SRC_DIR) -> list[CorpusLine]:
 
     Raises:
         ConfigError: a file that is not YAML, a malformed file or line (naming the file, the id and the field), a
-            duplicate id, or the same text twice (compared without case and spacing).
+            duplicate id, or the same text twice (compared without case and spacing), within or across the
+            two folders.
+    """
+    return load_main(src_dir)[0]
+
+
+def load_main(src_dir: Path = SRC_DIR) -> tuple[list[CorpusLine], frozenset[str]]:
+    """Read the main sources as :func:`load_sources` does, and say which lines are tune-only.
+
+    Returns:
+        ``(lines, tune_only)``: all lines sorted by id, and the ids of those read from ``src_dir/tune/``
+        (:data:`~evalkit.conditions.corpus.TUNE_ONLY_DIR`), which :func:`assign` gives the tune part.
+
+    Raises:
+        ConfigError: as :func:`load_sources`.
     """
     lines: list[CorpusLine] = []
     seen_ids: dict[str, str] = {}
     seen_texts: dict[str, str] = {}
-    for file in sorted(src_dir.glob("*.yaml")):
+    tune_only: set[str] = set()
+    folder = src_dir / TUNE_ONLY_DIR.name
+    for file in [*sorted(src_dir.glob("*.yaml")), *sorted(folder.glob("*.yaml"))]:
         try:
             source = file.read_text(encoding="utf-8")
         except UnicodeDecodeError as exc:
@@ -86,7 +104,9 @@ def load_sources(src_dir: Path = SRC_DIR) -> list[CorpusLine]:
             seen_ids[line.id] = str(file)
             seen_texts[key] = line.id
             lines.append(line)
-    return sorted(lines, key=lambda line: line.id)
+            if file.parent == folder:
+                tune_only.add(line.id)
+    return sorted(lines, key=lambda line: line.id), frozenset(tune_only)
 
 
 def load_held(main: list[CorpusLine], frozen: dict[str, Part] | None = None) -> dict[str, list[CorpusLine]]:
@@ -166,23 +186,37 @@ def read_split(path: Path = SPLIT_PATH) -> dict[str, Part]:
     return frozen
 
 
-def assign(lines: list[CorpusLine], frozen: dict[str, Part]) -> dict[str, Part]:
+def assign(lines: list[CorpusLine], frozen: dict[str, Part],
+           tune_only: frozenset[str] = frozenset()) -> dict[str, Part]:
     """Give every line a part, keeping the frozen ones (see the module docstring).
 
     Args:
         lines: All lines of the corpus.
         frozen: Parts already given (an id no longer in ``lines`` keeps its row in ``split.tsv``, see
             :func:`render`, and returns to its part if added again).
+        tune_only: Ids read from the tune-only sources: each is given the tune part and takes no place in
+            the stratification of the other new lines.
 
     Returns:
         ``{id: part}`` for every line.
+
+    Raises:
+        ConfigError: a tune-only id that was given the test part before (a test line cannot move into
+            tuning).
     """
     by_id = {line.id: line for line in lines}
+    for ident in sorted(tune_only):
+        if frozen.get(ident) == "test":
+            raise ConfigError(f"{TUNE_ONLY_DIR}: line {ident}: field id: given the test part before "
+                              f"({SPLIT_PATH.name}); a test line cannot move to the tune-only sources")
     parts: dict[str, Part] = {i: p for i, p in frozen.items() if i in by_id}
+    parts.update({i: "tune" for i in tune_only if i in by_id and i not in parts})
     stratum: Counter[tuple[str, str, str, str]] = Counter()
     per_label: Counter[tuple[str, str, str]] = Counter()
     per_lang: Counter[tuple[str, str]] = Counter()
     for ident, given in parts.items():
+        if ident in tune_only:
+            continue
         line = by_id[ident]
         stratum[(line.lang, line.label, line.kind, given)] += 1
         per_label[(line.lang, line.label, given)] += 1
@@ -263,9 +297,9 @@ def _write(path: Path, text: str) -> None:
 def _built() -> tuple[list[CorpusLine], dict[str, Part], dict[str, list[CorpusLine]], dict[Path, str], list[Path]]:
     """The sources read and the files they give: ``(lines, parts, held, files, orphans)``; ``orphans``
     are held-out JSONL files left without sources."""
-    lines = load_sources()
+    lines, tune_only = load_main()
     frozen = read_split()
-    parts = assign(lines, frozen)
+    parts = assign(lines, frozen, tune_only)
     held = load_held(lines, frozen)
     orphans = [CORPUS_DIR / f"{part}.jsonl" for part in HELD_OUT
                if part not in held and (CORPUS_DIR / f"{part}.jsonl").exists()]
