@@ -254,12 +254,57 @@ def test_a_test_line_cannot_move_to_the_tune_only_sources(tmp_path: Path) -> Non
     (tmp_path / "tune").mkdir()
     (tmp_path / "tune" / "en_more.yaml").write_text(source.format(id="en-0002", text="Merged PR #483."),
                                                    encoding="utf-8")
-    lines, tune_only = load_main(tmp_path)
+    lines, tune_only, where = load_main(tmp_path)
     assert [x.id for x in lines] == ["en-0001", "en-0002"] and tune_only == {"en-0002"}
+    assert where["en-0002"] == tmp_path / "tune" / "en_more.yaml"
     assert assign(lines, {}, tune_only)["en-0002"] == "tune"
-    with pytest.raises(ConfigError, match=r"line en-0002: field id: given the test part before"):
-        assign(lines, {"en-0002": "test"}, tune_only)
+    with pytest.raises(ConfigError, match=r"en_more\.yaml: line en-0002: field id: given the test part before"):
+        assign(lines, {"en-0002": "test"}, tune_only, where)
     (tmp_path / "tune" / "en_more.yaml").write_text(source.format(id="en-0003", text="Sent PR #482 today."),
                                                    encoding="utf-8")
     with pytest.raises(ConfigError, match=r"en_more\.yaml: line en-0003: field text: same text as en-0001"):
         load_main(tmp_path)
+
+
+@pytest.mark.parametrize("entry, message", [
+    ("tune/extra.yml", r"extra\.yml: not a source file: sources are YAML files named \*\.yaml"),
+    ("tune/notes.txt", r"notes\.txt: not a source file"),
+    ("other/y.yaml", r"other: a folder the corpus build does not read"),
+    ("tune/sub/x.yaml", r"sub: a folder the corpus build does not read"),
+])
+def test_a_source_the_build_would_not_read_is_an_error(tmp_path: Path, entry: str, message: str) -> None:
+    from evalkit.conditions.corpus.build import load_main
+
+    (tmp_path / "en.yaml").write_text(
+        "- id: en-0001\n  label: act\n  meta_requests: []\n  kind: plain\n  text: |-\n    Sent PR #482 today.\n",
+        encoding="utf-8")
+    (tmp_path / entry).parent.mkdir(parents=True, exist_ok=True)
+    (tmp_path / entry).write_text("- id: en-0002\n", encoding="utf-8")
+    with pytest.raises(ConfigError, match=message):
+        load_main(tmp_path)
+
+
+def test_a_tune_only_line_without_lang_names_the_missing_field(tmp_path: Path) -> None:
+    from evalkit.conditions.corpus.build import load_main
+
+    (tmp_path / "tune").mkdir()
+    (tmp_path / "tune" / "zh_more.yaml").write_text(
+        "- id: zh-0001\n  label: act\n  meta_requests: []\n  kind: plain\n  text: |-\n    已退款。\n", encoding="utf-8")
+    with pytest.raises(ConfigError, match=r"zh_more\.yaml: line zh-0001: field lang: missing"):
+        load_main(tmp_path)
+
+
+def test_a_new_line_outside_the_tune_only_sources_is_refused(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """README "Split": the test part is closed, so a new id in a split source is an error naming it."""
+    from evalkit.conditions.corpus import build
+
+    src = tmp_path / "src"
+    src.mkdir()
+    line = "- id: {id}\n  lang: en\n  label: act\n  meta_requests: []\n  kind: plain\n  text: |-\n    {text}\n"
+    (src / "en.yaml").write_text(line.format(id="en-0001", text="Sent PR #482 today.")
+                                 + line.format(id="en-0002", text="Merged PR #483."), encoding="utf-8")
+    (tmp_path / "split.tsv").write_text("en-0001\ttest\n", encoding="utf-8")
+    monkeypatch.setattr(build, "load_main", lambda: load_main(src))
+    monkeypatch.setattr(build, "read_split", lambda: read_split(tmp_path / "split.tsv"))
+    with pytest.raises(ConfigError, match=r"en\.yaml: line en-0002: a new line outside src/tune/: the test part takes no new lines"):
+        build._built()

@@ -39,7 +39,7 @@ TEST_PATH: Final[Path] = CORPUS_DIR / "test.jsonl"
 TEST2_SRC_DIR: Final[Path] = SRC_DIR / "test2"
 """Sources of the held-out part ``test2`` (every line of it is in that part)."""
 TEST2_PATH: Final[Path] = CORPUS_DIR / "test2.jsonl"
-HELD_OUT: Final[tuple[str, ...]] = ("test2", "test3")
+HELD_OUT: Final[tuple[str, ...]] = ("test2", "test3", "test4")
 """The held-out parts: part ``P`` is built from ``src/P/<lang>.yaml`` into ``P.jsonl``, whole (no split)."""
 TUNE_ONLY_DIR: Final[Path] = SRC_DIR / "tune"
 """Sources whose every line goes to the tune part (README "Split": the test part is closed to new lines
@@ -47,7 +47,7 @@ from the eighth batch on, so every version is measured on the same test lines)."
 
 CorpusLabel = Literal["abstain", "clarify", "act"]
 """The three labels of a final answer (README "Labels")."""
-Part = Literal["tune", "test", "test2", "test3"]
+Part = Literal["tune", "test", "test2", "test3", "test4"]
 
 CORE_LANGS: Final[tuple[str, ...]] = ("en", "zh", "fr", "de", "es", "ja", "ko", "pt")
 """The eight languages the corpus covers in full (every kind, every label; ISO 639-1)."""

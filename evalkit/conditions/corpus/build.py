@@ -24,6 +24,7 @@ import re
 import sys
 from collections import Counter
 from pathlib import Path
+from typing import NamedTuple
 
 import yaml
 
@@ -32,6 +33,7 @@ from evalkit.conditions.corpus import (
     SPLIT_PATH,
     SRC_DIR,
     HELD_OUT,
+    LANGS,
     TEST_PATH,
     TUNE_ONLY_DIR,
     TUNE_PATH,
@@ -63,22 +65,57 @@ def load_sources(src_dir: Path = SRC_DIR) -> list[CorpusLine]:
     return load_main(src_dir)[0]
 
 
-def load_main(src_dir: Path = SRC_DIR) -> tuple[list[CorpusLine], frozenset[str]]:
+class MainSources(NamedTuple):
+    """The main sources read by :func:`load_main`."""
+
+    lines: list[CorpusLine]
+    """All lines, sorted by id."""
+    tune_only: frozenset[str]
+    """Ids read from the tune-only folder (:data:`~evalkit.conditions.corpus.TUNE_ONLY_DIR`)."""
+    where: dict[str, Path]
+    """The source file of each id."""
+
+
+def _source_files(folder: Path, subfolders: tuple[str, ...]) -> list[Path]:
+    """The ``*.yaml`` files of ``folder``, sorted; any other entry (a ``.yml`` or ``.txt`` file, a folder
+    not in ``subfolders``) is a ConfigError, so no line is left unread without a word. Hidden entries
+    (``.name``) are skipped."""
+    files = []
+    for entry in sorted(folder.iterdir()) if folder.is_dir() else []:
+        if entry.name.startswith("."):
+            continue
+        if entry.is_dir():
+            if entry.name not in subfolders:
+                allowed = ", ".join(f"{name}/" for name in subfolders) or "none"
+                raise ConfigError(f"{entry}: a folder the corpus build does not read (folders of {folder}: {allowed})")
+        elif entry.suffix != ".yaml":
+            raise ConfigError(f"{entry}: not a source file: sources are YAML files named *.yaml")
+        else:
+            files.append(entry)
+    return files
+
+
+def load_main(src_dir: Path = SRC_DIR) -> MainSources:
     """Read the main sources as :func:`load_sources` does, and say which lines are tune-only.
 
     Returns:
-        ``(lines, tune_only)``: all lines sorted by id, and the ids of those read from ``src_dir/tune/``
-        (:data:`~evalkit.conditions.corpus.TUNE_ONLY_DIR`), which :func:`assign` gives the tune part.
+        The lines sorted by id, the ids of those read from ``src_dir/tune/``
+        (:data:`~evalkit.conditions.corpus.TUNE_ONLY_DIR`), which :func:`assign` gives the tune part, and
+        the file of each id.
 
     Raises:
-        ConfigError: as :func:`load_sources`.
+        ConfigError: as :func:`load_sources`; also for a file in ``src_dir`` or ``src_dir/tune/`` that is
+            not ``*.yaml``, a folder other than ``tune/`` and the held-out ones, and a line with no ``lang``
+            in a file whose name is not a language code.
     """
     lines: list[CorpusLine] = []
     seen_ids: dict[str, str] = {}
     seen_texts: dict[str, str] = {}
     tune_only: set[str] = set()
+    where: dict[str, Path] = {}
     folder = src_dir / TUNE_ONLY_DIR.name
-    for file in [*sorted(src_dir.glob("*.yaml")), *sorted(folder.glob("*.yaml"))]:
+    top = _source_files(src_dir, (folder.name, *HELD_OUT))
+    for file in [*top, *_source_files(folder, ())]:
         try:
             source = file.read_text(encoding="utf-8")
         except UnicodeDecodeError as exc:
@@ -94,6 +131,9 @@ def load_main(src_dir: Path = SRC_DIR) -> tuple[list[CorpusLine], frozenset[str]
             raise ConfigError(f"{file}: must be a list of lines")
         for item in items:
             if isinstance(item, dict):
+                if "lang" not in item and file.stem not in LANGS:
+                    raise ConfigError(f"{file}: line {item.get('id')}: field lang: missing (the file name "
+                                      f"{file.stem!r} is not a language code to default to)")
                 item = {"lang": file.stem, **item}
             line = parse_line(item, where=str(file))
             if line.id in seen_ids:
@@ -104,9 +144,10 @@ def load_main(src_dir: Path = SRC_DIR) -> tuple[list[CorpusLine], frozenset[str]
             seen_ids[line.id] = str(file)
             seen_texts[key] = line.id
             lines.append(line)
+            where[line.id] = file
             if file.parent == folder:
                 tune_only.add(line.id)
-    return sorted(lines, key=lambda line: line.id), frozenset(tune_only)
+    return MainSources(sorted(lines, key=lambda line: line.id), frozenset(tune_only), where)
 
 
 def load_held(main: list[CorpusLine], frozen: dict[str, Part] | None = None) -> dict[str, list[CorpusLine]]:
@@ -187,7 +228,7 @@ def read_split(path: Path = SPLIT_PATH) -> dict[str, Part]:
 
 
 def assign(lines: list[CorpusLine], frozen: dict[str, Part],
-           tune_only: frozenset[str] = frozenset()) -> dict[str, Part]:
+           tune_only: frozenset[str] = frozenset(), where: dict[str, Path] | None = None) -> dict[str, Part]:
     """Give every line a part, keeping the frozen ones (see the module docstring).
 
     Args:
@@ -196,6 +237,7 @@ def assign(lines: list[CorpusLine], frozen: dict[str, Part],
             :func:`render`, and returns to its part if added again).
         tune_only: Ids read from the tune-only sources: each is given the tune part and takes no place in
             the stratification of the other new lines.
+        where: The source file of each id, for error messages.
 
     Returns:
         ``{id: part}`` for every line.
@@ -207,7 +249,7 @@ def assign(lines: list[CorpusLine], frozen: dict[str, Part],
     by_id = {line.id: line for line in lines}
     for ident in sorted(tune_only):
         if frozen.get(ident) == "test":
-            raise ConfigError(f"{TUNE_ONLY_DIR}: line {ident}: field id: given the test part before "
+            raise ConfigError(f"{(where or {}).get(ident, TUNE_ONLY_DIR)}: line {ident}: field id: given the test part before "
                               f"({SPLIT_PATH.name}); a test line cannot move to the tune-only sources")
     parts: dict[str, Part] = {i: p for i, p in frozen.items() if i in by_id}
     parts.update({i: "tune" for i in tune_only if i in by_id and i not in parts})
@@ -297,9 +339,14 @@ def _write(path: Path, text: str) -> None:
 def _built() -> tuple[list[CorpusLine], dict[str, Part], dict[str, list[CorpusLine]], dict[Path, str], list[Path]]:
     """The sources read and the files they give: ``(lines, parts, held, files, orphans)``; ``orphans``
     are held-out JSONL files left without sources."""
-    lines, tune_only = load_main()
+    lines, tune_only, where = load_main()
     frozen = read_split()
-    parts = assign(lines, frozen, tune_only)
+    for line in lines:
+        if line.id not in frozen and line.id not in tune_only:
+            raise ConfigError(f"{where[line.id]}: line {line.id}: a new line outside {TUNE_ONLY_DIR.relative_to(CORPUS_DIR)}/: "
+                              f"the test part takes no new lines (README \"Split\"); add it to a file of "
+                              f"{TUNE_ONLY_DIR.relative_to(CORPUS_DIR)}/")
+    parts = assign(lines, frozen, tune_only, where)
     held = load_held(lines, frozen)
     orphans = [CORPUS_DIR / f"{part}.jsonl" for part in HELD_OUT
                if part not in held and (CORPUS_DIR / f"{part}.jsonl").exists()]
