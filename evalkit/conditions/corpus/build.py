@@ -3,8 +3,9 @@
 ``python -m evalkit.conditions.corpus.build`` reads ``src/<lang>.yaml``, validates every line,
 gives each new id a part and writes ``split.tsv``, ``tune.jsonl``, ``test.jsonl`` and the counts
 table of ``README.md``; the sources of each held-out part ``P`` (``src/P/<lang>.yaml``, ``P`` in
-``HELD_OUT``: test2, test3) are written, all of them, to ``P.jsonl`` (they take no part in the split);
-the tune-only sources (``src/tune/<name>.yaml``) all go to the tune part.
+``HELD_OUT``: test2, test3, test4) are written, all of them, to ``P.jsonl`` (they take no part in the
+split); the tune-only sources (``src/tune/<name>.yaml``) all go to the tune part. The test part is
+closed: a new id in ``src/*.yaml`` (outside ``src/tune/``) is refused.
 ``--check`` writes nothing and exits 1 when the shipped files differ from what the sources give.
 
 A part, once given, never changes (``split.tsv`` is frozen), so a line used for tuning never
