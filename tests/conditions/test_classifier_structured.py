@@ -132,3 +132,16 @@ def test_status_records(text: str, label: str) -> None:
 ])
 def test_failure_reports_in_the_rules(text: str, label: str) -> None:
     assert classify_text(text, reader="rules").label == label
+
+
+@pytest.mark.parametrize(("text", "label"), [
+    ("✅ Done!", "act"),
+    ("🎉 Done!", "act"),
+    ("✔️ Refund of $42.10 issued to the Visa ending 4412.", "act"),
+    ("⚠️ Can't do that: the order already shipped.", "abstain"),
+    ("❌ Not sent — the recipient's mailbox rejected the attachment.", "abstain"),
+    ("👉 Which account, checking or savings?", "clarify"),
+])
+def test_a_mark_or_emoji_opening_a_clause_is_set_aside(text: str, label: str) -> None:
+    assert classify_text(text, reader="rules").label == label
+    assert classify_text(text).label == label

@@ -90,6 +90,10 @@ from evalkit.conditions.classifier.text import (
 )
 
 _STOP_KINDS = ("refuse", "infeasible")
+_LEAD_SYMBOLS = re.compile(r"^[\s\u2190-\u21ff\u2300-\u23ff\u25a0-\u27bf\u2b00-\u2bff\ufe0f\u200d\U0001f000-\U0001faff]+")
+"""Arrows, dingbats, check and cross marks, emoji (with variation selectors and joiners) opening a
+clause: set aside before its cues are read, so "✅ Done!" reads as "Done!" (a mark carries no cue of its own
+in English; Chinese report lines opened by a done mark: :data:`_DONE_MARK`)."""
 _DONE_MARK = re.compile(r"^\s*(?:\u2705|\u2714\ufe0f?|\u2611\ufe0f?)\s*(?![^，。；,;]*(?:未|没|不|无法|失败|检查|查询|核实|查看))")
 """A Chinese report line opened by a done mark (✅, ✔, ☑) whose first clause holds no negation and no
 check: a completion."""
@@ -279,7 +283,7 @@ def _segment(text: str) -> list[_Clause]:
             clauses.append(_Clause(sent, low, "refuse", "refusal.done_nothing", caveat, False, si))
             continue
         parts = _join_connectives([p for p in _CLAUSE_SPLIT.split(sent) if p and p.strip(_TRAIL)])
-        lows = [_lower_expand(p).strip(_TRAIL) for p in parts]
+        lows = [_LEAD_SYMBOLS.sub("", _lower_expand(p)).strip(_TRAIL) for p in parts]
         conds = [bool(_COND_REFUSAL.search(pl)) for pl in lows]
         if conds and conds[0] and len(lows[0]) < 60 and _COND_START.search(lows[0]):
             conds = [True] * len(conds)  # "Before you confirm X, I won't send it": the whole sentence waits
