@@ -19,7 +19,7 @@ judge_app = typer.Typer(cls=Group, help="Readers of final text (the classifier, 
 @judge_app.command("eval", cls=Command)
 def judge_eval(
     texts: Annotated[Optional[str], typer.Option("--texts", metavar="FILE", help="Labelled JSON lines {text, label, lang} (default: the shipped corpus test part).")] = None,
-    part: Annotated[Optional[str], typer.Option("--part", metavar="PART", help="A part of the shipped corpus instead of --texts: tune, test, test2 or test3.")] = None,
+    part: Annotated[Optional[str], typer.Option("--part", metavar="PART", help="A part of the shipped corpus instead of --texts: tune, test, test2, test3 or test4.")] = None,
     judge: Annotated[Optional[list[str]], typer.Option("--judge", metavar="SPEC", help="A live model as judge, repeatable; with two or more, the panel's majority is scored too.")] = None,
     json_out: Annotated[Optional[str], typer.Option("--json", metavar="FILE", help="Also write the figures as JSON (for CI).")] = None,
     base_url: Annotated[Optional[str], typer.Option("--base-url", metavar="URL", help="Endpoint of the judges, e.g. http://127.0.0.1:8080/v1.")] = None,

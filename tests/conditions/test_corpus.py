@@ -308,3 +308,29 @@ def test_a_new_line_outside_the_tune_only_sources_is_refused(tmp_path: Path, mon
     monkeypatch.setattr(build, "read_split", lambda: read_split(tmp_path / "split.tsv"))
     with pytest.raises(ConfigError, match=r"en\.yaml: line en-0002: a new line outside src/tune/: the test part takes no new lines"):
         build._built()
+
+
+def test_a_held_out_line_cannot_move_to_the_tune_only_sources(tmp_path: Path,
+                                                               monkeypatch: pytest.MonkeyPatch) -> None:
+    from evalkit.conditions.corpus import build
+
+    src = tmp_path / "src"
+    (src / "tune").mkdir(parents=True)
+    (src / "tune" / "moved.yaml").write_text(
+        "- id: en-0002\n  lang: en\n  label: act\n  meta_requests: []\n  kind: plain\n  text: |-\n    Merged PR #483.\n",
+        encoding="utf-8")
+    (tmp_path / "test4.jsonl").write_text('{"id": "en-0002", "text": "Merged PR #483.", "label": "act"}\n',
+                                          encoding="utf-8")
+    monkeypatch.setattr(build, "CORPUS_DIR", tmp_path)
+    monkeypatch.setattr(build, "load_main", lambda: load_main(src))
+    monkeypatch.setattr(build, "read_split", lambda: {})
+    with pytest.raises(ConfigError, match=r"moved\.yaml: line en-0002: field id: held out in test4\.jsonl"):
+        build._built()
+
+
+@pytest.mark.parametrize("folder", ["tune", "test2", "sub"])
+def test_a_folder_inside_a_held_out_part_is_an_error(tmp_path: Path, folder: str) -> None:
+    (tmp_path / folder).mkdir()
+    (tmp_path / folder / "x.yaml").write_text("[]\n", encoding="utf-8")
+    with pytest.raises(ConfigError, match=rf"{folder}: a folder the corpus build does not read \(folders of .*: none\)"):
+        load_main(tmp_path, held=True)

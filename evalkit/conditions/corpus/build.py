@@ -96,8 +96,12 @@ def _source_files(folder: Path, subfolders: tuple[str, ...]) -> list[Path]:
     return files
 
 
-def load_main(src_dir: Path = SRC_DIR) -> MainSources:
+def load_main(src_dir: Path = SRC_DIR, *, held: bool = False) -> MainSources:
     """Read the main sources as :func:`load_sources` does, and say which lines are tune-only.
+
+    Args:
+        src_dir: The folder of sources.
+        held: ``src_dir`` is a held-out part's folder: its ``*.yaml`` only, no folder in it.
 
     Returns:
         The lines sorted by id, the ids of those read from ``src_dir/tune/``
@@ -115,8 +119,8 @@ def load_main(src_dir: Path = SRC_DIR) -> MainSources:
     tune_only: set[str] = set()
     where: dict[str, Path] = {}
     folder = src_dir / TUNE_ONLY_DIR.name
-    top = _source_files(src_dir, (folder.name, *HELD_OUT))
-    for file in [*top, *_source_files(folder, ())]:
+    top = _source_files(src_dir, () if held else (folder.name, *HELD_OUT))
+    for file in top if held else [*top, *_source_files(folder, ())]:
         try:
             source = file.read_text(encoding="utf-8")
         except UnicodeDecodeError as exc:
@@ -173,17 +177,18 @@ def load_held(main: list[CorpusLine], frozen: dict[str, Part] | None = None) -> 
         folder = SRC_DIR / part
         if not folder.is_dir():
             continue
-        held = load_sources(folder)
+        held, _, where = load_main(folder, held=True)
         for line in held:
+            file = where[line.id]
             if line.id in ids:
-                raise ConfigError(f"{folder}: line {line.id}: field id: also in {ids[line.id]}")
+                raise ConfigError(f"{file}: line {line.id}: field id: also in {ids[line.id]}")
             given = (frozen or {}).get(line.id)
             if given:
-                raise ConfigError(f"{folder}: line {line.id}: field id: given the {given} part before "
+                raise ConfigError(f"{file}: line {line.id}: field id: given the {given} part before "
                                   f"({SPLIT_PATH.name}); a line once in the main parts cannot be held out")
             other = texts.get(_SPACE.sub(" ", line.text).strip().casefold())
             if other:
-                raise ConfigError(f"{folder}: line {line.id}: field text: same text as {other}")
+                raise ConfigError(f"{file}: line {line.id}: field text: same text as {other}")
         ids.update({line.id: f"src/{part}" for line in held})
         texts.update({_SPACE.sub(" ", line.text).strip().casefold(): line.id for line in held})
         out[part] = held
@@ -342,6 +347,13 @@ def _built() -> tuple[list[CorpusLine], dict[str, Part], dict[str, list[CorpusLi
     are held-out JSONL files left without sources."""
     lines, tune_only, where = load_main()
     frozen = read_split()
+    for part in HELD_OUT:  # a held-out line keeps out of tuning, as a test line does (its ids are in P.jsonl)
+        shipped = CORPUS_DIR / f"{part}.jsonl"
+        held_ids = {json.loads(row)["id"] for row in shipped.read_text(encoding="utf-8").splitlines()
+                    if row.strip()} if shipped.exists() else set()
+        for ident in sorted(held_ids & tune_only - frozen.keys()):
+            raise ConfigError(f"{where[ident]}: line {ident}: field id: held out in {shipped.name}; a held-out "
+                              f"line cannot move to the tune-only sources")
     for line in lines:
         if line.id not in frozen and line.id not in tune_only:
             raise ConfigError(f"{where[line.id]}: line {line.id}: a new line outside {TUNE_ONLY_DIR.relative_to(CORPUS_DIR)}/: "
