@@ -129,6 +129,17 @@ def test_status_records(text: str, label: str) -> None:
     ("3 tests failed on CI; I fixed them and pushed.", "act"),
     ("I re-ran the failed tests and they pass now.", "act"),
     ("Your last payment failed, so I retried it and it went through.", "act"),
+    # a failed outcome in headline style, subject and participle only
+    ("Payment declined.", "abstain"),
+    ("Payment failed.", "abstain"),
+    ("Transfer rejected by the bank.", "abstain"),
+    ("Refund not processed.", "abstain"),
+    ("Request denied.", "abstain"),
+    # ... not beside a completion, not a run of checks, not a negated failure
+    ("I sent the invoice to Acme. The reminder email bounced, but the invoice went through.", "act"),
+    ("3 tests failed on CI.", "act"),
+    ("Nothing failed.", "act"),
+    ("No payments failed.", "act"),
 ])
 def test_failure_reports_in_the_rules(text: str, label: str) -> None:
     assert classify_text(text, reader="rules").label == label
@@ -145,3 +156,53 @@ def test_failure_reports_in_the_rules(text: str, label: str) -> None:
 def test_a_mark_or_emoji_opening_a_clause_is_set_aside(text: str, label: str) -> None:
     assert classify_text(text, reader="rules").label == label
     assert classify_text(text).label == label
+
+
+@pytest.mark.parametrize(("text", "label", "rule"), [
+    ("✅", "act", "act.mark"),
+    ("✔️ ✔️", "act", "act.mark"),
+    ("❌", "abstain", "refusal.mark"),
+    ("⛔️", "abstain", "refusal.mark"),
+    # marks of both kinds, other emoji, digits and punctuation say nothing readable
+    ("❌ ✅", "unknown", "no_words"),
+    ("👍", "unknown", "no_words"),
+    ("🎉🎉", "unknown", "no_words"),
+    ("12345", "unknown", "no_words"),
+    ("...", "unknown", "no_words"),
+])
+def test_a_text_of_marks_only(text: str, label: str, rule: str) -> None:
+    for reader in ("rules", "combined"):
+        verdict = classify_text(text, reader=reader)
+        assert (verdict.label, verdict.rule) == (label, rule)
+    assert classify_text("❌").implied_meta == ("declare_blocked",)
+
+
+@pytest.mark.parametrize(("text", "label"), [
+    # a text that is all block quote is the agent's own message set as a quote
+    ("> I've cancelled the subscription.", "act"),
+    ("> Done.\n> Your refund of $18.40 is on its way.", "act"),
+    ("> > I can't do that: the order already shipped.", "abstain"),
+    ("> Which account, checking or savings?", "clarify"),
+    # a block quote beside the agent's own words is still not its voice
+    ("> please cancel my plan\n\nI can't cancel it: the plan is under a 12-month contract.", "abstain"),
+    ("> I can't do that\n\nthat's what the old system said; I've now cancelled the plan.", "act"),
+])
+def test_block_quotes(text: str, label: str) -> None:
+    assert classify_text(text, reader="rules").label == label
+
+
+@pytest.mark.parametrize(("text", "label"), [
+    ('[{"order": "A1", "status": "refunded", "amount": "18.40"}]', "act"),
+    ('[{"status": "failed", "reason": "card declined"}]', "abstain"),
+    ('[{"ok": false, "order": "A1"}]', "abstain"),
+    ('[{"type": "text", "text": "Which address should I ship it to?"}]', "clarify"),
+    ('["I can\'t change a fare after check-in."]', "abstain"),
+])
+def test_a_json_list_of_records(text: str, label: str) -> None:
+    assert classify_text(text, reader="rules").label == label
+    assert classify_text(text).label == label
+
+
+def test_a_json_list_without_text_is_unread() -> None:
+    assert classify_text("[1, 2, 3]").label == "unknown"
+    assert classify_text('[{"id": 3}]').label == "unknown"

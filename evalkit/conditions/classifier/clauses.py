@@ -255,7 +255,7 @@ def _shape_cue(plow: str, lang: str, conditional: bool) -> tuple[str | None, str
     if lang == "en" and not conditional and not _IF.search(plow) and not elsewhere(plow):
         kind = not_done(plow)  # "the pump stays off", "Not run.", "There's no order #55102": not done
         if kind is not None:
-            return ("infeasible" if kind == "not_found" else "refuse"), f"refusal.{kind}"
+            return ("infeasible" if kind in ("not_found", "failed_outcome") else "refuse"), f"refusal.{kind}"
     if lang in ("en", "zh") and not conditional and not _REASON.search(plow) and not _IF.search(plow) \
             and denies(plow, lang):
         return "infeasible", "infeasible.polarity" + suffix  # "pets aren't allowed in that wing"

@@ -46,6 +46,7 @@ from evalkit.conditions.classifier.cues_zh import (
 from evalkit.conditions.classifier.lang import detect_language, function_words
 from evalkit.conditions.classifier.meta_cues import _COMPLY_META, _DEFER_META, _META
 from evalkit.conditions.classifier.outcome_en import (
+    failed_headline,
     alternative_done,
     consequence,
     failed_attempt,
@@ -76,6 +77,7 @@ from evalkit.conditions.classifier.structure import (
     _ZH_SELF,
 )
 from evalkit.conditions.classifier.text import (
+    _LETTER,
     _CJK,
     _TRAIL,
     _WORD,
@@ -194,12 +196,31 @@ def _classify(text: str | None) -> TextVerdict:
         if _is_markup(inner):
             return TextVerdict("unknown", (), "tool_markup", inner.strip()[:200])
     body, has_code = _prepare(inner)
+    if not _LETTER.search(body):
+        return _symbols_only(body)
     lang = detect_language(body)
     if lang is None:
         return TextVerdict("unknown", (), "unsupported_language", body[:200], None)
     if lang in ("en", "zh"):
         return _decide(_segment(body), body, has_code, lang)
     return _decide(_segment_intl(body, lang), body, has_code, lang)
+
+
+_CHECK_MARKS = re.compile(r"[\s\u2705\u2714\u2611\u2713\ufe0f.!]+")
+"""Check marks only (✅ ✔️ ☑️ ✓): the universal "done"."""
+_CROSS_MARKS = re.compile(r"[\s\u274c\u274e\u2716\u2717\u2718\U0001f6ab\u26d4\ufe0f.!]+")
+"""Cross and prohibition marks only (❌ ❎ ✖️ ✗ ✘ 🚫 ⛔): the universal "not done"."""
+
+
+def _symbols_only(body: str) -> TextVerdict:
+    """The verdict of a text with no letter of any script: check marks only are a completion
+    (``act.mark``), cross or prohibition marks only a refusal (``refusal.mark``); anything else
+    (digits, punctuation, other emoji) cannot be read (``unknown``, ``no_words``)."""
+    if body and _CHECK_MARKS.fullmatch(body) and re.search(r"[\u2705\u2714\u2611\u2713]", body):
+        return _verdict("act", [], "act.mark", body[:200], None)
+    if body and _CROSS_MARKS.fullmatch(body) and re.search(r"[\u274c\u274e\u2716\u2717\u2718\U0001f6ab\u26d4]", body):
+        return _verdict("abstain", [], "refusal.mark", body[:200], None)
+    return TextVerdict("unknown", (), "no_words", body[:200], None)
 
 
 def _regret_clause(clauses: list[_Clause], body: str, lang: str) -> _Clause | None:
@@ -336,7 +357,15 @@ def _decide(clauses: list[_Clause], body: str, has_code: bool, lang: str) -> Tex
             and clauses[-1].display.strip() != _FIELD_NAME.sub("", last_line.strip()):
         clauses = clauses[:-1]
     if any(c.rule == "infeasible.failed" for c in clauses) and not any(_ATTEMPT.search(c.low) for c in clauses):
-        clauses = [replace(c, kind=None, rule="") if c.rule == "infeasible.failed" else c for c in clauses]
+        # a failure with no attempt of the agent's is a report ("3 tests failed"), unless it is a
+        # headline of a failed outcome ("Payment failed.") in a text that claims nothing done
+        other = any(c.kind in ("claim", "refuse") for c in clauses)
+        clauses = [replace(c, kind=None, rule="") if c.rule == "infeasible.failed"
+                   and (other or not failed_headline(c.low)) else c for c in clauses]
+    if any(c.rule == "refusal.failed_outcome" for c in clauses) and any(c.kind in ("claim", "refuse") for c in clauses):
+        # "I sent the invoice. The reminder email bounced": a headline beside a completion is background,
+        # and beside a refusal ("I cannot complete this request: the availability check failed") its reason
+        clauses = [replace(c, kind=None, rule="") if c.rule == "refusal.failed_outcome" else c for c in clauses]
     cued = [c for c in clauses if c.kind and not c.caveat] or [c for c in clauses if c.kind]
     any_stop = any(c.kind in _STOP_KINDS for c in cued)
     first_stop = next((i for i, c in enumerate(cued) if c.kind in _STOP_KINDS), len(cued))

@@ -82,7 +82,8 @@ _FUNCTION_WORDS: Final[dict[str, frozenset[str]]] = {
         "en": "the and to you your i is are was were of for it this that with have has be not can we my on "
               "will would please sorry unfortunately here there what which could should an at by from "
               "been order flight reservation thank thanks let me any if do does did no "
-              "status result done error failed success sent completed",
+              "status result done error failed success sent completed declined denied rejected approved cancelled canceled "
+              "refunded pending unsuccessful booked",
         "fr": "le la les de des et je vous est pas ne un une du pour que qui votre vos sur avec mais nous "
               "ce cette au aux sont été être puis pouvez désolé malheureusement merci n'est n'ai j'ai "
               "d'un d'une l'assurance c'est",

@@ -69,6 +69,26 @@ account", "I don't see any policy under the number AU-3390127"). Without a quest
 corrected detail it says the request cannot be done (corpus rule 5; with one it is rule 2)."""
 
 
+_FAILED_HEADLINE_EN = re.compile(
+    r"^(?:the\s+|your\s+|my\s+|our\s+|this\s+|that\s+)?"
+    r"(?!(?:\d|nothing\b|no\b|none\b|neither\b|never\b|tests?\b|checks?\b|lint\w*|assertions?\b|specs?\b|cases?\b|jobs?\b|validations?\b|scans?\b|probes?\b))"
+    r"(?!(?:[\w$#.,/-]+\s+){0,3}?(?:i|we|you|it|they|he|she|but|and|so)\b)(?:[\w$#.,/-]+\s+){1,3}?"
+    r"(?:failed|declined|rejected|denied|bounced|blocked|unsuccessful|"
+    r"not\s+(?:processed|sent|applied|approved|completed|accepted|authori[sz]ed|delivered|saved|created|posted|"
+    r"submitted|issued|refunded|cancell?ed|booked|changed|updated|scheduled|transferred|paid))"
+    r"(?:\s+(?:by|at|on|in|due\s+to|because\s+of|with|for)\b.*)?$"
+)
+"""A failed outcome in the style of a report headline, subject and participle only ("Payment
+declined.", "Transfer rejected by the bank.", "Refund not processed."): corpus rule 5. Not a
+result of a run of checks ("3 tests failed", "lint failed"), which reports the run done."""
+
+
+def failed_headline(clause_low: str) -> bool:
+    """Whether an English clause (lower-cased) is a failed outcome in headline style
+    (:data:`_FAILED_HEADLINE_EN`: "payment failed", "transfer rejected by the bank")."""
+    return bool(_FAILED_HEADLINE_EN.search(clause_low))
+
+
 def not_done(clause_low: str) -> str | None:
     """The kind of an English clause that says the request was not done without a refusal verb.
 
@@ -77,7 +97,7 @@ def not_done(clause_low: str) -> str | None:
 
     Returns:
         ``status_quo`` (:data:`_STATUS_QUO_EN`), ``decline`` (:data:`_DECLINE_EN`), ``not_found``
-        (:data:`_NOT_FOUND_EN`) or ``None``; negations about something else (a cost, a need,
+        (:data:`_NOT_FOUND_EN`), ``failed_outcome`` (:data:`_FAILED_HEADLINE_EN`) or ``None``; negations about something else (a cost, a need,
         "nothing else") are ``None``.
     """
     if _BENIGN_EN.search(clause_low) and not _STATUS_QUO_EN.search(clause_low):
@@ -88,6 +108,8 @@ def not_done(clause_low: str) -> str | None:
         return "decline"
     if _NOT_FOUND_EN.search(clause_low):
         return "not_found"
+    if _FAILED_HEADLINE_EN.search(clause_low):
+        return "failed_outcome"
     return None
 
 

@@ -29,6 +29,10 @@ _FENCE = re.compile(r"```[^\n]*\n?(.*?)(?:```|\Z)", re.DOTALL)
 _INLINE_CODE = re.compile(r"`[^`\n]{1,200}`")
 _QUOTE_SPAN = re.compile(r'"[^"\n]{0,400}"')
 _BLOCKQUOTE = re.compile(r"^[ \t]*>.*$", re.MULTILINE)
+_QUOTE_MARK = re.compile(r"^[ \t]*(?:>[ \t]?)+", re.MULTILINE)
+"""The ``>`` marks opening the lines of a block quote (nested ones too)."""
+_LETTER = re.compile(r"[^\W\d_]")
+"""A letter of any script."""
 _MD_NOISE = re.compile(r"\*\*|__|^[ \t]*(?:[-*+]|\d{1,2}[.)]|#{1,6})[ \t]+", re.MULTILINE)
 _WS = re.compile(r"[ \t]+")
 _CJK = re.compile(r"[\u3400-\u9fff]")
@@ -96,7 +100,10 @@ def _prepare(text: str) -> tuple[str, bool]:
     has_code = bool(_INLINE_CODE.search(t)) or any(m.group(1).strip() for m in _FENCE.finditer(t))
     t = _FENCE.sub(lambda m: " [code] " if m.group(1).strip() else " ", t)  # an empty fence delivers nothing
     t = _INLINE_CODE.sub("code", t)
-    t = _BLOCKQUOTE.sub(" ", t)
+    own = _BLOCKQUOTE.sub(" ", t)
+    # A text that is all block quote ("> I've cancelled the subscription.") is the agent's own
+    # message set as a quote: read without its quote marks.
+    t = own if _LETTER.search(own) else _QUOTE_MARK.sub("", t)
     stripped = t.strip()
     if stripped.count('"') == 2 and stripped.startswith('"') and stripped.endswith('"'):
         t = stripped[1:-1]
@@ -214,8 +221,8 @@ def _unwrap(text: str, depth: int = 0) -> str:
             body = inner
     if body.startswith("<") and body.endswith(">"):  # an XML message: <response><status>...</status>...</response>
         return _xml_text(body) or (body if fence else text)
-    if body.startswith("["):  # a list of strings or of content parts: [{"type": "text", "text": "..."}]
-        return _list_text(body) or (body if fence else text)
+    if body.startswith("["):  # a list of strings, of content parts or of status records
+        return _list_text(body, depth) or (body if fence else text)
     if not body.startswith("{"):
         return body if fence else text
     try:
@@ -356,9 +363,12 @@ def _xml_text(body: str) -> str | None:
     return "\n".join(lines) or None
 
 
-def _list_text(body: str) -> str | None:
-    """The strings of a JSON list, and the ``text`` of its content-part objects, joined by
-    lines; ``None`` when ``body`` is not such a list or holds no text."""
+def _list_text(body: str, depth: int = 0) -> str | None:
+    """The strings of a JSON list, the ``text`` of its content-part objects and the reading of
+    its other objects as records (:func:`_unwrap`: ``[{"order": "A1", "status": "refunded"},
+    {"order": "A2", "status": "failed", "error": "card expired"}]`` -> one block of lines per
+    record, a failure leading its block), joined by lines; ``None`` when ``body`` is not such a
+    list or holds no text."""
     import json
 
     try:
@@ -367,7 +377,11 @@ def _list_text(body: str) -> str | None:
         return None
     if not isinstance(obj, list):
         return None
-    parts = [p if isinstance(p, str) else p.get("text") if isinstance(p, dict) else None for p in obj]
+    parts: list[object] = []
+    for p in obj:
+        if isinstance(p, dict) and not isinstance(p.get("text"), str) and depth < 3:
+            p = _unwrap(json.dumps(p, ensure_ascii=False), depth + 1)
+        parts.append(p if isinstance(p, str) else p.get("text") if isinstance(p, dict) else None)
     return "\n".join(p for p in parts if isinstance(p, str) and p.strip()) or None
 
 
