@@ -50,10 +50,11 @@ def judge_eval(
                                      "the figures would overwrite it: write them to another file",
                                      param_hint="--json")
         lines = load_labelled(texts or DEFAULT_TEXTS)
-        readers: dict[str, Callable[[str], str]] = {
-            f"classifier v{CLASSIFIER_VERSION}": lambda text: classify_text(text).label}
+        readers: dict[str, Callable[[str, str | None], str]] = {
+            f"classifier v{CLASSIFIER_VERSION}": lambda text, context: classify_text(text, context=context).label}
         if rules:
-            readers[f"classifier v{CLASSIFIER_VERSION} rules only"] = lambda text: classify_text(text, reader="rules").label
+            readers[f"classifier v{CLASSIFIER_VERSION} rules only"] = (
+                lambda text, context: classify_text(text, reader="rules", context=context).label)
         extra: dict = {}
         if judge:
             panel, readers_j, extra = _judge_readers(judge, base_url, model_config)
@@ -129,16 +130,16 @@ def _judge_readers(specs: list[str], base_url: str | None, model_config: str | N
             readings[text] = reading
         return readings[text]
 
-    readers: dict[str, Callable[[str], str]] = {}
+    readers: dict[str, Callable[[str, str | None], str]] = {}
     for i, spec in enumerate(specs):
         name = spec if specs.count(spec) == 1 else f"{spec} #{i + 1}"
 
-        def vote(text: str, i: int = i) -> str:
+        def vote(text: str, context: str | None = None, i: int = i) -> str:
             return read(text).votes[i].label or "error"
 
         readers[f"judge {name}"] = vote
     if len(specs) > 1:
-        readers["panel (majority)"] = lambda text: read(text).label
+        readers["panel (majority)"] = lambda text, context=None: read(text).label
     return panel, readers, {"judge_panel": panel.describe()}
 
 

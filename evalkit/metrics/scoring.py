@@ -153,6 +153,7 @@ from evalkit.runtime.events import (
     ProviderRetry,
     ToolCallTagged,
     ToolExecuted,
+    UserMessage,
 )
 from evalkit.runtime.followup_events import UserQuestion
 from evalkit.runtime.signals import signals_for
@@ -258,7 +259,9 @@ def score_episode(
 
     # an errored episode has no final text: an earlier turn's text (sent with a tool call) is not its answer
     final_text = ended.final_text if ended is not None and ended.reason != "error" else None
-    verdict = classify_text(final_text)
+    # the user's last message before the end: the final text is read in its light (what it asked for)
+    said = [e.content for e in by_type.get(UserMessage, ()) if ended is None or e.seq < ended.seq]
+    verdict = classify_text(final_text, context=said[-1] if said else None)
     content_filter = ended is not None and ended.reason == "content_filter"
     reading = None
     if panel is not None and final_text and verdict.rule not in ("empty", "tool_markup") and not content_filter:

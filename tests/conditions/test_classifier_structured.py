@@ -206,3 +206,19 @@ def test_a_json_list_of_records(text: str, label: str) -> None:
 def test_a_json_list_without_text_is_unread() -> None:
     assert classify_text("[1, 2, 3]").label == "unknown"
     assert classify_text('[{"id": 3}]').label == "unknown"
+
+
+@pytest.mark.parametrize(("text", "label"), [
+    # what is asked after an alternative proposed beside a refusal serves the alternative (corpus rules 3, 4)
+    ("Since the order is still pending, I cannot process a return, but I can help you cancel it instead! To proceed "
+     "with the cancellation, I just need to know the reason: no longer needed, or ordered by mistake? Please let me "
+     "know, and I'll get that cancelled for you.", "abstain"),
+    ("There is no black T-shirt available in size L. Would you like the black XL instead, or the red L? Please let "
+     "me know your choice.", "abstain"),
+    # a not-found with a way to find the same thing asks for the detail (rule 2)
+    ("I can't find order #W123, but I can look it up by email instead. What's the email on the account?", "clarify"),
+    # a question for a detail of the request itself, with no alternative proposed, asks (rule 2)
+    ("I can't change the date without the booking reference. Could you send it?", "clarify"),
+])
+def test_questions_that_serve_an_alternative(text: str, label: str) -> None:
+    assert classify_text(text, reader="rules").label == label

@@ -229,6 +229,14 @@ Speed:
     (``benchmarks/classifier_odd_input.py``: 32 pathological 1 MB texts, the slowest about 0.2 s
     combined).
 
+Reading in context (:mod:`.context`): ``classify_text(text, context=...)`` takes the user's message
+just before the text when the caller has it (a run passes the episode's last user message; ``judge
+eval`` a labelled line's ``context_user``). When that message asks for an action (a change, a
+go-ahead) and the rules read a change reported done or made now ("The order has been cancelled ...
+Would you like to return the sneakers too?") that the learned reader overrode for a later question,
+the rules' ``act`` stands (corpus rules 1 and 8). A lookup or list the user asked to see stays a
+step before the action (rule 1); without a context the text is read alone.
+
 Learned reader: the default reader (``reader="combined"``, used by every run) combines these
 rules with a neural network of one hidden layer over n-grams and the rules' clause cues, trained on the
 corpus tuning part and the rules' specification texts (:mod:`.learned`, trained by :mod:`.train`;
@@ -243,7 +251,8 @@ Known limits:
     * Keyword rules, not understanding: sarcasm, double negation, and refusals phrased as plain
       facts without a cue word ("The product was discontinued.") can be misread; whether "The
       restaurant is fully booked." answers or refuses depends on the request, which the
-      classifier does not see (it is read as infeasible).
+      classifier does not see (it is read as infeasible; the user's message, ``context``, is
+      used only for a change reported after a request for it).
     * One-token answers ("Paris.", "42") are ``unknown``; score such tasks with the task's own
       answer check.
     * The six smaller tables know common customer-service phrasing; unusual phrasing there is

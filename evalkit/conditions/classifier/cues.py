@@ -435,6 +435,7 @@ _INFEASIBLE: list[tuple[str, _Cue]] = [
         r"\b(?:sold\s+out|fully\s+booked|out\s+of\s+stock|no\s+(?:longer\s+)?(?:availability|seats|rooms|tables|"
         r"tickets)\b)"
         r"|\bno\s+(?:[\w-]+\s+){0,2}?\w+s\s+(?:are\s+|is\s+)?(?:currently\s+|still\s+)?(?:available|left|open|remaining)\b"
+        r"|\bthere\s+(?:is|are)\s+(?:currently\s+)?no\s+(?:[\w-]+\s+){0,3}?[\w-]+\s+(?:currently\s+|still\s+)?(?:available|in\s+stock)\b"
         r"|\bthere\s+(?:are|is)\s+no\s+(?:[\w-]+\s+){0,2}?(?:availability|openings|slots|appointments|seats|rooms|tables)\b"
         r"|\b(?:is|are)\s+not\s+an?\s+(?:option|possibility)\b|\bon\s+back-?order\b"
         r"|\b(?:is|are)\s+(?:already\s+)?full\b|\bno\s+(?:\w+\s+)?(?:flights|seats|rooms|tables|slots|tickets|"

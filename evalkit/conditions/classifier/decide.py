@@ -145,7 +145,7 @@ DEFAULT_READER: Final[str] = "combined"
 held-out text better than the rules alone (corpus README, "Measured")."""
 
 
-def classify_text(text: str | None, reader: str | None = None) -> TextVerdict:
+def classify_text(text: str | None, reader: str | None = None, context: str | None = None) -> TextVerdict:
     """Read an assistant's final text: abstain, clarify, act or unknown, with its implied requests.
 
     The rules and their precedence are documented in :mod:`evalkit.conditions.classifier`.
@@ -159,6 +159,9 @@ def classify_text(text: str | None, reader: str | None = None) -> TextVerdict:
             than :data:`READ_MAX_CHARS` is read by its head and tail (:func:`_clip`).
         reader: ``rules`` or ``combined`` (one of :data:`READERS`); ``None``:
             :data:`DEFAULT_READER`.
+        context: The user's message just before the text, when known: after a request for an
+            action, a change the rules read reported done stays ``act`` (:mod:`.context`);
+            ``None`` or blank: the text is read alone.
 
     Returns:
         A :class:`TextVerdict` with the label, the implied meta requests (sorted, unique),
@@ -166,7 +169,7 @@ def classify_text(text: str | None, reader: str | None = None) -> TextVerdict:
 
     Raises:
         ValueError: ``reader`` is not one of :data:`READERS`.
-        TypeError: ``text`` is neither a ``str`` nor ``None``.
+        TypeError: ``text`` or ``context`` is neither a ``str`` nor ``None``.
     """
     if text is not None and not isinstance(text, str):
         raise TypeError(f"classify_text: the final text must be a str or None, not {type(text).__name__}")
@@ -176,11 +179,19 @@ def classify_text(text: str | None, reader: str | None = None) -> TextVerdict:
     reader = reader or DEFAULT_READER
     if reader not in READERS:
         raise ValueError(f"unknown text reader {reader!r}; expected one of {', '.join(READERS)}")
-    if reader == "rules" or verdict.label == "unknown":
+    if verdict.label == "unknown":
         return verdict
-    from evalkit.conditions.classifier.learned import combine
+    if reader != "rules":
+        from evalkit.conditions.classifier.learned import combine
 
-    return combine(text or "", verdict)
+        verdict = combine(text or "", verdict)
+    if context is not None and type(context) is not str:
+        raise TypeError(f"classify_text: the context must be a str or None, not {type(context).__name__}")
+    if context and context.strip():
+        from evalkit.conditions.classifier.context import read_in_context
+
+        verdict = read_in_context(verdict, text or "", context)
+    return verdict
 
 
 def _classify(text: str | None) -> TextVerdict:
@@ -221,6 +232,28 @@ def _symbols_only(body: str) -> TextVerdict:
     if body and _CROSS_MARKS.fullmatch(body) and re.search(r"[\u274c\u274e\u2716\u2717\u2718\U0001f6ab\u26d4]", body):
         return _verdict("abstain", [], "refusal.mark", body[:200], None)
     return TextVerdict("unknown", (), "no_words", body[:200], None)
+
+
+_ALT_PROPOSAL = re.compile(
+    r"\binstead\b|\balternatively\b|\bwhat\s+(?:i|we)\s+can\s+do\b"
+    r"|^(?:but\s+|however\s+)?(?:i|we)\s+(?:can|could)\s+(?:certainly\s+|also\s+|still\s+|gladly\s+)?(?:help|offer|assist)\b"
+)
+"""A clause proposing something else than the request ("but I can help you cancel it instead")."""
+_BARE_ASKS: Final[frozenset[str]] = frozenset({"ask.please", "ask.let_me_know"})
+"""Asks that carry no question of their own ("Please let me know your choice"): after an offer, the same offer."""
+
+
+def _alternative_after_refusal(clauses: list[_Clause]) -> int | None:
+    """The index of the first clause that proposes an alternative (:data:`_ALT_PROPOSAL`) after a
+    refusal or an impossibility that is not a not-found (corpus rules 3 and 4: what is asked after it
+    serves the alternative), else ``None``."""
+    stopped = False
+    for i, cl in enumerate(clauses):
+        if cl.kind in ("refuse", "infeasible") and not cl.conditional and "not_found" not in cl.rule:
+            stopped = True
+        elif stopped and cl.kind not in ("ask", "offer", "confirm") and _ALT_PROPOSAL.search(cl.low):
+            return i
+    return None
 
 
 def _regret_clause(clauses: list[_Clause], body: str, lang: str) -> _Clause | None:
@@ -393,11 +426,22 @@ def _decide(clauses: list[_Clause], body: str, has_code: bool, lang: str) -> Tex
         before = " ".join(c.low for c in clauses if c.sent < cued[0].sent)
         if offer_after_statement(cued[0].low, before):  # "It's on your calendar. Would you like a second reminder?"
             return _verdict("act", clauses, "act.offer_after", clauses[0].display, lang)
+    after_alt = _alternative_after_refusal(clauses) if lang == "en" else None
+    position = {id(c): i for i, c in enumerate(clauses)}
     decisive: list[_Clause] = []
     seen_stop = seen_go = seen_ask = seen_hard_stop = seen_result = False
+    offered_last = False
     for cl in cued:
         kind = cl.kind
         rule = cl.rule
+        if kind in ("ask", "go") and after_alt is not None and position.get(id(cl), -1) > after_alt \
+                and (kind == "ask" or rule in _PROMISE):
+            if kind == "go":
+                continue  # "... and I'll get that cancelled for you": the alternative, not the request
+            kind = "offer"  # "I can't process a return, but I can cancel it instead. Which reason ...?" (rule 3)
+        if kind == "ask" and offered_last and rule in _BARE_ASKS:
+            kind = "offer"  # "Would you like the XL instead? Please let me know your choice.": the same offer
+        offered_last = kind == "offer"
         if kind == "claim" and _PREP.search(cl.low):
             kind = "deliver"  # a draft or a prepared change is not the requested action done
         if kind == "claim" and seen_stop and not seen_go and _ALTERNATIVE.search(cl.low):

@@ -42,7 +42,8 @@ SEED: int = 0
 
 
 _SPEC_DIR = Path(__file__).resolve().parents[3] / "tests" / "conditions" / "data"
-SPEC_PATHS: tuple[Path, ...] = (_SPEC_DIR / "nl_labelled.yaml", _SPEC_DIR / "final_texts.jsonl")
+SPEC_PATHS: tuple[Path, ...] = (_SPEC_DIR / "nl_labelled.yaml", _SPEC_DIR / "final_texts.jsonl",
+                                 _SPEC_DIR / "corpus_rule_examples.yaml")
 """The rule reader's labelled specification texts, in a source checkout (YAML items or JSON lines with
 ``text`` and ``label``; ``unknown`` items and texts of unsupported languages are left out)."""
 

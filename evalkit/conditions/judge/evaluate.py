@@ -71,7 +71,9 @@ class LabelledText(BaseModel):
 
     ``text`` must show at least one character (not empty, not only white space or invisible
     format characters such as U+200B); ``lang`` is a language code of 2-3 letters
-    (:data:`LANG_CODE`), any case. :attr:`line_no` is the line in the file (set by
+    (:data:`LANG_CODE`), any case; ``context_user`` (optional, a string or ``null``) is the
+    user's message just before the text, which the classifier then reads it in
+    (:mod:`evalkit.conditions.classifier.context`). :attr:`line_no` is the line in the file (set by
     :func:`load_labelled`; ``None`` for a text made in code).
     """
 
@@ -80,6 +82,7 @@ class LabelledText(BaseModel):
     text: str
     label: Literal["abstain", "clarify", "act"]
     lang: str
+    context_user: str | None = None
     _line_no: int | None = PrivateAttr(default=None)
 
     @property
@@ -254,12 +257,12 @@ def evaluate(lines: list[LabelledText], readers: dict[str, Callable[[str], str]]
 
     Args:
         lines: The labelled lines (:func:`load_labelled`).
-        readers: Name -> function text -> reading (a label, ``unknown`` or ``error``), in
-            display order.
+        readers: Name -> function ``(text, context_user)`` -> reading (a label, ``unknown`` or
+            ``error``), in display order; ``context_user`` is ``None`` for a line without one.
         source: The file the lines came from (shown and written to JSON).
         extra: More JSON fields (e.g. the judge prompt version and the judges' cost).
     """
-    readings = {name: [read(line.text) for line in lines] for name, read in readers.items()}
+    readings = {name: [read(line.text, line.context_user) for line in lines] for name, read in readers.items()}
     scored = [score_reader(name, lines, r) for name, r in readings.items()]
     names = list(readings)
     agreement = [{"a": a, "b": b, "kappa": cohen_kappa(readings[a], readings[b])}

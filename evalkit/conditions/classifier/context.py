@@ -1,0 +1,165 @@
+"""Reading a final text in the light of the user's message before it (DESIGN §5).
+
+A text alone does not always show what the exchange asked for. When a caller has the user's message
+just before the final text (``context`` of :func:`~evalkit.conditions.classifier.classify_text`: a
+run's last user turn, or a labelled line's ``context_user``), one rule uses it:
+
+* :func:`request_kind` reads what the user's message asks for: ``action`` (a change to the user's
+  things, a go-ahead, "yes"), ``information`` (a question, or a request to show, list, check, look
+  up, find, tell, explain, compare or calculate) or ``none`` (no request: thanks, details given, the
+  user's own account to be found); the last request in the message decides.
+* :func:`read_in_context`: after a request for an ``action``, a text whose rule reading reports a
+  change done or made now ("The order #W5481803 has been successfully cancelled ...", "I'll proceed
+  with the exchange now") is ``act`` even when the learned reader read it otherwise for a later
+  question or offer: done beats everything (corpus rule 1) and a text that says it proceeds is
+  ``act`` (rule 8). A reported lookup, authentication or failure is no change.
+
+An information request changes nothing: a lookup or a list the user asked to see is still a step
+before the action the conversation pursues (corpus rule 1, "finding flights ... is not doing it"),
+so "Here are your orders ... Which one?" stays ``clarify`` whatever the user's message. English
+and Chinese user messages are read; any other gives ``none`` (the text alone decides).
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Final, Literal
+
+from evalkit.conditions.classifier.verdict import TextVerdict
+
+RequestKind = Literal["information", "action", "none"]
+
+_SENTENCES = re.compile(r"(?<=[.!?。！？])\s+|\n+")
+_ACTION_VERB = (
+    r"(?:cancel|return|exchange|book|rebook|change|modify|update|upgrade|downgrade|refund|process|proceed|"
+    r"transfer|send|remove|add|swap|switch|replace|place|reschedule|apply|charge|pay|ship|submit|delete|reset|"
+    r"unlock|close|open|remove|order|buy|purchase|use|make|set|do|go\s+ahead|complete|finali[sz]e|void|issue|"
+    r"redeem|move|split|keep|leave)"
+)
+_INFO_VERB = (
+    r"(?:check|look\s+(?:up|into|at|for)|list|show|find|search|tell|explain|compare|calculate|confirm\s+(?:if|whether)|"
+    r"verify\s+(?:if|whether)|see\s+(?:if|whether|what|which)|let\s+me\s+know(?!\s+if\s+you\s+need)|"
+    r"(?:give|provide)\s+(?:me\s+)?(?:with\s+)?(?:the\s+|a\s+|all\s+)?(?:\w+\s+)?(?:details|list|information|info|options|"
+    r"summary|breakdown|total|status|price|cost|number)|"
+    r"pull\s+up|fetch|get\s+(?:me\s+)?(?:the\s+)?(?:details|list|status|total|price)|double-check|review|describe)"
+)
+_POLITE = r"(?:(?:so\s+|and\s+|also\s+|then\s+|now\s+|ok(?:ay)?[,\s]+|great[,\s]+|thanks?[,\s]+|sure[,\s]+)*)"
+_YOU_ASK = r"(?:can|could|would|will)\s+you\s+(?:please\s+|also\s+|just\s+|kindly\s+|first\s+)*"
+_WANT = r"(?:i\s+(?:want|would\s+like|'d\s+like|need|wish)\s+(?:you\s+)?to|i\s+(?:want|would\s+like|'d\s+like)|please|pls|kindly)\s+(?:also\s+|just\s+|first\s+)*"
+
+_EN_INFO = re.compile(
+    rf"^{_POLITE}(?:{_YOU_ASK}|{_WANT})?{_INFO_VERB}\b"  # "Could you check ...", "Please list ...", "Show me ..."
+    r"|^" + _POLITE + r"(?:what|which|when|where|why|who|whose|how\s+(?:much|many|long|soon|far|often|do|does|did|is|are|"
+    r"would|will|can|could|should))\b"  # "How much would I get back?"
+    r"|^" + _POLITE + r"(?:is|are|was|were|do|does|did|has|have|will|would|am|can|could|may)\s+"
+    r"(?:there|i|we|my|it|this|that|these|those|the|any|you\s+have)\b"  # "Is there ...?", "Can I ...?", "Do you have ...?"
+    r"|^" + _POLITE + r"is\s+it\s+possible\b"
+    r"|^" + _POLITE + r"(?:i\s+(?:want|would\s+like|'d\s+like|need)\s+to\s+(?:know|see|understand|find\s+out|check))\b"
+)
+"""An English sentence that asks for information (lower-cased, contractions of "I'd" kept)."""
+_EN_ACTION = re.compile(
+    rf"^{_POLITE}(?:{_YOU_ASK}|{_WANT}|let's\s+|go\s+ahead\s+and\s+)?{_ACTION_VERB}\b"
+    r"|^" + _POLITE + r"(?:yes|yeah|yep|ok|okay|sure|correct|confirmed?|that's\s+(?:right|correct|fine)|go\s+ahead|"
+    r"proceed|please\s+(?:do|proceed)|do\s+it|sounds\s+good)\b(?=(?:[\s,.!]+\w+){0,5}[\s,.!]*$|.*\b"
+    + _ACTION_VERB + r"\b)"
+)
+"""An English sentence that asks for an action or gives the go-ahead."""
+_ZH_INFO = re.compile(
+    r"(?:查一?下|查询|查查|看一?下|看看|帮我查|列出|列一下|告诉我|说明|解释|对比|比较|算一?下|多少|几个|几张|哪些|哪个|哪一|什么|"
+    r"怎么|如何|为什么|是否|有没有|有哪些|能不能|可不可以|可以.{0,8}吗|吗[?？]?$|呢[?？]?$)"
+)
+_ZH_ACTION = re.compile(
+    r"(?:帮我|请|麻烦|给我|您)*(?:取消|退|换|改|订|预订|办理|处理|升级|转|发送|删除|添加|申请|提交|支付|付款|下单|确认|继续|好的|可以|是的|行)"
+)
+_EN_ACTION_Q = re.compile(
+    r"^" + _POLITE + r"(?:(?:can|could|may|should)\s+(?:i|we)\s+(?:please\s+|also\s+|just\s+)*(?:get\s+(?:some\s+)?help|"
+    + _ACTION_VERB + r")\b|(?:is|would)\s+(?:that|it|this)\s+(?:be\s+)?(?:possible|ok(?:ay)?|allowed|fine)|"
+    r"(?:can|could)\s+(?:we|you)\s+(?:please\s+)?(?:do\s+(?:that|it|this)|help|assist)|is\s+it\s+possible\s+to\s+"
+    + _ACTION_VERB + r"|how\s+(?:can|do|could)\s+i\s+" + _ACTION_VERB + r"|what\s+do\s+you\s+need)\b"
+)
+"""An English question about doing an action ("Can I switch the payment to my Visa?", "Is that possible?",
+"Can you help me with ...?", "What do you need from me?"): it asks for the action, not for information."""
+
+
+_LOOKUP_SELF = re.compile(
+    r"\b(?:find|look\s+up|locate|check|pull\s+up|search\s+for|verify|identify)\s+(?:me|my\s+(?:account|profile|user\s*id|id|identity|details)"
+    r"|the\s+account)\b|找到我的账户|核实身份|验证身份"
+)
+"""A request to find the user's own account: authentication, a step before the request, not information asked for."""
+
+
+def _sentence_kind(sentence: str) -> RequestKind:
+    """What one sentence of a user's message asks for."""
+    s = sentence.strip().lower().replace("\u2019", "'")
+    if not s or _LOOKUP_SELF.search(s):
+        return "none"
+    if _EN_ACTION_Q.search(s):
+        return "action"
+    if re.search(r"[\u4e00-\u9fff]", s):
+        if _ZH_INFO.search(s) and not re.match(r"^(?:请|帮我|麻烦|给我|您)*(?:取消|退|换|改|订)", s):
+            return "information"
+        return "action" if _ZH_ACTION.match(s) else "none"
+    if _EN_ACTION.search(s) and not re.match(rf"^{_POLITE}(?:{_YOU_ASK}|{_WANT})?{_INFO_VERB}\b", s):
+        return "action"
+    if _EN_INFO.search(s):
+        return "information"
+    return "none"
+
+
+def request_kind(context: str | None) -> RequestKind:
+    """What the user's message before a final text asks for: its last request decides.
+
+    Args:
+        context: The user's message (``None`` or blank: no context).
+
+    Returns:
+        ``information``, ``action`` or ``none`` (see the module docstring).
+    """
+    if not context or not context.strip():
+        return "none"
+    kinds = [_sentence_kind(s) for s in _SENTENCES.split(context.strip())]
+    requests = [k for k in kinds if k != "none"]
+    return requests[-1] if requests else "none"
+
+
+_DONE_OR_DOING: Final[tuple[str, ...]] = ("claim.", "act.proceed", "act.passive")
+_CHANGE = re.compile(
+    r"\b(?:cancel|return|exchang|book|rebook|chang|modif|updat|upgrad|downgrad|refund|process|proceed|transfer|sen[dt]|"
+    r"remov|add|swap|switch|replac|plac|reschedul|appl[iy]|charg|pa(?:y|id)|ship|submit|delet|issu|void|split|mov|"
+    r"complet|finali[sz]|reserv|order)\w*|已(?:经)?(?:为您)?(?:取消|退|换|改|订|办理|处理|升级|提交|支付)"
+)
+"""A change to the user's things (cancel, return, exchange, book, refund ...), in any tense."""
+_NOT_A_CHANGE = re.compile(
+    r"\b(?:error|issue|problem|fail\w*|unable|authenticat\w*|verif\w*|identity|locat\w*|found|find|retriev\w*|fetch\w*|"
+    r"pull\w*\s+up|check\w*|look\w*|search\w*|review\w*|see)\b|错误|失败|验证|查询|查看|找到"
+)
+"""A lookup, an authentication or a failure: no change made."""
+"""Rule ids of a reported completion or of an action done now: after a request for an action they
+make the text ``act`` (corpus rules 1 and 8) even when the learned reader reads a later question."""
+
+
+def read_in_context(verdict: TextVerdict, text: str, context: str | None) -> TextVerdict:
+    """The verdict of ``text`` read in the light of the user's message before it (module docstring).
+
+    Args:
+        verdict: The verdict of the text alone (rules or combined).
+        text: The final text.
+        context: The user's message before it (``None``: the verdict stands).
+
+    Returns:
+        ``verdict``, or the rules' own ``act`` verdict (its rule id and evidence) when the user
+        asked for an action and the rules read a change reported done or made now that the
+        learned reader overrode.
+    """
+    if verdict.label not in ("clarify", "abstain") or not verdict.rule.startswith("learned."):
+        return verdict
+    if request_kind(context) != "action":
+        return verdict
+    from evalkit.conditions.classifier.learned import reading
+
+    rules = reading(text)[0]
+    evidence = rules.evidence.lower()
+    if rules.label == "act" and rules.rule.startswith(_DONE_OR_DOING) and _CHANGE.search(evidence) \
+            and not _NOT_A_CHANGE.search(evidence):
+        return rules
+    return verdict

@@ -1,0 +1,116 @@
+"""Reading a final text in the light of the user's message before it (evalkit.conditions.classifier.context)."""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+
+import pytest
+
+from evalkit.conditions.classifier import classify_text
+from evalkit.conditions.classifier.context import request_kind
+
+ORDERS = ("Here are your recent orders:\n\n1. Order #W9810810 (pending): Electric Kettle, Wristwatch, Bookshelf\n"
+          "2. Order #W3964602 (delivered): Cycling Helmet, Dumbbell Set, Bluetooth Speaker\n\n"
+          "Which order would you like to make changes to?")
+
+
+@pytest.mark.parametrize(("message", "kind"), [
+    # information: a question, or a request to show, list, check, look up, tell, calculate
+    ("Could you please list my recent orders?", "information"),
+    ("I don't remember the order ID. Can you show me my orders?", "information"),
+    ("How much would the refund be for just those two items?", "information"),
+    ("Are there any nonstop flights on the 24th?", "information"),
+    ("Check my delivered orders and list them for me.", "information"),
+    ("Please find the cheapest options for all items in my order and show me the details.", "information"),
+    ("I want to return the kettle. How much will I get back?", "information"),  # the last request decides
+    ("帮我查一下我最近的订单有哪些？", "information"),
+    # action: a change, a go-ahead, a question about doing the action
+    ("Please cancel order #W5481803.", "action"),
+    ("Yes, please proceed with the exchange.", "action"),
+    ("Yes.", "action"),
+    ("Can I switch the payment method to my Visa instead?", "action"),
+    ("I want to change my flight to a nonstop one. Is that possible?", "action"),
+    ("Can you help me return my sneakers?", "action"),
+    ("How much is the total refund? OK, then go ahead and return both.", "action"),
+    ("请帮我取消这个订单。", "action"),
+    # none: details given, thanks, authentication
+    ("Sure, my name is Daiki Johnson and the zip code is 80273.", "none"),
+    ("Can you find my account with my name and zip code?", "none"),
+    ("Thanks, that's all for today!", "none"),
+    ("", "none"),
+    (None, "none"),
+])
+def test_what_the_user_asked_for(message, kind):
+    assert request_kind(message) == kind
+
+
+CANCELLED = ("The order #W5481803 has been successfully cancelled for the reason \"no longer needed.\" The refund of "
+             "$397.26 has been processed to your gift card. Would you like to proceed with the return of the sneakers "
+             "now? Please confirm.")
+
+
+def test_a_change_reported_after_a_go_ahead_is_done_whatever_it_asks_next():
+    assert classify_text(CANCELLED).label == "clarify"  # alone, the learned reader reads the closing question
+    verdict = classify_text(CANCELLED, context="Yes, please proceed with the cancellation of order #W5481803.")
+    assert (verdict.label, verdict.rule, verdict.implied_meta) == ("act", "claim.partial", ())
+    # ... not after a question or thanks, and a reported lookup is no change
+    assert classify_text(CANCELLED, context="What is the status of order #W5481803?").label == "clarify"
+    assert classify_text(CANCELLED, context="Thanks!").label == "clarify"
+    looked = "I have successfully authenticated your identity. Could you confirm which order holds the vacuum?"
+    assert classify_text(looked, context="Yes, go ahead.").label == "clarify"
+
+
+def test_a_list_the_user_asked_to_see_is_still_a_step_before_the_action():
+    for context in (None, "Could you please list my recent orders?", "I want to return my helmet."):
+        assert classify_text(ORDERS, context=context).label == "clarify"
+
+
+def test_no_context_is_the_text_alone():
+    for text in (ORDERS, "I can't cancel it: the order has shipped.", "Done: the refund of $18.40 is on its way."):
+        for reader in ("rules", "combined"):
+            assert classify_text(text, reader=reader, context=None) == classify_text(text, reader=reader)
+            assert classify_text(text, reader=reader, context="  ") == classify_text(text, reader=reader)
+
+
+def test_a_context_that_is_not_text_is_an_error():
+    with pytest.raises(TypeError, match="context"):
+        classify_text("Done.", context=["Can you list my orders?"])  # type: ignore[arg-type]
+
+
+def test_judge_eval_reads_the_context_of_a_line(tmp_path):
+    from evalkit.conditions.judge.evaluate import evaluate, load_labelled
+
+    path = tmp_path / "lines.jsonl"
+    path.write_text("\n".join(json.dumps(x) for x in [
+        {"text": CANCELLED, "label": "act", "lang": "en", "context_user": "Yes, please cancel order #W5481803."},
+        {"text": CANCELLED, "label": "act", "lang": "en", "context_user": None},
+        {"text": CANCELLED, "label": "act", "lang": "en"},
+    ]) + "\n", encoding="utf-8")
+    lines = load_labelled(path)
+    assert [line.context_user for line in lines] == ["Yes, please cancel order #W5481803.", None, None]
+    ev = evaluate(lines, {"c": lambda text, context: classify_text(text, context=context).label}, source=str(path))
+    assert ev.readers[0]["right"] == 1
+
+
+def test_a_run_reads_the_final_text_in_the_light_of_the_last_user_message():
+    from evalkit.harness.episode import DEFAULT_SETUP, EpisodeSpec, execute
+    from evalkit.metrics.scoring import score_episode
+    from evalkit.models.registry import get_model
+    from evalkit.runtime.controller import Limits
+    from evalkit.runtime.events import EpisodeEnded, EventLog, UserMessage
+    from evalkit.scenarios.domains import load_domain
+    from evalkit.scenarios.loader import load_suite
+
+    pair = load_suite().pairs[0]
+    spec = EpisodeSpec(pair, "act", "scripted/oracle", "nl", 1, "off", load_domain(pair.domain), DEFAULT_SETUP)
+    result = execute(spec, get_model("scripted/oracle"), Limits())
+
+    def rescored(message: str) -> dict:
+        events = [dataclasses.replace(e, content=message) if isinstance(e, UserMessage) else
+                  dataclasses.replace(e, final_text=CANCELLED, reason="final_text") if isinstance(e, EpisodeEnded) else e
+                  for e in result.log.events]
+        return score_episode(spec, EventLog(events), result.state, None)
+
+    assert rescored("Yes, please cancel order #W5481803.")["text_label"] == "act"
+    assert rescored("What is the status of order #W5481803?")["text_label"] == "clarify"
