@@ -3,8 +3,10 @@
     python benchmarks/classifier_odd_input.py [--size N] [--reader combined|rules]
 
 Each input is ``--size`` characters (default 1,000,000; texts over ``READ_MAX_CHARS`` are read
-by their head and tail). Prints, per input, the wall time of one uncached reading and the
-verdict, then the slowest; a reading that takes seconds names a regex to fix.
+by their head and tail), read as a final text and then as the user's message before one
+(``context``; its last ``CONTEXT_MAX_CHARS`` are read). Prints, per input, the wall time of one
+uncached reading and the verdict, then the slowest; a reading that takes seconds names a regex
+to fix.
 """
 
 from __future__ import annotations
@@ -70,6 +72,16 @@ def main() -> None:
         verdict = classify_text(text, reader=args.reader)
         rows.append((time.perf_counter() - start, name, verdict.label, verdict.rule))
         print(f"{rows[-1][0] * 1000:9.1f} ms  {name:28s} {verdict.label:8s} {verdict.rule}", flush=True)
+    # the same inputs as the user's message before a text the learned reader reads as a question
+    # (the context is read only then)
+    asked = ("The order #W5481803 has been successfully cancelled for the reason \"no longer needed.\" The refund of "
+             "$397.26 has been processed to your gift card. Would you like to proceed with the return of the sneakers "
+             "now? Please confirm.")
+    for name, context in {**inputs(args.size), "polite words": ("ok, " * (args.size // 4))[:args.size]}.items():
+        start = time.perf_counter()
+        verdict = classify_text(asked, reader=args.reader, context=context)
+        rows.append((time.perf_counter() - start, f"context: {name}", verdict.label, verdict.rule))
+        print(f"{rows[-1][0] * 1000:9.1f} ms  {rows[-1][1]:28s} {verdict.label:8s} {verdict.rule}", flush=True)
     worst = max(rows)
     print(f"slowest: {worst[1]} {worst[0] * 1000:.1f} ms ({len(rows)} inputs of {args.size:,} characters, reader {args.reader})")
 

@@ -45,6 +45,14 @@ def test_what_the_user_asked_for(message, kind):
     assert request_kind(message) == kind
 
 
+def test_a_long_message_is_read_by_its_last_request():
+    assert request_kind("Please cancel order #W1. " + "It was a gift. " * 50_000 + "What's the status of #W2?") \
+        == "information"
+    assert request_kind("What's the status of #W2? " + "It was a gift. " * 50_000 + "Please cancel order #W1.") \
+        == "action"
+    assert request_kind("ok, " * 300_000 + "?") == "none"  # read in bounded time (the last 2,000 characters)
+
+
 CANCELLED = ("The order #W5481803 has been successfully cancelled for the reason \"no longer needed.\" The refund of "
              "$397.26 has been processed to your gift card. Would you like to proceed with the return of the sneakers "
              "now? Please confirm.")

@@ -140,6 +140,7 @@ def test_status_records(text: str, label: str) -> None:
     ("3 tests failed on CI.", "act"),
     ("Nothing failed.", "act"),
     ("No payments failed.", "act"),
+    ("Payment not declined — it went through. Order #88 is placed.", "act"),
 ])
 def test_failure_reports_in_the_rules(text: str, label: str) -> None:
     assert classify_text(text, reader="rules").label == label
@@ -161,7 +162,9 @@ def test_a_mark_or_emoji_opening_a_clause_is_set_aside(text: str, label: str) ->
 @pytest.mark.parametrize(("text", "label", "rule"), [
     ("✅", "act", "act.mark"),
     ("✔️ ✔️", "act", "act.mark"),
+    ("\u2714\ufe0e", "act", "act.mark"),  # the text-style variation selector
     ("❌", "abstain", "refusal.mark"),
+    ("☒", "abstain", "refusal.mark"),
     ("⛔️", "abstain", "refusal.mark"),
     # marks of both kinds, other emoji, digits and punctuation say nothing readable
     ("❌ ✅", "unknown", "no_words"),
@@ -201,6 +204,15 @@ def test_block_quotes(text: str, label: str) -> None:
 def test_a_json_list_of_records(text: str, label: str) -> None:
     assert classify_text(text, reader="rules").label == label
     assert classify_text(text).label == label
+
+
+@pytest.mark.parametrize(("text", "label"), [
+    ('[["I\'m sorry, I can\'t do that."]]', "abstain"),
+    ('[[["Which order, #W1 or #W2?"]]]', "clarify"),
+    ('[["I have cancelled order #W1."], {"order": "W1", "status": "cancelled"}]', "act"),
+])
+def test_nested_json_lists_are_read(text: str, label: str) -> None:
+    assert classify_text(text, reader="rules").label == label
 
 
 def test_a_json_list_without_text_is_unread() -> None:

@@ -106,8 +106,16 @@ def _sentence_kind(sentence: str) -> RequestKind:
     return "none"
 
 
+CONTEXT_MAX_CHARS: Final[int] = 2000
+"""Only the last this many characters of the user's message are read (its last request decides)."""
+SENTENCE_MAX_CHARS: Final[int] = 400
+"""A sentence is read by its first this many characters (what it asks for is said at its start)."""
+
+
 def request_kind(context: str | None) -> RequestKind:
-    """What the user's message before a final text asks for: its last request decides.
+    """What the user's message before a final text asks for: its last request decides (the last
+    :data:`CONTEXT_MAX_CHARS` characters are read, each sentence by its first
+    :data:`SENTENCE_MAX_CHARS`, so the time is bounded whatever the message's length).
 
     Args:
         context: The user's message (``None`` or blank: no context).
@@ -117,7 +125,8 @@ def request_kind(context: str | None) -> RequestKind:
     """
     if not context or not context.strip():
         return "none"
-    kinds = [_sentence_kind(s) for s in _SENTENCES.split(context.strip())]
+    tail = context.strip()[-CONTEXT_MAX_CHARS:]  # the request is at the end of a message; bounded time
+    kinds = [_sentence_kind(s[:SENTENCE_MAX_CHARS]) for s in _SENTENCES.split(tail)]
     requests = [k for k in kinds if k != "none"]
     return requests[-1] if requests else "none"
 

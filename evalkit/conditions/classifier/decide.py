@@ -217,10 +217,10 @@ def _classify(text: str | None) -> TextVerdict:
     return _decide(_segment_intl(body, lang), body, has_code, lang)
 
 
-_CHECK_MARKS = re.compile(r"[\s\u2705\u2714\u2611\u2713\ufe0f.!]+")
+_CHECK_MARKS = re.compile(r"[\s\u2705\u2714\u2611\u2713\ufe0e\ufe0f.!]+")
 """Check marks only (✅ ✔️ ☑️ ✓): the universal "done"."""
-_CROSS_MARKS = re.compile(r"[\s\u274c\u274e\u2716\u2717\u2718\U0001f6ab\u26d4\ufe0f.!]+")
-"""Cross and prohibition marks only (❌ ❎ ✖️ ✗ ✘ 🚫 ⛔): the universal "not done"."""
+_CROSS_MARKS = re.compile(r"[\s\u274c\u274e\u2716\u2717\u2718\u2612\U0001f6ab\u26d4\ufe0e\ufe0f.!]+")
+"""Cross and prohibition marks only (❌ ❎ ✖️ ✗ ✘ ☒ 🚫 ⛔): the universal "not done"."""
 
 
 def _symbols_only(body: str) -> TextVerdict:
@@ -229,7 +229,7 @@ def _symbols_only(body: str) -> TextVerdict:
     (digits, punctuation, other emoji) cannot be read (``unknown``, ``no_words``)."""
     if body and _CHECK_MARKS.fullmatch(body) and re.search(r"[\u2705\u2714\u2611\u2713]", body):
         return _verdict("act", [], "act.mark", body[:200], None)
-    if body and _CROSS_MARKS.fullmatch(body) and re.search(r"[\u274c\u274e\u2716\u2717\u2718\U0001f6ab\u26d4]", body):
+    if body and _CROSS_MARKS.fullmatch(body) and re.search(r"[\u274c\u274e\u2716\u2717\u2718\u2612\U0001f6ab\u26d4]", body):
         return _verdict("abstain", [], "refusal.mark", body[:200], None)
     return TextVerdict("unknown", (), "no_words", body[:200], None)
 

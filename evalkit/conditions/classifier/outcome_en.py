@@ -71,6 +71,8 @@ corrected detail it says the request cannot be done (corpus rule 5; with one it 
 
 _FAILED_HEADLINE_EN = re.compile(
     r"^(?:the\s+|your\s+|my\s+|our\s+|this\s+|that\s+)?"
+    r"(?!(?:[\w$#.,/-]+\s+){0,3}?(?:was|were|is|are|been|has|have|had)\b)"
+    r"(?!.*\b(?:not|never|no)\s+(?:failed|declined|rejected|denied|bounced|blocked|unsuccessful)\b)"
     r"(?!(?:\d|nothing\b|no\b|none\b|neither\b|never\b|tests?\b|checks?\b|lint\w*|assertions?\b|specs?\b|cases?\b|jobs?\b|validations?\b|scans?\b|probes?\b))"
     r"(?!(?:[\w$#.,/-]+\s+){0,3}?(?:i|we|you|it|they|he|she|but|and|so)\b)(?:[\w$#.,/-]+\s+){1,3}?"
     r"(?:failed|declined|rejected|denied|bounced|blocked|unsuccessful|"

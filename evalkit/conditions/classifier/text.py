@@ -364,8 +364,8 @@ def _xml_text(body: str) -> str | None:
 
 
 def _list_text(body: str, depth: int = 0) -> str | None:
-    """The strings of a JSON list, the ``text`` of its content-part objects and the reading of
-    its other objects as records (:func:`_unwrap`: ``[{"order": "A1", "status": "refunded"},
+    """The strings of a JSON list (nested lists too, three deep), the ``text`` of its content-part
+    objects and the reading of its other objects as records (:func:`_unwrap`: ``[{"order": "A1", "status": "refunded"},
     {"order": "A2", "status": "failed", "error": "card expired"}]`` -> one block of lines per
     record, a failure leading its block), joined by lines; ``None`` when ``body`` is not such a
     list or holds no text."""
@@ -381,6 +381,8 @@ def _list_text(body: str, depth: int = 0) -> str | None:
     for p in obj:
         if isinstance(p, dict) and not isinstance(p.get("text"), str) and depth < 3:
             p = _unwrap(json.dumps(p, ensure_ascii=False), depth + 1)
+        elif isinstance(p, list) and depth < 3:  # a nested list: [["I can't do that."]]
+            p = _list_text(json.dumps(p, ensure_ascii=False), depth + 1)
         parts.append(p if isinstance(p, str) else p.get("text") if isinstance(p, dict) else None)
     return "\n".join(p for p in parts if isinstance(p, str) and p.strip()) or None
 
