@@ -18,7 +18,7 @@ judge_app = typer.Typer(cls=Group, help="Readers of final text (the classifier, 
 
 @judge_app.command("eval", cls=Command)
 def judge_eval(
-    texts: Annotated[Optional[str], typer.Option("--texts", metavar="FILE", help="Labelled JSON lines {text, label, lang} (default: the shipped corpus test part).")] = None,
+    texts: Annotated[Optional[str], typer.Option("--texts", metavar="FILE", help="Labelled JSON lines {text, label, lang, optional context_user} (default: the shipped corpus test part).")] = None,
     part: Annotated[Optional[str], typer.Option("--part", metavar="PART", help="A part of the shipped corpus instead of --texts: tune, test, test2, test3 or test4.")] = None,
     judge: Annotated[Optional[list[str]], typer.Option("--judge", metavar="SPEC", help="A live model as judge, repeatable; with two or more, the panel's majority is scored too.")] = None,
     json_out: Annotated[Optional[str], typer.Option("--json", metavar="FILE", help="Also write the figures as JSON (for CI).")] = None,
@@ -139,7 +139,11 @@ def _judge_readers(specs: list[str], base_url: str | None, model_config: str | N
 
         readers[f"judge {name}"] = vote
     if len(specs) > 1:
-        readers["panel (majority)"] = lambda text, context=None: read(text).label
+
+        def majority(text: str, context: str | None = None) -> str:
+            return read(text).label
+
+        readers["panel (majority)"] = majority
     return panel, readers, {"judge_panel": panel.describe()}
 
 

@@ -251,7 +251,7 @@ class Evaluation:
         return {"texts": self.source, "readers": self.readers, "agreement": self.agreement, **self.extra}
 
 
-def evaluate(lines: list[LabelledText], readers: dict[str, Callable[[str], str]], *, source: str = "",
+def evaluate(lines: list[LabelledText], readers: dict[str, Callable[[str, str | None], str]], *, source: str = "",
              extra: dict[str, Any] | None = None) -> Evaluation:
     """Read every line with every reader and score them.
 
@@ -282,7 +282,8 @@ def _lang_cell(lang: str, e: dict[str, Any]) -> str:
 
 def render(ev: Evaluation, *, max_mistakes: int = 50) -> str:
     """Plain-text report of an :class:`Evaluation` (figures, confusion matrix, mistakes)."""
-    out = [f"labelled texts: {ev.source} ({ev.readers[0]['n'] if ev.readers else 0} lines)"]
+    n = ev.readers[0]["n"] if ev.readers else 0
+    out = [f"labelled texts: {ev.source} ({n} line{'' if n == 1 else 's'})"]
     for r in ev.readers:
         out.append("")
         out.append(f"== {r['reader']}: accuracy {_fmt(r['accuracy'])} ({r['right']}/{r['n']}), "
