@@ -132,6 +132,8 @@ def request_kind(context: str | None) -> RequestKind:
 
 
 _DONE_OR_DOING: Final[tuple[str, ...]] = ("claim.", "act.proceed", "act.passive")
+"""Rule ids of a reported completion or of an action done now: after a request for an action they
+make the text ``act`` (corpus rules 1 and 8) even when the learned reader reads a later question."""
 _CHANGE = re.compile(
     r"\b(?:cancel|return|exchang|book|rebook|chang|modif|updat|upgrad|downgrad|refund|process|proceed|transfer|sen[dt]|"
     r"remov|add|swap|switch|replac|plac|reschedul|appl[iy]|charg|pa(?:y|id)|ship|submit|delet|issu|void|split|mov|"
@@ -143,8 +145,6 @@ _NOT_A_CHANGE = re.compile(
     r"pull\w*\s+up|check\w*|look\w*|search\w*|review\w*|see)\b|错误|失败|验证|查询|查看|找到"
 )
 """A lookup, an authentication or a failure: no change made."""
-"""Rule ids of a reported completion or of an action done now: after a request for an action they
-make the text ``act`` (corpus rules 1 and 8) even when the learned reader reads a later question."""
 
 
 def read_in_context(verdict: TextVerdict, text: str, context: str | None) -> TextVerdict:
