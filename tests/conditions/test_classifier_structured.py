@@ -227,10 +227,13 @@ def test_a_json_list_without_text_is_unread() -> None:
      "know, and I'll get that cancelled for you.", "abstain"),
     ("There is no black T-shirt available in size L. Would you like the black XL instead, or the red L? Please let "
      "me know your choice.", "abstain"),
+    ("我无法为您退货，但可以为您换货。请问您想换成什么尺码？", "abstain"),
+    ("这个订单已经发货，无法取消，不过可以帮您申请退货。请问退货原因是什么？", "abstain"),
     # a not-found with a way to find the same thing asks for the detail (rule 2)
     ("I can't find order #W123, but I can look it up by email instead. What's the email on the account?", "clarify"),
     # a question for a detail of the request itself, with no alternative proposed, asks (rule 2)
     ("I can't change the date without the booking reference. Could you send it?", "clarify"),
+    ("订单号不对，查不到这个订单，可以帮您按手机号查询。请问您的手机号是多少？", "clarify"),
 ])
 def test_questions_that_serve_an_alternative(text: str, label: str) -> None:
     assert classify_text(text, reader="rules").label == label

@@ -237,8 +237,11 @@ def _symbols_only(body: str) -> TextVerdict:
 _ALT_PROPOSAL = re.compile(
     r"\binstead\b|\balternatively\b|\bwhat\s+(?:i|we)\s+can\s+do\b"
     r"|^(?:but\s+|however\s+)?(?:i|we)\s+(?:can|could)\s+(?:certainly\s+|also\s+|still\s+|gladly\s+)?(?:help|offer|assist)\b"
+    r"|^(?:但|但是|不过|可是)?(?:我|我们)?(?:可以|能)(?:为您|帮您|给您|替您)?(?:改为|换成|改成|申请|办理|安排|换|改|退到)"
+    r"|代替|替代|作为替代|改为"
 )
-"""A clause proposing something else than the request ("but I can help you cancel it instead")."""
+"""A clause proposing something else than the request ("but I can help you cancel it instead",
+"但可以为您换货")."""
 _BARE_ASKS: Final[frozenset[str]] = frozenset({"ask.please", "ask.let_me_know"})
 """Asks that carry no question of their own ("Please let me know your choice"): after an offer, the same offer."""
 
@@ -426,7 +429,7 @@ def _decide(clauses: list[_Clause], body: str, has_code: bool, lang: str) -> Tex
         before = " ".join(c.low for c in clauses if c.sent < cued[0].sent)
         if offer_after_statement(cued[0].low, before):  # "It's on your calendar. Would you like a second reminder?"
             return _verdict("act", clauses, "act.offer_after", clauses[0].display, lang)
-    after_alt = _alternative_after_refusal(clauses) if lang == "en" else None
+    after_alt = _alternative_after_refusal(clauses) if lang in ("en", "zh") else None
     position = {id(c): i for i, c in enumerate(clauses)}
     decisive: list[_Clause] = []
     seen_stop = seen_go = seen_ask = seen_hard_stop = seen_result = False
