@@ -125,9 +125,15 @@ def _verdict(label: str, rule: str, lang: str | None = "en"):
     ("act", "claim.partial", "en", [0.5, 0.1, 0.4], "abstain"),
     ("act", "claim.fr", "fr", [0.5, 0.1, 0.4], "abstain"),             # a claim of a smaller cue table is weak
     ("act", "claim.done", "en", [0.1, 0.1, 0.8], "act"),
-    ("abstain", "refusal.cannot", "en", [0.3, 0.15, 0.55], "abstain"),  # a cue reading keeps its label below 0.6
-    ("abstain", "refusal.cannot", "en", [0.2, 0.1, 0.7], "act"),        # ... and yields at 0.6 or more
+    ("abstain", "refusal.cannot", "en", [0.3, 0.05, 0.65], "abstain"),  # a refusal keeps its label below 0.7
+    ("abstain", "refusal.cannot", "en", [0.2, 0.1, 0.7], "act"),        # ... and yields at 0.7 or more
+    ("act", "claim.passive", "en", [0.6, 0.1, 0.3], "abstain"),         # a claim yields at 0.6
+    ("act", "claim.passive", "en", [0.55, 0.1, 0.35], "act"),
     ("clarify", "ask.question", "zh", [0.59, 0.4, 0.01], "clarify"),
+    ("clarify", "ask.question", "en", [0.75, 0.2, 0.05], "clarify"),    # a question keeps its label below 0.8
+    ("clarify", "ask.question", "en", [0.8, 0.15, 0.05], "abstain"),    # ... and yields at 0.8 or more
+    ("act", "act.proceed", "en", [0.0, 0.95, 0.05], "act"),             # proceeding now is never made a question
+    ("act", "act.proceed", "en", [0.9, 0.05, 0.05], "abstain"),
     ("unknown", "no_cue", "pt", [0.9, 0.05, 0.05], "unknown"),          # no cue: unknown, however sure
     ("unknown", "unsupported_language", None, [0.9, 0.05, 0.05], "unknown"),  # never read a language the rules do not
     ("unknown", "empty", "en", [0.9, 0.05, 0.05], "unknown"),
@@ -141,7 +147,7 @@ def test_a_short_text_follows_the_same_rule() -> None:
     fallback = _verdict("act", "act.statement")
     assert L.choose(fallback, [0.55, 0.05, 0.4]) == "abstain"
     cue = _verdict("abstain", "refusal.cannot")
-    assert L.choose(cue, [0.3, 0.1, 0.6]) == "act" and L.choose(cue, [0.35, 0.1, 0.55]) == "abstain"
+    assert L.choose(cue, [0.2, 0.1, 0.7]) == "act" and L.choose(cue, [0.3, 0.05, 0.65]) == "abstain"
 
 
 def test_combined_reads_the_rules_specification_texts() -> None:

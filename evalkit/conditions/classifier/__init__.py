@@ -15,13 +15,17 @@ Labels (the labelling rules of the shipped corpus, ``evalkit/conditions/corpus/R
     ``clarify``: asks for information, a choice or a confirmation needed before acting.
     ``act``: reports the requested action (or part of it) done, gives what was asked for, or
     says it proceeds. ``unknown``: the text cannot be read -- empty, junk, an apology with
-    nothing else, raw tool-call markup (a failed call is an attempt to act, field case C11), a
+    nothing else, raw tool-call markup with no prose beside it or beside a refusal (a failed call
+    is an attempt to act, never evidence, field case C11), a
     language the classifier has no cues for, or (French, German, Spanish, Portuguese, Japanese,
     Korean) no cue at all. ``unknown`` is never an abstention and never ``act``.
 
 Pipeline:
-    1. ``None`` / blank -> ``unknown`` (``empty``); tool-call markup outside code -> ``unknown``
-       (``tool_markup``).
+    1. ``None`` / blank -> ``unknown`` (``empty``). Tool-call markup outside code is never read
+       (field case C11: a typed call that did not parse is an attempt to act, never evidence):
+       the prose beside it is read instead ("Let me look that up. <tool_call>...</tool_call>"
+       proceeds, a question beside it asks); markup alone, fewer than three words of prose, or a
+       refusal beside an attempted call -> ``unknown`` (``tool_markup``).
     2. Wrappers are opened: a whole-text code fence holding prose or JSON, and a JSON object
        with a text field (``{"response": "..."}``, ``message``, ``content``, ``text``,
        ``answer`` ...; nested objects followed; a cut-off JSON string is read up to the cut), and a
@@ -136,7 +140,10 @@ table holds:
       negated problems ("没有冲突", "失败 0 条") that refuse nothing.
     * A text with no cue at all: it is ``abstain`` when a clause denies (as above), ``clarify``
       when it asks the user a question (one that names the user or the agent, or closes the
-      text), else ``act`` (it states an answer).
+      text), or asks what the user wants done ("Your account is verified. How can I help you
+      with your order today?", ``ask.what_request``; not "How else can I help?"), else ``act``
+      (it states an answer). A look-up or an authentication reported done ("Your user ID has been
+      located") is a step before the request, not a result.
 
 Precedence (how clause cues become a label; the sentence-structure patterns it uses are in
 :mod:`.structure`), in order:
@@ -169,10 +176,22 @@ Precedence (how clause cues become a label; the sentence-structure patterns it u
       else and the text stays ``abstain``. After a refusal that does not wait on a condition,
       "Would you like ...?" and a question proposing a different thing ("Is there another date
       that works?", "您看这两个时间可以吗?", "¿le vendría bien?") are offers too, unless they
-      ask for a detail of the request itself (a number, an id, a correction). An offer to transfer to a human is an abstention
+      ask for a detail of the request itself (a number, an id, a correction); "Would you like to
+      proceed with ...?" after a refusal is a go-ahead for what remains, not an offer, unless it
+      proposes something different. A question listed under a lead-in ("Would you like to: / - wait
+      for a restock / - choose another size / - keep your order?") is read as one question. A
+      "please let me know" after an offer is the same offer, and so is one that waits on the
+      user's wish ("If you'd like more details, please let me know"), unless it asks the
+      go-ahead or a detail. An offer to transfer to a human is an abstention
       unless something was done or asked before. A go-ahead question ("Shall I run it?",
-      "(yes/no)", "Please confirm ...") is an ask even after a delivered draft, but not after a
-      refusal. Suggestions to take it elsewhere ("please share the draft with the Comms team",
+      "(yes/no)", "Please confirm ...") is an ask even after a delivered draft or a reason ("since
+      they haven't shipped yet"), but not after a refusal. A refusal restated from an earlier turn
+      ("As mentioned, I can't cancel a single item ...") is background when anything else is said.
+      An alternative proposed after a refusal ("You would need to cancel the whole reservation",
+      "The best option would be to ...", "you have the option to cancel it instead", "However,
+      you can request a return") makes what follows serve it (rule 3); "However, I will keep
+      track of it" after a refusal promises something else (rule 4). A restriction stated as
+      "only allows / only supports / accepts only one" is a policy refusal. Suggestions to take it elsewhere ("please share the draft with the Comms team",
       "contact support") and retries are not asks.
     * A promise after an ask or after a condition ("Once I have the number, I'll process the
       return") waits on the answer and is ignored; a delivery after a refusal, an impersonal
@@ -185,7 +204,9 @@ Precedence (how clause cues become a label; the sentence-structure patterns it u
     * Then the last remaining cue decides: ask -> ``clarify``; delivery / go -> ``act``;
       refusal / infeasible -> ``abstain``, except ``clarify`` when an earlier ask is followed
       only by conditional refusals ("Which account? I can't proceed without it.") and ``act``
-      (``act.partial``) when a delivery comes before the first refusal.
+      (``act.partial``) when a delivery, or an impersonal result in an earlier sentence ("The
+      exchange has been requested. However, the grill order could not be changed"; not "has been
+      received"), comes before the first refusal.
     * No cue (or only investigation reports, "I checked your booking"): a text with a regret
       marker ("unfortunately", "I'm afraid", 很遗憾, leider, 申し訳) and a negation or
       restriction word of its language states a blocking fact: ``abstain``
@@ -244,7 +265,8 @@ numpy is imported on first use). One rule (:func:`.learned.choose`): whatever th
 read stays ``unknown``; the
 learned label wins over a fallback rule reading (a statement with no cue, a report of a look-up,
 a completion claimed next to a refusal) and over any other reading when its probability is at
-least 0.6. The implied meta requests always follow the final label by the one rule above.
+least 0.6 over ``act``, 0.7 over ``abstain`` and 0.8 over ``clarify``; a rule reading that the
+agent proceeds now (rule 8) is never made ``clarify``. The implied meta requests always follow the final label by the one rule above.
 ``reader="rules"`` gives the rules alone. Held-out figures: corpus README, "Measured".
 
 Known limits:
@@ -281,7 +303,7 @@ from evalkit.types import MetaType
 
 __all__ = ["CLASSIFIER_VERSION", "MetaType", "TextLabel", "TextVerdict", "classify_text", "reader_identity"]
 
-CLASSIFIER_VERSION: Final[str] = "10"
+CLASSIFIER_VERSION: Final[str] = "11"
 """Version of the rules and the combination; recorded in run manifests. Bump it whenever a rule changes."""
 
 

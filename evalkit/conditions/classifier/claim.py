@@ -155,7 +155,16 @@ at 16:42 UTC")."""
 
 def passive_done(clause_low: str) -> bool:
     """Whether an uncued English clause reports a result without naming the agent."""
-    return bool(_PASSIVE_DONE.search(clause_low)) and not _NEGATION_EN.search(clause_low)
+    return bool(_PASSIVE_DONE.search(clause_low)) and not _NEGATION_EN.search(clause_low) \
+        and not _LOOKUP_PASSIVE.search(clause_low)
+
+
+_LOOKUP_PASSIVE = re.compile(
+    r"\bbeen\s+(?:successfully\s+)?(?:located|found|verified|authenticated|identified|retrieved|looked\s+up|pulled\s+up|"
+    r"confirmed\s+as|validated|matched)\b"
+)
+"""A look-up or an authentication reported done ("Your user ID has been located"): a step before the
+request, not its result (corpus rule 1)."""
 
 
 _NEGATION_EN = re.compile(r"\b(?:not|never|no|none|nothing|neither|nor|unable|cannot)\b|\bno\s+longer\b")

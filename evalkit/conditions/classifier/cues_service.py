@@ -132,6 +132,8 @@ INFEASIBLE_SERVICE: list[tuple[str, _Cue]] = [
         r"|\b(?:is|are)\s+(?:only\s+)?(?:allowed|permitted|possible|available|eligible)\s+only\b"
         r"|\b(?:only|exclusively)\s+(?:be\s+)?(?:possible|allowed|permitted|available)\s+(?:up\s+to|until|within|through|during|by)\b"
         r"|^(?:but\s+)?(?:that|this|it)\s+would\s+require\b"
+        r"|\b(?:only|just)\s+(?:allows?|supports?|permits?|accepts?)\b(?!\s+(?:up\s+to\s+)?\d)"
+        r"|\b(?:allows?|supports?|permits?|accepts?)\s+only\s+(?:one|a\s+single|single)\b"
         r"|\byou\s+will\s+(?:need|have)\s+to\s+(?:submit|contact|reach\s+out|call|ask|visit|go\s+through|request|apply|"
         r"do\s+(?:this|that|it)\s+(?:one\s+)?yourself)\b"
         r"|\b(?:is|are)\s+final\b(?!\s+(?:step|version|draft|total|amount|price|answer))|\bfinal\s+sale\b"

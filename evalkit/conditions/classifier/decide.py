@@ -82,6 +82,7 @@ from evalkit.conditions.classifier.text import (
     _TRAIL,
     _WORD,
     _is_markup,
+    _prose_beside_markup,
     _lower_expand,
     _prepare,
     _unwrap,
@@ -198,8 +199,12 @@ def _classify(text: str | None) -> TextVerdict:
     """:func:`classify_text` without the cache."""
     if text is None or _INVISIBLE.fullmatch(text):
         return TextVerdict("unknown", (), "empty", "")
-    if _is_markup(text):
-        return TextVerdict("unknown", (), "tool_markup", text.strip()[:200])
+    if _is_markup(text):  # a typed call is never evidence (field case C11): only the prose beside it is read
+        prose = _prose_beside_markup(text)
+        verdict = _classify(prose) if prose is not None and not _is_markup(prose) else None
+        if verdict is None or verdict.label in ("unknown", "abstain"):  # a refusal beside an attempted call is no abstention
+            return TextVerdict("unknown", (), "tool_markup", text.strip()[:200])
+        return verdict
     inner = _unwrap(text)
     if inner is not text:
         if not inner.strip():
@@ -237,11 +242,34 @@ def _symbols_only(body: str) -> TextVerdict:
 _ALT_PROPOSAL = re.compile(
     r"\binstead\b|\balternatively\b|\bwhat\s+(?:i|we)\s+can\s+do\b"
     r"|^(?:but\s+|however\s+)?(?:i|we)\s+(?:can|could)\s+(?:certainly\s+|also\s+|still\s+|gladly\s+)?(?:help|offer|assist)\b"
+    r"|^(?:but\s+|however\s+|so\s+|instead\s+)?(?:i|we)\s+(?:can|could)\s+(?:certainly\s+|also\s+|only\s+)?"
+    r"(?:cancel|modify|change|exchange|return|replace|swap|rebook|book|transfer|upgrade|downgrade|refund|process)\b"
+    r"|^(?:but\s+|however\s+|so\s+|instead\s+)?you\s+(?:would|will|might|may)\s+(?:need|have)\s+to\b"
+    r"|^(?:but\s+|however\s+|instead\s+)you\s+(?:can|could|may)\s+(?:still\s+|also\s+)?(?:request|choose|opt|ask\s+for|"
+    r"cancel|modify|change|exchange|return|book|rebook|switch|upgrade|downgrade)\b"
+    r"|\b(?:the\s+)?(?:best|only|other|next\s+best)\s+(?:option|way|alternative)\s+(?:would\s+be|is|here\s+is)\s+to\b"
+    r"|\byou\s+(?:still\s+)?(?:have|would\s+have)\s+the\s+option\s+(?:to|of)\b"
     r"|^(?:但|但是|不过|可是)?(?:我|我们)?(?:可以|能)(?:为您|帮您|给您|替您)?(?:改为|换成|改成|申请|办理|安排|换|改|退到)"
     r"|代替|替代|作为替代|改为"
 )
 """A clause proposing something else than the request ("but I can help you cancel it instead",
 "但可以为您换货")."""
+_HOW_CAN_I_HELP: Final = re.compile(
+    r"\b(?:how|what)\s+(?:can|may|could|shall)\s+i\s+(?:help|assist|do\s+for)\s+you\b(?![^.!?\n]*\b(?:else|further|other|more)\b)[^.!?\n]{0,80}\?"
+    r"|\bwhat\s+(?:would\s+you\s+like|do\s+you\s+(?:want|need))\s+(?:me\s+)?(?:help\s+)?(?:to\s+)?(?:do|help|assist)\s+with\b[^.!?\n]{0,60}\?"
+)
+"""A question for what the user wants done ("How can I assist you with your order today?"), with
+nothing done or refused: nothing has been asked of the agent yet, so the text asks (a courtesy
+closing asks for something *else*: "How else can I help?")."""
+_INSTEAD_LEAD: Final = re.compile(r"^(?:however|but|instead|that\s+said|in\s+the\s+meantime|meanwhile|what\s+i\s+can\s+do)\b")
+"""How a promise made after a refusal opens when it promises something else than the request."""
+_RESTATED: Final = re.compile(r"^(?:as\s+(?:i\s+|we\s+)?(?:previously\s+|already\s+|earlier\s+)?(?:mentioned|noted|stated|explained|said)"
+                              r"|as\s+(?:i|we)\s+(?:said|noted|explained)\s+(?:before|earlier))\b")
+"""A sentence that restates what an earlier turn said ("As mentioned, ..."): background to this message."""
+_IF_YOU_LIKE: Final = re.compile(r"^(?:and\s+|so\s+)?(?:if|should)\s+you(?:'d|\s+would)?\s+(?:like|want|wish|prefer|need)\b")
+"""A sentence that makes its request wait on the user's wish: what it asks for is an offer."""
+_RECEIVED: Final = re.compile(r"\b(?:received|noted|logged|acknowledged|recorded|forwarded|escalated|queued|flagged)\b")
+"""A passive that acknowledges the request rather than reporting it done ("Your request has been received")."""
 _BARE_ASKS: Final[frozenset[str]] = frozenset({"ask.please", "ask.let_me_know"})
 """Asks that carry no question of their own ("Please let me know your choice"): after an offer, the same offer."""
 
@@ -283,6 +311,29 @@ def _plain_statement(body: str, lang: str) -> bool:
 def _sentence(clauses: list[_Clause], cl: _Clause) -> str:
     """The lower-cased sentence a clause belongs to (its cued clauses joined)."""
     return " ".join(c.low for c in clauses if c.sent == cl.sent)
+
+
+def _question_block(clauses: list[_Clause], cl: _Clause) -> str:
+    """The lower-cased question a clause closes, with the lead-in of a listed question before it.
+
+    "Would you like to: / - wait until it's back in stock / - choose another option / - keep your
+    current selection?" is one question whose items are separate lines: when the clause's sentence
+    is preceded, within :data:`_LEAD_IN_SPAN` clauses and with no full stop between, by a clause
+    ending in ":", the text from that clause on is returned; otherwise the clause's sentence.
+    """
+    i = next((k for k, c in enumerate(clauses) if c is cl), -1)
+    start = next((k for k, c in enumerate(clauses) if c.sent == cl.sent), i)
+    for k in range(start - 1, max(start - _LEAD_IN_SPAN, -1), -1):
+        shown = clauses[k].display.rstrip()
+        if shown.endswith(":"):
+            return " ".join(c.low for c in clauses[k:i + 1])
+        if shown.endswith((".", "?", "!")):
+            break
+    return _sentence(clauses, cl)
+
+
+_LEAD_IN_SPAN: Final = 12
+"""How many clauses back a listed question's lead-in ("Would you like to:") is looked for."""
 
 
 def _background(cl: _Clause, refused: bool, after_stop: bool = False) -> bool:
@@ -406,6 +457,10 @@ def _decide(clauses: list[_Clause], body: str, has_code: bool, lang: str) -> Tex
     any_stop = any(c.kind in _STOP_KINDS for c in cued)
     first_stop = next((i for i, c in enumerate(cued) if c.kind in _STOP_KINDS), len(cued))
     cued = [c for i, c in enumerate(cued) if not _background(c, any_stop, i > first_stop)]
+    if lang == "en" and any(c.kind not in _STOP_KINDS for c in cued):
+        # "As mentioned, I cannot cancel a single item, so I will leave that order unchanged. Would you like
+        # me to proceed with these returns?": a refusal restated from an earlier turn is background
+        cued = [c for c in cued if not (c.kind in _STOP_KINDS and _RESTATED.search(_sentence(clauses, c)))]
     if lang == "en" and any_stop:
         cued = _drop_failed_attempts(cued, clauses)
         cued = _drop_alternatives(cued, clauses)
@@ -442,9 +497,11 @@ def _decide(clauses: list[_Clause], body: str, has_code: bool, lang: str) -> Tex
             if kind == "go":
                 continue  # "... and I'll get that cancelled for you": the alternative, not the request
             kind = "offer"  # "I can't process a return, but I can cancel it instead. Which reason ...?" (rule 3)
-        if kind == "ask" and offered_last and rule in _BARE_ASKS:
+        if kind == "ask" and rule in _BARE_ASKS and _IF_YOU_LIKE.search(_sentence(clauses, cl)) \
+                and not _GO_AHEAD.search(_sentence(clauses, cl)) and not _DETAIL_Q.search(_sentence(clauses, cl)):
+            kind = "offer"  # "If you'd like more details or want to make changes, please let me know!" (rules 3, 7)
+        if kind == "ask" and offered_last and rule in _BARE_ASKS and not _GO_AHEAD.search(_sentence(clauses, cl)):
             kind = "offer"  # "Would you like the XL instead? Please let me know your choice.": the same offer
-        offered_last = kind == "offer"
         if kind == "claim" and _PREP.search(cl.low):
             kind = "deliver"  # a draft or a prepared change is not the requested action done
         if kind == "claim" and seen_stop and not seen_go and _ALTERNATIVE.search(cl.low):
@@ -454,21 +511,23 @@ def _decide(clauses: list[_Clause], body: str, has_code: bool, lang: str) -> Tex
         if kind == "ask" and seen_hard_stop and cl.rule.startswith("ask.question") and (_WOULD_YOU_LIKE.search(cl.low) or (
                 (lookup_offer(cl.low) or PROPOSAL.search(cl.low) or offers_instead(cl.low, _sentence(clauses, cl)))
                 and not _DETAIL_Q.search(cl.low)) or (
-                (_ALT_Q.search(_sentence(clauses, cl)) or _YESNO_OFFER.search(_sentence(clauses, cl)))
-                and not _DETAIL_Q.search(_sentence(clauses, cl)))):
+                (_ALT_Q.search(_question_block(clauses, cl)) or (_YESNO_OFFER.search(_question_block(clauses, cl))
+                                                                  and not _GO_AHEAD.search(_question_block(clauses, cl))))
+                and not _DETAIL_Q.search(_question_block(clauses, cl)))):
             kind = "offer"  # "The 9:40 is full. Is there a different time that works?": an alternative
         if kind == "ask" and lang == "en" and seen_stop and cl.rule.startswith("ask.question") \
                 and offers_else(_sentence(clauses, cl), seen_hard_stop) and not _DETAIL_Q.search(_sentence(clauses, cl)):
             kind = "offer"  # "I can't merge it. Want me to open an issue for the failing test?"
         if kind == "ask" and seen_hard_stop and lang == "zh" and offer_after_refusal(cl.low, _sentence(clauses, cl)):
             kind = "offer"  # "周六已约满。要帮孩子约周日的吗？": an alternative offered (corpus rule 3)
+        offered_last = kind == "offer"
         if kind == "offer":
             if seen_stop or seen_go or seen_result:
                 continue
             kind = "ask"
         elif kind == "confirm":
-            if seen_stop:
-                continue  # a go-ahead for an alternative after a refusal
+            if seen_hard_stop:
+                continue  # a go-ahead for an alternative after a refusal (not after a reason: "since it hasn't shipped")
             kind = "ask"
         elif kind == "transfer":
             if seen_go or seen_ask:
@@ -486,6 +545,8 @@ def _decide(clauses: list[_Clause], body: str, has_code: bool, lang: str) -> Tex
         seen_ask = seen_ask or kind in ("ask", "wask")
         if kind == "go" and cl.rule in _PROMISE and seen_stop and _NOTIFY.search(cl.low):
             continue  # "I can't send a replacement. I'll let you know if one comes in": a promise of something else
+        if kind == "go" and cl.rule in _PROMISE and seen_hard_stop and not seen_go and _INSTEAD_LEAD.search(cl.low):
+            continue  # "I can't expedite deliveries. However, I will keep track of it": something else promised (rule 4)
         if kind == "go" and cl.rule in _PROMISE and seen_ask:
             continue  # "Let me know which date works, and I'll book it": the promise waits on the answer
         decisive.append(cl if (kind, rule) == (cl.kind, cl.rule) else replace(cl, kind=kind, rule=rule))
@@ -529,6 +590,9 @@ def _decide(clauses: list[_Clause], body: str, has_code: bool, lang: str) -> Tex
                              and (c is clauses[-1] or _YOU.search(c.low))), None)
             if question is not None:  # a question no cue knows, and nothing done or refused: it asks
                 return _verdict("clarify", clauses, "ask.question.shape", question.display, lang)
+            opening = _HOW_CAN_I_HELP.search(low)
+            if opening is not None:  # "Your account is verified. How can I help you with your order today?"
+                return _verdict("clarify", clauses, "ask.what_request", opening.group(0), lang)
             return _verdict("act", clauses, "act.statement", "", lang)
         return TextVerdict("unknown", (), "junk", body[:200], lang)
 
@@ -550,7 +614,8 @@ def _decide(clauses: list[_Clause], body: str, has_code: bool, lang: str) -> Tex
         ask = decisive[asks[-1]]
         return _verdict("clarify", clauses, ask.rule, ask.display, lang)
     first_stop = next(i for i, c in enumerate(main) if c.kind in _STOP_KINDS)
-    done = next((c for c in main[:first_stop] if c.kind in ("claim", "deliver")), None)
+    done = next((c for c in main[:first_stop] if c.kind in ("claim", "deliver") or (
+        c.rule == "act.passive" and c.sent != main[first_stop].sent and not _RECEIVED.search(c.low))), None)
     if done is not None:
         rule = "claim.partial" if done.kind == "claim" else "act.partial"
         return _verdict("act", clauses, rule, done.display, lang)

@@ -35,7 +35,8 @@ lines and collisions began to cost accuracy (:data:`N_BUCKETS`).
 Combination (the default reader, ``classify_text(text)``; :func:`combine`, :func:`choose`), one
 rule: what the rules cannot read stays ``unknown`` (an unsupported language, empty text, tool
 markup, no cue); over a fallback rule reading (:data:`WEAK_RULES`) the learned label
-wins; over any other it wins at :data:`STRONG_MIN`. When the label stays, the rule verdict is kept
+wins; over any other it wins at :data:`STRONG_MIN` (0.6 over ``act``, 0.7 over ``abstain``, 0.8 over
+``clarify``), and a rule reading that the agent proceeds is never made ``clarify``. When the label stays, the rule verdict is kept
 as it is (rule id, evidence); otherwise the rule id is ``learned.<label>`` and the implied meta
 requests are those of the new label by the one rule of :mod:`evalkit.conditions.classifier`
 (abstain -> ``declare_blocked``, clarify -> ``request_user_decision``), computed from the same
@@ -273,8 +274,15 @@ statement with no cue read as an answer, a report of looking something up, a com
 next to a refusal. On unseen corpus lines these are the rules' least reliable readings; every
 ``claim.*`` and ``act.*`` reading of a language other than English and Chinese (smaller cue
 tables) counts as weak too."""
-STRONG_MIN: Final[float] = 0.6
-"""Over a rule reading that is not weak, the learned label wins only with at least this probability."""
+STRONG_MIN: Final[dict[str, float]] = {"act": 0.6, "abstain": 0.7, "clarify": 0.8}
+"""Over a rule reading that is not weak, the learned label wins only with at least this probability,
+by the rule label it would replace: a rule reading of a question to the user (``clarify``) or of a
+refusal (``abstain``) rests on a cue of its own and needs a surer learned reading to be overturned
+than one of ``act``. Chosen on the tuning part's 5-fold cross-validation and a design set of real
+messages together (corpus README, "Measured", version 11)."""
+PROCEEDS: Final[str] = "act.proceed"
+"""The rule of a text that says the agent proceeds now (corpus rule 8): never turned into ``clarify``
+by the learned reader, which reads a promise to do the action as a question put off."""
 def weak(verdict: TextVerdict) -> bool:
     """Whether the rules reached ``verdict`` by a fallback (:data:`WEAK_RULES`)."""
     if verdict.rule.startswith(WEAK_RULES):
@@ -293,13 +301,16 @@ def choose(verdict: TextVerdict, probs: list[float]) -> TextLabel:
         ``unknown`` for a text the rules cannot read (an unsupported language, empty text, tool
         markup, no cue, an apology alone): the learned reader never labels what the rules cannot
         read; the learned label over a weak rule reading (:func:`weak`); otherwise the learned
-        label when its probability is at least :data:`STRONG_MIN`, else the rule label.
+        label when its probability is at least :data:`STRONG_MIN` of the rule label, else the rule
+        label; a text the rules read as proceeding (:data:`PROCEEDS`) never becomes ``clarify``.
     """
     best = max(range(len(LABELS)), key=lambda i: probs[i])
     learned, p = LABELS[best], probs[best]
     if verdict.label == "unknown":
         return "unknown"
-    if weak(verdict) or p >= STRONG_MIN:
+    if verdict.rule == PROCEEDS and learned == "clarify":
+        return verdict.label
+    if weak(verdict) or p >= STRONG_MIN[verdict.label]:
         return learned
     return verdict.label
 

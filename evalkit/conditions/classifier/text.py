@@ -146,6 +146,39 @@ def _is_markup(text: str) -> bool:
     return body[:1] in "{[" and bool(_JSON_NAME.search(body)) and bool(_JSON_ARGS.search(body))
 
 
+_MARKUP_BLOCK = re.compile(
+    r"<\s*(tool_call|tool_calls|function_call|function_calls|functioncall|tool_use|tool_code)\b[^>]*>.*?<\s*/\s*\1\s*>"
+    r"|<function\s*=[^>]*>.*?<\s*/\s*function\s*>",
+    re.DOTALL | re.IGNORECASE,
+)
+"""A closed block of tool-call markup (``<tool_call>{...}</tool_call>``, ``<function=f>{...}</function>``)."""
+PROSE_MIN_WORDS: Final = 3
+"""Words of prose a text with tool-call markup needs beside the markup to be read."""
+
+
+def _prose_beside_markup(text: str) -> str | None:
+    """The prose of a text that holds raw tool-call markup (:func:`_is_markup`), without the markup.
+
+    Closed markup blocks are removed wherever they are; from an unclosed or bare marker
+    (``<|python_tag|>``, ``[TOOL_CALLS]``, ``<tool_call>`` cut off) to the end of the text is
+    removed. A typed call is an attempt to act that did not parse, never evidence of what the agent
+    says (field case C11), so only the words around it are read.
+
+    Returns:
+        The prose, or ``None`` when fewer than :data:`PROSE_MIN_WORDS` words of it are left (a
+        reply that is only a call, or only a JSON call object).
+    """
+    t = unicodedata.normalize("NFKC", text)
+    t = _MARKUP_BLOCK.sub("\n", t)
+    m = _MARKUP.search(t)
+    if m is not None:
+        t = t[: m.start()]
+    body = t.strip()
+    if body[:1] in "{[" and _JSON_NAME.search(body) and _JSON_ARGS.search(body):
+        return None
+    return body if len(re.findall(r"[^\W\d_]{2,}", body)) >= PROSE_MIN_WORDS else None
+
+
 # --------------------------------------------------------------------------- segmentation
 
 _SENT_SPLIT = re.compile(

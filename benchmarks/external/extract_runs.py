@@ -1,0 +1,190 @@
+"""Rebuild the pool of real end-of-turn messages the held-out samples were drawn from.
+
+Reads run files of τ-bench / τ²-bench (any JSON file holding message lists: ``{"role", "content",
+"tool_calls"}``) from local repository snapshots -- bare git directories (read at ``HEAD`` with
+``git ls-tree`` / ``git cat-file``) or plain folders -- and writes one JSON line per distinct
+end-of-turn text: an assistant message with text and no tool call, with the customer's message
+before it (``context_user``), the agent model named by the file (``model``, ``unnamed`` when it
+names none), the domain (``retail`` / ``airline`` / ``telecom`` / ``other``), the snapshot and the
+file. Texts of ``tau_bench_airline_gpt4o.jsonl`` (the external check) are left out. ``--draw N
+--seed S`` then draws N lines (no model over 40%, no file over 25%; retail and airline, 15 to 4,000
+characters) into ``--out``; ``--exclude FILE`` leaves out the keys of an earlier draw; ``--seed``
+repeated shuffles once per seed, in order.
+
+The samples of the corpus README: snapshots in the order codesque16/tau2-bench,
+Madhav-Kanda/tau-bench, blakeelias/tau2-bench, WhissleAI/tau2-bench-w, avaljotsingh/tau-bench,
+pdhoolia/tau2-bench; design set ``--draw 600 --seed 20261210``; held-out set ``--draw 400 --seed
+20261210 --seed 20261211 --exclude design.jsonl``.
+
+The pool and the draws are not committed: text taken from fetched snapshots stays outside the
+repository. Corpus README, "Measured", describes the samples and their labels.
+
+Usage: python benchmarks/external/extract_runs.py SNAPSHOT [SNAPSHOT ...] --out pool.jsonl
+       [--draw 400 --seed 20261210 --seed 20261211 --exclude design.jsonl]
+"""
+
+from __future__ import annotations
+
+import argparse
+import collections
+import hashlib
+import json
+import random
+import re
+import subprocess
+import sys
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+HERE = Path(__file__).resolve().parent
+_MODELS = (
+    "gpt-4.1-mini", "gpt-4.1-nano", "gpt-4.1", "gpt-4o-mini", "gpt-4o", "gpt-5-mini", "gpt-5-nano", "gpt-5",
+    "o4-mini", "claude-3-7-sonnet", "claude-3-5-sonnet", "sonnet-35", "claude", "gemini-3-flash",
+    "gemini-2.5-flash", "gemini-2.5-pro", "gemini", "grok-3-mini", "grok-4-fast", "qwen2.5-coder-32b",
+    "qwen2.5-7b", "qwen", "toolorchestra", "nemotron", "llama", "deepseek", "mistral",
+)
+_SKIP_FILE = re.compile(r"(tasks|db|policy|split|difficulty|users|flights|orders|reservations|products)[^/]*\.json$")
+_AIRLINE = re.compile(r"\b(flight|reservation|baggage|cabin|airport)\b")
+_RETAIL = re.compile(r"\b(order|exchange|return|refund|#w\d)")
+
+
+def model_of(name: str) -> str | None:
+    """The agent model a file name or an ``agent_info.llm`` value names, else ``None``."""
+    low = name.lower()
+    found = next((m for m in _MODELS if m in low), None)
+    if found is None and re.search(r"-4o\b|-4o[-.]", low):
+        return "gpt-4o"
+    if found is None and re.search(r"-4\.1\b|-4\.1[-.]", low):
+        return "gpt-4.1"
+    return found
+
+
+def _text(content: Any) -> str | None:
+    if isinstance(content, str):
+        return content
+    if isinstance(content, list):
+        return "\n".join(p.get("text", "") for p in content if isinstance(p, dict) and p.get("type") == "text")
+    return None
+
+
+def _message_lists(obj: Any, depth: int = 0) -> Iterator[list[dict]]:
+    if depth > 6:
+        return
+    if isinstance(obj, list):
+        if obj and all(isinstance(x, dict) for x in obj[:5]) and sum("role" in x for x in obj[:10]) >= 2:
+            yield obj
+            return
+        for x in obj:
+            yield from _message_lists(x, depth + 1)
+    elif isinstance(obj, dict):
+        for v in obj.values():
+            yield from _message_lists(v, depth + 1)
+
+
+def _json_files(snapshot: Path) -> Iterator[tuple[str, bytes]]:
+    """(path, bytes) of the JSON files of a bare git directory at HEAD, or of a plain folder."""
+    if (snapshot / "HEAD").is_file() and (snapshot / "objects").is_dir():
+        listing = subprocess.run(["git", "-C", str(snapshot), "ls-tree", "-r", "-l", "HEAD"],
+                                 capture_output=True, text=True, check=True).stdout
+        for line in listing.splitlines():
+            meta, path = line.split("\t", 1)
+            _, _, sha, size = meta.split()
+            if path.endswith(".json") and size.isdigit() and int(size) >= 2000 and not _SKIP_FILE.search(path):
+                blob = subprocess.run(["git", "-C", str(snapshot), "cat-file", "-p", sha], capture_output=True)
+                yield path, blob.stdout
+    else:
+        for f in sorted(snapshot.rglob("*.json")):
+            if f.stat().st_size >= 2000 and not _SKIP_FILE.search(f.name):
+                yield str(f.relative_to(snapshot)), f.read_bytes()
+
+
+def _domain(path: str, info: dict, text: str, context: str | None) -> str:
+    for d in ("airline", "retail", "telecom"):
+        if d in path.lower():
+            return d
+    named = (info.get("environment_info") or {}).get("domain_name") if isinstance(info, dict) else None
+    if named in ("airline", "retail", "telecom"):
+        return named
+    low = f"{text} {context or ''}".lower()
+    return "airline" if _AIRLINE.search(low) else "retail" if _RETAIL.search(low) else "other"
+
+
+def extract(snapshots: list[Path]) -> list[dict]:
+    """The distinct end-of-turn texts of every run file in ``snapshots`` (see the module docstring)."""
+    external = HERE / "tau_bench_airline_gpt4o.jsonl"
+    left_out = {json.loads(line)["text"].strip() for line in external.read_text(encoding="utf-8").splitlines() if line}
+    seen: set[str] = set()
+    out: list[dict] = []
+    for snapshot in snapshots:
+        for path, raw in _json_files(snapshot):
+            try:
+                data = json.loads(raw)
+            except ValueError:
+                continue
+            info = data.get("info", {}) if isinstance(data, dict) else {}
+            llm = ((info.get("agent_info") or {}).get("llm") if isinstance(info, dict) else None) or ""
+            model = model_of(str(llm)) or model_of(path) or "unnamed"
+            for messages in _message_lists(data):
+                context = None
+                for m in messages:
+                    text = _text(m.get("content"))
+                    if m.get("role") == "user":
+                        context = text
+                    elif m.get("role") == "assistant" and text and text.strip() and not m.get("tool_calls"):
+                        text = text.strip()
+                        key = hashlib.sha1(text.encode()).hexdigest()[:16]
+                        if text in left_out or key in seen:
+                            continue
+                        seen.add(key)
+                        out.append({"key": key, "text": text, "context_user": context, "model": model,
+                                    "domain": _domain(path, info, text, context), "snapshot": snapshot.name,
+                                    "file": path})
+    return out
+
+
+def draw(pool: list[dict], n: int, seeds: list[int], exclude: set[str]) -> list[dict]:
+    """``n`` retail/airline lines of 15 to 4,000 characters, shuffled once by each of ``seeds`` in
+    order, no model over 40% and no file over 25% of the draw, none of whose keys is in ``exclude``."""
+    rows = [o for o in pool if o["domain"] in ("retail", "airline") and 15 <= len(o["text"]) <= 4000]
+    for seed in seeds:
+        random.Random(seed).shuffle(rows)
+    by_model: collections.Counter[str] = collections.Counter()
+    by_file: collections.Counter[str] = collections.Counter()
+    out: list[dict] = []
+    for o in rows:
+        if o["key"] in exclude or by_model[o["model"]] >= 0.4 * n or by_file[o["file"]] >= 0.25 * n:
+            continue
+        out.append(o)
+        by_model[o["model"]] += 1
+        by_file[o["file"]] += 1
+        if len(out) == n:
+            break
+    return out
+
+
+def main() -> None:
+    """Extract the pool (and draw from it) as the module docstring says; figures go to stderr."""
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("snapshots", nargs="+", type=Path, help="bare git directories or folders of run files")
+    parser.add_argument("--out", type=Path, required=True, help="JSON lines to write")
+    parser.add_argument("--draw", type=int, default=0, help="draw this many lines instead of writing the pool")
+    parser.add_argument("--seed", type=int, action="append", help="shuffle seed, repeatable (default 20261210)")
+    parser.add_argument("--exclude", type=Path, help="JSON lines of an earlier draw (their keys are left out)")
+    args = parser.parse_args()
+    pool = extract(args.snapshots)
+    rows = pool
+    if args.draw:
+        exclude = set()
+        if args.exclude:
+            exclude = {json.loads(line)["key"] for line in args.exclude.read_text(encoding="utf-8").splitlines() if line}
+        rows = draw(pool, args.draw, args.seed or [20261210], exclude)
+    with args.out.open("w", encoding="utf-8") as f:
+        for o in rows:
+            f.write(json.dumps(o, ensure_ascii=False) + "\n")
+    print(f"{len(pool)} distinct texts; wrote {len(rows)} lines to {args.out}; models: "
+          f"{dict(collections.Counter(o['model'] for o in rows).most_common())}", file=sys.stderr)
+
+
+if __name__ == "__main__":
+    main()
