@@ -56,6 +56,9 @@ def inputs(n: int) -> dict[str, str]:
         "I can not ... (no stop)": rep("i can not "),
         "if ... (no stop)": rep("if you "),
         "words no spaces mixed": rep("aB3_"),
+        "a refusal, then letters": "I can't cancel that order. " + rep("a"),
+        "a refusal, then 'ha'": "I can't cancel that order. " + rep("ha"),
+        "an offer of letters": "I can't cancel it. Would you like " + rep("x") + "?",
     }
 
 

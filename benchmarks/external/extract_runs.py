@@ -165,11 +165,11 @@ def draw(pool: list[dict], n: int, seeds: list[int], exclude: set[str]) -> list[
 
 def main() -> None:
     """Extract the pool (and draw from it) as the module docstring says; figures go to stderr."""
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("snapshots", nargs="+", type=Path, help="bare git directories or folders of run files")
     parser.add_argument("--out", type=Path, required=True, help="JSON lines to write")
     parser.add_argument("--draw", type=int, default=0, help="draw this many lines instead of writing the pool")
-    parser.add_argument("--seed", type=int, action="append", help="shuffle seed, repeatable (default 20261210)")
+    parser.add_argument("--seed", type=int, action="append", help="shuffle seed; repeated, the lines are shuffled once by each seed in order (default: 20261210)")
     parser.add_argument("--exclude", type=Path, help="JSON lines of an earlier draw (their keys are left out)")
     args = parser.parse_args()
     pool = extract(args.snapshots)

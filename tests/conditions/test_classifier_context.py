@@ -53,9 +53,8 @@ def test_a_long_message_is_read_by_its_last_request():
     assert request_kind("ok, " * 300_000 + "?") == "none"  # read in bounded time (the last 2,000 characters)
 
 
-CANCELLED = ("The order #W5481803 has been successfully cancelled for the reason \"no longer needed.\" The refund of "
-             "$397.26 has been processed to your gift card. Would you like to proceed with the return of the sneakers "
-             "now? Please confirm.")
+CANCELLED = ("Your order #W5481803 has been cancelled and $397.26 refunded to your gift card. Would you like to "
+             "proceed with the return of the sneakers now? Please confirm.")
 
 
 def test_a_change_reported_after_a_go_ahead_is_done_whatever_it_asks_next():

@@ -23,9 +23,13 @@ Labels (the labelling rules of the shipped corpus, ``evalkit/conditions/corpus/R
 Pipeline:
     1. ``None`` / blank -> ``unknown`` (``empty``). Tool-call markup outside code is never read
        (field case C11: a typed call that did not parse is an attempt to act, never evidence):
-       the prose beside it is read instead ("Let me look that up. <tool_call>...</tool_call>"
-       proceeds, a question beside it asks); markup alone, fewer than three words of prose, or a
-       refusal beside an attempted call -> ``unknown`` (``tool_markup``).
+       the prose beside it is read instead, by both readers ("Let me look that up.
+       <tool_call>...</tool_call>" proceeds, a question beside it asks); markup is a call tag
+       (``<tool_call>``, ``<function=...>``, ``[TOOL_CALLS]``, ``<|python_tag|>``, DeepSeek's and
+       the harmony format's markers) or a JSON call object (``{"name": ..., "arguments": ...}``)
+       outside code; markup alone, fewer than three words of prose (two CJK characters count as
+       a word), or a refusal beside an attempted call -> ``unknown`` (``tool_markup``). A run of
+       more than 64 Latin letters is cut to 64 (no word is that long).
     2. Wrappers are opened: a whole-text code fence holding prose or JSON, and a JSON object
        with a text field (``{"response": "..."}``, ``message``, ``content``, ``text``,
        ``answer`` ...; nested objects followed; a cut-off JSON string is read up to the cut), and a
@@ -303,7 +307,7 @@ from evalkit.types import MetaType
 
 __all__ = ["CLASSIFIER_VERSION", "MetaType", "TextLabel", "TextVerdict", "classify_text", "reader_identity"]
 
-CLASSIFIER_VERSION: Final[str] = "11"
+CLASSIFIER_VERSION: Final[str] = "12"
 """Version of the rules and the combination; recorded in run manifests. Bump it whenever a rule changes."""
 
 

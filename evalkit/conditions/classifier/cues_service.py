@@ -133,6 +133,7 @@ INFEASIBLE_SERVICE: list[tuple[str, _Cue]] = [
         r"|\b(?:only|exclusively)\s+(?:be\s+)?(?:possible|allowed|permitted|available)\s+(?:up\s+to|until|within|through|during|by)\b"
         r"|^(?:but\s+)?(?:that|this|it)\s+would\s+require\b"
         r"|\b(?:only|just)\s+(?:allows?|supports?|permits?|accepts?)\b(?!\s+(?:up\s+to\s+)?\d)"
+        r"(?!\s+(?:secure|verified|valid|authori[sz]ed|official|encrypted|trusted|genuine)\b)"
         r"|\b(?:allows?|supports?|permits?|accepts?)\s+only\s+(?:one|a\s+single|single)\b"
         r"|\byou\s+will\s+(?:need|have)\s+to\s+(?:submit|contact|reach\s+out|call|ask|visit|go\s+through|request|apply|"
         r"do\s+(?:this|that|it)\s+(?:one\s+)?yourself)\b"

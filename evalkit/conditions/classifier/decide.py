@@ -131,11 +131,18 @@ _INVISIBLE = re.compile(r"[\s\u200b-\u200f\u2060-\u2064\ufeff\u00ad\u180e]*")
 
 
 def _clip(text: str) -> str:
-    """``text`` itself, or for one longer than :data:`READ_MAX_CHARS` its head and tail."""
-    if len(text) <= READ_MAX_CHARS:
-        return text
-    half = READ_MAX_CHARS // 2
-    return text[:half] + "\n" + text[-half:]
+    """``text`` itself, or for one longer than :data:`READ_MAX_CHARS` its head and tail; a run of
+    more than :data:`LETTER_RUN_MAX` Latin letters (no word of any language, "xxxx...", a pasted
+    token) is cut to that length, so that no reading grows with the square of such a run."""
+    if len(text) > READ_MAX_CHARS:
+        half = READ_MAX_CHARS // 2
+        text = text[:half] + "\n" + text[-half:]
+    return _LETTER_RUN.sub(lambda m: m.group(0)[:LETTER_RUN_MAX], text) if _LETTER_RUN.search(text) else text
+
+
+LETTER_RUN_MAX: Final[int] = 64
+"""Longest run of Latin letters read as it is (the longest English words have about 45)."""
+_LETTER_RUN: Final = re.compile(r"[A-Za-z]{%d,}" % (LETTER_RUN_MAX + 1))
 
 
 READERS: Final[tuple[str, ...]] = ("rules", "combined")
@@ -174,24 +181,27 @@ def classify_text(text: str | None, reader: str | None = None, context: str | No
     """
     if text is not None and not isinstance(text, str):
         raise TypeError(f"classify_text: the final text must be a str or None, not {type(text).__name__}")
-    if text is not None:
-        text = _clip(text)
-    verdict = _classify_cached(text) if type(text) is str and len(text) <= CACHE_MAX_CHARS else _classify(text)
+    if context is not None and type(context) is not str:
+        raise TypeError(f"classify_text: the context must be a str or None, not {type(context).__name__}")
     reader = reader or DEFAULT_READER
     if reader not in READERS:
         raise ValueError(f"unknown text reader {reader!r}; expected one of {', '.join(READERS)}")
+    if text is not None:
+        text = _clip(text)
+    verdict = _classify_cached(text) if type(text) is str and len(text) <= CACHE_MAX_CHARS else _classify(text)
     if verdict.label == "unknown":
         return verdict
+    read = text or ""
+    if _is_markup(read):  # what the rules read: the prose beside a typed call, never the call
+        read = _prose_beside_markup(read) or ""
     if reader != "rules":
         from evalkit.conditions.classifier.learned import combine
 
-        verdict = combine(text or "", verdict)
-    if context is not None and type(context) is not str:
-        raise TypeError(f"classify_text: the context must be a str or None, not {type(context).__name__}")
+        verdict = combine(read, verdict)
     if context and context.strip():
         from evalkit.conditions.classifier.context import read_in_context
 
-        verdict = read_in_context(verdict, text or "", context)
+        verdict = read_in_context(verdict, read, context)
     return verdict
 
 
@@ -457,9 +467,11 @@ def _decide(clauses: list[_Clause], body: str, has_code: bool, lang: str) -> Tex
     any_stop = any(c.kind in _STOP_KINDS for c in cued)
     first_stop = next((i for i, c in enumerate(cued) if c.kind in _STOP_KINDS), len(cued))
     cued = [c for i, c in enumerate(cued) if not _background(c, any_stop, i > first_stop)]
-    if lang == "en" and any(c.kind not in _STOP_KINDS for c in cued):
+    if lang == "en" and any(c.kind not in _STOP_KINDS for c in cued) and not any(
+            c.kind in ("ask", "offer", "confirm") and _ALT_Q.search(_sentence(clauses, c)) for c in cued):
         # "As mentioned, I cannot cancel a single item, so I will leave that order unchanged. Would you like
-        # me to proceed with these returns?": a refusal restated from an earlier turn is background
+        # me to proceed with these returns?": a refusal restated from an earlier turn is background (not when
+        # what the text asks proposes something else: "... Would you like me to cancel the whole order instead?")
         cued = [c for c in cued if not (c.kind in _STOP_KINDS and _RESTATED.search(_sentence(clauses, c)))]
     if lang == "en" and any_stop:
         cued = _drop_failed_attempts(cued, clauses)

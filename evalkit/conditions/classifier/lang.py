@@ -83,7 +83,7 @@ _FUNCTION_WORDS: Final[dict[str, frozenset[str]]] = {
               "will would please sorry unfortunately here there what which could should an at by from "
               "been order flight reservation thank thanks let me any if do does did no "
               "status result done error failed success sent completed declined denied rejected approved cancelled canceled "
-              "refunded pending unsuccessful booked",
+              "refunded pending unsuccessful booked our only one per booking maximum",
         "fr": "le la les de des et je vous est pas ne un une du pour que qui votre vos sur avec mais nous "
               "ce cette au aux sont été être puis pouvez désolé malheureusement merci n'est n'ai j'ai "
               "d'un d'une l'assurance c'est",

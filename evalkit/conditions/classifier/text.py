@@ -126,10 +126,16 @@ failure cue reads as a failure."""
 _MARKUP = re.compile(
     r"<\s*/?\s*(?:tool_call|tool_calls|function_call|function_calls|functioncall|tool_use|tool_code)\b"
     r"|<function\s*=|<\|(?:python_tag|tool_call|tool_calls|tool_calls_begin|tool_call_begin|plugin|action_start)"
-    r"|\[TOOL_CALLS\]|\[TOOL_REQUEST\]|\u273fFUNCTION\u273f",
+    r"|\[TOOL_CALLS\]|\[TOOL_REQUEST\]|\u273fFUNCTION\u273f"
+    r"|<\|tool\u2581calls?\u2581begin\|>|<\|tool\u2581call\u2581begin\|>"  # DeepSeek (NFKC turns its full-width bars into |)
+    r"|<\|(?:call|constrain)\|>|\bto=functions\.\w",  # the harmony format
     _I,
 )
 _JSON_NAME = re.compile(r'"(?:name|function|tool|tool_name)"\s*:')
+_EMBEDDED_CALL = re.compile(
+    r'\{\s*"(?:name|function|tool|tool_name)"\s*:\s*"[\w.\-]+"\s*,\s*"(?:arguments|parameters|args|input)"\s*:'
+)
+"""A JSON call object inside prose (``I can't do that. {"name": "transfer", "arguments": {...}}``)."""
 _JSON_ARGS = re.compile(r'"(?:arguments|parameters|args|input)"\s*:')
 _WHOLE_FENCE = re.compile(r"```[^\n]*\n(.*?)```", re.DOTALL)
 
@@ -137,7 +143,8 @@ _WHOLE_FENCE = re.compile(r"```[^\n]*\n(.*?)```", re.DOTALL)
 def _is_markup(text: str) -> bool:
     """Raw tool-call markup outside code spans, or a reply that is only a JSON call object."""
     t = unicodedata.normalize("NFKC", text)
-    if _MARKUP.search(_INLINE_CODE.sub(" ", _FENCE.sub(" ", t))):
+    outside_code = _INLINE_CODE.sub(" ", _FENCE.sub(" ", t))
+    if _MARKUP.search(outside_code) or _EMBEDDED_CALL.search(outside_code):
         return True
     body = t.strip()
     fence = _WHOLE_FENCE.fullmatch(body)
@@ -161,22 +168,29 @@ def _prose_beside_markup(text: str) -> str | None:
 
     Closed markup blocks are removed wherever they are; from an unclosed or bare marker
     (``<|python_tag|>``, ``[TOOL_CALLS]``, ``<tool_call>`` cut off) to the end of the text is
-    removed. A typed call is an attempt to act that did not parse, never evidence of what the agent
+    removed, and so is a JSON call object written into the prose. A typed call is an attempt to act
+    that did not parse, never evidence of what the agent
     says (field case C11), so only the words around it are read.
 
     Returns:
         The prose, or ``None`` when fewer than :data:`PROSE_MIN_WORDS` words of it are left (a
-        reply that is only a call, or only a JSON call object).
+        reply that is only a call, or only a JSON call object; two Chinese, Japanese or Korean
+        characters count as a word).
     """
     t = unicodedata.normalize("NFKC", text)
     t = _MARKUP_BLOCK.sub("\n", t)
-    m = _MARKUP.search(t)
-    if m is not None:
-        t = t[: m.start()]
+    cuts = [m.start() for m in (_MARKUP.search(t), _EMBEDDED_CALL.search(t)) if m is not None]
+    if cuts:
+        t = t[: min(cuts)].rstrip(" \t\n[")
     body = t.strip()
     if body[:1] in "{[" and _JSON_NAME.search(body) and _JSON_ARGS.search(body):
         return None
-    return body if len(re.findall(r"[^\W\d_]{2,}", body)) >= PROSE_MIN_WORDS else None
+    cjk = len(_CJK_CHAR.findall(body))
+    words = len(re.findall(r"[^\W\d_]{2,}", _CJK_CHAR.sub(" ", body))) + cjk // 2  # a CJK character is about half a word
+    return body if words >= PROSE_MIN_WORDS else None
+
+
+_CJK_CHAR = re.compile(r"[\u3040-\u30ff\u3400-\u9fff\uac00-\ud7af]")
 
 
 # --------------------------------------------------------------------------- segmentation
