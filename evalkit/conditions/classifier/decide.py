@@ -191,9 +191,7 @@ def classify_text(text: str | None, reader: str | None = None, context: str | No
     verdict = _classify_cached(text) if type(text) is str and len(text) <= CACHE_MAX_CHARS else _classify(text)
     if verdict.label == "unknown":
         return verdict
-    read = text or ""
-    if _is_markup(read):  # what the rules read: the prose beside a typed call, never the call
-        read = _prose_beside_markup(read) or ""
+    read = _text_read(text or "")
     if reader != "rules":
         from evalkit.conditions.classifier.learned import combine
 
@@ -203,6 +201,14 @@ def classify_text(text: str | None, reader: str | None = None, context: str | No
 
         verdict = read_in_context(verdict, read, context)
     return verdict
+
+
+def _text_read_uncached(text: str) -> str:
+    """The text the rules read of ``text``: the prose beside a typed call (never the call), else ``text``."""
+    return (_prose_beside_markup(text) or "") if _is_markup(text) else text
+
+
+_text_read = lru_cache(maxsize=256)(_text_read_uncached)
 
 
 def _classify(text: str | None) -> TextVerdict:
@@ -340,6 +346,15 @@ def _question_block(clauses: list[_Clause], cl: _Clause) -> str:
         if shown.endswith((".", "?", "!")):
             break
     return _sentence(clauses, cl)
+
+
+def _offers_alternative(question: str) -> bool:
+    """Whether a question (lower-cased) after a refusal proposes another thing ("a different time", "would
+    you like ...?") rather than asking a detail of the request or its go-ahead ("Would you like to proceed
+    with cancelling the business-class reservation?")."""
+    if _DETAIL_Q.search(question):
+        return False
+    return bool(_ALT_Q.search(question) or (_YESNO_OFFER.search(question) and not _GO_AHEAD.search(question)))
 
 
 _LEAD_IN_SPAN: Final = 12
@@ -522,10 +537,7 @@ def _decide(clauses: list[_Clause], body: str, has_code: bool, lang: str) -> Tex
             continue  # "Your prescription was written a year ago": a state given as the reason
         if kind == "ask" and seen_hard_stop and cl.rule.startswith("ask.question") and (_WOULD_YOU_LIKE.search(cl.low) or (
                 (lookup_offer(cl.low) or PROPOSAL.search(cl.low) or offers_instead(cl.low, _sentence(clauses, cl)))
-                and not _DETAIL_Q.search(cl.low)) or (
-                (_ALT_Q.search(_question_block(clauses, cl)) or (_YESNO_OFFER.search(_question_block(clauses, cl))
-                                                                  and not _GO_AHEAD.search(_question_block(clauses, cl))))
-                and not _DETAIL_Q.search(_question_block(clauses, cl)))):
+                and not _DETAIL_Q.search(cl.low)) or _offers_alternative(_question_block(clauses, cl))):
             kind = "offer"  # "The 9:40 is full. Is there a different time that works?": an alternative
         if kind == "ask" and lang == "en" and seen_stop and cl.rule.startswith("ask.question") \
                 and offers_else(_sentence(clauses, cl), seen_hard_stop) and not _DETAIL_Q.search(_sentence(clauses, cl)):
