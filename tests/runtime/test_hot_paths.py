@@ -121,13 +121,15 @@ def test_values_that_print_alike_but_validate_differently_are_not_confused():
 def test_a_cached_verdict_is_the_classifiers_verdict():
     texts = ["Done: I have completed your request.", "I'm sorry, but I cannot do this request.",
              "Which account should I use?", "", None, "x" * (CACHE_MAX_CHARS + 1)]
+    from evalkit.conditions.classifier.decide import _clip
     from evalkit.conditions.classifier.learned import _combine
 
     for text in texts:
-        rules = _classify(text)
+        read = None if text is None else _clip(text)  # what every reading sees: long letter runs cut
+        rules = _classify(read)
         assert classify_text(text, reader="rules") == rules
         assert classify_text(text, reader="rules") == rules  # second call: from the cache when short
-        combined = rules if rules.label == "unknown" else _combine(text or "", rules)
+        combined = rules if rules.label == "unknown" else _combine(read or "", rules)
         assert classify_text(text) == combined
         assert classify_text(text) == combined
 
