@@ -36,6 +36,9 @@ def judge_eval(
 
     panel = None
     try:
+        if texts is not None and not str(texts).strip():
+            raise typer.BadParameter("an empty path (leave --texts out to score the shipped test part)",
+                                     param_hint="--texts")
         if part is not None:
             from evalkit.conditions.corpus import CORPUS_DIR, HELD_OUT
 

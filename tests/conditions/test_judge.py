@@ -88,6 +88,8 @@ def test_cli_errors_are_one_line(tmp_path, monkeypatch) -> None:
     bad.write_text('{"text": 1, "label": "act", "lang": "en"}\n', encoding="utf-8")
     result = runner.invoke(app, ["judge", "eval", "--texts", str(bad)])
     assert result.exit_code == 2 and f"{bad}: line 1: field text" in result.output
+    result = runner.invoke(app, ["judge", "eval", "--texts", ""])  # an unset variable is no default
+    assert result.exit_code == 2 and "an empty path" in result.output and "labelled texts" not in result.output
 
 
 def test_parse_verdict_is_strict() -> None:

@@ -211,3 +211,14 @@ def test_cv_with_as_many_folds_as_training_lines_runs(tmp_path, monkeypatch, cap
     train.main(["--cv", str(n)])
     printed = capsys.readouterr().out.splitlines()
     assert [line.split(":")[0] for line in printed] == ["rules", "learned", "combined"]
+
+
+def test_the_learned_reader_never_makes_a_text_with_a_typed_call_an_abstention(monkeypatch) -> None:
+    """Whatever the learned reader reads in the prose beside a typed call, the text is no abstention (field case C11)."""
+    from evalkit.conditions.classifier.decide import _verdict as verdict_of
+
+    text = 'Let me check that order now. <tool_call>{"name": "get_order", "arguments": {"id": "W1"}}</tool_call>'
+    assert classify_text(text, reader="rules").label == "act"
+    monkeypatch.setattr(L, "combine", lambda read, v: verdict_of("abstain", [], "learned.abstain", "", v.lang))
+    assert classify_text(text).label == "unknown" and classify_text(text).rule == "tool_markup"
+    assert classify_text("Let me check that order now.").label == "abstain"  # the stub is in force without a call

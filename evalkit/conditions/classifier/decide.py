@@ -186,12 +186,18 @@ def classify_text(text: str | None, reader: str | None = None, context: str | No
     reader = reader or DEFAULT_READER
     if reader not in READERS:
         raise ValueError(f"unknown text reader {reader!r}; expected one of {', '.join(READERS)}")
+    typed = text is not None and _has_markup(text)  # the whole text: a call mid-way in a long one counts
+    if typed:  # a typed call is never evidence (field case C11): only the prose beside it is read
+        prose = _prose_beside_markup(text or "")
+        if prose is None:
+            return TextVerdict("unknown", (), "tool_markup", (text or "").strip()[:200])
+        text = prose
     if text is not None:
         text = _clip(text)
     verdict = _classify_cached(text) if type(text) is str and len(text) <= CACHE_MAX_CHARS else _classify(text)
     if verdict.label == "unknown":
-        return verdict
-    read = _text_read(text or "")
+        return _typed_unknown(verdict, text) if typed else verdict
+    read = text or ""
     if reader != "rules":
         from evalkit.conditions.classifier.learned import combine
 
@@ -200,15 +206,22 @@ def classify_text(text: str | None, reader: str | None = None, context: str | No
         from evalkit.conditions.classifier.context import read_in_context
 
         verdict = read_in_context(verdict, read, context)
+    if typed and verdict.label == "abstain":  # whichever reader says so: a refusal beside an attempted call
+        return _typed_unknown(verdict, text)
     return verdict
 
 
-def _text_read_uncached(text: str) -> str:
-    """The text the rules read of ``text``: the prose beside a typed call (never the call), else ``text``."""
-    return (_prose_beside_markup(text) or "") if _is_markup(text) else text
+def _typed_unknown(verdict: TextVerdict, text: str | None) -> TextVerdict:
+    """The verdict of a text with a typed call whose prose cannot count: ``unknown`` (``tool_markup``)."""
+    return TextVerdict("unknown", (), "tool_markup", (text or "").strip()[:200], verdict.lang)
 
 
-_text_read = lru_cache(maxsize=256)(_text_read_uncached)
+def _has_markup(text: str) -> bool:
+    """:func:`_is_markup`, cached for texts of at most :data:`CACHE_MAX_CHARS` characters."""
+    return _is_markup_cached(text) if len(text) <= CACHE_MAX_CHARS else _is_markup(text)
+
+
+_is_markup_cached = lru_cache(maxsize=256)(_is_markup)
 
 
 def _classify(text: str | None) -> TextVerdict:

@@ -128,12 +128,15 @@ _MARKUP = re.compile(
     r"|<function\s*=|<\|(?:python_tag|tool_call|tool_calls|tool_calls_begin|tool_call_begin|plugin|action_start)"
     r"|\[TOOL_CALLS\]|\[TOOL_REQUEST\]|\u273fFUNCTION\u273f"
     r"|<\|tool\u2581calls?\u2581begin\|>|<\|tool\u2581call\u2581begin\|>"  # DeepSeek (NFKC turns its full-width bars into |)
-    r"|<\|(?:call|constrain)\|>|\bto=functions\.\w",  # the harmony format
+    r"|<\|(?:call|constrain)\|>|\bto=functions\.\w"  # the harmony format
+    r"|<\s*invoke\s+name\s*=",
     _I,
 )
 _JSON_NAME = re.compile(r'"(?:name|function|tool|tool_name)"\s*:')
 _EMBEDDED_CALL = re.compile(
-    r'\{\s*"(?:name|function|tool|tool_name)"\s*:\s*"[\w.\-]+"\s*,\s*"(?:arguments|parameters|args|input)"\s*:'
+    r'\{[^{}"]{0,20}(?:"(?:type|id|call_id)"\s*:\s*"[^"{}]{0,80}"\s*,\s*){0,3}'
+    r'"(?:name|function|tool|tool_name)"\s*:\s*"[^"{}]{1,80}"\s*,\s*"(?:arguments|parameters|args|input|tool_input)"\s*:'
+    r'|\{\s*"(?:arguments|parameters|args|input|tool_input)"\s*:\s*\{[^{}]{0,2000}\}\s*,\s*"(?:name|function|tool|tool_name)"\s*:'
 )
 """A JSON call object inside prose (``I can't do that. {"name": "transfer", "arguments": {...}}``)."""
 _JSON_ARGS = re.compile(r'"(?:arguments|parameters|args|input)"\s*:')
