@@ -222,3 +222,28 @@ def test_the_learned_reader_never_makes_a_text_with_a_typed_call_an_abstention(m
     monkeypatch.setattr(L, "combine", lambda read, v: verdict_of("abstain", [], "learned.abstain", "", v.lang))
     assert classify_text(text).label == "unknown" and classify_text(text).rule == "tool_markup"
     assert classify_text("Let me check that order now.").label == "abstain"  # the stub is in force without a call
+
+
+def test_a_refusal_whose_question_offers_something_else_is_not_made_a_question() -> None:
+    """Corpus rule 3: the rules read the question after the refusal as an offer of something else
+    (``offers_else``); the learned reader may still turn the text into ``act``, never into ``clarify``."""
+    from evalkit.conditions.classifier import TextVerdict
+
+    offered = TextVerdict("abstain", ("declare_blocked",), "refusal.cannot", "", "en", offers_else=True)
+    assert L.choose(offered, [0.01, 0.99, 0.0]) == "abstain"
+    assert L.choose(offered, [0.05, 0.15, 0.8]) == "act"
+    assert L.choose(_verdict("abstain", "refusal.cannot"), [0.01, 0.99, 0.0]) == "clarify"
+
+
+@pytest.mark.parametrize(("text", "offers_else"), [
+    ("I can't cancel a single item from a pending order. Would you like me to cancel the entire order instead?", True),
+    ("The policy only allows one payment method per order, so I can't split the charge. Would you like to move the "
+     "whole order to your Mastercard?", True),
+    ("I can't cancel a single item from a pending order.", False),                       # no question
+    ("I can't find order #W1234. Could you double-check the order number?", False),      # rule 2: a detail
+    ("Wiping the laptop erases everything on it, and it cannot be reversed. I can't wipe it while it is offline. "
+     "Should I lock it instead?", False),                                                  # beside a warning
+    ("这张卡余额不足。换用尾号 2290 的信用卡重新下单可以吗？", False),                       # English only
+])
+def test_offers_else_marks_rule_three_abstentions(text: str, offers_else: bool) -> None:
+    assert classify_text(text, reader="rules").offers_else is offers_else

@@ -270,7 +270,10 @@ read stays ``unknown``; the
 learned label wins over a fallback rule reading (a statement with no cue, a report of a look-up,
 a completion claimed next to a refusal) and over any other reading when its probability is at
 least 0.6 over ``act``, 0.7 over ``abstain`` and 0.8 over ``clarify``; a rule reading that the
-agent proceeds now (rule 8) is never made ``clarify``. The implied meta requests always follow the final label by the one rule above.
+agent proceeds now (rule 8) is never made ``clarify``, and neither is an English refusal whose
+questions the rules read as offering something other than the request (``TextVerdict.offers_else``,
+rule 3: "I can't cancel a single item. Would you like me to cancel the whole order?"; not after a
+warning that a step cannot be undone, nor a not-done statement alone). The implied meta requests always follow the final label by the one rule above.
 ``reader="rules"`` gives the rules alone. Held-out figures: corpus README, "Measured".
 
 Known limits:
@@ -307,7 +310,7 @@ from evalkit.types import MetaType
 
 __all__ = ["CLASSIFIER_VERSION", "MetaType", "TextLabel", "TextVerdict", "classify_text", "reader_identity"]
 
-CLASSIFIER_VERSION: Final[str] = "12"
+CLASSIFIER_VERSION: Final[str] = "13"
 """Version of the rules and the combination; recorded in run manifests. Bump it whenever a rule changes."""
 
 

@@ -173,6 +173,7 @@ _BENIGN_EN = re.compile(
     r"\b(?:no|not|nothing|never)\b[^,;.]{0,30}?\b(?:charged?|charges|billed|fee|fees|cost|costs|difference|need|needed|"
     r"necessary|required|affected|impact|impacted|issues?|problems?|errors?|action\s+(?:is\s+)?(?:needed|required)|"
     r"pending|worry|further|other|else|additional|extra|deleted|lost|changed\s+(?:on|in)\s+(?:the|your)\s+other)\b"
+    r"|\bnot\s+(?:related|associated|relevant)\s+to\b"
     r"|\bguarantee[ds]?\b|\bpromise[ds]?\b|\bunaffected\b|\bno\s+need\b|\bdo(?:es)?\s+not\s+(?:need|have)\s+to\b|\bwithout\s+(?:any\s+)?(?:charge|cost|fee)"
 )
 """Negations about something else (a cost, a need, an effect, a problem): never a refusal."""
@@ -322,9 +323,27 @@ _WARNING = re.compile(
 confirmation request, not a refusal of the request."""
 
 
+_ONCE_LIMIT = re.compile(
+    r"\bonly\b[^.;:!?]{0,60}?\b(?:once|one\s+time)\b"
+    r"|\bonly\s+(?:\w+\s+){0,2}?(?:one|1|a\s+single)\s+(?:\w+\s+){0,2}?(?:exchange|return|modification|change|cancell?ation|action|request)s?"
+    r"(?:\s+request)?\s+(?:per|for\s+(?:each|every|this|the|an?))\s+(?:order|reservation|booking)\b"
+)
+"""A once-only limit on the step being prepared ("item modifications can only be done once per order",
+"I can only process one exchange request per order"): a warning of a consequence of going ahead."""
+_LIMIT_HIT = re.compile(r"\b(?:already|no\s+longer|not|never|cannot|unable)\b|n't\b")
+"""Words that make a once-only limit a refusal: the one time is used up ("was already modified once")."""
+
+
 def warning(clause_low: str) -> bool:
     """Whether a not-possible clause only warns that a step cannot be undone (no refusal)."""
     return bool(_WARNING.search(clause_low))
+
+
+def once_limit(sentence_low: str) -> bool:
+    """Whether an English sentence states a once-only limit on the step being prepared
+    (:data:`_ONCE_LIMIT`) without saying that the one time is used up or refusing (:data:`_LIMIT_HIT`):
+    beside a question to the user, a warning of what going ahead means, not a refusal."""
+    return bool(_ONCE_LIMIT.search(sentence_low)) and not _LIMIT_HIT.search(sentence_low)
 
 
 _IF = re.compile(r"^(?:and\s+|but\s+)?(?:if|unless|in\s+case|should\s+you)\b|^(?:如果|若|假如|要是|万一|如)")

@@ -111,6 +111,8 @@ _ATTEMPT = re.compile(r"\b(?:i|we)\s+(?:have\s+|had\s+)?(?:just\s+)?(?:tried|att
 _PROMISE = ("act.proceed", "act.proceed.zh")
 _PREP = re.compile(r"\b(?:written|wrote|drafted|prepared|composed|put\s+together|set\s+up\s+a\s+draft)\b|(?:草拟|起草|准备好|写好|拟好)")
 _REASON = re.compile(r"^(?:and\s+|but\s+)?(?:because|since|as|due\s+to|given\s+that)\b|^(?:由于|因为|鉴于)")
+_NEG_IF = re.compile(r"\b(?:not|no|never|without)\b|n't\b")
+"""A negation inside a condition ("if you do not confirm"): what the sentence says next waits on the user."""
 _ONCE = re.compile(r"^(?:and\s+|but\s+)?(?:once|as\s+soon\s+as|after|when)\b|^(?:一旦|等|待|收到|拿到|有了)")
 _GO_KINDS = ("claim", "deliver", "go")
 _ASK_LEAD_EN = re.compile(
@@ -227,9 +229,16 @@ def _join_connectives(parts: list[str]) -> list[str]:
     return out
 
 
+_ASKED_FIRST = re.compile(r"\b(?:please|kindly)\s+(?:\w+\s+){0,2}?(?:confirm|provide|tell|choose|select|specify|reply|send|share)\b")
+"""A request opening a sentence that closes with a courtesy ("Please confirm with yes, and let me know if
+anything else should change"): the sentence asks, it is no closing."""
+
+
 def _is_courtesy(low: str) -> bool:
-    """A pleasantry or courtesy closing: carries no label (pipeline step 5)."""
-    return bool(_PLEASANTRY.search(low) or _COURTESY.search(low))
+    """A pleasantry or courtesy closing: carries no label (pipeline step 5); not a sentence whose
+    courtesy follows a request of its own (:data:`_ASKED_FIRST`)."""
+    found = _PLEASANTRY.search(low) or _COURTESY.search(low)
+    return found is not None and not _ASKED_FIRST.search(low[:found.start()])
 
 
 def _drop_further_offers(sentences: list[str], lower: Callable[[str], str]) -> list[str]:
@@ -289,6 +298,8 @@ def _segment(text: str) -> list[_Clause]:
             conds = [True] * len(conds)  # "Before you confirm X, I won't send it": the whole sentence waits
         for pi in range(len(parts) - 2, -1, -1):  # a condition later in the sentence applies back
             conds[pi] = conds[pi] or conds[pi + 1]
+        for pi in range(1, len(parts)):  # "If you don't reply yes, I will not cancel it": what follows a failed condition
+            conds[pi] = conds[pi] or bool(_IF.search(lows[pi - 1]) and _NEG_IF.search(lows[pi - 1]))
         if not lang_en:  # "目前只有汇总表，没法按城市拆分": a lack named first applies forward
             for pi in range(1, len(parts)):
                 conds[pi] = conds[pi] or lacks(lows[pi - 1])

@@ -179,7 +179,7 @@ _OFFER_MARK = _c(
 
 _ASK: list[tuple[str, _Cue]] = [
     ("ask.please", _c(
-        r"\b(?:please|kindly|pls)\s+(?:do\s+)?(?:just\s+|first\s+)?(?:tell|provide|confirm|share|send|specify|clarify|"
+        r"\b(?:please|kindly|pls)\s+(?:do\s+)?(?:just\s+|first\s+|also\s+)?(?:tell|provide|confirm|share|send|specify|clarify|"
         r"choose|select|pick|indicate|advise|reply|respond|answer|give|upload|attach|paste|enter|verify|decide|approve|"
         r"double-check|let\s+me\s+know)\b")),
     ("ask.could_you", _c(

@@ -18,6 +18,7 @@ from evalkit.conditions.classifier.claim import (
     lookup_offer,
     offer_after_statement,
     offers_instead,
+    once_limit,
 )
 from evalkit.conditions.classifier.clauses import (
     _ALTERNATIVE,
@@ -501,6 +502,11 @@ def _decide(clauses: list[_Clause], body: str, has_code: bool, lang: str) -> Tex
         # me to proceed with these returns?": a refusal restated from an earlier turn is background (not when
         # what the text asks proposes something else: "... Would you like me to cancel the whole order instead?")
         cued = [c for c in cued if not (c.kind in _STOP_KINDS and _RESTATED.search(_sentence(clauses, c)))]
+    if lang == "en" and any_stop and any(c.kind in ("ask", "confirm") for c in cued):
+        # "Please confirm the new lamp, as I can only modify the items once": beside a question, a
+        # once-only limit warns what going ahead means (corpus rule 2), it refuses nothing
+        cued = [c for c in cued if not (c.kind in _STOP_KINDS and once_limit(_sentence(clauses, c)))]
+        any_stop = any(c.kind in _STOP_KINDS for c in cued)
     if lang == "en" and any_stop:
         cued = _drop_failed_attempts(cued, clauses)
         cued = _drop_alternatives(cued, clauses)
@@ -528,7 +534,7 @@ def _decide(clauses: list[_Clause], body: str, has_code: bool, lang: str) -> Tex
     position = {id(c): i for i, c in enumerate(clauses)}
     decisive: list[_Clause] = []
     seen_stop = seen_go = seen_ask = seen_hard_stop = seen_result = False
-    offered_last = False
+    offered_last = offered_else = False
     for cl in cued:
         kind = cl.kind
         rule = cl.rule
@@ -560,6 +566,7 @@ def _decide(clauses: list[_Clause], body: str, has_code: bool, lang: str) -> Tex
         offered_last = kind == "offer"
         if kind == "offer":
             if seen_stop or seen_go or seen_result:
+                offered_else = offered_else or (seen_hard_stop and not seen_go and not seen_result)
                 continue
             kind = "ask"
         elif kind == "confirm":
@@ -656,7 +663,11 @@ def _decide(clauses: list[_Clause], body: str, has_code: bool, lang: str) -> Tex
     if done is not None:
         rule = "claim.partial" if done.kind == "claim" else "act.partial"
         return _verdict("act", clauses, rule, done.display, lang)
-    return _verdict("abstain", clauses, last.rule, last.display, lang)
+    verdict = _verdict("abstain", clauses, last.rule, last.display, lang)
+    if offered_else and lang == "en" and not last.rule.startswith("refusal.nothing_done") \
+            and not irreversible(_lower_expand(body)):  # a warning before a choice is no refusal of the request
+        return replace(verdict, offers_else=True)
+    return verdict
 
 
 _classify_cached = lru_cache(maxsize=CACHE_SIZE)(_classify)

@@ -310,6 +310,8 @@ def choose(verdict: TextVerdict, probs: list[float]) -> TextLabel:
         return "unknown"
     if verdict.rule == PROCEEDS and learned == "clarify":
         return verdict.label
+    if verdict.offers_else and learned == "clarify":
+        return verdict.label
     if weak(verdict) or p >= STRONG_MIN[verdict.label]:
         return learned
     return verdict.label

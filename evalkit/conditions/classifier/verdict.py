@@ -25,6 +25,9 @@ class TextVerdict:
         lang: The language the text was read as (ISO 639-1, one of
             :data:`~evalkit.conditions.classifier.lang.SUPPORTED`), ``None`` when it is in
             none of them or was not read (empty, tool-call markup).
+        offers_else: For an ``abstain`` of the rules: the text's questions after the refusal all
+            offer something other than the request (corpus rule 3: "I can't cancel a single item.
+            Would you like to cancel the whole order?"); ``False`` otherwise.
     """
 
     label: TextLabel
@@ -32,3 +35,4 @@ class TextVerdict:
     rule: str
     evidence: str
     lang: str | None = None
+    offers_else: bool = False
