@@ -247,3 +247,18 @@ def test_a_refusal_whose_question_offers_something_else_is_not_made_a_question()
 ])
 def test_offers_else_marks_rule_three_abstentions(text: str, offers_else: bool) -> None:
     assert classify_text(text, reader="rules").offers_else is offers_else
+
+
+@pytest.mark.parametrize(("text", "label"), [
+    ("The blue rain jacket in size M is not available. Could you please choose another size?", "abstain"),
+    ("I can't charge that card because it has expired. Could you provide another payment method?", "clarify"),
+    ("I can only cancel the entire order, not individual items. Shall I cancel the entire order #W3310958?", "abstain"),
+    ("A reservation can only be cancelled as a whole, so cancelling removes both flights. Please confirm you want "
+     "the entire booking cancelled.", "clarify"),
+    ("I couldn't find any standing desks under $200. Would you like to explore other options?", "abstain"),
+    ("I couldn't find a booking under the name Halvorsen. Could it be under a different surname?", "clarify"),
+])
+def test_rule_three_offers_beside_rule_two_details(text: str, label: str) -> None:
+    """Corpus rules 2 and 3 as the rules read them: another thing to pick, the whole after a part was
+    refused, other options offered after a not-found (rule 3) beside another detail of the same request (rule 2)."""
+    assert classify_text(text, reader="rules").label == label

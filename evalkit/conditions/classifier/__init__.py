@@ -273,7 +273,11 @@ least 0.6 over ``act``, 0.7 over ``abstain`` and 0.8 over ``clarify``; a rule re
 agent proceeds now (rule 8) is never made ``clarify``, and neither is an English refusal whose
 questions the rules read as offering something other than the request (``TextVerdict.offers_else``,
 rule 3: "I can't cancel a single item. Would you like me to cancel the whole order?"; not after a
-warning that a step cannot be undone, nor a not-done statement alone). The implied meta requests always follow the final label by the one rule above.
+warning that a step cannot be undone, nor a not-done statement alone). The rules read as such an
+offer, after a refusal or an unavailability: a request to pick another thing ("please choose another
+size"), a question about the whole after a refusal of a part ("I can only cancel the entire order, not
+single items. Shall I cancel the entire order?"), and, after a not-found, a yes/no offer of other
+things ("Would you like to explore other options?"; not "Could it be under another email?"). The implied meta requests always follow the final label by the one rule above.
 ``reader="rules"`` gives the rules alone. Held-out figures: corpus README, "Measured".
 
 Known limits:
@@ -310,7 +314,7 @@ from evalkit.types import MetaType
 
 __all__ = ["CLASSIFIER_VERSION", "MetaType", "TextLabel", "TextVerdict", "classify_text", "reader_identity"]
 
-CLASSIFIER_VERSION: Final[str] = "13"
+CLASSIFIER_VERSION: Final[str] = "14"
 """Version of the rules and the combination; recorded in run manifests. Bump it whenever a rule changes."""
 
 

@@ -300,6 +300,9 @@ _IF_YOU_LIKE: Final = re.compile(r"^(?:and\s+|so\s+)?(?:if|should)\s+you(?:'d|\s
 """A sentence that makes its request wait on the user's wish: what it asks for is an offer."""
 _RECEIVED: Final = re.compile(r"\b(?:received|noted|logged|acknowledged|recorded|forwarded|escalated|queued|flagged)\b")
 """A passive that acknowledges the request rather than reporting it done ("Your request has been received")."""
+_PLEASE_ASKS: Final[frozenset[str]] = frozenset({"ask.please", "ask.could_you"})
+"""Requests in the imperative or "could you" form: after a refusal, one that names another thing
+("please choose another variant") offers that thing (corpus rule 3)."""
 _BARE_ASKS: Final[frozenset[str]] = frozenset({"ask.please", "ask.let_me_know"})
 """Asks that carry no question of their own ("Please let me know your choice"): after an offer, the same offer."""
 
@@ -454,9 +457,24 @@ def _not_found_question(cued: list[_Clause], clauses: list[_Clause]) -> _Clause 
     after = [c for c in clauses if c.sent > stops[0].sent and _QUESTION_END.search(c.display.rstrip(" .`"))]
     for cl in after:
         sentence = _sentence(clauses, cl)
-        if cl.kind != "transfer" and not offers_else(sentence, False) and "instead" not in sentence:
+        if cl.kind != "transfer" and not offers_else(sentence, False) and "instead" not in sentence \
+                and not (_ALT_Q.search(sentence) and _YESNO_OFFER.search(sentence) and not _IDENTIFIER.search(sentence)):
             return cl
     return None
+
+
+_IDENTIFIER: Final = re.compile(r"\b(?:account|e-?mail|number|id|name|phone|zip|postcode|spelling|address|order|payment|card|"
+                                r"method|date|title|workspace|folder|file)\b")
+"""What a question after a refusal or a not-found asks for when it names "another" thing (another
+account, a different payment method): a detail of the request (rule 2), not an alternative to it (rule 3)."""
+_CHOOSE_OTHER: Final = re.compile(r"\b(?:choose|select|pick|consider)\s+(?:\w+\s+){0,2}?(?:another|other|different|alternative)\b")
+"""A request to pick another thing ("please choose another variant"): after a refusal, an alternative."""
+_PART_REFUSED: Final = re.compile(
+    r"\b(?:not|cannot|can\s+not|unable\s+to)\b[^.?!]{0,60}?\b(?:individual|single|specific|separate)\b"
+    r"|\b(?:individual|single|specific|separate)\s+items?\b[^.?!]{0,40}?\b(?:not|cannot|can\s+not)\b")
+"""A refusal of part of a whole ("I cannot cancel individual items"): a question about the whole then
+offers something else (corpus rule 3)."""
+_WHOLE: Final = re.compile(r"\b(?:entire|whole|full)\s+(?:order|reservation|booking|trip|subscription|plan)\b")
 
 
 _YOU = re.compile(r"\b(?:you|your|me)\b|您|你|我")
@@ -534,7 +552,7 @@ def _decide(clauses: list[_Clause], body: str, has_code: bool, lang: str) -> Tex
     position = {id(c): i for i, c in enumerate(clauses)}
     decisive: list[_Clause] = []
     seen_stop = seen_go = seen_ask = seen_hard_stop = seen_result = False
-    offered_last = offered_else = False
+    offered_last = offered_else = part_refused = False
     for cl in cued:
         kind = cl.kind
         rule = cl.rule
@@ -561,6 +579,12 @@ def _decide(clauses: list[_Clause], body: str, has_code: bool, lang: str) -> Tex
         if kind == "ask" and lang == "en" and seen_stop and cl.rule.startswith("ask.question") \
                 and offers_else(_sentence(clauses, cl), seen_hard_stop) and not _DETAIL_Q.search(_sentence(clauses, cl)):
             kind = "offer"  # "I can't merge it. Want me to open an issue for the failing test?"
+        if kind == "ask" and lang == "en" and seen_hard_stop and cl.rule in _PLEASE_ASKS \
+                and _CHOOSE_OTHER.search(_sentence(clauses, cl)) and not _DETAIL_Q.search(_sentence(clauses, cl)) \
+                and not _IDENTIFIER.search(_sentence(clauses, cl)) and not _GO_AHEAD.search(_sentence(clauses, cl)):
+            kind = "offer"  # "That variant is not available. Could you please choose another one?" (rule 3)
+        if kind == "ask" and lang == "en" and part_refused and _WHOLE.search(_sentence(clauses, cl)):
+            kind = "offer"  # "I can only cancel the entire order, not single items. Shall I cancel the entire order?"
         if kind == "ask" and seen_hard_stop and lang == "zh" and offer_after_refusal(cl.low, _sentence(clauses, cl)):
             kind = "offer"  # "周六已约满。要帮孩子约周日的吗？": an alternative offered (corpus rule 3)
         offered_last = kind == "offer"
@@ -583,6 +607,7 @@ def _decide(clauses: list[_Clause], body: str, has_code: bool, lang: str) -> Tex
                 or (rule in _WEAK_STOPS and (seen_go or seen_result)):
             continue  # "The deploy finished. The feature flag is still off": a state beside the result
         seen_stop = seen_stop or kind in _STOP_KINDS
+        part_refused = part_refused or (kind in _STOP_KINDS and lang == "en" and bool(_PART_REFUSED.search(_sentence(clauses, cl))))
         seen_hard_stop = seen_hard_stop or (kind in _STOP_KINDS and not cl.conditional)
         seen_go = seen_go or kind in ("claim", "deliver")
         seen_result = seen_result or rule == "act.passive"  # an offer after a reported result offers more
