@@ -475,6 +475,7 @@ _PART_REFUSED: Final = re.compile(
 """A refusal of part of a whole ("I cannot cancel individual items"): a question about the whole then
 offers something else (corpus rule 3)."""
 _WHOLE: Final = re.compile(r"\b(?:entire|whole|full)\s+(?:order|reservation|booking|trip|subscription|plan)\b")
+"""The whole of what was asked about in part ("the entire order"): after a refusal of the part, another thing."""
 
 
 _YOU = re.compile(r"\b(?:you|your|me)\b|您|你|我")
