@@ -257,8 +257,14 @@ def test_offers_else_marks_rule_three_abstentions(text: str, offers_else: bool) 
      "the entire booking cancelled.", "clarify"),
     ("I couldn't find any standing desks under $200. Would you like to explore other options?", "abstain"),
     ("I couldn't find a booking under the name Halvorsen. Could it be under a different surname?", "clarify"),
+    ("That PIN is too easy to guess (1234 isn't allowed). Could you please choose another PIN?", "clarify"),
+    ("I can't book a departure in the past: May 3 has gone by. Could you please choose another travel day?", "clarify"),
+    ("I checked and there are no cheaper boots in that size: the Trailblazer at $89 is the cheapest one we sell.", "act"),
+    ("I don't have the exact delivery time available, but your order was delivered yesterday.", "act"),
+    ("We don't have the 2 TB model in stock. Would you like me to list the other available configurations?", "abstain"),
 ])
 def test_rule_three_offers_beside_rule_two_details(text: str, label: str) -> None:
-    """Corpus rules 2 and 3 as the rules read them: another thing to pick, the whole after a part was
-    refused, other options offered after a not-found (rule 3) beside another detail of the same request (rule 2)."""
+    """Corpus rules 2 and 3 as the rules read them: another thing to pick after an unavailability, the
+    whole after a part was refused, other options offered after a not-found (rule 3) beside another
+    detail of the same request after an invalid one (rule 2), and answers that name what is not there."""
     assert classify_text(text, reader="rules").label == label

@@ -440,8 +440,7 @@ _INFEASIBLE: list[tuple[str, _Cue]] = [
         r"|\b(?:is|are)\s+not\s+an?\s+(?:option|possibility)\b|\bon\s+back-?order\b"
         r"|\b(?:is|are)\s+(?:already\s+)?full\b|\bno\s+(?:\w+\s+)?(?:flights|seats|rooms|tables|slots|tickets|"
         r"trains)\s+(?:are\s+)?available"
-        r"|\b(?:we|i)\s+(?:do|does)\s+not\s+(?:currently\s+)?have\s+(?:[\w-]+\s+){0,5}?(?:in\s+stock|available)\b"
-        r"|\bthere\s+(?:is|are)\s+no\s+(?:cheaper|less\s+expensive|larger|smaller|bigger|matching|suitable)\b")),
+        r"|\b(?:we|i)\s+(?:do|does)\s+not\s+(?:currently\s+)?have\s+(?:[\w-]+\s+){0,5}?in\s+stock\b")),
     ("infeasible.zh", _c(
         r"(?:没有|没|未|未能)(?:能)?成功|失败|返回(?:了)?错误|不在.{0,8}(?:范围|期限|时限)|已(?:经)?(?:截止|过期|超过)|未能|不存在(?!问题|任何问题)|找不到|未找到|没有找到|查无|查不到|没有查到|不可能|不可行|不支持|冲突|矛盾|不一致"
         r"|(?:余额|额度|积分|库存|权限|资金|名额)(?:不足|不够)|不(?:接受|受理)|(?:暂|暂时|目前|恕|均|一律|概)不(?:提供|办理|开放|允许|退|换|支持)|(?<![少免受大])(?:[\u4e00-\u9fff])不了(?![解])"

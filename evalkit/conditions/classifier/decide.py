@@ -468,7 +468,11 @@ _IDENTIFIER: Final = re.compile(r"\b(?:account|e-?mail|number|id|name|phone|zip|
 """What a question after a refusal or a not-found asks for when it names "another" thing (another
 account, a different payment method): a detail of the request (rule 2), not an alternative to it (rule 3)."""
 _CHOOSE_OTHER: Final = re.compile(r"\b(?:choose|select|pick|consider)\s+(?:\w+\s+){0,2}?(?:another|other|different|alternative)\b")
-"""A request to pick another thing ("please choose another variant"): after a refusal, an alternative."""
+"""A request to pick another thing ("please choose another variant"): after an unavailability, an alternative."""
+_UNAVAILABLE: Final = re.compile(r"\b(?:not|no\s+longer)\s+(?:currently\s+)?available\b|\bunavailable\b|\bout\s+of\s+stock\b"
+                                 r"|\bsold\s+out\b|\bnot\s+in\s+stock\b|\bfully\s+booked\b|\bno\s+longer\s+(?:offered|sold|carried)\b")
+"""The requested thing cannot be had (as opposed to a detail given that is invalid: a password too
+short, a date in the past): after it, "please choose another ..." offers something else (rule 3)."""
 _PART_REFUSED: Final = re.compile(
     r"\b(?:not|cannot|can\s+not|unable\s+to)\b[^.?!]{0,60}?\b(?:individual|single|specific|separate)\b"
     r"|\b(?:individual|single|specific|separate)\s+items?\b[^.?!]{0,40}?\b(?:not|cannot|can\s+not)\b")
@@ -553,7 +557,7 @@ def _decide(clauses: list[_Clause], body: str, has_code: bool, lang: str) -> Tex
     position = {id(c): i for i, c in enumerate(clauses)}
     decisive: list[_Clause] = []
     seen_stop = seen_go = seen_ask = seen_hard_stop = seen_result = False
-    offered_last = offered_else = part_refused = False
+    offered_last = offered_else = part_refused = unavailable = False
     for cl in cued:
         kind = cl.kind
         rule = cl.rule
@@ -580,7 +584,7 @@ def _decide(clauses: list[_Clause], body: str, has_code: bool, lang: str) -> Tex
         if kind == "ask" and lang == "en" and seen_stop and cl.rule.startswith("ask.question") \
                 and offers_else(_sentence(clauses, cl), seen_hard_stop) and not _DETAIL_Q.search(_sentence(clauses, cl)):
             kind = "offer"  # "I can't merge it. Want me to open an issue for the failing test?"
-        if kind == "ask" and lang == "en" and seen_hard_stop and cl.rule in _PLEASE_ASKS \
+        if kind == "ask" and lang == "en" and unavailable and cl.rule in _PLEASE_ASKS \
                 and _CHOOSE_OTHER.search(_sentence(clauses, cl)) and not _DETAIL_Q.search(_sentence(clauses, cl)) \
                 and not _IDENTIFIER.search(_sentence(clauses, cl)) and not _GO_AHEAD.search(_sentence(clauses, cl)):
             kind = "offer"  # "That variant is not available. Could you please choose another one?" (rule 3)
@@ -609,6 +613,8 @@ def _decide(clauses: list[_Clause], body: str, has_code: bool, lang: str) -> Tex
             continue  # "The deploy finished. The feature flag is still off": a state beside the result
         seen_stop = seen_stop or kind in _STOP_KINDS
         part_refused = part_refused or (kind in _STOP_KINDS and lang == "en" and bool(_PART_REFUSED.search(_sentence(clauses, cl))))
+        unavailable = unavailable or (kind in _STOP_KINDS and lang == "en" and not cl.conditional
+                                      and bool(_UNAVAILABLE.search(_sentence(clauses, cl))))
         seen_hard_stop = seen_hard_stop or (kind in _STOP_KINDS and not cl.conditional)
         seen_go = seen_go or kind in ("claim", "deliver")
         seen_result = seen_result or rule == "act.passive"  # an offer after a reported result offers more
