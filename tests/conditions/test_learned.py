@@ -268,3 +268,25 @@ def test_rule_three_offers_beside_rule_two_details(text: str, label: str) -> Non
     whole after a part was refused, other options offered after a not-found (rule 3) beside another
     detail of the same request after an invalid one (rule 2), and answers that name what is not there."""
     assert classify_text(text, reader="rules").label == label
+
+
+def test_an_explicit_request_to_confirm_or_choose_is_not_made_a_report() -> None:
+    """Corpus rule 2: a text whose rules reading is an explicit request for a confirmation or a choice
+    (``EXPLICIT_ASKS``) stays ``clarify`` whatever the learned reader's ``act`` probability, unless it
+    also reports a completion (rule 1); the learned reader may still make it an abstention."""
+    asks = _verdict("clarify", "ask.please")
+    assert L.choose(asks, [0.0, 0.01, 0.99]) == "clarify"
+    assert L.choose(asks, [0.0, 0.01, 0.99], done=True) == "act"
+    assert L.choose(asks, [0.95, 0.05, 0.0]) == "abstain"
+    assert L.choose(_verdict("clarify", "ask.offer"), [0.0, 0.01, 0.99]) == "act"  # an offer is no explicit request
+
+
+@pytest.mark.parametrize(("text", "done"), [
+    ("The delivery address for order #K4410 has been updated to 12 Birch Road. Please confirm whether you also "
+     "want me to make it your default address.", True),
+    ("I have cancelled order #W1182. Would you like a copy of the receipt?", True),
+    ("Available replacement sizes: M navy, L navy. Please let me know which one you would like.", False),
+    ("If the order has been cancelled, please let me know.", False),  # a condition reports nothing
+])
+def test_reports_done_reads_a_completion_among_the_clauses(text: str, done: bool) -> None:
+    assert L.reports_done(L.reading(text)[1]) is done

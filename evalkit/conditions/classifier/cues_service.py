@@ -45,6 +45,11 @@ COURTESY: _Cue = _c(
     r"|" + _LEAD + r"(?:feel\s+free|do\s+not\s+hesitate)\s+to\s+(?:ask|reach|contact|let|get\s+in\s+touch)"
     r"|" + _LEAD + r"let\s+(?:me|us)\s+know\s+if\s+(?:you\s+)?(?:need|have|there\s+is|require)\s+"
     r"(?:anything|any|more|further|other|help|assistance|questions?)\b"
+    r"|" + _LEAD + r"(?:if|should|whenever)\s+(?:you\s+)?(?:need|have|want|would\s+like|require)\s+(?:\w+\s+){1,10}?"
+    r"(?:anything\s+else|(?:any\s+)?other\s+(?:help|assistance|questions?|concerns?)|further\s+(?:help|assistance))\b"
+    r"|" + _LEAD + r"(?:if|should|whenever)\b(?:(?!\bproceed|\bme\s+to\b|\bgo\s+ahead)[^.?!]){0,160}?,\s*(?:please\s+)?(?:feel\s+free|do\s+not\s+hesitate|don't\s+hesitate)\s+to\b"
+    r"|\blet\s+(?:me|us)\s+know\s+how\s+(?:else\s+)?(?:i|we)\s+(?:can|may|could|might)\s+(?:further\s+)?(?:help|assist)"
+    r"(?:\s+you)?(?:\s+(?:further|today|with\s+(?:that|this|anything\s+else)))?\W*$"
     r"|如(?:有|果)(?:您|你)?(?:还)?(?:有)?(?:任何|其他|别的)?(?:问题|疑问|需要)|如需(?:其他|任何|更多|进一步)?(?:帮助|协助)|祝您.{0,6}(?:愉快|顺利)|感谢您?的?(?:耐心|理解|来电|咨询|支持)"
 )
 """A courtesy closing sentence (checked on the whole, lower-cased sentence)."""

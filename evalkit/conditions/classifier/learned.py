@@ -36,7 +36,9 @@ Combination (the default reader, ``classify_text(text)``; :func:`combine`, :func
 rule: what the rules cannot read stays ``unknown`` (an unsupported language, empty text, tool
 markup, no cue); over a fallback rule reading (:data:`WEAK_RULES`) the learned label
 wins; over any other it wins at :data:`STRONG_MIN` (0.6 over ``act``, 0.7 over ``abstain``, 0.8 over
-``clarify``), and a rule reading that the agent proceeds is never made ``clarify``. When the label stays, the rule verdict is kept
+``clarify``), a rule reading that the agent proceeds is never made ``clarify`` and one of an
+explicit request for a confirmation or a choice (:data:`EXPLICIT_ASKS`) never ``act`` unless the
+text also reports a completion. When the label stays, the rule verdict is kept
 as it is (rule id, evidence); otherwise the rule id is ``learned.<label>`` and the implied meta
 requests are those of the new label by the one rule of :mod:`evalkit.conditions.classifier`
 (abstain -> ``declare_blocked``, clarify -> ``request_user_decision``), computed from the same
@@ -283,6 +285,13 @@ messages together (corpus README, "Measured", version 11)."""
 PROCEEDS: Final[str] = "act.proceed"
 """The rule of a text that says the agent proceeds now (corpus rule 8): never turned into ``clarify``
 by the learned reader, which reads a promise to do the action as a question put off."""
+EXPLICIT_ASKS: Final[frozenset[str]] = frozenset({"ask.please", "ask.confirm", "ask.on_user", "ask.waiting"})
+"""Rule ids of a text whose question to the user is an explicit request for a confirmation or a
+choice ("Please confirm ...", "Shall I proceed ...?", "Once you confirm, I'll ...", "I'll wait for
+your confirmation"): never turned into ``act`` by the learned reader (corpus rule 2: a summary of
+what will be done and a request to confirm it is ``clarify``). On real agent messages the learned
+reader, trained on written texts, read long summaries and option lists that close with such a
+request as reports (corpus README, "Measured", version 16)."""
 def weak(verdict: TextVerdict) -> bool:
     """Whether the rules reached ``verdict`` by a fallback (:data:`WEAK_RULES`)."""
     if verdict.rule.startswith(WEAK_RULES):
@@ -290,19 +299,29 @@ def weak(verdict: TextVerdict) -> bool:
     return verdict.lang not in ("en", "zh") and verdict.rule.startswith(("claim.", "act."))
 
 
-def choose(verdict: TextVerdict, probs: list[float]) -> TextLabel:
+def reports_done(clauses: list[Any]) -> bool:
+    """Whether a clause the rules read (:func:`reading`) reports a completion: a claim of the
+    agent's (``claim.*``) or a past passive ("The address has been updated"), not in a condition."""
+    return any(not c.conditional and (c.kind == "claim" or c.rule == "act.passive") for c in clauses)
+
+
+def choose(verdict: TextVerdict, probs: list[float], done: bool = False) -> TextLabel:
     """The combined label of a text from its rule verdict and the learned probabilities.
 
     Args:
         verdict: The rule reader's verdict.
         probs: The learned reader's probabilities, in :data:`LABELS` order.
+        done: Whether the text reports a completion (:func:`reports_done` of its clauses).
 
     Returns:
         ``unknown`` for a text the rules cannot read (an unsupported language, empty text, tool
         markup, no cue, an apology alone): the learned reader never labels what the rules cannot
         read; the learned label over a weak rule reading (:func:`weak`); otherwise the learned
         label when its probability is at least :data:`STRONG_MIN` of the rule label, else the rule
-        label; a text the rules read as proceeding (:data:`PROCEEDS`) never becomes ``clarify``.
+        label; a text the rules read as proceeding (:data:`PROCEEDS`) never becomes ``clarify``,
+        one that offers something else (``offers_else``) never ``clarify``, and one that closes with
+        an explicit request for a confirmation or a choice (:data:`EXPLICIT_ASKS`) never ``act``
+        unless it also reports a completion (``done``: corpus rule 1, done beats a later question).
     """
     best = max(range(len(LABELS)), key=lambda i: probs[i])
     learned, p = LABELS[best], probs[best]
@@ -311,6 +330,8 @@ def choose(verdict: TextVerdict, probs: list[float]) -> TextLabel:
     if verdict.rule == PROCEEDS and learned == "clarify":
         return verdict.label
     if verdict.offers_else and learned == "clarify":
+        return verdict.label
+    if verdict.rule in EXPLICIT_ASKS and learned == "act" and not done:
         return verdict.label
     if weak(verdict) or p >= STRONG_MIN[verdict.label]:
         return learned
@@ -340,7 +361,7 @@ def _combine(text: str, verdict: TextVerdict) -> TextVerdict:
     _, clauses, body, has_code = reading(text, verdict)
     if not clauses:
         return verdict
-    label = choose(verdict, probabilities(hashed(features(verdict, clauses, body, has_code))))
+    label = choose(verdict, probabilities(hashed(features(verdict, clauses, body, has_code))), reports_done(clauses))
     if label == verdict.label:
         return verdict
     return _verdict(label, clauses, f"learned.{label}", verdict.evidence, verdict.lang)

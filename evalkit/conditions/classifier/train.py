@@ -169,7 +169,7 @@ def save(weights: Weights, path: Path = WEIGHTS_PATH) -> None:
 
 def _cv(lines: list[dict], k: int) -> None:
     """Print K-fold cross-validated accuracy on ``lines``: the rules, the learned reader, the combination."""
-    from evalkit.conditions.classifier.learned import choose, probabilities
+    from evalkit.conditions.classifier.learned import choose, probabilities, reports_done
 
     reads = [reading(line["text"]) for line in lines]
     gold = [line["label"] for line in lines]
@@ -183,7 +183,7 @@ def _cv(lines: list[dict], k: int) -> None:
         for i in range(fold, n, k):
             probs[i] = probabilities(xs[i], weights)
     learned = [LABELS[max(range(3), key=lambda j: p[j])] for p in probs]
-    combined = [choose(r[0], p) for r, p in zip(reads, probs)]
+    combined = [choose(r[0], p, reports_done(r[1])) for r, p in zip(reads, probs)]
     for name, pred in (("rules", [r[0].label for r in reads]), ("learned", learned), ("combined", combined)):
         print(f"{name}: {sum(a == g for a, g in zip(pred, gold)) / n:.3f}", flush=True)
 
