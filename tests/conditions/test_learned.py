@@ -290,3 +290,29 @@ def test_an_explicit_request_to_confirm_or_choose_is_not_made_a_report() -> None
 ])
 def test_reports_done_reads_a_completion_among_the_clauses(text: str, done: bool) -> None:
     assert L.reports_done(L.reading(text)[1]) is done
+
+
+@pytest.mark.parametrize("closing", ["If you have any other questions, feel free to ask!",
+                                     "Let me know how I can assist you further.", "Have a great day!"])
+@pytest.mark.parametrize("text", [
+    "Your loyalty account has 18,400 points, enough for a one-way domestic award ticket.",
+    "I can't change the name on a ticket once it has been issued.",
+    "Here are the two exchange sizes in stock: 9.5 brown and 10 black. Which one would you like?",
+])
+def test_a_courtesy_closing_does_not_change_the_reading(text: str, closing: str) -> None:
+    """Corpus rules: courtesy closings carry no label, for the rules and for the learned reader's features."""
+    assert classify_text(f"{text}\n\n{closing}").label == classify_text(text).label
+
+
+@pytest.mark.parametrize(("text", "label"), [
+    ("The new fare is $412, $86 more than your ticket. Let me know if you'd like me to apply the change.", "clarify"),
+    ("The new fare is $412. If you would like me to proceed with the change or need anything else, please let me "
+     "know.", "clarify"),
+    ("I couldn't find order #W3321. If you have the correct order number or need any other help, please let me know.",
+     "clarify"),
+    ("The new fare is $412. If you'd like me to proceed with the change, feel free to let me know.", "clarify"),
+    ("The order was cancelled. If you decide to order again later, feel free to let me know.", "act"),
+    ("The total of your order is $1,319.43. If you need help with anything else, please let me know!", "act"),
+])
+def test_a_go_ahead_in_a_closing_still_asks(text: str, label: str) -> None:
+    assert classify_text(text, reader="rules").label == label

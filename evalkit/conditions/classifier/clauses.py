@@ -125,6 +125,14 @@ _NOTHING_DONE_EN = re.compile(r"\b(?:i|we)\s+(?:have\s+)?[a-z]{3,}(?:ed|ent|ade|
 """A first-person past tense whose object is nothing ("I deleted nothing", "I sent none of them")."""
 _NOT_LET_EN = re.compile(r"\b(?:will|would|does|do|did|can|could)\s+not\s+(?:let|allow|permit)\s+(?:me|us)\b")
 """A system that does not let the agent act ("the system won't let me book over an appointment"): not possible."""
+_TELL_ME_EN = re.compile(r"^(?:please\s+|just\s+)?(?:feel\s+free\s+to\s+|do\s+not\s+hesitate\s+to\s+)?(?:let\s+me\s+know|tell\s+me|say\s+so)\W*$")
+_GO_AHEAD_IF_EN = re.compile(
+    r"^(?:and\s+|so\s+)?(?:if|whenever|once)\s+you\s+(?:would\s+like|want|wish|are\s+ready|decide)\s+(?:me\s+)?to\s+"
+    r"(?:proceed|go\s+ahead|confirm|continue|apply|book|cancel|change|process|submit|make|place)\b"
+    r"|^(?:and\s+|so\s+)?if\s+you\s+(?:want|would\s+like)\s+(?:the|this|that|it|your)\b[^,]{0,60}?\b(?:processed|done|cancelled|"
+    r"canceled|changed|booked|submitted|applied|go\s+through)\b")
+"""A sentence that closes with "feel free to let me know" after an if-clause asking for the go-ahead
+("If you'd like me to proceed with the change, feel free to let me know"): it asks (rule 2)."""
 _ON_REPLY_EN = re.compile(r"\blet\s+me\s+know\b|\b(?:once|if|when|as\s+soon\s+as)\s+you\b")
 """A promise that waits on the user's reply ("Let me know if the 19th works and I'll book it")."""
 _BEFORE_EN = re.compile(r"^(?:and\s+|but\s+|so\s+)?(?:before|until)\s+(?:i|we)\b")
@@ -317,6 +325,9 @@ def _segment(text: str) -> list[_Clause]:
                 kind, rule = "infeasible", "refusal.not_found"  # "I searched ... and found no paper matching that"
             elif kind in ("refuse", "infeasible") and (elsewhere(plow) or warning(plow) or (not lang_en and no_problem(plow))):
                 kind, rule = None, ""  # "nothing else was changed", "it can't be undone": no refusal
+            if lang_en and kind is None and pi == last and pi > 0 and _TELL_ME_EN.match(plow) \
+                    and _GO_AHEAD_IF_EN.search(low):
+                kind, rule = "ask", "ask.let_me_know"  # "If you'd like me to proceed, feel free to let me know"
             if lang_en and kind in (None, "go", "claim") and _ASK_LEAD_EN.search(plow):
                 kind, rule = "ask", "ask.lead"  # "Two quick questions before I book:", "To set it up I need:"
             elif lang_en and kind in ("go", "claim") and _BEFORE_EN.search(plow):

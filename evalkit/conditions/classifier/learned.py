@@ -7,7 +7,10 @@ the rules found, and one rule that combines the two.
 Model: a neural network with one hidden layer (:data:`HIDDEN` rectified linear units, a softmax
 over the three labels) over hashed binary features (CRC-32 of the feature string modulo
 :data:`N_BUCKETS`; each row is scaled to unit L2 norm): the first layer is an embedding of each
-feature, summed, so a text costs one row lookup per feature. Feature groups :data:`FEATURE_GROUPS`:
+feature, summed, so a text costs one row lookup per feature. The sentences the rules read as
+courtesy closings ("Let me know if you have any other questions!") are left out of every group
+(when something else remains), so a closing carries no label here either. Feature groups
+:data:`FEATURE_GROUPS`:
     * the language the rules read (``lang=en`` ...) and whether the text holds code;
     * word unigrams and bigrams of the normalised text (lower-cased, contractions expanded);
       for Chinese, Japanese and Korean character bigrams and trigrams of each CJK/Hangul run;
@@ -138,9 +141,14 @@ def features(verdict: TextVerdict, clauses: list[Any], body: str, has_code: bool
             rule label), ``rule`` (rule family and id), ``clauses`` (clause cues); the language
             and code flag always.
     """
+    from evalkit.conditions.classifier.clauses import _is_courtesy
     from evalkit.conditions.classifier.text import _lower_expand
 
     low = _lower_expand(body)
+    sentences = [s for s in _SENT_END.split(low.strip()) if s.strip()]
+    kept = [s for s in sentences if not _is_courtesy(s.strip())]
+    if kept and len(kept) < len(sentences):  # courtesy closings carry no label (corpus rules)
+        sentences, low = kept, " ".join(kept)
     feats = [f"lang={verdict.lang}", f"code={has_code}"]
     if "label" in groups:
         feats.append(f"R:label={verdict.label}")
@@ -148,7 +156,6 @@ def features(verdict: TextVerdict, clauses: list[Any], body: str, has_code: bool
         feats += [f"R:fam={verdict.rule.split('.')[0]}", f"R:rule={verdict.rule}"]
     if "text" in groups:
         _ngrams(low, "", feats)
-    sentences = [s for s in _SENT_END.split(low.strip()) if s.strip()]
     if sentences and "last" in groups:
         _ngrams(sentences[-1], "L:", feats)
         feats.append(f"L:q={sentences[-1].rstrip().endswith(('?', '？'))}")
