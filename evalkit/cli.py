@@ -115,7 +115,7 @@ def run(
     temperature: Annotated[Optional[float], typer.Option(metavar="T", help="Sampling temperature of live models (0 to 2).", rich_help_panel="Live models")] = None,
     top_p: Annotated[Optional[float], typer.Option("--top-p", metavar="P", help="Nucleus sampling of live models (above 0, at most 1).", rich_help_panel="Live models")] = None,
     max_tokens: Annotated[Optional[int], typer.Option("--max-tokens", metavar="N", help="Output token cap per call of live models.", rich_help_panel="Live models")] = None,
-    seed: Annotated[Optional[int], typer.Option(metavar="N", help="Seed of the run: draws --sample and is sent to live models as their sampling seed.")] = None,
+    seed: Annotated[Optional[int], typer.Option(metavar="N", help="Seed of the run: draws --sample (default 0) and, when given, is sent to live models as their sampling seed.")] = None,
     tool_choice: Annotated[Optional[str], typer.Option("--tool-choice", metavar="CHOICE", help="auto | required | none | a tool name.", rich_help_panel="Live models")] = None,
     model_config: Annotated[Optional[str], typer.Option("--model-config", metavar="FILE", help="Model config file (YAML/JSON): per-model settings, retries, parsing, prices.", rich_help_panel="Live models")] = None,
     cache: Annotated[Optional[bool], typer.Option("--cache/--no-cache", help="Cache live model calls in SQLite (default: on; $EVALKIT_CACHE_DIR).", rich_help_panel="Live models")] = None,

@@ -31,7 +31,7 @@ def judge_eval(
     import json
 
     from evalkit.conditions.classifier import CLASSIFIER_VERSION, classify_text
-    from evalkit.conditions.judge.evaluate import DEFAULT_TEXTS, evaluate, load_labelled, render
+    from evalkit.conditions.judge.evaluate import DEFAULT_TEXTS, evaluate, ignored_note, load_labelled, render
     from evalkit.harness.atomic import write_atomic
 
     panel = None
@@ -53,6 +53,9 @@ def judge_eval(
                                      "the figures would overwrite it: write them to another file",
                                      param_hint="--json")
         lines = load_labelled(texts or DEFAULT_TEXTS)
+        note = ignored_note(lines)
+        if note is not None:
+            typer.echo(note, err=True)
         readers: dict[str, Callable[[str, str | None], str]] = {
             f"classifier v{CLASSIFIER_VERSION}": lambda text, context: classify_text(text, context=context).label}
         if rules:

@@ -50,6 +50,20 @@ def _series_label(cond: str, gate: str, gates: bool) -> str:
     return f"{cond} (gate {gate})" if gates else cond
 
 
+LABEL_MAX_CHARS = 44
+"""A row label longer than this is shortened in the middle on a chart (the tables give it whole), so
+the labels leave the panels room."""
+
+
+def _elide(label: str, limit: int = LABEL_MAX_CHARS) -> str:
+    """``label`` cut in the middle with an ellipsis to at most ``limit`` characters (its start and
+    its end, the condition and gate, kept)."""
+    if len(label) <= limit:
+        return label
+    head = (limit - 1) // 2
+    return label[:head] + "…" + label[len(label) - (limit - 1 - head):]
+
+
 def _bars(ax: Any, rows: list[dict[str, Any]], groups: list[str], key: str, metric: str) -> None:
     """Grouped bars of ``metric``: x = ``groups`` (values of ``key``), one bar per
     (condition, gate) series, with Wilson error bars."""
@@ -152,7 +166,7 @@ def failure_chart(rows: list[dict[str, Any]]) -> str | None:
     if not rows:
         return None
     gates = len({r["gate"] for r in rows}) > 1
-    labels = [f"{r['model']} · {r['condition']}" + (f" · {r['gate']}" if gates else "") for r in rows]
+    labels = [_elide(f"{r['model']} · {r['condition']}" + (f" · {r['gate']}" if gates else "")) for r in rows]
     fig = _figure(10, 0.42 * len(rows) + 1.4)
     left, right = fig.add_subplot(1, 2, 1), fig.add_subplot(1, 2, 2)
     ys = list(range(len(rows)))

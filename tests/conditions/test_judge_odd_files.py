@@ -200,3 +200,26 @@ def test_a_bad_byte_after_a_byte_order_mark_gives_the_line_and_byte_of_the_file(
     bom_only_line.write_bytes(b"\xef\xbb\xbf\xff\n")
     with pytest.raises(ConfigError, match=r"bom1\.jsonl: line 1: not UTF-8 text \(.* at byte offset 3 of the file\)"):
         load_labelled(bom_only_line)
+
+
+def test_a_bad_label_error_quotes_the_value_given(tmp_path) -> None:
+    path = tmp_path / "bad.jsonl"
+    path.write_bytes(b'{"text": "x", "label": "question", "lang": "en"}\n')
+    with pytest.raises(ConfigError, match=r"bad\.jsonl: line 1: field label: .*'act', not 'question'"):
+        load_labelled(path)
+
+
+def test_a_misspelt_field_is_named_in_a_note(tmp_path) -> None:
+    """A key like "context" is not read (the field is context_user): the command says so; ids and
+    notes are ignored without a note."""
+    path = tmp_path / "ctx.jsonl"
+    path.write_text(json.dumps({"text": "I cannot do that.", "label": "abstain", "lang": "en", "context": "Cancel it",
+                                "id": "x-1", "note": "mine"}) + "\n", encoding="utf-8")
+    result = runner.invoke(app, ["judge", "eval", "--texts", str(path)])
+    assert result.exit_code == 0, result.output
+    assert "fields not read: 'context' on 1 line (did you mean 'context_user'?)" in result.output
+    assert "'id'" not in result.output and "'note'" not in result.output
+    clean = tmp_path / "clean.jsonl"
+    clean.write_text(json.dumps({"text": "I cannot do that.", "label": "abstain", "lang": "en", "id": "x-1"}) + "\n",
+                     encoding="utf-8")
+    assert "fields not read" not in runner.invoke(app, ["judge", "eval", "--texts", str(clean)]).output

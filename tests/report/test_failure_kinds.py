@@ -102,3 +102,19 @@ def test_a_card_of_a_follow_up_side_says_its_commits_came_after_the_answer(tmp_p
     section = section[:section.index("<h3", 10)]
     assert "asked the user first; the commits and final text shown came after the answer (recovered)" in section
     assert "commit:</span> <code>" in section
+
+
+def test_a_long_row_label_is_shortened_on_the_chart_and_draws_without_a_layout_warning() -> None:
+    import warnings
+
+    from evalkit.report.charts import LABEL_MAX_CHARS, _elide, failure_chart
+
+    name = "openai/ft:gpt-4o-2024-08-06:acme-research:abstention-sweep-07:B3kx9QzZ"
+    short = _elide(f"{name} · meta")
+    assert len(short) == LABEL_MAX_CHARS and short.startswith("openai/ft:") and short.endswith("· meta")
+    assert _elide("scripted/oracle · nl") == "scripted/oracle · nl"
+    row = {"model": name, "condition": "meta", "gate": "off", "abstain_accuracy_n": 10, "act_accuracy_n": 10,
+           "failure_kinds": {"acted_when_should_not": 3, "post_hoc": 1, "over_refusal": 2}}
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        assert failure_chart([row, {**row, "condition": "nl"}]).startswith("data:image/png;base64,")

@@ -84,6 +84,12 @@ class LabelledText(BaseModel):
     lang: str
     context_user: str | None = None
     _line_no: int | None = PrivateAttr(default=None)
+    _ignored: tuple[str, ...] = PrivateAttr(default=())
+
+    @property
+    def ignored_fields(self) -> tuple[str, ...]:
+        """The keys of the line that are not fields of a labelled text (read by nothing), in file order."""
+        return self._ignored
 
     @property
     def line_no(self) -> int | None:
@@ -178,8 +184,11 @@ def load_labelled(path: str | Path) -> list[LabelledText]:
             err = exc.errors()[0]
             where = ".".join(str(x) for x in err["loc"]) or "line"
             why = err["msg"].removeprefix("Value error, ")
+            if err["type"] in ("literal_error", "enum") and isinstance(err.get("input"), str):
+                why += f", not {err['input']!r}"  # the value given, as written
             raise ConfigError(f"{p}: line {n}: field {where}: {why}") from None
         labelled._line_no = n
+        labelled._ignored = tuple(k for k in obj if k not in LabelledText.model_fields)
         out.append(labelled)
     if not out:
         raise ConfigError(f"{p}: no labelled lines")
@@ -278,6 +287,30 @@ def _lang_cell(lang: str, e: dict[str, Any]) -> str:
     """One language's accuracy; a language the classifier does not read is marked as such."""
     cell = f"{lang} {_fmt(e['accuracy'])} ({e['right']}/{e['n']})"
     return cell if lang in SUPPORTED else f"{cell} [not read by the classifier]"
+
+
+def ignored_note(lines: list[LabelledText]) -> str | None:
+    """A one-line note for keys that look like a misspelt field ("context" for ``context_user``,
+    "lable", "txt", "language"): such a key is not read, so its value is silently lost. ``None`` when
+    there is none; other extra keys (ids, sources, notes) are ignored without a note.
+
+    The likeness is :func:`difflib.get_close_matches` at 0.7 against the field names.
+    """
+    import difflib
+
+    fields = list(LabelledText.model_fields)
+    seen: dict[str, tuple[str, int]] = {}
+    for line in lines:
+        for key in line.ignored_fields:
+            match = difflib.get_close_matches(key.lower(), fields, n=1, cutoff=0.7)
+            meant = match[0] if match else ("lang" if key.lower() in ("language", "locale") else None)
+            if meant is not None:
+                count = seen.get(key, (meant, 0))[1]
+                seen[key] = (meant, count + 1)
+    if not seen:
+        return None
+    names = "; ".join(f"{k!r} on {n} line{'' if n == 1 else 's'} (did you mean {m!r}?)" for k, (m, n) in seen.items())
+    return f"note: fields not read: {names}"
 
 
 def render(ev: Evaluation, *, max_mistakes: int = 50) -> str:
