@@ -9,6 +9,7 @@ clause cues into a label is in :mod:`.decide` and :mod:`.claim`.
 from __future__ import annotations
 
 import re
+from functools import lru_cache
 from collections.abc import Callable
 from dataclasses import dataclass
 from itertools import pairwise
@@ -242,6 +243,7 @@ _ASKED_FIRST = re.compile(r"\b(?:please|kindly)\s+(?:\w+\s+){0,2}?(?:confirm|pro
 anything else should change"): the sentence asks, it is no closing."""
 
 
+@lru_cache(maxsize=4096)
 def _is_courtesy(low: str) -> bool:
     """A pleasantry or courtesy closing: carries no label (pipeline step 5); not a sentence whose
     courtesy follows a request of its own (:data:`_ASKED_FIRST`)."""

@@ -299,6 +299,8 @@ your confirmation"): never turned into ``act`` by the learned reader (corpus rul
 what will be done and a request to confirm it is ``clarify``). On real agent messages the learned
 reader, trained on written texts, read long summaries and option lists that close with such a
 request as reports (corpus README, "Measured", version 16)."""
+
+
 def weak(verdict: TextVerdict) -> bool:
     """Whether the rules reached ``verdict`` by a fallback (:data:`WEAK_RULES`)."""
     if verdict.rule.startswith(WEAK_RULES):
@@ -368,7 +370,8 @@ def _combine(text: str, verdict: TextVerdict) -> TextVerdict:
     _, clauses, body, has_code = reading(text, verdict)
     if not clauses:
         return verdict
-    label = choose(verdict, probabilities(hashed(features(verdict, clauses, body, has_code))), reports_done(clauses))
+    probs = probabilities(hashed(features(verdict, clauses, body, has_code)))
+    label = choose(verdict, probs, reports_done(clauses))
     if label == verdict.label:
         return verdict
     return _verdict(label, clauses, f"learned.{label}", verdict.evidence, verdict.lang)
