@@ -293,7 +293,7 @@ def test_reports_done_reads_a_completion_among_the_clauses(text: str, done: bool
 
 
 @pytest.mark.parametrize("closing", ["If you have any other questions, feel free to ask!",
-                                     "Let me know how I can assist you further.", "Have a great day!"])
+                                     "Let me know how I can assist you further.", "Have a great day!", "😊"])
 @pytest.mark.parametrize("text", [
     "Your loyalty account has 18,400 points, enough for a one-way domestic award ticket.",
     "I can't change the name on a ticket once it has been issued.",
@@ -313,6 +313,14 @@ def test_a_courtesy_closing_does_not_change_the_reading(text: str, closing: str)
     ("The new fare is $412. If you'd like me to proceed with the change, feel free to let me know.", "clarify"),
     ("The order was cancelled. If you decide to order again later, feel free to let me know.", "act"),
     ("The total of your order is $1,319.43. If you need help with anything else, please let me know!", "act"),
+    ("The store opens at 9 AM. If you want me to change anything, just let me know.", "act"),  # an offer, no go-ahead
+    ("Your gift card balance is $60.00. Let me know if you'd like me to help with anything further.", "act"),
+    ("Nothing has been changed yet. Let me know if you'd like me to go ahead, or if there's anything else I can help "
+     "with.", "clarify"),
+    ("Here are your cards: Visa 4410 and Amex 1002. Let me know which card you'd like to use, and feel free to reach "
+     "out if anything else comes up!", "clarify"),                 # a question with a closing in the same sentence
+    ("改签到 5 月 24 日的航班需要补差价 ¥380。如您同意改签，随时告诉我。", "clarify"),
+    ("订单已为您取消，退款将在 3-5 个工作日内到账。如有其他问题，随时告诉我。", "act"),
 ])
 def test_a_go_ahead_in_a_closing_still_asks(text: str, label: str) -> None:
     assert classify_text(text, reader="rules").label == label

@@ -172,7 +172,7 @@ _NEGATION_ZH = re.compile(r"不|没|无法|未|绝不|非")
 _BENIGN_EN = re.compile(
     r"\b(?:no|not|nothing|never)\b[^,;.]{0,30}?\b(?:charged?|charges|billed|fee|fees|cost|costs|difference|need|needed|"
     r"necessary|required|affected|impact|impacted|issues?|problems?|errors?|action\s+(?:is\s+)?(?:needed|required)|"
-    r"pending|worry|further|other|else|additional|extra|deleted|lost|changed\s+(?:on|in)\s+(?:the|your)\s+other)\b"
+    r"pending|worry|further|other|else|additional|extra|deleted|lost|expires?|expiring|changed\s+(?:on|in)\s+(?:the|your)\s+other)\b"
     r"|\bnot\s+(?:related|associated|relevant)\s+to\b"
     r"|\bguarantee[ds]?\b|\bpromise[ds]?\b|\bunaffected\b|\bno\s+need\b|\bdo(?:es)?\s+not\s+(?:need|have)\s+to\b|\bwithout\s+(?:any\s+)?(?:charge|cost|fee)"
 )

@@ -129,11 +129,15 @@ _NOT_LET_EN = re.compile(r"\b(?:will|would|does|do|did|can|could)\s+not\s+(?:let
 _TELL_ME_EN = re.compile(r"^(?:please\s+|just\s+)?(?:feel\s+free\s+to\s+|do\s+not\s+hesitate\s+to\s+)?(?:let\s+me\s+know|tell\s+me|say\s+so)\W*$")
 _GO_AHEAD_IF_EN = re.compile(
     r"^(?:and\s+|so\s+)?(?:if|whenever|once)\s+you\s+(?:would\s+like|want|wish|are\s+ready|decide)\s+(?:me\s+)?to\s+"
-    r"(?:proceed|go\s+ahead|confirm|continue|apply|book|cancel|change|process|submit|make|place)\b"
+    r"(?:proceed|go\s+ahead|confirm|continue|(?:apply|book|cancel|change|process|submit|make|place)\s+"
+    r"(?:the|this|these|that|those|it|them)\b)"
     r"|^(?:and\s+|so\s+)?if\s+you\s+(?:want|would\s+like)\s+(?:the|this|that|it|your)\b[^,]{0,60}?\b(?:processed|done|cancelled|"
     r"canceled|changed|booked|submitted|applied|go\s+through)\b")
 """A sentence that closes with "feel free to let me know" after an if-clause asking for the go-ahead
 ("If you'd like me to proceed with the change, feel free to let me know"): it asks (rule 2)."""
+_TELL_ME_ZH = re.compile(r"^(?:请|随时|就|请随时)?(?:告诉|告知|联系|回复|通知)(?:我|我们)?\W*$")
+_GO_AHEAD_IF_ZH = re.compile(r"^如(?:果)?(?:您|你)?(?:同意|确认|决定|需要办理|想要|要)")
+"""The Chinese form: "如您同意改签，随时告诉我" asks for the go-ahead."""
 _ON_REPLY_EN = re.compile(r"\blet\s+me\s+know\b|\b(?:once|if|when|as\s+soon\s+as)\s+you\b")
 """A promise that waits on the user's reply ("Let me know if the 19th works and I'll book it")."""
 _BEFORE_EN = re.compile(r"^(?:and\s+|but\s+|so\s+)?(?:before|until)\s+(?:i|we)\b")
@@ -238,7 +242,10 @@ def _join_connectives(parts: list[str]) -> list[str]:
     return out
 
 
-_ASKED_FIRST = re.compile(r"\b(?:please|kindly)\s+(?:\w+\s+){0,2}?(?:confirm|provide|tell|choose|select|specify|reply|send|share)\b")
+_ASKED_FIRST = re.compile(r"\b(?:please|kindly)\s+(?:\w+\s+){0,2}?(?:confirm|provide|tell|choose|select|specify|reply|send|share)\b"
+                          r"|\blet\s+me\s+know\s+(?:which|what|whether|how|when|where|who)\b"
+                          r"|\blet\s+me\s+know\s+if\s+you\s+(?:would\s+like|want|wish)\s+(?:me\s+)?to\s+(?:go\s+ahead|proceed|continue)\b"
+                          r"|如(?:您|果您?)(?:同意|确认|决定|需要办理|想要|要)")
 """A request opening a sentence that closes with a courtesy ("Please confirm with yes, and let me know if
 anything else should change"): the sentence asks, it is no closing."""
 
@@ -330,6 +337,9 @@ def _segment(text: str) -> list[_Clause]:
             if lang_en and kind is None and pi == last and pi > 0 and _TELL_ME_EN.match(plow) \
                     and _GO_AHEAD_IF_EN.search(low):
                 kind, rule = "ask", "ask.let_me_know"  # "If you'd like me to proceed, feel free to let me know"
+            elif not lang_en and kind is None and pi == last and pi > 0 and _TELL_ME_ZH.match(plow) \
+                    and _GO_AHEAD_IF_ZH.search(low):
+                kind, rule = "ask", "ask.zh"  # "如您同意改签，随时告诉我"
             if lang_en and kind in (None, "go", "claim") and _ASK_LEAD_EN.search(plow):
                 kind, rule = "ask", "ask.lead"  # "Two quick questions before I book:", "To set it up I need:"
             elif lang_en and kind in ("go", "claim") and _BEFORE_EN.search(plow):

@@ -77,6 +77,8 @@ _TOKEN = re.compile(r"[a-z\u00c0-\u024f0-9]+(?:'[a-z]+)?")
 _CJK_CLASS: Final[str] = "[\u3040-\u30ff\u3400-\u9fff\uac00-\ud7af]"
 """Kana, CJK ideographs and Hangul: the characters read as n-grams of characters, counted twice by :func:`size`."""
 _CJK_RUN = re.compile(_CJK_CLASS + "+")
+_LETTER = re.compile(r"[^\W\d_]")
+"""A letter of any script: a sentence without one (an emoji, a rule line) says nothing to the learned reader."""
 _SENT_END = re.compile(r"(?<=[.!?\u3002\uff01\uff1f])\s*|\n+")
 
 
@@ -146,7 +148,7 @@ def features(verdict: TextVerdict, clauses: list[Any], body: str, has_code: bool
 
     low = _lower_expand(body)
     sentences = [s for s in _SENT_END.split(low.strip()) if s.strip()]
-    kept = [s for s in sentences if not _is_courtesy(s.strip())]
+    kept = [s for s in sentences if not _is_courtesy(s.strip()) and _LETTER.search(s)]  # nor an emoji alone
     if kept and len(kept) < len(sentences):  # courtesy closings carry no label (corpus rules)
         sentences, low = kept, " ".join(kept)
     feats = [f"lang={verdict.lang}", f"code={has_code}"]
