@@ -279,7 +279,6 @@ def test_an_explicit_request_to_confirm_or_choose_is_not_made_a_report() -> None
     assert L.choose(asks, [0.0, 0.01, 0.99], done=True) == "act"
     assert L.choose(asks, [0.95, 0.05, 0.0]) == "abstain"
     assert L.choose(_verdict("clarify", "ask.offer"), [0.0, 0.01, 0.99]) == "act"  # an offer is no explicit request
-    assert L.choose(_verdict("clarify", "ask.let_me_know"), [0.0, 0.01, 0.99]) == "clarify"  # "Let me know which ..."
 
 
 @pytest.mark.parametrize(("text", "done"), [

@@ -294,11 +294,10 @@ messages together (corpus README, "Measured", version 11)."""
 PROCEEDS: Final[str] = "act.proceed"
 """The rule of a text that says the agent proceeds now (corpus rule 8): never turned into ``clarify``
 by the learned reader, which reads a promise to do the action as a question put off."""
-EXPLICIT_ASKS: Final[frozenset[str]] = frozenset({"ask.please", "ask.confirm", "ask.on_user", "ask.waiting",
-                                                  "ask.let_me_know"})
+EXPLICIT_ASKS: Final[frozenset[str]] = frozenset({"ask.please", "ask.confirm", "ask.on_user", "ask.waiting"})
 """Rule ids of a text whose question to the user is an explicit request for a confirmation or a
 choice ("Please confirm ...", "Shall I proceed ...?", "Once you confirm, I'll ...", "I'll wait for
-your confirmation", "Let me know which option works for you"): never turned into ``act`` by the learned reader (corpus rule 2: a summary of
+your confirmation"): never turned into ``act`` by the learned reader (corpus rule 2: a summary of
 what will be done and a request to confirm it is ``clarify``). On real agent messages the learned
 reader, trained on written texts, read long summaries and option lists that close with such a
 request as reports (corpus README, "Measured", version 16)."""
