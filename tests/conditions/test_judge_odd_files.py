@@ -223,3 +223,11 @@ def test_a_misspelt_field_is_named_in_a_note(tmp_path) -> None:
     clean.write_text(json.dumps({"text": "I cannot do that.", "label": "abstain", "lang": "en", "id": "x-1"}) + "\n",
                      encoding="utf-8")
     assert "fields not read" not in runner.invoke(app, ["judge", "eval", "--texts", str(clean)]).output
+
+
+def test_a_json_error_gives_the_column_in_the_named_line(tmp_path) -> None:
+    """The parser counts lines within the one line it read: the error gives the file's line and the column."""
+    path = tmp_path / "bad.jsonl"
+    path.write_bytes(b'{"text": "ok", "label": "act", "lang": "en"}\n{"text": "x", "label": "act" "lang": "en"}\n')
+    with pytest.raises(ConfigError, match=r"bad\.jsonl: line 2: not JSON \(Expecting ',' delimiter at column 30\)$"):
+        load_labelled(path)

@@ -171,6 +171,8 @@ def load_labelled(path: str | Path) -> list[LabelledText]:
             obj = json.loads(line, object_pairs_hook=_unique_keys)
         except _DuplicateKey as exc:
             raise ConfigError(f"{p}: line {n}: key {exc.args[0]!r} given twice; keep one") from None
+        except json.JSONDecodeError as exc:  # the parser's own position is within this one line
+            raise ConfigError(f"{p}: line {n}: not JSON ({exc.msg} at column {exc.colno})") from None
         except ValueError as exc:
             raise ConfigError(f"{p}: line {n}: not JSON ({exc})") from None
         except RecursionError:
