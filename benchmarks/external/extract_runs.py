@@ -17,10 +17,13 @@ pdhoolia/tau2-bench; design set ``--draw 600 --seed 20261210``; held-out set ``-
 20261210 --seed 20261211 --exclude design.jsonl``.
 
 The pool and the draws are not committed: text taken from fetched snapshots stays outside the
-repository. Corpus README, "Measured", describes the samples and their labels.
+repository. Their labels are (``labels/NAME.jsonl``: keys and labels only); ``--samples`` rebuilds
+every sample of :data:`SAMPLES` in order and joins the committed labels to their texts. Corpus
+README, "Measured", describes the samples and their labels.
 
 Usage: python benchmarks/external/extract_runs.py SNAPSHOT [SNAPSHOT ...] --out pool.jsonl
        [--draw 400 --seed 20261210 --seed 20261211 --exclude design.jsonl]
+       python benchmarks/external/extract_runs.py SNAPSHOT [SNAPSHOT ...] --samples --out samples/
 """
 
 from __future__ import annotations
@@ -163,27 +166,96 @@ def draw(pool: list[dict], n: int, seeds: list[int], exclude: set[str]) -> list[
     return out
 
 
+SAMPLES: tuple[tuple[str, int, tuple[int, ...]], ...] = (
+    ("design", 600, (20261210,)),
+    ("A", 400, (20261210, 20261211)),
+    ("B", 400, (20261210, 20261212)),
+    *((name, 800, (20261210, seed)) for name, seed in zip("CDEFGHIJ", range(20261213, 20261221))),
+)
+"""The documented samples in the order they were drawn: (name, size, seeds); each excludes every
+earlier one (corpus README, "Measured")."""
+LABELS_DIR: Path = HERE / "labels"
+"""Committed labels of the samples, ``<name>.jsonl``: ``{"key", "label", "unsure", "tool_text"}`` per
+agreed line -- keys only, the texts are rebuilt from the snapshots."""
+
+
+def samples(pool: list[dict]) -> dict[str, list[dict]]:
+    """Every sample of :data:`SAMPLES`, drawn from ``pool`` in order, each excluding the keys of all
+    earlier ones."""
+    drawn: dict[str, list[dict]] = {}
+    exclude: set[str] = set()
+    for name, n, seeds in SAMPLES:
+        drawn[name] = draw(pool, n, list(seeds), exclude)
+        exclude |= {o["key"] for o in drawn[name]}
+    return drawn
+
+
+def join_labels(rows: list[dict], labels: Path) -> list[dict]:
+    """The lines of ``rows`` that ``labels`` labels, in the order of ``labels``, each with ``label``,
+    ``unsure``, ``tool_text``, ``labellers`` (2 -- agreed lines of two labellers -- unless the label line
+    says 1) and ``lang`` (``en``) added: a file ``evalkit judge eval --texts`` reads.
+
+    Raises:
+        ValueError: a line of ``labels`` is not a JSON object with a ``key`` and a ``label``, or names
+            a key the sample does not hold (the message names the file and the line).
+    """
+    by_key = {o["key"]: o for o in rows}
+    out: list[dict] = []
+    for number, line in enumerate(labels.read_text(encoding="utf-8").splitlines(), 1):
+        if not line.strip():
+            continue
+        try:
+            lab = json.loads(line)
+            key, label = lab["key"], lab["label"]
+        except (ValueError, KeyError, TypeError) as exc:
+            raise ValueError(f"{labels}:{number}: not a label line {{key, label, ...}}: {exc}") from None
+        if key not in by_key:
+            raise ValueError(f"{labels}:{number}: key {key!r} is not in the sample; were the snapshots the documented ones?")
+        out.append({**by_key[key], "label": label, "lang": "en", "unsure": bool(lab.get("unsure")),
+                    "tool_text": bool(lab.get("tool_text")), "labellers": int(lab.get("labellers", 2))})
+    return out
+
+
 def main() -> None:
     """Extract the pool (and draw from it) as the module docstring says; figures go to stderr."""
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("snapshots", nargs="+", type=Path, help="bare git directories or folders of run files")
-    parser.add_argument("--out", type=Path, required=True, help="JSON lines to write")
+    parser.add_argument("--out", type=Path, required=True,
+                        help="JSON lines to write; with --samples, the folder to write the samples to")
+    parser.add_argument("--samples", action="store_true",
+                        help="write every documented sample (SAMPLES) to the folder --out, and NAME.labelled.jsonl "
+                             "for each sample with committed labels (labels/NAME.jsonl)")
     parser.add_argument("--draw", type=int, default=0, help="draw this many lines instead of writing the pool")
     parser.add_argument("--seed", type=int, action="append", help="shuffle seed; repeated, the lines are shuffled once by each seed in order (default: 20261210)")
     parser.add_argument("--exclude", type=Path, help="JSON lines of an earlier draw (their keys are left out)")
     args = parser.parse_args()
     pool = extract(args.snapshots)
+    if args.samples:
+        args.out.mkdir(parents=True, exist_ok=True)
+        for name, rows in samples(pool).items():
+            _write(args.out / f"{name}.jsonl", rows)
+            if (LABELS_DIR / f"{name}.jsonl").is_file():
+                labelled = join_labels(rows, LABELS_DIR / f"{name}.jsonl")
+                _write(args.out / f"{name}.labelled.jsonl", labelled)
+                print(f"{name}: {len(rows)} drawn, {len(labelled)} labelled", file=sys.stderr)
+        return
     rows = pool
     if args.draw:
         exclude = set()
         if args.exclude:
             exclude = {json.loads(line)["key"] for line in args.exclude.read_text(encoding="utf-8").splitlines() if line}
         rows = draw(pool, args.draw, args.seed or [20261210], exclude)
-    with args.out.open("w", encoding="utf-8") as f:
-        for o in rows:
-            f.write(json.dumps(o, ensure_ascii=False) + "\n")
+    _write(args.out, rows)
     print(f"{len(pool)} distinct texts; wrote {len(rows)} lines to {args.out}; models: "
           f"{dict(collections.Counter(o['model'] for o in rows).most_common())}", file=sys.stderr)
+
+
+def _write(path: Path, rows: list[dict]) -> None:
+    tmp = path.with_name(path.name + ".part")
+    with tmp.open("w", encoding="utf-8") as f:
+        for o in rows:
+            f.write(json.dumps(o, ensure_ascii=False) + "\n")
+    tmp.replace(path)
 
 
 if __name__ == "__main__":

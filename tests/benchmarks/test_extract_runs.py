@@ -1,0 +1,89 @@
+"""The pool and samples of real end-of-turn messages (benchmarks/external/extract_runs.py)."""
+
+from __future__ import annotations
+
+import importlib.util
+import json
+from pathlib import Path
+
+import pytest
+
+_PATH = Path(__file__).resolve().parents[2] / "benchmarks" / "external" / "extract_runs.py"
+_spec = importlib.util.spec_from_file_location("extract_runs", _PATH)
+assert _spec is not None and _spec.loader is not None
+extract_runs = importlib.util.module_from_spec(_spec)
+_spec.loader.exec_module(extract_runs)
+
+
+def _run_file(folder: Path, name: str, model: str, turns: list[tuple[str, str]]) -> None:
+    messages = []
+    for user, agent in turns:
+        messages += [{"role": "user", "content": user}, {"role": "assistant", "content": agent}]
+    messages.append({"role": "assistant", "content": "", "tool_calls": [{"name": "x"}]})  # no text: left out
+    data = {"info": {"agent_info": {"llm": model}}, "traj": messages, "pad": "x" * 2000}
+    (folder / name).write_text(json.dumps(data), encoding="utf-8")
+
+
+@pytest.fixture
+def snapshot(tmp_path: Path) -> Path:
+    folder = tmp_path / "runs"
+    folder.mkdir()
+    for f, model in enumerate(("gpt-4o-2024-08-06", "gpt-4.1", "claude-3-7-sonnet", "gemini-2.5-pro")):
+        _run_file(folder, f"retail_run_{f}.json", model, [
+            (f"Please cancel order #W{f}{i}.", f"Your order #W{f}{i} has been cancelled; the refund is on its way ({i}).")
+            for i in range(30)])
+    return folder
+
+
+def test_the_pool_holds_each_distinct_end_of_turn_text_once_with_its_context(snapshot):
+    pool = extract_runs.extract([snapshot])
+    assert len(pool) == 120
+    first = next(o for o in pool if o["text"].startswith("Your order #W00 "))
+    assert first["context_user"] == "Please cancel order #W00."
+    assert (first["model"], first["domain"], first["file"]) == ("gpt-4o", "retail", "retail_run_0.json")
+    assert len({o["key"] for o in pool}) == 120
+
+
+def test_samples_are_drawn_in_order_disjoint_and_reproducible(snapshot, monkeypatch):
+    monkeypatch.setattr(extract_runs, "SAMPLES", (("a", 20, (1,)), ("b", 20, (1, 2)), ("c", 20, (1, 3))))
+    pool = extract_runs.extract([snapshot])
+    drawn = extract_runs.samples(pool)
+    keys = [{o["key"] for o in rows} for rows in drawn.values()]
+    assert [len(k) for k in keys] == [20, 20, 20]
+    assert not (keys[0] & keys[1] or keys[0] & keys[2] or keys[1] & keys[2])
+    assert extract_runs.samples(extract_runs.extract([snapshot])) == drawn  # same pool, same samples
+    for rows in drawn.values():  # no file over 25% of a draw (each file here is one model)
+        assert sorted(sum(o["file"] == f for o in rows) for f in {o["file"] for o in rows}) == [5, 5, 5, 5]
+
+
+def test_committed_labels_join_their_texts(snapshot, tmp_path):
+    rows = extract_runs.extract([snapshot])[:3]
+    labels = tmp_path / "labels.jsonl"
+    labels.write_text("\n".join(json.dumps(x) for x in [
+        {"key": rows[2]["key"], "label": "act", "unsure": True},
+        {"key": rows[0]["key"], "label": "clarify", "labellers": 1}]) + "\n", encoding="utf-8")
+    joined = extract_runs.join_labels(rows, labels)
+    assert [(o["text"], o["label"], o["unsure"], o["labellers"], o["lang"]) for o in joined] == [
+        (rows[2]["text"], "act", True, 2, "en"), (rows[0]["text"], "clarify", False, 1, "en")]
+
+
+def test_a_label_of_a_key_the_sample_lacks_names_the_file_and_line(snapshot, tmp_path):
+    rows = extract_runs.extract([snapshot])[:3]
+    labels = tmp_path / "labels.jsonl"
+    labels.write_text(json.dumps({"key": rows[0]["key"], "label": "act"}) + "\n"
+                      + json.dumps({"key": "0123456789abcdef", "label": "act"}) + "\n", encoding="utf-8")
+    with pytest.raises(ValueError, match=r"labels\.jsonl:2: key '0123456789abcdef' is not in the sample"):
+        extract_runs.join_labels(rows, labels)
+    labels.write_text('{"label": "act"}\n', encoding="utf-8")
+    with pytest.raises(ValueError, match=r"labels\.jsonl:1: not a label line"):
+        extract_runs.join_labels(rows, labels)
+
+
+def test_the_committed_labels_are_keys_and_labels_only():
+    folder = _PATH.parent / "labels"
+    for path in sorted(folder.glob("*.jsonl")):
+        for number, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1):
+            item = json.loads(line)
+            assert set(item) <= {"key", "label", "unsure", "tool_text", "labellers"}, f"{path.name}:{number}"
+            assert item["label"] in ("abstain", "clarify", "act"), f"{path.name}:{number}"
+            assert len(item["key"]) == 16 and int(item["key"], 16) >= 0, f"{path.name}:{number}"
