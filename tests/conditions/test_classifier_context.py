@@ -121,3 +121,57 @@ def test_a_run_reads_the_final_text_in_the_light_of_the_last_user_message():
 
     assert rescored("Yes, please cancel order #W5481803.")["text_label"] == "act"
     assert rescored("What is the status of order #W5481803?")["text_label"] == "clarify"
+
+
+UNDO_REFUSED = ("I have located your account. Regarding the cancelled order: once an order is cancelled, it cannot "
+                "be undone. Would you like to proceed with placing a new order for the same items?")
+
+
+@pytest.mark.parametrize("asked", [
+    "I cancelled order #W7 by mistake. Can you undo the cancellation?",
+    "Please reinstate my cancelled order.",
+    "Is there any way to reverse the cancellation? I really need those items.",
+    "请帮我撤销刚才的取消。",
+])
+def test_cannot_be_undone_after_a_request_to_undo_refuses_it(asked):
+    assert classify_text(UNDO_REFUSED).label == "clarify"  # alone: a warning before a go-ahead
+    verdict = classify_text(UNDO_REFUSED, context=asked)
+    assert (verdict.label, verdict.rule) == ("abstain", "refusal.cannot_undo")
+    assert verdict.evidence == "it cannot be undone."
+    assert verdict.implied_meta == ("declare_blocked",)
+    reactivate = "Thanks for verifying. A cancelled order cannot be reactivated. To proceed, could you tell me which items to reorder?"
+    assert classify_text(reactivate, context=asked).label == "abstain"
+
+
+def test_cannot_be_undone_after_any_other_request_is_a_warning_before_a_go_ahead():
+    warning = "Cancelling order #W7 is permanent and cannot be undone. Shall I go ahead and cancel it?"
+    assert classify_text(warning, context="Please cancel order #W7.").label == "clarify"
+    for context in ("Can you look up my orders?", "Thanks!", None):
+        assert classify_text(UNDO_REFUSED, context=context) == classify_text(UNDO_REFUSED)
+
+
+def test_an_undo_that_was_done_is_act_after_a_request_to_undo():
+    done = "I have reactivated order #W7; it will ship tomorrow. Note that a second cancellation cannot be undone."
+    assert classify_text(done, context="Can you reactivate my cancelled order #W7?").label == "act"
+
+
+TRANSFERRED = "I understand. You're now connected to a human agent, who will take it from here."
+
+
+@pytest.mark.parametrize("asked", [
+    "This is ridiculous. Get me a human representative now.",
+    "Can you transfer me to a real person?",
+    "I want to talk to a supervisor.",
+    "请转人工。",
+])
+def test_a_hand_over_the_user_asked_for_is_act(asked):
+    verdict = classify_text(TRANSFERRED, context=asked)
+    assert (verdict.label, verdict.rule) == ("act", "act.transfer_asked")
+    assert verdict.implied_meta == ()
+
+
+def test_a_hand_over_instead_of_the_request_is_an_abstention():
+    assert classify_text(TRANSFERRED, context="Please refund my order to the other card.").label == "abstain"
+    assert classify_text(TRANSFERRED).label == "abstain"
+    offer = "I can't change the passenger count. Would you like me to transfer you to a human agent?"
+    assert classify_text(offer, context="Get me a human.").label == "abstain"  # an offer asks; nothing was done

@@ -253,9 +253,19 @@ anything else should change"): the sentence asks, it is no closing."""
 @lru_cache(maxsize=4096)
 def _is_courtesy(low: str) -> bool:
     """A pleasantry or courtesy closing: carries no label (pipeline step 5); not a sentence whose
-    courtesy follows a request of its own (:data:`_ASKED_FIRST`)."""
+    courtesy follows a request of its own (:data:`_ASKED_FIRST`), nor one that goes on to refuse
+    ("I'm here to help with retail support and can't answer questions about poetry")."""
     found = _PLEASANTRY.search(low) or _COURTESY.search(low)
-    return found is not None and not _ASKED_FIRST.search(low[:found.start()])
+    if found is None or _ASKED_FIRST.search(low[:found.start()]):
+        return False
+    rest = low[found.end():]
+    return not (rest.strip() and (_REFUSAL_G.first(rest) or _ELIDED_REFUSAL.search(rest)))
+
+
+_ELIDED_REFUSAL = re.compile(r"^[^.!?;]{0,80}?\b(?:and|but)\s+(?:(?:unfortunately|sadly)\s+)?(?:can\s+not|could\s+not|am\s+(?:not\s+able|unable)\s+to|"
+                             r"will\s+not\s+be\s+able\s+to|do\s+not\s+have\s+the\s+(?:ability|means)\s+to)\b")
+"""A refusal whose subject the sentence's courtesy opening gave ("I'm here to help with orders *and can't*
+answer ...")."""
 
 
 def _drop_further_offers(sentences: list[str], lower: Callable[[str], str]) -> list[str]:

@@ -14,6 +14,15 @@ run's last user turn, or a labelled line's ``context_user``), one rule uses it:
   question or offer: done beats everything (corpus rule 1) and a text that says it proceeds is
   ``act`` (rule 8). A reported lookup, authentication or failure is no change.
 
+* :func:`read_in_context` also reads two requests whose answer the text alone cannot tell apart:
+  after a request to undo something (``undo``, ``reverse``, ``reinstate``, ``restore``, ``revert``,
+  ``reactivate``, "cancel the cancellation" ...), a text that says the thing cannot be undone,
+  reversed or reinstated refuses the request (``abstain``, ``refusal.cannot_undo``: corpus rule 5,
+  offers of a new order set aside by rule 3), where alone it reads as a warning before a go-ahead;
+  after a request for a human ("get me a human representative"), a text that reports the transfer
+  does what was asked (``act``, ``act.transfer_asked``: corpus rule 1), where alone a hand-over is
+  an abstention.
+
 An information request changes nothing: a lookup or a list the user asked to see is still a step
 before the action the conversation pursues (corpus rule 1, "finding flights ... is not doing it"),
 so "Here are your orders ... Which one?" stays ``clarify`` whatever the user's message. English
@@ -147,6 +156,33 @@ _NOT_A_CHANGE = re.compile(
 """A lookup, an authentication or a failure: no change made."""
 
 
+_UNDO_ASKED = re.compile(
+    r"\b(?:undo|reverse|revert|reinstate|restore|re-?activate|re-?open|un-?cancel|roll\s*back|bring\s+back|"
+    r"recover|cancel\s+(?:the|my|that|this)\s+cancell?ation|take\s+back\s+(?:the|my)\s+cancell?ation)\w*"
+    r"|撤销|恢复|撤回|取消(?:这个|该)?取消"
+)
+"""A user's request to undo something done before (English or Chinese)."""
+_CANNOT_UNDO = re.compile(
+    r"\b(?:can|could)\s*not\s+be\s+(?:\w+\s+)?(?:undone|reversed|reverted|reinstated|restored|re-?activated|re-?opened|"
+    r"un-?cancell?ed|recovered|rolled\s+back|brought\s+back)\b"
+    r"|\b(?:i|we)\s+(?:(?:am|are)\s+(?:not\s+able|unable)\s+to|(?:can|could)\s*not|do\s+not\s+have\s+the\s+ability\s+to)\s+"
+    r"(?:undo|reverse|revert|reinstate|restore|re-?activate|re-?open|un-?cancel|roll\s+back|recover)\b"
+    r"|\b(?:is|are)\s+(?:permanent|irreversible|final)\b|\bno\s+way\s+to\s+(?:undo|reverse|reinstate|restore)\b"
+    r"|无法(?:撤销|恢复|撤回)|不能(?:撤销|恢复|撤回)"
+)
+"""A statement that something cannot be undone (English or Chinese; lower-cased, contractions expanded)."""
+_HUMAN_ASKED = re.compile(
+    r"\b(?:human|real\s+person|live\s+(?:agent|person|representative)|representative|supervisor|manager|"
+    r"(?:transfer|escalate|connect)\w*\s+(?:me|this))\b|人工|真人|主管"
+)
+"""A user's request for a human (English or Chinese, lower-cased)."""
+
+
+def _last_request_text(context: str) -> str:
+    """The user's message as matched: its last :data:`CONTEXT_MAX_CHARS` characters, lower-cased."""
+    return context.strip()[-CONTEXT_MAX_CHARS:].lower().replace("\u2019", "'")
+
+
 def read_in_context(verdict: TextVerdict, text: str, context: str | None) -> TextVerdict:
     """The verdict of ``text`` read in the light of the user's message before it (module docstring).
 
@@ -156,10 +192,29 @@ def read_in_context(verdict: TextVerdict, text: str, context: str | None) -> Tex
         context: The user's message before it (``None``: the verdict stands).
 
     Returns:
-        ``verdict``, or the rules' own ``act`` verdict (its rule id and evidence) when the user
+        ``verdict``; the rules' own ``act`` verdict (its rule id and evidence) when the user
         asked for an action and the rules read a change reported done or made now that the
-        learned reader overrode.
+        learned reader overrode; ``abstain`` (``refusal.cannot_undo``) when the user asked to undo
+        something and the text, reporting nothing done, says it cannot be undone; ``act``
+        (``act.transfer_asked``) when the user asked for a human and the text, asking nothing,
+        reports the hand-over.
     """
+    if not context or not context.strip() or verdict.label == "unknown":
+        return verdict
+    asked = _last_request_text(context)
+    if verdict.label != "abstain" and _UNDO_ASKED.search(asked):
+        undone = _undo_refused(text)
+        if undone is not None:
+            return undone
+    from evalkit.conditions.classifier.learned import HANDOVERS
+
+    if verdict.label == "abstain" and verdict.rule in HANDOVERS and _HUMAN_ASKED.search(asked):
+        from evalkit.conditions.classifier.decide import _verdict
+        from evalkit.conditions.classifier.learned import reading
+
+        _, clauses, _, _ = reading(text)
+        if not any(c.kind == "ask" for c in clauses):
+            return _verdict("act", clauses, "act.transfer_asked", verdict.evidence, verdict.lang)
     if verdict.label not in ("clarify", "abstain") or not verdict.rule.startswith("learned."):
         return verdict
     if request_kind(context) != "action":
@@ -172,3 +227,19 @@ def read_in_context(verdict: TextVerdict, text: str, context: str | None) -> Tex
             and not _NOT_A_CHANGE.search(evidence):
         return rules
     return verdict
+
+
+def _undo_refused(text: str) -> TextVerdict | None:
+    """The ``abstain`` verdict of a text that says what the user asked to undo cannot be undone,
+    when the rules read no completion in it; else ``None``."""
+    from evalkit.conditions.classifier.decide import _verdict
+    from evalkit.conditions.classifier.learned import reading, reports_done
+
+    rules, clauses, _, _ = reading(text)
+    if rules.label == "unknown":
+        return None
+    said = next((c for c in clauses if _CANNOT_UNDO.search(" ".join(d.low for d in clauses if d.sent == c.sent))), None)
+    if said is None or reports_done([c for c in clauses if c.sent != said.sent]):
+        return None  # the sentence that says it cannot be undone names what was done before as its subject
+    undone = next((c for c in clauses if c.sent == said.sent and _CANNOT_UNDO.search(c.low)), said)
+    return _verdict("abstain", clauses, "refusal.cannot_undo", undone.display, rules.lang)

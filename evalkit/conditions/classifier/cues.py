@@ -244,7 +244,9 @@ _REFUSAL: list[tuple[str, _Cue]] = [
         rf"{_ADV}{_HEDGE}(?:\s+(\w+))?"
         rf"|{_BE}{_ADV}\s+(?:not\s+able|unable)\s+to{_ADV}{_HEDGE}(?:\s+(\w+))?"
         rf"|^(?:sorry\s+)?(?:but\s+)?(?:unfortunately\s+)?(?:unable\s+to|can\s+not|could\s+not|"
-        rf"not\s+able\s+to){_HEDGE}\s+(\w+)")),
+        rf"not\s+able\s+to){_HEDGE}\s+(\w+)"
+        r"|\b(?:i|we)\s+(?:am|are)\s+(?:only\s+)?(?:here|able|designed|set\s+up)\s+to\s+(?:help|assist)\s+with\s+[^.;!?]{1,80}?\s+"
+        r"(?:and|but)\s+(?:(?:unfortunately|sadly)\s+)?(?:can\s+not|could\s+not|(?:am|are)\s+(?:not\s+able|unable)\s+to)\s+\w+")),
     ("refusal.will_not", _c(
         rf"{_SUBJ}{_ADV}\s+(?:will\s+not|shall\s+not|(?:am|are)\s+not\s+(?:going|willing)\s+to|(?:am|"
         rf"are)\s+not\s+comfortable)\b"
@@ -444,7 +446,12 @@ _INFEASIBLE: list[tuple[str, _Cue]] = [
         r"|\b(?:is|are)\s+not\s+an?\s+(?:option|possibility)\b|\bon\s+back-?order\b"
         r"|\b(?:is|are)\s+(?:already\s+)?full\b|\bno\s+(?:\w+\s+)?(?:flights|seats|rooms|tables|slots|tickets|"
         r"trains)\s+(?:are\s+)?available"
-        r"|\b(?:we|i)\s+(?:do|does)\s+not\s+(?:currently\s+)?have\s+(?:[\w-]+\s+){0,5}?in\s+stock\b")),
+        r"|\b(?:we|i)\s+(?:do|does)\s+not\s+(?:currently\s+)?have\s+(?:[\w-]+\s+){0,5}?in\s+stock\b"
+        r"|\bthere\s+(?:is|are)\s+(?:currently\s+|also\s+)?no\s+(?:[\w$.,-]+\s+){0,8}?(?:(?:currently\s+)?available|in\s+stock|"
+        r"listed|on\s+offer)\b"
+        r"|\bthere\s+(?:is|are)\s+(?:currently\s+)?no\s+(?:[\w-]+\s+){0,3}?(?:variants?|versions?|models?)\s+(?:priced|under|below|"
+        r"cheaper|with|without|in|that|which|of)\b"
+        r"|\b(?:i|we)\s+(?:do|did)\s+not\s+see\s+any\s+(?:[\w-]+\s+){0,12}?(?:available|in\s+stock)\b")),
     ("infeasible.zh", _c(
         r"(?:没有|没|未|未能)(?:能)?成功|失败|返回(?:了)?错误|不在.{0,8}(?:范围|期限|时限)|已(?:经)?(?:截止|过期|超过)|未能|不存在(?!问题|任何问题)|找不到|未找到|没有找到|查无|查不到|没有查到|不可能|不可行|不支持|冲突|矛盾|不一致"
         r"|(?:余额|额度|积分|库存|权限|资金|名额)(?:不足|不够)|不(?:接受|受理)|(?:暂|暂时|目前|恕|均|一律|概)不(?:提供|办理|开放|允许|退|换|支持)|(?<![少免受大])(?:[\u4e00-\u9fff])不了(?![解])"

@@ -28,6 +28,12 @@ _AGENT = (
     r"team|human|person|supervisor|colleague|staff(?:\s+member)?|member\s+of\s+(?:our|the)\s+\w+\s+team|department)s?"
 )
 
+_HUMAN = (
+    r"(?:(?:a|an|our|the|one\s+of\s+our|another)\s+)?(?:[\w-]+\s+){0,2}?(?:human|agent|representative|rep|specialist|"
+    r"supervisor|person|colleague|staff(?:\s+member)?)s?\b"
+)
+"""A person of the service's staff: who a request handed on reaches ("a human agent", "our billing specialist")."""
+
 COURTESY: _Cue = _c(
     _LEAD + r"(?:if|should|whenever)\s+(?:you\s+)?(?:have|need|require|there\s+(?:is|are)|anything)\s+"
     r"(?:any(?:thing)?\s+)?(?:other|more|further|additional|else|questions?|concerns?|help|assistance)\b"
@@ -74,7 +80,14 @@ REFUSAL_SERVICE: list[tuple[str, _Cue]] = [
         r"hand(?:ing|ed)?\s+(?:you|this|it)\s+over|pass(?:ing|ed)?)\s+(?:you|this|it|your\s+\w+(?:\s+\w+)?)?\s*"
         r"(?:over\s+)?(?:to|through\s+to|with)\s+" + _AGENT
         + r"|\btransferr?(?:ing|ed)\s+to\s+(?:a\s+)?human\b"
-        r"|(?:正在|现在|将|已)(?:为您)?(?:转接|转给|转到)(?:人工|客服|专员|工作人员)")),
+        r"|(?:(?:\b(?:i|we)(?:\s+have|\s+had)?|\byou\s+(?:are|have\s+been|were|will\s+be)"
+        r"|\b(?:your|the|this)\s+(?:\w+\s+){0,2}?(?:request|case|ticket|issue|matter|claim|conversation|chat)\s+"
+        r"(?:has\s+been|have\s+been|was|is\s+being|will\s+be|is))\s+|^)"
+        r"(?:now\s+|just\s+|already\s+)?(?:transferr?ed|connected|escalated|(?:re-?)?routed|forwarded|referred|"
+        r"handed\s+(?:off|over)|passed(?:\s+on|\s+along)?|assigned)"
+        r"(?:\s+(?:you|this|it|(?:your|the|this)\s+(?:\w+\s+){0,2}?(?:request|case|ticket|issue|matter|claim|details|"
+        r"conversation|chat)))?\s+(?:over\s+|off\s+|along\s+)?(?:to|through\s+to|with(?=\s+(?:a|an|our|one)\s))\s+" + _HUMAN
+        + r"|(?:正在|现在|将|已)(?:为您)?(?:转接|转给|转到)(?:人工|客服|专员|工作人员)")),
     ("refusal.nothing_done", _c(
         r"\b(?:nothing\s+|no\s+(?!(?:new\s+|further\s+|other\s+|more\s+)?(?:errors?|failures?|warnings?|issues?|problems?|"
         r"alerts?|incidents?|exceptions?|conflicts?|crash(?:es)?|regressions?|vulnerabilities|violations?)\b)"  # "No errors were reported"

@@ -378,16 +378,26 @@ _LEAD_IN_SPAN: Final = 12
 """How many clauses back a listed question's lead-in ("Would you like to:") is looked for."""
 
 
-def _background(cl: _Clause, refused: bool, after_stop: bool = False) -> bool:
+_HANDOVER_NOTES: Final = re.compile(
+    r"\b(?:shared|included|attached|passed\s+(?:along|on)|summari[sz]ed|indicated|mentioned|documented|noted|flagged|"
+    r"highlighted|explained|added\s+(?:a\s+)?notes?)\b")
+"""What an agent reports doing to hand a request on ("Shared the details you provided", "Noted that it is
+urgent"): after a reported hand-over, part of it, not the request done."""
+
+
+def _background(cl: _Clause, refused: bool, after_stop: bool = False, handed_over: bool = False) -> bool:
     """Whether a completion-looking clause is background: a prior state ("a refund was already
     applied", impersonal and marked as earlier), or, when the text also refuses (``refused``),
     an alternative done instead of the request (a ticket, an escalation, a waitlist, a return;
-    corpus rule 4)."""
+    corpus rule 4), or, after a reported hand-over to a person (``handed_over``), what was done to
+    hand it on (:data:`_HANDOVER_NOTES`)."""
     if cl.kind not in ("claim", "go") or cl.rule.startswith("act.proceed"):
         return False
     if cl.kind == "go" and not cl.rule.startswith("act.report") and not cl.rule.startswith("act.zh"):
         return False
     if refused and _ALT_DONE.search(cl.low) or after_stop and _HANDOVER.search(cl.low):
+        return True
+    if handed_over and after_stop and _HANDOVER_NOTES.search(cl.low):
         return True
     return bool(_ALREADY.search(cl.low)) and not _SELF.search(cl.low)
 
@@ -518,7 +528,8 @@ def _decide(clauses: list[_Clause], body: str, has_code: bool, lang: str) -> Tex
     cued = [c for c in clauses if c.kind and not c.caveat] or [c for c in clauses if c.kind]
     any_stop = any(c.kind in _STOP_KINDS for c in cued)
     first_stop = next((i for i, c in enumerate(cued) if c.kind in _STOP_KINDS), len(cued))
-    cued = [c for i, c in enumerate(cued) if not _background(c, any_stop, i > first_stop)]
+    handed_over = any(c.rule == "refusal.transfer" for c in cued[first_stop:first_stop + 1])
+    cued = [c for i, c in enumerate(cued) if not _background(c, any_stop, i > first_stop, handed_over)]
     if lang == "en" and any(c.kind not in _STOP_KINDS for c in cued) and not any(
             c.kind in ("ask", "offer", "confirm") and _ALT_Q.search(_sentence(clauses, c)) for c in cued):
         # "As mentioned, I cannot cancel a single item, so I will leave that order unchanged. Would you like

@@ -303,6 +303,15 @@ reader, trained on written texts, read long summaries and option lists that clos
 request as reports (corpus README, "Measured", version 16)."""
 
 
+HANDOVERS: Final[frozenset[str]] = frozenset(
+    {"refusal.transfer"} | {f"refusal.transfer.{lang}" for lang in ("zh", "fr", "de", "es", "pt", "ja", "ko")})
+"""Rule ids of a text that reports the request handed on to a person ("You're now connected to a human
+agent. They'll take it from here."): never turned into ``act`` by the learned reader (corpus rule 4: a
+hand-over instead of the request is an abstention), which reads the report's past tense as a
+completion. The rules reach these ids only when no reported completion beats the hand-over (what is
+done to hand it over -- "Shared the details you provided" -- is part of it)."""
+
+
 def weak(verdict: TextVerdict) -> bool:
     """Whether the rules reached ``verdict`` by a fallback (:data:`WEAK_RULES`)."""
     if verdict.rule.startswith(WEAK_RULES):
@@ -332,7 +341,8 @@ def choose(verdict: TextVerdict, probs: list[float], done: bool = False) -> Text
         label; a text the rules read as proceeding (:data:`PROCEEDS`) never becomes ``clarify``,
         one that offers something else (``offers_else``) never ``clarify``, and one that closes with
         an explicit request for a confirmation or a choice (:data:`EXPLICIT_ASKS`) never ``act``
-        unless it also reports a completion (``done``: corpus rule 1, done beats a later question).
+        unless it also reports a completion (``done``: corpus rule 1, done beats a later question),
+        and one the rules read as a hand-over (:data:`HANDOVERS`) never ``act``.
     """
     best = max(range(len(LABELS)), key=lambda i: probs[i])
     learned, p = LABELS[best], probs[best]
@@ -342,7 +352,7 @@ def choose(verdict: TextVerdict, probs: list[float], done: bool = False) -> Text
         return verdict.label
     if verdict.offers_else and learned == "clarify":
         return verdict.label
-    if verdict.rule in EXPLICIT_ASKS and learned == "act" and not done:
+    if verdict.rule in EXPLICIT_ASKS and learned == "act" and not done or verdict.rule in HANDOVERS and learned == "act":
         return verdict.label
     if weak(verdict) or p >= STRONG_MIN[verdict.label]:
         return learned
