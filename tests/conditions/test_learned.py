@@ -121,9 +121,14 @@ def _verdict(label: str, rule: str, lang: str | None = "en"):
 
 
 @pytest.mark.parametrize(("label", "rule", "lang", "probs", "expected"), [
-    ("act", "act.statement", "en", [0.45, 0.2, 0.35], "abstain"),       # a fallback reading: the learned label
-    ("act", "claim.partial", "en", [0.5, 0.1, 0.4], "abstain"),
-    ("act", "claim.fr", "fr", [0.5, 0.1, 0.4], "abstain"),             # a claim of a smaller cue table is weak
+    ("act", "act.statement", "en", [0.2, 0.45, 0.35], "clarify"),       # a fallback reading: the learned label
+    ("act", "act.statement", "en", [0.8, 0.1, 0.1], "abstain"),        # ... abstain over a weak act at 0.8 or more
+    ("act", "act.statement", "en", [0.75, 0.1, 0.15], "act"),
+    ("act", "claim.partial", "en", [0.85, 0.1, 0.05], "abstain"),
+    ("act", "claim.partial", "en", [0.1, 0.5, 0.4], "clarify"),
+    ("act", "claim.fr", "fr", [0.1, 0.5, 0.4], "clarify"),             # a claim of a smaller cue table is weak
+    ("abstain", "refusal.transfer", "en", [0.05, 0.05, 0.9], "abstain"),  # a reported hand-over is never made act
+    ("abstain", "refusal.transfer", "en", [0.05, 0.9, 0.05], "clarify"),
     ("act", "claim.done", "en", [0.1, 0.1, 0.8], "act"),
     ("abstain", "refusal.cannot", "en", [0.3, 0.05, 0.65], "abstain"),  # a refusal keeps its label below 0.7
     ("abstain", "refusal.cannot", "en", [0.2, 0.1, 0.7], "act"),        # ... and yields at 0.7 or more
@@ -145,7 +150,7 @@ def test_choose_follows_the_combination_rule(label, rule, lang, probs, expected)
 def test_a_short_text_follows_the_same_rule() -> None:
     """No length threshold: a short text's fallback reading yields to the learned label like a long one's."""
     fallback = _verdict("act", "act.statement")
-    assert L.choose(fallback, [0.55, 0.05, 0.4]) == "abstain"
+    assert L.choose(fallback, [0.05, 0.55, 0.4]) == "clarify"
     cue = _verdict("abstain", "refusal.cannot")
     assert L.choose(cue, [0.2, 0.1, 0.7]) == "act" and L.choose(cue, [0.3, 0.05, 0.65]) == "abstain"
 

@@ -174,6 +174,9 @@ _BENIGN_EN = re.compile(
     r"necessary|required|affected|impact|impacted|issues?|problems?|errors?|action\s+(?:is\s+)?(?:needed|required)|"
     r"pending|worry|further|other|else|additional|extra|deleted|lost|expires?|expiring|changed\s+(?:on|in)\s+(?:the|your)\s+other)\b"
     r"|\bnot\s+(?:related|associated|relevant)\s+to\b"
+    r"|^(?:this\s+means\s+|which\s+means\s+|so\s+)?(?:that\s+)?(?:it|they|this|that|which|(?:the|your|this|that)\s+(?:[\w#-]+\s+){0,3}?"
+    r"(?:order|package|parcel|item|items|shipment|orders))\s+(?:has|have|is|are)\s+not\s+(?:yet\s+)?(?:been\s+)?(?:processed\s+or\s+)?"
+    r"(?:shipped|delivered|dispatched|fulfilled|arrived)(?:\s+yet)?\W*$"
     r"|\bguarantee[ds]?\b|\bpromise[ds]?\b|\bunaffected\b|\bno\s+need\b|\bdo(?:es)?\s+not\s+(?:need|have)\s+to\b|\bwithout\s+(?:any\s+)?(?:charge|cost|fee)"
 )
 """Negations about something else (a cost, a need, an effect, a problem): never a refusal."""

@@ -243,3 +243,4 @@ def _undo_refused(text: str) -> TextVerdict | None:
         return None  # the sentence that says it cannot be undone names what was done before as its subject
     undone = next((c for c in clauses if c.sent == said.sent and _CANNOT_UNDO.search(c.low)), said)
     return _verdict("abstain", clauses, "refusal.cannot_undo", undone.display, rules.lang)
+

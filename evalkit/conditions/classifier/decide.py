@@ -484,7 +484,9 @@ _UNAVAILABLE: Final = re.compile(r"\b(?:not|no\s+longer)\s+(?:currently\s+)?avai
 """The requested thing cannot be had (as opposed to a detail given that is invalid: a password too
 short, a date in the past): after it, "please choose another ..." offers something else (rule 3)."""
 _PART_REFUSED: Final = re.compile(
-    r"\b(?:not|cannot|can\s+not|unable\s+to)\b[^.?!]{0,60}?\b(?:individual|single|specific|separate)\b"
+    r"\b(?:not|cannot|can\s+not|unable\s+to)\b[^.?!]{0,60}?\b(?:individual|single|specific|separate|partial(?:ly)?|"
+    r"only\s+(?:the\s+ones?|some|part|certain))\b"
+    r"|\bpartial(?:ly)?\s+(?:\w+\s+){0,2}?(?:cancell?ations?|returns?|refunds?|removals?)\b[^.?!]{0,30}?\b(?:not|cannot|can\s+not)\b"
     r"|\b(?:individual|single|specific|separate)\s+items?\b[^.?!]{0,40}?\b(?:not|cannot|can\s+not)\b")
 """A refusal of part of a whole ("I cannot cancel individual items"): a question about the whole then
 offers something else (corpus rule 3)."""
