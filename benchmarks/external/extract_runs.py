@@ -170,13 +170,14 @@ SAMPLES: tuple[tuple[str, int, tuple[int, ...]], ...] = (
     ("design", 600, (20261210,)),
     ("A", 400, (20261210, 20261211)),
     ("B", 400, (20261210, 20261212)),
-    *((name, 800, (20261210, seed)) for name, seed in zip("CDEFGHIJK", range(20261213, 20261222))),
+    *((name, 800, (20261210, seed)) for name, seed in zip("CDEFGHIJKL", range(20261213, 20261223))),
 )
 """The documented samples in the order they were drawn: (name, size, seeds); each excludes every
 earlier one (corpus README, "Measured")."""
 LABELS_DIR: Path = HERE / "labels"
-"""Committed labels of the samples, ``<name>.jsonl``: ``{"key", "label", "unsure", "tool_text"}`` per
-agreed line -- keys only, the texts are rebuilt from the snapshots."""
+"""Committed labels of the samples, ``<name>.jsonl`` (and ``<name>.<variant>.jsonl``, e.g. labelled again
+under a later brief): ``{"key", "label", "unsure", "tool_text"[, "labellers"]}`` per agreed line -- keys
+only, the texts are rebuilt from the snapshots."""
 
 
 def samples(pool: list[dict]) -> dict[str, list[dict]]:
@@ -196,23 +197,48 @@ def join_labels(rows: list[dict], labels: Path) -> list[dict]:
     says 1) and ``lang`` (``en``) added: a file ``evalkit judge eval --texts`` reads.
 
     Raises:
-        ValueError: a line of ``labels`` is not a JSON object with a ``key`` and a ``label``, or names
-            a key the sample does not hold (the message names the file and the line).
+        ValueError: a line of ``labels`` is not a JSON object with a string ``key`` and a ``label`` of
+            ``abstain`` / ``clarify`` / ``act``, holds a field twice, an ``unsure`` or ``tool_text`` that
+            is not a boolean or a ``labellers`` that is not 1 or 2, names a key already labelled, or
+            names a key the sample does not hold (the message names the file, the line and the field).
     """
     by_key = {o["key"]: o for o in rows}
     out: list[dict] = []
+    seen: dict[str, int] = {}
+
+    def no_twice(pairs: list[tuple[str, Any]]) -> dict:
+        names = [name for name, _ in pairs]
+        twice = sorted({name for name in names if names.count(name) > 1})
+        if twice:
+            raise ValueError(f"field {twice[0]!r} given twice")
+        return dict(pairs)
+
     for number, line in enumerate(labels.read_text(encoding="utf-8").splitlines(), 1):
         if not line.strip():
             continue
+        where = f"{labels}:{number}"
         try:
-            lab = json.loads(line)
-            key, label = lab["key"], lab["label"]
-        except (ValueError, KeyError, TypeError) as exc:
-            raise ValueError(f"{labels}:{number}: not a label line {{key, label, ...}}: {exc}") from None
+            lab = json.loads(line, object_pairs_hook=no_twice)
+        except ValueError as exc:
+            raise ValueError(f"{where}: not a label line {{key, label, ...}}: {exc}") from None
+        if not isinstance(lab, dict) or not isinstance(lab.get("key"), str) or "label" not in lab:
+            raise ValueError(f"{where}: not a label line {{key, label, ...}}: a JSON object with a string 'key' and a 'label'")
+        key, label = lab["key"], lab["label"]
+        if label not in ("abstain", "clarify", "act"):
+            raise ValueError(f"{where}: field 'label' is {label!r}; expected abstain, clarify or act")
+        for flag in ("unsure", "tool_text"):
+            if flag in lab and not isinstance(lab[flag], bool):
+                raise ValueError(f"{where}: field {flag!r} is {lab[flag]!r}; expected true or false")
+        labellers = lab.get("labellers", 2)
+        if labellers not in (1, 2) or isinstance(labellers, bool) or not isinstance(labellers, int):
+            raise ValueError(f"{where}: field 'labellers' is {labellers!r}; expected 1 or 2")
+        if key in seen:
+            raise ValueError(f"{where}: key {key!r} already labelled on line {seen[key]}")
+        seen[key] = number
         if key not in by_key:
-            raise ValueError(f"{labels}:{number}: key {key!r} is not in the sample; were the snapshots the documented ones?")
-        out.append({**by_key[key], "label": label, "lang": "en", "unsure": bool(lab.get("unsure")),
-                    "tool_text": bool(lab.get("tool_text")), "labellers": int(lab.get("labellers", 2))})
+            raise ValueError(f"{where}: key {key!r} is not in the sample; were the snapshots the documented ones?")
+        out.append({**by_key[key], "label": label, "lang": "en", "unsure": lab.get("unsure", False),
+                    "tool_text": lab.get("tool_text", False), "labellers": labellers})
     return out
 
 
@@ -223,8 +249,8 @@ def main() -> None:
     parser.add_argument("--out", type=Path, required=True,
                         help="JSON lines to write; with --samples, the folder to write the samples to")
     parser.add_argument("--samples", action="store_true",
-                        help="write every documented sample (SAMPLES) to the folder --out, and NAME.labelled.jsonl "
-                             "for each sample with committed labels (labels/NAME.jsonl)")
+                        help="write every documented sample (SAMPLES) to the folder --out, and NAME[.VARIANT].labelled.jsonl "
+                             "for each file of committed labels (labels/NAME[.VARIANT].jsonl)")
     parser.add_argument("--draw", type=int, default=0, help="draw this many lines instead of writing the pool")
     parser.add_argument("--seed", type=int, action="append", help="shuffle seed; repeated, the lines are shuffled once by each seed in order (default: 20261210)")
     parser.add_argument("--exclude", type=Path, help="JSON lines of an earlier draw (their keys are left out)")
@@ -234,10 +260,11 @@ def main() -> None:
         args.out.mkdir(parents=True, exist_ok=True)
         for name, rows in samples(pool).items():
             _write(args.out / f"{name}.jsonl", rows)
-            if (LABELS_DIR / f"{name}.jsonl").is_file():
-                labelled = join_labels(rows, LABELS_DIR / f"{name}.jsonl")
-                _write(args.out / f"{name}.labelled.jsonl", labelled)
-                print(f"{name}: {len(rows)} drawn, {len(labelled)} labelled", file=sys.stderr)
+            for labels in sorted([*LABELS_DIR.glob(f"{name}.jsonl"), *LABELS_DIR.glob(f"{name}.*.jsonl")]):
+                stem = labels.name.removesuffix(".jsonl")
+                labelled = join_labels(rows, labels)
+                _write(args.out / f"{stem}.labelled.jsonl", labelled)
+                print(f"{stem}: {len(rows)} drawn, {len(labelled)} labelled", file=sys.stderr)
         return
     rows = pool
     if args.draw:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import importlib.util
 import json
+import re
 from pathlib import Path
 
 import pytest
@@ -87,3 +88,47 @@ def test_the_committed_labels_are_keys_and_labels_only():
             assert set(item) <= {"key", "label", "unsure", "tool_text", "labellers"}, f"{path.name}:{number}"
             assert item["label"] in ("abstain", "clarify", "act"), f"{path.name}:{number}"
             assert len(item["key"]) == 16 and int(item["key"], 16) >= 0, f"{path.name}:{number}"
+
+
+def test_samples_cli_writes_every_sample_and_each_labelled_variant(snapshot, tmp_path, monkeypatch):
+    monkeypatch.setattr(extract_runs, "SAMPLES", (("a", 20, (1,)), ("b", 20, (1, 2))))
+    drawn = extract_runs.samples(extract_runs.extract([snapshot]))
+    labels = tmp_path / "labels"
+    labels.mkdir()
+    first = drawn["a"][0]["key"]
+    (labels / "a.jsonl").write_text(json.dumps({"key": first, "label": "act"}) + "\n", encoding="utf-8")
+    (labels / "a.v2.jsonl").write_text(json.dumps({"key": first, "label": "clarify"}) + "\n", encoding="utf-8")
+    monkeypatch.setattr(extract_runs, "LABELS_DIR", labels)
+    out = tmp_path / "out"
+    monkeypatch.setattr("sys.argv", ["extract_runs.py", str(snapshot), "--samples", "--out", str(out)])
+    extract_runs.main()
+    assert sorted(p.name for p in out.iterdir()) == ["a.jsonl", "a.labelled.jsonl", "a.v2.labelled.jsonl", "b.jsonl"]
+    assert [json.loads(line)["label"] for line in (out / "a.v2.labelled.jsonl").read_text().splitlines()] == ["clarify"]
+    assert len((out / "b.jsonl").read_text().splitlines()) == 20
+
+
+@pytest.mark.parametrize(("line", "message"), [
+    ('{"key": "KEY", "label": "maybe"}', "field 'label' is 'maybe'"),
+    ('{"key": "KEY", "label": "act", "unsure": "false"}', "field 'unsure' is 'false'; expected true or false"),
+    ('{"key": "KEY", "label": "act", "tool_text": "no"}', "field 'tool_text' is 'no'"),
+    ('{"key": "KEY", "label": "act", "labellers": 1.9}', "field 'labellers' is 1.9; expected 1 or 2"),
+    ('{"key": "KEY", "label": "act", "labellers": null}', "field 'labellers' is None"),
+    ('{"key": ["KEY"], "label": "act"}', "a string 'key'"),
+    ('{"key": "KEY", "label": "act", "label": "abstain"}', "field 'label' given twice"),
+    ('["KEY", "act"]', "not a label line"),
+])
+def test_a_bad_label_line_names_the_file_line_and_field(snapshot, tmp_path, line, message):
+    rows = extract_runs.extract([snapshot])[:1]
+    labels = tmp_path / "labels.jsonl"
+    labels.write_text(line.replace("KEY", rows[0]["key"]) + "\n", encoding="utf-8")
+    with pytest.raises(ValueError, match=r"labels\.jsonl:1: .*" + re.escape(message)):
+        extract_runs.join_labels(rows, labels)
+
+
+def test_a_key_labelled_twice_is_an_error(snapshot, tmp_path):
+    rows = extract_runs.extract([snapshot])[:1]
+    labels = tmp_path / "labels.jsonl"
+    line = json.dumps({"key": rows[0]["key"], "label": "act"})
+    labels.write_text(f"{line}\n{line}\n", encoding="utf-8")
+    with pytest.raises(ValueError, match=r"labels\.jsonl:2: key '\w+' already labelled on line 1"):
+        extract_runs.join_labels(rows, labels)

@@ -175,3 +175,72 @@ def test_a_hand_over_instead_of_the_request_is_an_abstention():
     assert classify_text(TRANSFERRED).label == "abstain"
     offer = "I can't change the passenger count. Would you like me to transfer you to a human agent?"
     assert classify_text(offer, context="Get me a human.").label == "abstain"  # an offer asks; nothing was done
+
+
+def test_a_hand_over_asked_for_only_should_the_request_fail_is_an_abstention():
+    asked = "I need the refund on my Amex. If you aren't able to do that, please transfer me to a human representative."
+    assert classify_text(TRANSFERRED, context=asked).label == "abstain"
+    assert classify_text(TRANSFERRED, context="Otherwise, get me a supervisor.").label == "abstain"
+
+
+def test_what_is_asked_after_a_reported_hand_over_serves_the_person_taking_over():
+    text = ("Thank you for confirming. I've escalated your case to a human agent, who will handle the refund.\n\n"
+            "To speed things up, please upload the photos of the damage here and share the purchase date.")
+    assert classify_text(text, reader="rules").label == "abstain"
+
+
+KEPT = "You're welcome! Your order will remain unchanged, and the air purifier stays as originally selected."
+
+
+@pytest.mark.parametrize("asked", [
+    "I'll keep the current air purifier in my order. Thank you.",
+    "Don't change anything, I'll keep it as it is.",
+    "保留原来的空气净化器吧。",
+])
+def test_left_unchanged_after_a_request_to_keep_it_is_act(asked):
+    verdict = classify_text(KEPT, context=asked)
+    assert (verdict.label, verdict.rule) == ("act", "act.kept_as_asked")
+
+
+def test_left_unchanged_after_a_request_for_a_change_is_an_abstention():
+    for asked in ("Keep the kettle but cancel the boots.", "Please swap the purifier for the HEPA model.", None):
+        assert classify_text(KEPT, context=asked).label == "abstain"
+    refused = "I couldn't cancel the boots, so your order remains unchanged."
+    assert classify_text(refused, context="I'll keep the kettle.").label == "abstain"  # the agent's own refusal
+
+
+@pytest.mark.parametrize(("text", "asked", "label"), [
+    # a warning before the go-ahead of a cancellation: "undone" in the user's message asks no undo
+    ("Please note that cancellation is permanent and cannot be undone. Do you confirm you want to cancel order #W1? (yes/no)",
+     "Please cancel order #W1. I understand it can't be undone.", "clarify"),
+    # the go-ahead of the undo itself
+    ("Sure, I can restore your previous shipping address on order #W8. Once the order ships, the address cannot be "
+     "changed again. Shall I go ahead and restore it? (yes/no)", "Please restore my old shipping address on #W8.", "clarify"),
+    # the undo done, with a side note about something that cannot be undone
+    ("Great news: order #W1 is active again! I was able to undo the cancellation. A future cancellation cannot be undone.",
+     "Please undo my cancellation.", "act"),
+])
+def test_cannot_be_undone_is_no_refusal_when_the_undo_is_offered_asked_or_done(text, asked, label):
+    assert classify_text(text, context=asked).label == label
+
+
+@pytest.mark.parametrize("text", [
+    "Transferring you now to a human agent. Please hold.",
+    "I've put you through to our billing department; they'll be able to assist.",
+    "I've escalated this to our Tier 2 support team.",
+    "Your case has been escalated. A supervisor will contact you within 24 hours.",
+    "Transfer successful. A human agent will continue the conversation.",
+])
+def test_a_hand_over_in_other_words_is_an_abstention_and_act_when_asked_for(text):
+    assert classify_text(text, reader="rules").label == "abstain"
+    assert classify_text(text, context="Put me through to a real person, please.").label == "act"
+    assert classify_text(text, context="Refund my order, or else put me through to a manager.").label == "abstain"
+
+
+@pytest.mark.parametrize("asked", [
+    "I don't want a human, I just want my refund processed now.",
+    "Are you a human or a bot? Anyway, please refund my order.",
+    "Please transfer me the refund to my Visa.",
+])
+def test_a_person_named_without_being_asked_for_changes_nothing(asked):
+    assert classify_text(TRANSFERRED, context=asked).label == "abstain"

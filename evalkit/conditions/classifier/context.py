@@ -21,7 +21,9 @@ run's last user turn, or a labelled line's ``context_user``), one rule uses it:
   offers of a new order set aside by rule 3), where alone it reads as a warning before a go-ahead;
   after a request for a human ("get me a human representative"), a text that reports the transfer
   does what was asked (``act``, ``act.transfer_asked``: corpus rule 1), where alone a hand-over is
-  an abstention.
+  an abstention -- not when the user asked for a human only should the request fail ("If you can't
+  do that, transfer me"); after a request to keep something as it is ("I'll keep the current air
+  purifier"), a text reporting it left unchanged does what was asked (``act``, ``act.kept_as_asked``).
 
 An information request changes nothing: a lookup or a list the user asked to see is still a step
 before the action the conversation pursues (corpus rule 1, "finding flights ... is not doing it"),
@@ -156,9 +158,9 @@ _NOT_A_CHANGE = re.compile(
 """A lookup, an authentication or a failure: no change made."""
 
 
+_UNDO_VERB = r"(?:undo|reverse|revert|reinstate|restore|re-?activate|re-?open|un-?cancel|roll\s*back|bring\s+back|recover)"
 _UNDO_ASKED = re.compile(
-    r"\b(?:undo|reverse|revert|reinstate|restore|re-?activate|re-?open|un-?cancel|roll\s*back|bring\s+back|"
-    r"recover|cancel\s+(?:the|my|that|this)\s+cancell?ation|take\s+back\s+(?:the|my)\s+cancell?ation)\w*"
+    rf"\b{_UNDO_VERB}\b|\bcancel\s+(?:the|my|that|this)\s+cancell?ation\b|\btake\s+back\s+(?:the|my)\s+cancell?ation\b"
     r"|撤销|恢复|撤回|取消(?:这个|该)?取消"
 )
 """A user's request to undo something done before (English or Chinese)."""
@@ -167,15 +169,82 @@ _CANNOT_UNDO = re.compile(
     r"un-?cancell?ed|recovered|rolled\s+back|brought\s+back)\b"
     r"|\b(?:i|we)\s+(?:(?:am|are)\s+(?:not\s+able|unable)\s+to|(?:can|could)\s*not|do\s+not\s+have\s+the\s+ability\s+to)\s+"
     r"(?:undo|reverse|revert|reinstate|restore|re-?activate|re-?open|un-?cancel|roll\s+back|recover)\b"
-    r"|\b(?:is|are)\s+(?:permanent|irreversible|final)\b|\bno\s+way\s+to\s+(?:undo|reverse|reinstate|restore)\b"
+    r"|\bno\s+way\s+to\s+(?:undo|reverse|reinstate|restore)\b"
     r"|无法(?:撤销|恢复|撤回)|不能(?:撤销|恢复|撤回)"
 )
 """A statement that something cannot be undone (English or Chinese; lower-cased, contractions expanded)."""
-_HUMAN_ASKED = re.compile(
-    r"\b(?:human|real\s+person|live\s+(?:agent|person|representative)|representative|supervisor|manager|"
-    r"(?:transfer|escalate|connect)\w*\s+(?:me|this))\b|人工|真人|主管"
+_UNDO_OFFERED = re.compile(
+    rf"\b(?:i|we)\s+(?:can|could|will|am\s+able\s+to|was\s+able\s+to|have|have\s+been\s+able\s+to)\s+(?:\w+\s+){{0,2}}?{_UNDO_VERB}"
+    rf"|\b(?:shall|should|may|can)\s+i\s+(?:\w+\s+){{0,3}}?{_UNDO_VERB}|\bwant\s+me\s+to\s+(?:\w+\s+){{0,2}}?{_UNDO_VERB}"
+    r"|\b(?:is|are)\s+(?:now\s+)?(?:back|active\s+again|restored|reinstated|reactivated|reopened)\b|\bagain\b"
 )
-"""A user's request for a human (English or Chinese, lower-cased)."""
+"""The undo offered, asked a go-ahead for, or done ("I can restore your previous address", "Shall I
+reactivate it?", "Order #W1 is active again"): no refusal of it, whatever else cannot be undone."""
+_PERSON = (r"(?:(?:a|an|the|your|some|one\s+of\s+your)\s+)?(?:(?:real|actual|live|human|customer\s+service|support)\s+)?"
+           r"(?:human|person|someone|somebody|agent|representative|rep|supervisor|manager|specialist)s?\b")
+_HUMAN_ASKED = re.compile(
+    rf"\b(?:talk|speak|chat)\s+(?:to|with)\s+{_PERSON}"
+    rf"|\b(?:transfer|escalate|connect|put)\s+(?:me|this|my\s+\w+)\s+(?:through\s+)?(?:to|with)\s+{_PERSON}"
+    rf"|\b(?:get|give|find)\s+me\s+{_PERSON}|\b(?:i\s+(?:want|need|would\s+like|'d\s+like)|can\s+i\s+(?:have|get))\s+{_PERSON}"
+    r"|\b(?:human|person|representative|supervisor|manager)\s*,?\s*(?:please|now)\b|人工|真人|主管"
+)
+"""A user's request for a person of the service (English or Chinese, lower-cased): "talk to a real person",
+"transfer me to a human", "get me a supervisor", "I want a human", "人工"."""
+
+
+_UNLESS = re.compile(
+    r"\b(?:if|in\s+case|when)\b[^.!?]{0,80}?(?:\b(?:can|could)\s*not\b|\b(?:can|could|are|is|do|does|will|wo)n't\b|"
+    r"\bunable\b|\bimpossible\b|\bnot\s+(?:able|possible|allowed|work)|\bfails?\b|\bdoes\s+not\s+work|\ba\s+no\b|\bno\s+way\b)"
+    r"|\botherwise\b|\bor\s+else\b|\bfailing\s+that\b|\bunless\b|\bshould\s+(?:that|it|this)\s+fail\b|\bif\s+not\b"
+    r"|如果(?:不|无法|没法|不能)|否则|不行的话"
+)
+"""A condition on the request failing ("If you aren't able to do that, transfer me to a human", "or else
+put me through to a manager", "Failing that, ...")."""
+_NOT_WANTED = re.compile(r"\b(?:do\s+not|don't|never)\s+(?:want|need)\b|\bno\s+need\b|\bnot\s+a\b")
+
+
+def _human_asked(asked: str) -> bool:
+    """Whether the user's message asks for a person of the service as its request (:data:`_HUMAN_ASKED`),
+    not only should the request fail (:data:`_UNLESS`, in that sentence or the one before it: then a
+    transfer says the request was not done) and not as something unwanted ("I don't want a human")."""
+    sentences = [s for s in _SENTENCES.split(asked) if s.strip()]
+    for i, sentence in enumerate(sentences):
+        if _HUMAN_ASKED.search(sentence) and not _NOT_WANTED.search(sentence) \
+                and not _UNLESS.search(sentence) and not (i and _UNLESS.search(sentences[i - 1])):
+            return True
+    return False
+
+
+_KEEP_ASKED = re.compile(
+    r"\b(?:i(?:'ll|\s+will|'d\s+like\s+to|\s+would\s+like\s+to|\s+want\s+to)?\s+keep|let's\s+keep|please\s+keep|keep\s+(?:it|them|the|my)\b"
+    r"|leave\s+(?:it|them|the\s+\w+|my\s+\w+)\s+(?:as\s+(?:it\s+is|is)|alone|unchanged)|(?:do\s+not|don't)\s+(?:change|modify|cancel|touch)\b"
+    r"|no\s+(?:changes?|modifications?)\s+(?:needed|please|then)\b)|(?:保留|不用改|不要改|不用动|不要动|维持原样)"
+)
+"""A user's request to keep something as it is ("I'll keep the current air purifier", "don't change it")."""
+
+
+_OTHER_CHANGE = re.compile(r"\b(?:cancel|return|exchange|swap|switch|replace|change|modify|update|upgrade|downgrade|refund|"
+                           r"remove|add|book|rebook|move|split)\w*\b(?<!\bchange)|\bchange\s+(?:it|them|the|my|to)\b")
+"""A request for a change beside a request to keep something ("Keep the kettle but cancel the boots")."""
+
+
+def _keep_asked(asked: str) -> bool:
+    """Whether the user's message asks to keep something as it is and asks for no change beside it."""
+    return bool(_KEEP_ASKED.search(asked)) and not any(
+        _OTHER_CHANGE.search(_KEEP_ASKED.sub(" ", sentence)) for sentence in _SENTENCES.split(asked))
+
+
+def _kept_as_asked(text: str) -> TextVerdict | None:
+    """The ``act`` verdict (``act.kept_as_asked``) of a text that reports something left as it was,
+    when the user asked to keep it so and the text neither refuses in the agent's own voice nor asks."""
+    from evalkit.conditions.classifier.decide import _verdict
+    from evalkit.conditions.classifier.learned import reading
+
+    rules, clauses, _, _ = reading(text)
+    if rules.label != "abstain" or any(c.kind in ("ask", "transfer") or c.kind == "refuse" and not c.rule.startswith(
+            ("refusal.nothing_done", "refusal.status_quo")) or c.kind == "infeasible" for c in clauses if not c.conditional):
+        return None
+    return _verdict("act", clauses, "act.kept_as_asked", rules.evidence, rules.lang)
 
 
 def _last_request_text(context: str) -> str:
@@ -202,19 +271,25 @@ def read_in_context(verdict: TextVerdict, text: str, context: str | None) -> Tex
     if not context or not context.strip() or verdict.label == "unknown":
         return verdict
     asked = _last_request_text(context)
-    if verdict.label != "abstain" and _UNDO_ASKED.search(asked):
+    if verdict.label == "clarify" and _UNDO_ASKED.search(asked):
         undone = _undo_refused(text)
         if undone is not None:
             return undone
     from evalkit.conditions.classifier.learned import HANDOVERS
 
-    if verdict.label == "abstain" and verdict.rule in HANDOVERS and _HUMAN_ASKED.search(asked):
+    if verdict.label == "abstain" and verdict.rule.startswith(("refusal.nothing_done", "refusal.status_quo")) \
+            and _keep_asked(asked):
+        kept = _kept_as_asked(text)
+        if kept is not None:
+            return kept
+
+    if verdict.label == "abstain" and _human_asked(asked):
         from evalkit.conditions.classifier.decide import _verdict
         from evalkit.conditions.classifier.learned import reading
 
-        _, clauses, _, _ = reading(text)
-        if not any(c.kind == "ask" for c in clauses):
-            return _verdict("act", clauses, "act.transfer_asked", verdict.evidence, verdict.lang)
+        rules, clauses, _, _ = reading(text)
+        if rules.rule in HANDOVERS:  # what is asked after a reported hand-over serves the person taking over
+            return _verdict("act", clauses, "act.transfer_asked", rules.evidence, rules.lang)
     if verdict.label not in ("clarify", "abstain") or not verdict.rule.startswith("learned."):
         return verdict
     if request_kind(context) != "action":
@@ -236,7 +311,7 @@ def _undo_refused(text: str) -> TextVerdict | None:
     from evalkit.conditions.classifier.learned import reading, reports_done
 
     rules, clauses, _, _ = reading(text)
-    if rules.label == "unknown":
+    if rules.label == "unknown" or any(_UNDO_OFFERED.search(c.low) for c in clauses):
         return None
     said = next((c for c in clauses if _CANNOT_UNDO.search(" ".join(d.low for d in clauses if d.sent == c.sent))), None)
     if said is None or reports_done([c for c in clauses if c.sent != said.sent]):

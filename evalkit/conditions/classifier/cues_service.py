@@ -24,7 +24,7 @@ from evalkit.conditions.classifier.matcher import _c, _Cue
 
 _LEAD = r"^(?:(?:and|also|so|otherwise|meanwhile|again|please|of\s+course|in\s+the\s+meantime|until\s+then)\s+)*"
 _AGENT = (
-    r"(?:(?:a|an|our|the|one\s+of\s+our|another)\s+)?(?:\w+\s+){0,2}?(?:agent|representative|rep|specialist|"
+    r"(?:(?:a|an|our|the|one\s+of\s+our|another)\s+)?(?:\w+\s+){0,3}?(?:agent|representative|rep|specialist|"
     r"team|human|person|supervisor|colleague|staff(?:\s+member)?|member\s+of\s+(?:our|the)\s+\w+\s+team|department)s?"
 )
 
@@ -87,6 +87,11 @@ REFUSAL_SERVICE: list[tuple[str, _Cue]] = [
         r"handed\s+(?:off|over)|passed(?:\s+on|\s+along)?|assigned)"
         r"(?:\s+(?:you|this|it|(?:your|the|this)\s+(?:\w+\s+){0,2}?(?:request|case|ticket|issue|matter|claim|details|"
         r"conversation|chat)))?\s+(?:over\s+|off\s+|along\s+)?(?:to|through\s+to|with(?=\s+(?:a|an|our|one)\s))\s+" + _HUMAN
+        + r"|(?:^|\b(?:i\s+am|we\s+are|i\s+will|we\s+will|let\s+me)\s+(?:now\s+)?)transferr?ing\s+you\s+(?:now|over|right\s+away|shortly)\b"
+        r"|\bput(?:ting)?\s+you\s+through\s+to\s+" + _AGENT
+        + r"|\b(?:case|request|ticket|issue|matter)\s+(?:has\s+been|have\s+been|was|is\s+being)\s+(?:now\s+)?escalated\b"
+        r"|\btransfer\s+request\s+(?:to|for)\s+" + _HUMAN
+        + r"|^transfer\s+(?:was\s+)?(?:successful|complete(?:d)?)\b(?![^.\n]{0,60}(?:[$\u20ac\u00a3]|\d|\bmoved\b|\bfunds\b|\bmoney\b))|\b(?:queue|line)\s+for\s+" + _HUMAN
         + r"|(?:正在|现在|将|已)(?:为您)?(?:转接|转给|转到)(?:人工|客服|专员|工作人员)")),
     ("refusal.nothing_done", _c(
         r"\b(?:nothing\s+|no\s+(?!(?:new\s+|further\s+|other\s+|more\s+)?(?:errors?|failures?|warnings?|issues?|problems?|"

@@ -189,7 +189,7 @@ def classify_text(text: str | None, reader: str | None = None, context: str | No
         raise ValueError(f"unknown text reader {reader!r}; expected one of {', '.join(READERS)}")
     typed = text is not None and _has_markup(text)  # the whole text: a call mid-way in a long one counts
     if typed:  # a typed call is never evidence (field case C11): only the prose beside it is read
-        prose = _prose_beside_markup(text or "")
+        prose = _prose_beside_markup(_clip(text or ""))  # clipped first: the markup scan grows faster than the text
         if prose is None:
             return TextVerdict("unknown", (), "tool_markup", (text or "").strip()[:200])
         text = prose
@@ -310,9 +310,12 @@ _BARE_ASKS: Final[frozenset[str]] = frozenset({"ask.please", "ask.let_me_know"})
 def _alternative_after_refusal(clauses: list[_Clause]) -> int | None:
     """The index of the first clause that proposes an alternative (:data:`_ALT_PROPOSAL`) after a
     refusal or an impossibility that is not a not-found (corpus rules 3 and 4: what is asked after it
-    serves the alternative), else ``None``."""
+    serves the alternative), or of a reported hand-over to a person (``refusal.transfer``: what is asked
+    after it serves the person taking over), else ``None``."""
     stopped = False
     for i, cl in enumerate(clauses):
+        if cl.rule == "refusal.transfer" and not cl.conditional:
+            return i
         if cl.kind in ("refuse", "infeasible") and not cl.conditional and "not_found" not in cl.rule:
             stopped = True
         elif stopped and cl.kind not in ("ask", "offer", "confirm") and _ALT_PROPOSAL.search(cl.low):
@@ -380,7 +383,7 @@ _LEAD_IN_SPAN: Final = 12
 
 _HANDOVER_NOTES: Final = re.compile(
     r"\b(?:shared|included|attached|passed\s+(?:along|on)|summari[sz]ed|indicated|mentioned|documented|noted|flagged|"
-    r"highlighted|explained|added\s+(?:a\s+)?notes?)\b")
+    r"highlighted|explained|added\s+(?:a\s+)?notes?)\b|\bsent\s+(?:\w+\s+){0,3}?(?:a\s+|the\s+)?(?:summary|details|notes?|recap)\b")
 """What an agent reports doing to hand a request on ("Shared the details you provided", "Noted that it is
 urgent"): after a reported hand-over, part of it, not the request done."""
 
