@@ -176,7 +176,7 @@ SAMPLES: tuple[tuple[str, int, tuple[int, ...]], ...] = (
 earlier one (corpus README, "Measured")."""
 LABELS_DIR: Path = HERE / "labels"
 """Committed labels of the samples, ``<name>.jsonl`` (and ``<name>.<variant>.jsonl``, e.g. labelled again
-under a later brief): ``{"key", "label", "unsure", "tool_text"[, "labellers"]}`` per agreed line -- keys
+under a later brief): ``{"key", "label", "unsure", "tool_text"[, "n_labellers"]}`` per agreed line -- keys
 only, the texts are rebuilt from the snapshots."""
 
 
@@ -193,13 +193,13 @@ def samples(pool: list[dict]) -> dict[str, list[dict]]:
 
 def join_labels(rows: list[dict], labels: Path) -> list[dict]:
     """The lines of ``rows`` that ``labels`` labels, in the order of ``labels``, each with ``label``,
-    ``unsure``, ``tool_text``, ``labellers`` (2 -- agreed lines of two labellers -- unless the label line
+    ``unsure``, ``tool_text``, ``n_labellers`` (2 -- agreed lines of two labellers -- unless the label line
     says 1) and ``lang`` (``en``) added: a file ``evalkit judge eval --texts`` reads.
 
     Raises:
         ValueError: a line of ``labels`` is not a JSON object with a string ``key`` and a ``label`` of
             ``abstain`` / ``clarify`` / ``act``, holds a field twice, an ``unsure`` or ``tool_text`` that
-            is not a boolean or a ``labellers`` that is not 1 or 2, names a key already labelled, or
+            is not a boolean or an ``n_labellers`` that is not 1 or 2, names a key already labelled, or
             names a key the sample does not hold (the message names the file, the line and the field).
     """
     by_key = {o["key"]: o for o in rows}
@@ -229,16 +229,16 @@ def join_labels(rows: list[dict], labels: Path) -> list[dict]:
         for flag in ("unsure", "tool_text"):
             if flag in lab and not isinstance(lab[flag], bool):
                 raise ValueError(f"{where}: field {flag!r} is {lab[flag]!r}; expected true or false")
-        labellers = lab.get("labellers", 2)
+        labellers = lab.get("n_labellers", 2)
         if labellers not in (1, 2) or isinstance(labellers, bool) or not isinstance(labellers, int):
-            raise ValueError(f"{where}: field 'labellers' is {labellers!r}; expected 1 or 2")
+            raise ValueError(f"{where}: field 'n_labellers' is {labellers!r}; expected 1 or 2")
         if key in seen:
             raise ValueError(f"{where}: key {key!r} already labelled on line {seen[key]}")
         seen[key] = number
         if key not in by_key:
             raise ValueError(f"{where}: key {key!r} is not in the sample; were the snapshots the documented ones?")
         out.append({**by_key[key], "label": label, "lang": "en", "unsure": lab.get("unsure", False),
-                    "tool_text": lab.get("tool_text", False), "labellers": labellers})
+                    "tool_text": lab.get("tool_text", False), "n_labellers": labellers})
     return out
 
 

@@ -62,9 +62,9 @@ def test_committed_labels_join_their_texts(snapshot, tmp_path):
     labels = tmp_path / "labels.jsonl"
     labels.write_text("\n".join(json.dumps(x) for x in [
         {"key": rows[2]["key"], "label": "act", "unsure": True},
-        {"key": rows[0]["key"], "label": "clarify", "labellers": 1}]) + "\n", encoding="utf-8")
+        {"key": rows[0]["key"], "label": "clarify", "n_labellers": 1}]) + "\n", encoding="utf-8")
     joined = extract_runs.join_labels(rows, labels)
-    assert [(o["text"], o["label"], o["unsure"], o["labellers"], o["lang"]) for o in joined] == [
+    assert [(o["text"], o["label"], o["unsure"], o["n_labellers"], o["lang"]) for o in joined] == [
         (rows[2]["text"], "act", True, 2, "en"), (rows[0]["text"], "clarify", False, 1, "en")]
 
 
@@ -85,7 +85,7 @@ def test_the_committed_labels_are_keys_and_labels_only():
     for path in sorted(folder.glob("*.jsonl")):
         for number, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1):
             item = json.loads(line)
-            assert set(item) <= {"key", "label", "unsure", "tool_text", "labellers"}, f"{path.name}:{number}"
+            assert set(item) <= {"key", "label", "unsure", "tool_text", "n_labellers"}, f"{path.name}:{number}"
             assert item["label"] in ("abstain", "clarify", "act"), f"{path.name}:{number}"
             assert len(item["key"]) == 16 and int(item["key"], 16) >= 0, f"{path.name}:{number}"
 
@@ -111,8 +111,8 @@ def test_samples_cli_writes_every_sample_and_each_labelled_variant(snapshot, tmp
     ('{"key": "KEY", "label": "maybe"}', "field 'label' is 'maybe'"),
     ('{"key": "KEY", "label": "act", "unsure": "false"}', "field 'unsure' is 'false'; expected true or false"),
     ('{"key": "KEY", "label": "act", "tool_text": "no"}', "field 'tool_text' is 'no'"),
-    ('{"key": "KEY", "label": "act", "labellers": 1.9}', "field 'labellers' is 1.9; expected 1 or 2"),
-    ('{"key": "KEY", "label": "act", "labellers": null}', "field 'labellers' is None"),
+    ('{"key": "KEY", "label": "act", "n_labellers": 1.9}', "field 'n_labellers' is 1.9; expected 1 or 2"),
+    ('{"key": "KEY", "label": "act", "n_labellers": null}', "field 'n_labellers' is None"),
     ('{"key": ["KEY"], "label": "act"}', "a string 'key'"),
     ('{"key": "KEY", "label": "act", "label": "abstain"}', "field 'label' given twice"),
     ('["KEY", "act"]', "not a label line"),
