@@ -231,3 +231,19 @@ def test_a_json_error_gives_the_column_in_the_named_line(tmp_path) -> None:
     path.write_bytes(b'{"text": "ok", "label": "act", "lang": "en"}\n{"text": "x", "label": "act" "lang": "en"}\n')
     with pytest.raises(ConfigError, match=r"bad\.jsonl: line 2: not JSON \(Expecting ',' delimiter at column 30\)$"):
         load_labelled(path)
+
+
+def test_cr_line_ends_and_a_huge_integer_in_an_ignored_field_are_read(tmp_path) -> None:
+    path = tmp_path / "odd.jsonl"
+    lines = ['{"text": "I cannot do that.", "label": "abstain", "lang": "en"}',
+             '{"text": "Which order?", "label": "clarify", "lang": "en", "id": ' + "7" * 5000 + "}"]
+    path.write_bytes("\r".join(lines).encode() + b"\r")
+    got = load_labelled(path)
+    assert [(x.label, x._line_no) for x in got] == [("abstain", 1), ("clarify", 2)]
+
+
+def test_a_key_twice_in_a_nested_object_is_named_as_nested(tmp_path) -> None:
+    path = tmp_path / "odd.jsonl"
+    path.write_text('{"text": "a", "label": "act", "lang": "en", "meta": {"x": 1, "x": 2}}\n', encoding="utf-8")
+    with pytest.raises(ConfigError, match=r"odd.jsonl: line 1: key 'x' given twice \(in a nested object\); keep one"):
+        load_labelled(path)

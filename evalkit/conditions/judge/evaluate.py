@@ -124,22 +124,26 @@ class _DuplicateKey(Exception):
     """A JSON object on a labelled line gives one key twice (``args[0]``: the key)."""
 
 
-def _unique_keys(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
-    """``object_pairs_hook`` of :func:`json.loads`: the object as a dict, a repeated key an error.
+_LINE_END = re.compile(r"\r\n|\r|\n")
+"""Line ends of a labelled file: LF, CRLF or CR alone (a raw CR cannot occur inside a JSON string)."""
 
-    Raises:
-        _DuplicateKey: naming the first key given twice.
-    """
-    out: dict[str, Any] = {}
-    for key, value in pairs:
-        if key in out:
-            raise _DuplicateKey(key)
-        out[key] = value
-    return out
+
+def _keys_once(pairs: list[tuple[str, Any]], objects: list[list[str]]) -> dict[str, Any]:
+    """``object_pairs_hook`` of :func:`json.loads`: the object as a dict, the keys it gives twice appended
+    to ``objects`` (a nested object is parsed before the one holding it: the line's own object is last)."""
+    names = [key for key, _ in pairs]
+    objects.append([key for i, key in enumerate(names) if key in names[:i]])
+    return dict(pairs)
+
+
+def _parse_int(digits: str) -> int | float:
+    """An integer of a labelled line; one too long for Python's int parsing (only in an ignored
+    field: ``text`` and ``label`` are strings) is read as a float."""
+    return int(digits) if len(digits) <= 4000 else float(digits)
 
 
 def load_labelled(path: str | Path) -> list[LabelledText]:
-    """Read a labelled JSON-lines file (UTF-8, a byte-order mark and CRLF line ends allowed; blank
+    """Read a labelled JSON-lines file (UTF-8, a byte-order mark and CRLF or CR line ends allowed; blank
     lines skipped; ``label`` and ``lang`` in any case).
 
     Raises:
@@ -164,13 +168,19 @@ def load_labelled(path: str | Path) -> list[LabelledText]:
         bad_line = data[:offset].count(b"\n") + 1
         raise ConfigError(f"{p}: line {bad_line}: not UTF-8 text ({exc.reason} at byte offset {offset} "
                           "of the file); save it as UTF-8") from None
-    for n, line in enumerate(content.split("\n"), start=1):
+    for n, line in enumerate(_LINE_END.split(content), start=1):
         if not line.strip():
             continue
+        objects: list[list[str]] = []  # the keys given twice in each object parsed, the line's own last
         try:
-            obj = json.loads(line, object_pairs_hook=_unique_keys)
+            obj = json.loads(line, object_pairs_hook=lambda pairs: _keys_once(pairs, objects), parse_int=_parse_int)
+            twice = next((keys for keys in reversed(objects) if keys), None)  # the line's own object first
+            if twice:
+                where = "" if objects[-1] else " (in a nested object)"
+                raise _DuplicateKey(f"{twice[0]}", where)
         except _DuplicateKey as exc:
-            raise ConfigError(f"{p}: line {n}: key {exc.args[0]!r} given twice; keep one") from None
+            raise ConfigError(f"{p}: line {n}: key {exc.args[0]!r} given twice{exc.args[1] if len(exc.args) > 1 else ''}; "
+                              "keep one") from None
         except json.JSONDecodeError as exc:  # the parser's own position is within this one line
             raise ConfigError(f"{p}: line {n}: not JSON ({exc.msg} at column {exc.colno})") from None
         except ValueError as exc:
