@@ -229,7 +229,6 @@ def test_cannot_be_undone_is_no_refusal_when_the_undo_is_offered_asked_or_done(t
     "I've put you through to our billing department; they'll be able to assist.",
     "I've escalated this to our Tier 2 support team.",
     "Your case has been escalated. A supervisor will contact you within 24 hours.",
-    "Transfer successful. A human agent will continue the conversation.",
 ])
 def test_a_hand_over_in_other_words_is_an_abstention_and_act_when_asked_for(text):
     assert classify_text(text, reader="rules").label == "abstain"
@@ -244,3 +243,12 @@ def test_a_hand_over_in_other_words_is_an_abstention_and_act_when_asked_for(text
 ])
 def test_a_person_named_without_being_asked_for_changes_nothing(asked):
     assert classify_text(TRANSFERRED, context=asked).label == "abstain"
+
+
+def test_conditions_in_contractions_and_undo_asked_in_the_passive():
+    transferring = "I am transferring you to a human agent who can assist you. Please hold on for a moment."
+    assert classify_text(transferring, context="Can you add my Amex? If you can't do that, transfer me to a human agent.").label \
+        == "abstain"
+    assert classify_text(transferring, context="Transfer me to a human agent.").label == "act"
+    assert classify_text(UNDO_REFUSED, context="Can you help me get it reinstated? I need it urgently.").rule \
+        == "refusal.cannot_undo"

@@ -314,7 +314,7 @@ from evalkit.types import MetaType
 
 __all__ = ["CLASSIFIER_VERSION", "MetaType", "TextLabel", "TextVerdict", "classify_text", "reader_identity"]
 
-CLASSIFIER_VERSION: Final[str] = "22"
+CLASSIFIER_VERSION: Final[str] = "23"
 """Version of the rules and the combination; recorded in run manifests. Bump it whenever a rule changes."""
 
 

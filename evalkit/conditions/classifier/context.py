@@ -161,6 +161,7 @@ _NOT_A_CHANGE = re.compile(
 _UNDO_VERB = r"(?:undo|reverse|revert|reinstate|restore|re-?activate|re-?open|un-?cancel|roll\s*back|bring\s+back|recover)"
 _UNDO_ASKED = re.compile(
     rf"\b{_UNDO_VERB}\b|\bcancel\s+(?:the|my|that|this)\s+cancell?ation\b|\btake\s+back\s+(?:the|my)\s+cancell?ation\b"
+    r"|\b(?:get|have)\s+(?:it|them|(?:my|the|this|that)\s+\w+)\s+(?:reinstated|restored|reactivated|re-?opened|un-?cancell?ed|reversed)\b"
     r"|撤销|恢复|撤回|取消(?:这个|该)?取消"
 )
 """A user's request to undo something done before (English or Chinese)."""
@@ -193,7 +194,7 @@ _HUMAN_ASKED = re.compile(
 
 
 _UNLESS = re.compile(
-    r"\b(?:if|in\s+case|when)\b[^.!?]{0,80}?(?:\b(?:can|could)\s*not\b|\b(?:can|could|are|is|do|does|will|wo)n't\b|"
+    r"\b(?:if|in\s+case|when)\b[^.!?]{0,80}?(?:\b(?:can|could)\s*not\b|\b(?:can|could|are|is|do|does|will|wo|ca)n't\b|"
     r"\bunable\b|\bimpossible\b|\bnot\s+(?:able|possible|allowed|work)|\bfails?\b|\bdoes\s+not\s+work|\ba\s+no\b|\bno\s+way\b)"
     r"|\botherwise\b|\bor\s+else\b|\bfailing\s+that\b|\bunless\b|\bshould\s+(?:that|it|this)\s+fail\b|\bif\s+not\b"
     r"|如果(?:不|无法|没法|不能)|否则|不行的话"

@@ -91,7 +91,7 @@ REFUSAL_SERVICE: list[tuple[str, _Cue]] = [
         r"|\bput(?:ting)?\s+you\s+through\s+to\s+" + _AGENT
         + r"|\b(?:case|request|ticket|issue|matter)\s+(?:has\s+been|have\s+been|was|is\s+being)\s+(?:now\s+)?escalated\b"
         r"|\btransfer\s+request\s+(?:to|for)\s+" + _HUMAN
-        + r"|^transfer\s+(?:was\s+)?(?:successful|complete(?:d)?)\b(?![^.\n]{0,60}(?:[$\u20ac\u00a3]|\d|\bmoved\b|\bfunds\b|\bmoney\b))|\b(?:queue|line)\s+for\s+" + _HUMAN
+        + r"|\b(?:queue|line)\s+for\s+" + _HUMAN
         + r"|(?:正在|现在|将|已)(?:为您)?(?:转接|转给|转到)(?:人工|客服|专员|工作人员)")),
     ("refusal.nothing_done", _c(
         r"\b(?:nothing\s+|no\s+(?!(?:new\s+|further\s+|other\s+|more\s+)?(?:errors?|failures?|warnings?|issues?|problems?|"
