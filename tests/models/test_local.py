@@ -127,3 +127,14 @@ def test_a_dead_server_is_restarted_a_bounded_number_of_times(monkeypatch, capsy
     assert len(started) == 3 and provider.restarts == 2
     assert capsys.readouterr().err.count("restarting") == 2
     provider.close()
+
+
+def test_a_server_that_crashes_in_native_code_says_how_to_rebuild_it_portable():
+    crashing = "import os, signal; print('ggml: loading model', flush=True); os.kill(os.getpid(), signal.SIGSEGV)"
+    server = StandIn(crashing)
+    with pytest.raises(ModelError) as caught:
+        server.start()
+    message = str(caught.value)
+    assert message.startswith("the local model server exited with code -11 (a crash in llama-cpp-python's native code")
+    assert 'CMAKE_ARGS="-DGGML_NATIVE=OFF -DLLAVA_BUILD=OFF"' in message and "pip cache remove llama_cpp_python" in message
+    assert message.endswith("ggml: loading model")
