@@ -224,8 +224,8 @@ _KEEP_ASKED = re.compile(
 """A user's request to keep something as it is ("I'll keep the current air purifier", "don't change it")."""
 
 
-_OTHER_CHANGE = re.compile(r"\b(?:cancel|return|exchange|swap|switch|replace|change|modify|update|upgrade|downgrade|refund|"
-                           r"remove|add|book|rebook|move|split)\w*\b(?<!\bchange)|\bchange\s+(?:it|them|the|my|to)\b")
+_OTHER_CHANGE = re.compile(r"\b(?:cancel|return|exchange|swap|switch|replace|modify|update|upgrade|downgrade|refund|"
+                           r"remove|add|book|rebook|move|split)\w*|\bchang(?:es|ed|ing)\w*|\bchange\s+(?:it|them|the|my|to)\b")
 """A request for a change beside a request to keep something ("Keep the kettle but cancel the boots")."""
 
 
@@ -265,9 +265,11 @@ def read_in_context(verdict: TextVerdict, text: str, context: str | None) -> Tex
         ``verdict``; the rules' own ``act`` verdict (its rule id and evidence) when the user
         asked for an action and the rules read a change reported done or made now that the
         learned reader overrode; ``abstain`` (``refusal.cannot_undo``) when the user asked to undo
-        something and the text, reporting nothing done, says it cannot be undone; ``act``
-        (``act.transfer_asked``) when the user asked for a human and the text, asking nothing,
-        reports the hand-over.
+        something and the text, read ``clarify`` and neither offering nor reporting the undo, says it
+        cannot be undone; ``act`` (``act.transfer_asked``) when the user asked for a person (not only
+        should the request fail) and the rules read the text as a reported hand-over; ``act``
+        (``act.kept_as_asked``) when the user asked to keep something as it is and the text, refusing
+        nothing in the agent's own voice, reports it left unchanged.
     """
     if not context or not context.strip() or verdict.label == "unknown":
         return verdict
