@@ -158,15 +158,22 @@ def test_an_undo_that_was_done_is_act_after_a_request_to_undo():
 TRANSFERRED = "I understand. You're now connected to a human agent, who will take it from here."
 
 
-@pytest.mark.parametrize("asked", [
-    "This is ridiculous. Get me a human representative now.",
-    "Can you transfer me to a real person?",
-    "I want to talk to a supervisor.",
-    "请转人工。",
+KEPT = "You're welcome! Your order will remain unchanged, and the air purifier stays as originally selected."
+
+
+@pytest.mark.parametrize(("text", "asked", "rule"), [
+    (TRANSFERRED, "This is ridiculous. Get me a human representative now.", "act.transfer_asked"),
+    (TRANSFERRED, "Can you transfer me to a real person?", "act.transfer_asked"),
+    (TRANSFERRED, "I want to talk to a supervisor.", "act.transfer_asked"),
+    (TRANSFERRED, "请转人工。", "act.transfer_asked"),
+    (KEPT, "I'll keep the current air purifier in my order. Thank you.", "act.kept_as_asked"),
+    (KEPT, "Don't change anything, I'll keep it as it is.", "act.kept_as_asked"),
+    (KEPT, "保留原来的空气净化器吧。", "act.kept_as_asked"),
 ])
-def test_a_hand_over_the_user_asked_for_is_act(asked):
-    verdict = classify_text(TRANSFERRED, context=asked)
-    assert (verdict.label, verdict.rule) == ("act", "act.transfer_asked")
+def test_what_the_user_asked_for_reported_done_is_act(text, asked, rule):
+    """A hand-over after a request for a person, and a thing left unchanged after a request to keep it."""
+    verdict = classify_text(text, context=asked)
+    assert (verdict.label, verdict.rule) == ("act", rule)
     assert verdict.implied_meta == ()
 
 
@@ -187,19 +194,6 @@ def test_what_is_asked_after_a_reported_hand_over_serves_the_person_taking_over(
     text = ("Thank you for confirming. I've escalated your case to a human agent, who will handle the refund.\n\n"
             "To speed things up, please upload the photos of the damage here and share the purchase date.")
     assert classify_text(text, reader="rules").label == "abstain"
-
-
-KEPT = "You're welcome! Your order will remain unchanged, and the air purifier stays as originally selected."
-
-
-@pytest.mark.parametrize("asked", [
-    "I'll keep the current air purifier in my order. Thank you.",
-    "Don't change anything, I'll keep it as it is.",
-    "保留原来的空气净化器吧。",
-])
-def test_left_unchanged_after_a_request_to_keep_it_is_act(asked):
-    verdict = classify_text(KEPT, context=asked)
-    assert (verdict.label, verdict.rule) == ("act", "act.kept_as_asked")
 
 
 def test_left_unchanged_after_a_request_for_a_change_is_an_abstention():

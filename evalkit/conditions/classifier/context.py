@@ -36,7 +36,7 @@ from __future__ import annotations
 import re
 from typing import Final, Literal
 
-from evalkit.conditions.classifier.verdict import TextVerdict
+from evalkit.conditions.classifier.verdict import HANDOVERS, TextVerdict
 
 RequestKind = Literal["information", "action", "none"]
 
@@ -278,8 +278,6 @@ def read_in_context(verdict: TextVerdict, text: str, context: str | None) -> Tex
         undone = _undo_refused(text)
         if undone is not None:
             return undone
-    from evalkit.conditions.classifier.learned import HANDOVERS
-
     if verdict.label == "abstain" and verdict.rule.startswith(("refusal.nothing_done", "refusal.status_quo")) \
             and _keep_asked(asked):
         kept = _kept_as_asked(text)

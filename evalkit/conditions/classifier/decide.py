@@ -88,7 +88,7 @@ from evalkit.conditions.classifier.text import (
     _prepare,
     _unwrap,
 )
-from evalkit.conditions.classifier.verdict import TextLabel, TextVerdict
+from evalkit.conditions.classifier.verdict import HANDOVERS, TextLabel, TextVerdict
 
 
 def _metas(clauses: list[_Clause], label: TextLabel) -> set[str]:
@@ -314,7 +314,7 @@ def _alternative_after_refusal(clauses: list[_Clause]) -> int | None:
     after it serves the person taking over), else ``None``."""
     stopped = False
     for i, cl in enumerate(clauses):
-        if cl.rule == "refusal.transfer" and not cl.conditional:
+        if cl.rule in HANDOVERS and not cl.conditional:
             return i
         if cl.kind in ("refuse", "infeasible") and not cl.conditional and "not_found" not in cl.rule:
             stopped = True
@@ -533,7 +533,7 @@ def _decide(clauses: list[_Clause], body: str, has_code: bool, lang: str) -> Tex
     cued = [c for c in clauses if c.kind and not c.caveat] or [c for c in clauses if c.kind]
     any_stop = any(c.kind in _STOP_KINDS for c in cued)
     first_stop = next((i for i, c in enumerate(cued) if c.kind in _STOP_KINDS), len(cued))
-    handed_over = any(c.rule == "refusal.transfer" for c in cued[first_stop:first_stop + 1])
+    handed_over = any(c.rule in HANDOVERS for c in cued[first_stop:first_stop + 1])
     cued = [c for i, c in enumerate(cued) if not _background(c, any_stop, i > first_stop, handed_over)]
     if lang == "en" and any(c.kind not in _STOP_KINDS for c in cued) and not any(
             c.kind in ("ask", "offer", "confirm") and _ALT_Q.search(_sentence(clauses, c)) for c in cued):

@@ -58,7 +58,7 @@ from functools import lru_cache
 from pathlib import Path
 from typing import Any, Final
 
-from evalkit.conditions.classifier.verdict import TextLabel, TextVerdict
+from evalkit.conditions.classifier.verdict import HANDOVERS, TextLabel, TextVerdict
 
 N_BUCKETS: Final[int] = 1 << 17
 """Hashed feature space size (the rows of the first layer). Chosen by 5-fold cross-validation on the
@@ -310,15 +310,6 @@ reader, trained on written texts, read long summaries and option lists that clos
 request as reports (corpus README, "Measured", version 16)."""
 
 
-HANDOVERS: Final[frozenset[str]] = frozenset(
-    {"refusal.transfer"} | {f"refusal.transfer.{lang}" for lang in ("zh", "fr", "de", "es", "pt", "ja", "ko")})
-"""Rule ids of a text that reports the request handed on to a person ("You're now connected to a human
-agent. They'll take it from here."): never turned into ``act`` by the learned reader (corpus rule 4: a
-hand-over instead of the request is an abstention), which reads the report's past tense as a
-completion. The rules reach these ids only when no reported completion beats the hand-over (what is
-done to hand it over -- "Shared the details you provided" -- is part of it)."""
-
-
 def weak(verdict: TextVerdict) -> bool:
     """Whether the rules reached ``verdict`` by a fallback (:data:`WEAK_RULES`)."""
     if verdict.rule.startswith(WEAK_RULES):
@@ -345,11 +336,12 @@ def choose(verdict: TextVerdict, probs: list[float], done: bool = False) -> Text
         markup, no cue, an apology alone): the learned reader never labels what the rules cannot
         read; the learned label over a weak rule reading (:func:`weak`); otherwise the learned
         label when its probability is at least :data:`STRONG_MIN` of the rule label, else the rule
-        label (over a weak ``act``, ``abstain`` needs :data:`WEAK_ACT_ABSTAIN_MIN`); a text the rules read as proceeding (:data:`PROCEEDS`) never becomes ``clarify``,
+        label (over a weak ``act``, ``abstain`` needs :data:`WEAK_ACT_ABSTAIN_MIN`); a text the
+        rules read as proceeding (:data:`PROCEEDS`) never becomes ``clarify``,
         one that offers something else (``offers_else``) never ``clarify``, and one that closes with
         an explicit request for a confirmation or a choice (:data:`EXPLICIT_ASKS`) never ``act``
         unless it also reports a completion (``done``: corpus rule 1, done beats a later question),
-        and one the rules read as a hand-over (:data:`HANDOVERS`) never ``act``.
+        and one the rules read as a hand-over (``verdict.HANDOVERS``) never ``act``.
     """
     best = max(range(len(LABELS)), key=lambda i: probs[i])
     learned, p = LABELS[best], probs[best]

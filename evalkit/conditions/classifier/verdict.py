@@ -36,3 +36,13 @@ class TextVerdict:
     evidence: str
     lang: str | None = None
     offers_else: bool = False
+
+
+HANDOVERS: frozenset[str] = frozenset(
+    {"refusal.transfer"} | {f"refusal.transfer.{lang}" for lang in ("zh", "fr", "de", "es", "pt", "ja", "ko")})
+"""Rule ids of a clause or text that reports the request handed on to a person ("You're now connected to
+a human agent. They'll take it from here."): a hand-over instead of the request is an abstention (corpus
+rule 4). The rules set aside what is reported done to hand it on ("Shared the details you provided") and
+read what is asked after it as serving the person taking over (:mod:`.decide`); the learned reader,
+which reads the report's past tense as a completion, never turns it into ``act`` (:mod:`.learned`);
+after a user's request for a person it is ``act`` (:mod:`.context`)."""
