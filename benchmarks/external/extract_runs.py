@@ -11,10 +11,11 @@ file. Texts of ``tau_bench_airline_gpt4o.jsonl`` (the external check) are left o
 characters) into ``--out``; ``--exclude FILE`` leaves out the keys of an earlier draw; ``--seed``
 repeated shuffles once per seed, in order.
 
-The samples of the corpus README: snapshots in the order codesque16/tau2-bench,
+The samples of the corpus README (:data:`SAMPLES`): snapshots in the order codesque16/tau2-bench,
 Madhav-Kanda/tau-bench, blakeelias/tau2-bench, WhissleAI/tau2-bench-w, avaljotsingh/tau-bench,
-pdhoolia/tau2-bench; design set ``--draw 600 --seed 20261210``; held-out set ``--draw 400 --seed
-20261210 --seed 20261211 --exclude design.jsonl``.
+pdhoolia/tau2-bench; design set ``--draw 600 --seed 20261210``; A ``--draw 400 --seed 20261210 --seed
+20261211 --exclude design.jsonl``; B the same with 20261212, excluding both; C to M ``--draw 800`` with
+20261213 to 20261223, each excluding every earlier sample.
 
 The pool and the draws are not committed: text taken from fetched snapshots stays outside the
 repository. Their labels are (``labels/NAME.jsonl``: keys and labels only); ``--samples`` rebuilds
