@@ -135,8 +135,10 @@ def _verdict(label: str, rule: str, lang: str | None = "en"):
     ("act", "claim.passive", "en", [0.6, 0.1, 0.3], "abstain"),         # a claim yields at 0.6
     ("act", "claim.passive", "en", [0.55, 0.1, 0.35], "act"),
     ("clarify", "ask.question", "zh", [0.59, 0.4, 0.01], "clarify"),
-    ("clarify", "ask.question", "en", [0.75, 0.2, 0.05], "clarify"),    # a question keeps its label below 0.8
-    ("clarify", "ask.question", "en", [0.8, 0.15, 0.05], "abstain"),    # ... and yields at 0.8 or more
+    ("clarify", "ask.question", "en", [0.15, 0.1, 0.75], "clarify"),    # a question keeps its label below 0.8
+    ("clarify", "ask.question", "en", [0.1, 0.1, 0.8], "act"),          # ... and yields at 0.8 or more
+    ("clarify", "ask.question", "en", [0.58, 0.4, 0.02], "clarify"),    # ... to abstain below 0.6
+    ("clarify", "ask.question", "en", [0.6, 0.35, 0.05], "abstain"),    # ... and at 0.6 or more
     ("act", "act.proceed", "en", [0.0, 0.95, 0.05], "act"),             # proceeding now is never made a question
     ("act", "act.proceed", "en", [0.9, 0.05, 0.05], "abstain"),
     ("unknown", "no_cue", "pt", [0.9, 0.05, 0.05], "unknown"),          # no cue: unknown, however sure

@@ -269,7 +269,8 @@ numpy is imported on first use). One rule (:func:`.learned.choose`): whatever th
 read stays ``unknown``; the
 learned label wins over a fallback rule reading (a statement with no cue, a report of a look-up,
 a completion claimed next to a refusal) and over any other reading when its probability is at
-least 0.6 over ``act``, 0.7 over ``abstain`` and 0.8 over ``clarify``; a rule reading that the
+least 0.6 over ``act``, 0.7 over ``abstain`` and 0.8 over ``clarify`` (``abstain`` over ``clarify``:
+0.6); a rule reading that the
 agent proceeds now (rule 8) is never made ``clarify``, and neither is an English refusal whose
 questions the rules read as offering something other than the request (``TextVerdict.offers_else``,
 rule 3: "I can't cancel a single item. Would you like me to cancel the whole order?"; not after a
@@ -314,7 +315,7 @@ from evalkit.types import MetaType
 
 __all__ = ["CLASSIFIER_VERSION", "MetaType", "TextLabel", "TextVerdict", "classify_text", "reader_identity"]
 
-CLASSIFIER_VERSION: Final[str] = "23"
+CLASSIFIER_VERSION: Final[str] = "24"
 """Version of the rules and the combination; recorded in run manifests. Bump it whenever a rule changes."""
 
 

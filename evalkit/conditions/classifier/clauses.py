@@ -114,6 +114,10 @@ _PREP = re.compile(r"\b(?:written|wrote|drafted|prepared|composed|put\s+together
 _REASON = re.compile(r"^(?:and\s+|but\s+)?(?:because|since|as|due\s+to|given\s+that)\b|^(?:由于|因为|鉴于)")
 _NEG_IF = re.compile(r"\b(?:not|no|never|without)\b|n't\b")
 """A negation inside a condition ("if you do not confirm"): what the sentence says next waits on the user."""
+_SUB_DONE = re.compile(r"\b(?:after|once|since|because|now\s+that|as\s+soon\s+as|given\s+that|when)\s+(?:[\w#-]+\s+){0,5}?"
+                       r"(?:has|have|had)\s+(?:already\s+)?been\b")
+"""A completion inside a clause of time or reason ("... after the cancellation has been processed"): the
+clause's main part, before it, is what the clause says."""
 _ONCE = re.compile(r"^(?:and\s+|but\s+)?(?:once|as\s+soon\s+as|after|when)\b|^(?:一旦|等|待|收到|拿到|有了)")
 _GO_KINDS = ("claim", "deliver", "go")
 _ASK_LEAD_EN = re.compile(
@@ -336,6 +340,10 @@ def _segment(text: str) -> list[_Clause]:
             kind, rule = _cue(plow, question if pi == last else None)
             if rule == "ask.hand_over.zh" and _IF.search(low):
                 kind = "offer"  # "如果是某个服务需要…，把日志发给我": after a refusal, an offer of something else
+            if lang_en and rule == "claim.passive":
+                sub = _SUB_DONE.search(plow)
+                if sub is not None and sub.start() > 0:  # "It is not possible to change it after the order has been placed"
+                    kind, rule = _cue(plow[: sub.start()].strip(), question if pi == last else None)
             if kind == "claim" and _QUESTION_END.search(sent.rstrip(" .\u3002")):
                 kind, rule = None, ""  # "Could the reference have been issued by another carrier?": asks, claims nothing
             if kind is None:

@@ -275,6 +275,8 @@ _REFUSAL: list[tuple[str, _Cue]] = [
         r"|\bnothing\s+(?:more\s+|else\s+)?(?:i|we)\s+(?:can|could|am\s+able\s+to)\s+do\b"
         r"|\b(?:i|we)\s+(?:can|am\s+able\s+to|are\s+able\s+to)\s+only\s+(?:help|assist|answer|discuss|handle|support|provide|"
         r"make|change|modify|cancel|process|issue|refund|book|access|update|edit|view|see)\b"
+        r"|^but\s+not\s+(?:the\s+|just\s+|only\s+)?(?:individual|single|specific|separate|partial|one)\s+(?:\w+\s+)?"
+        r"(?:items?|products?|parts?|flights?|segments?|legs?|passengers?|cancell?ations?|returns?)\b"
         rf"|{_SUBJ}{_ADV}\s+(?:are|am)\s+not\s+(?:currently\s+)?(?:offering|providing|accepting|issuing|allowing|supporting|"
         r"processing|granting|approving|able\s+to\s+offer)\b")),
     ("refusal.should_not", _c(

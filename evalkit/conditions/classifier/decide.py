@@ -490,7 +490,8 @@ _PART_REFUSED: Final = re.compile(
     r"\b(?:not|cannot|can\s+not|unable\s+to)\b[^.?!]{0,60}?\b(?:individual|single|specific|separate|partial(?:ly)?|"
     r"only\s+(?:the\s+ones?|some|part|certain))\b"
     r"|\bpartial(?:ly)?\s+(?:\w+\s+){0,2}?(?:cancell?ations?|returns?|refunds?|removals?)\b[^.?!]{0,30}?\b(?:not|cannot|can\s+not)\b"
-    r"|\b(?:individual|single|specific|separate)\s+items?\b[^.?!]{0,40}?\b(?:not|cannot|can\s+not)\b")
+    r"|\b(?:individual|single|specific|separate)\s+items?\b[^.?!]{0,40}?\b(?:not|cannot|can\s+not)\b"
+    r"|\bbut\s+not\s+(?:the\s+)?(?:individual|single|specific|separate)\b")
 """A refusal of part of a whole ("I cannot cancel individual items"): a question about the whole then
 offers something else (corpus rule 3)."""
 _WHOLE: Final = re.compile(r"\b(?:entire|whole|full)\s+(?:order|reservation|booking|trip|subscription|plan)\b")
@@ -573,7 +574,7 @@ def _decide(clauses: list[_Clause], body: str, has_code: bool, lang: str) -> Tex
     position = {id(c): i for i, c in enumerate(clauses)}
     decisive: list[_Clause] = []
     seen_stop = seen_go = seen_ask = seen_hard_stop = seen_result = False
-    offered_last = offered_else = part_refused = unavailable = False
+    offered_last = offered_else = part_refused = unavailable = whole_offered = False
     for cl in cued:
         kind = cl.kind
         rule = cl.rule
@@ -604,8 +605,11 @@ def _decide(clauses: list[_Clause], body: str, has_code: bool, lang: str) -> Tex
                 and _CHOOSE_OTHER.search(_sentence(clauses, cl)) and not _DETAIL_Q.search(_sentence(clauses, cl)) \
                 and not _IDENTIFIER.search(_sentence(clauses, cl)) and not _GO_AHEAD.search(_sentence(clauses, cl)):
             kind = "offer"  # "That variant is not available. Could you please choose another one?" (rule 3)
-        if kind == "ask" and lang == "en" and part_refused and _WHOLE.search(_sentence(clauses, cl)):
+        if kind == "ask" and lang == "en" and part_refused and (whole_offered or _WHOLE.search(_sentence(clauses, cl))):
             kind = "offer"  # "I can only cancel the entire order, not single items. Shall I cancel the entire order?"
+            # what is asked after an offer of the whole ("Would you like to cancel the entire order instead? If so,
+            # please give the reason") serves it; not after a go-ahead for the whole the user chose ("Do you confirm ...?")
+            whole_offered = whole_offered or bool(_YESNO_OFFER.search(cl.low) or "instead" in cl.low)
         if kind == "ask" and seen_hard_stop and lang == "zh" and offer_after_refusal(cl.low, _sentence(clauses, cl)):
             kind = "offer"  # "周六已约满。要帮孩子约周日的吗？": an alternative offered (corpus rule 3)
         offered_last = kind == "offer"

@@ -39,7 +39,7 @@ Combination (the default reader, ``classify_text(text)``; :func:`combine`, :func
 rule: what the rules cannot read stays ``unknown`` (an unsupported language, empty text, tool
 markup, no cue); over a fallback rule reading (:data:`WEAK_RULES`) the learned label
 wins; over any other it wins at :data:`STRONG_MIN` (0.6 over ``act``, 0.7 over ``abstain``, 0.8 over
-``clarify``), a rule reading that the agent proceeds is never made ``clarify`` and one of an
+``clarify``; ``abstain`` over ``clarify`` at :data:`CLARIFY_ABSTAIN_MIN`, 0.6), a rule reading that the agent proceeds is never made ``clarify`` and one of an
 explicit request for a confirmation or a choice (:data:`EXPLICIT_ASKS`) never ``act`` unless the
 text also reports a completion. When the label stays, the rule verdict is kept
 as it is (rule id, evidence); otherwise the rule id is ``learned.<label>`` and the implied meta
@@ -298,6 +298,13 @@ trained on written texts, reads plain status answers ("Both orders are pending: 
 processed or shipped yet ...") as refusals. Chosen on design samples of real messages (corpus README,
 "Measured", version 21): over such readings the learned ``abstain`` was right on 4 of 20, the rules on
 13; on the corpus test parts the threshold changes 7 of 14,105 readings for the worse."""
+CLARIFY_ABSTAIN_MIN: Final[float] = 0.6
+"""Over a rule reading of ``clarify`` that is not weak, the learned label ``abstain`` wins with at
+least this probability (not :data:`STRONG_MIN`'s 0.8): a refusal that closes with a question about
+something else ("Partial cancellation isn't possible. Would you like to cancel the whole order?",
+corpus rule 3) is read by the rules as a question, and the learned reader tells it from a question
+about the request better than the rules' cues do. Chosen on samples of real messages (corpus README,
+"Measured", version 24)."""
 PROCEEDS: Final[str] = "act.proceed"
 """The rule of a text that says the agent proceeds now (corpus rule 8): never turned into ``clarify``
 by the learned reader, which reads a promise to do the action as a question put off."""
@@ -335,9 +342,9 @@ def choose(verdict: TextVerdict, probs: list[float], done: bool = False) -> Text
         ``unknown`` for a text the rules cannot read (an unsupported language, empty text, tool
         markup, no cue, an apology alone): the learned reader never labels what the rules cannot
         read; the learned label over a weak rule reading (:func:`weak`); otherwise the learned
-        label when its probability is at least :data:`STRONG_MIN` of the rule label, else the rule
-        label (over a weak ``act``, ``abstain`` needs :data:`WEAK_ACT_ABSTAIN_MIN`); a text the
-        rules read as proceeding (:data:`PROCEEDS`) never becomes ``clarify``,
+        label when its probability is at least :data:`STRONG_MIN` of the rule label (``abstain`` over
+        ``clarify``: :data:`CLARIFY_ABSTAIN_MIN`), else the rule label (over a weak ``act``,
+        ``abstain`` needs :data:`WEAK_ACT_ABSTAIN_MIN`); a text the rules read as proceeding (:data:`PROCEEDS`) never becomes ``clarify``,
         one that offers something else (``offers_else``) never ``clarify``, and one that closes with
         an explicit request for a confirmation or a choice (:data:`EXPLICIT_ASKS`) never ``act``
         unless it also reports a completion (``done``: corpus rule 1, done beats a later question),
@@ -355,6 +362,8 @@ def choose(verdict: TextVerdict, probs: list[float], done: bool = False) -> Text
         return verdict.label
     if weak(verdict) and verdict.label == "act" and learned == "abstain" and p < WEAK_ACT_ABSTAIN_MIN:
         return verdict.label
+    if verdict.label == "clarify" and learned == "abstain" and p >= CLARIFY_ABSTAIN_MIN:
+        return learned
     if weak(verdict) or p >= STRONG_MIN[verdict.label]:
         return learned
     return verdict.label
