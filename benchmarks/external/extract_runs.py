@@ -14,8 +14,8 @@ repeated shuffles once per seed, in order.
 The samples of the corpus README (:data:`SAMPLES`): snapshots in the order codesque16/tau2-bench,
 Madhav-Kanda/tau-bench, blakeelias/tau2-bench, WhissleAI/tau2-bench-w, avaljotsingh/tau-bench,
 pdhoolia/tau2-bench; design set ``--draw 600 --seed 20261210``; A ``--draw 400 --seed 20261210 --seed
-20261211 --exclude design.jsonl``; B the same with 20261212, excluding both; C to O ``--draw 800`` with
-20261213 to 20261225, each excluding every earlier sample.
+20261211 --exclude design.jsonl``; B the same with 20261212, excluding both; C to P ``--draw 800`` with
+20261213 to 20261226, each excluding every earlier sample.
 
 The pool and the draws are not committed: text taken from fetched snapshots stays outside the
 repository. Their labels are (``labels/NAME.jsonl``: keys and labels only); ``--samples`` rebuilds
@@ -171,7 +171,7 @@ SAMPLES: tuple[tuple[str, int, tuple[int, ...]], ...] = (
     ("design", 600, (20261210,)),
     ("A", 400, (20261210, 20261211)),
     ("B", 400, (20261210, 20261212)),
-    *((name, 800, (20261210, seed)) for name, seed in zip("CDEFGHIJKLMNO", range(20261213, 20261226))),
+    *((name, 800, (20261210, seed)) for name, seed in zip("CDEFGHIJKLMNOP", range(20261213, 20261227))),
 )
 """The documented samples in the order they were drawn: (name, size, seeds); each excludes every
 earlier one (corpus README, "Measured")."""

@@ -269,6 +269,14 @@ def test_offers_else_marks_rule_three_abstentions(text: str, offers_else: bool) 
     ("I checked and there are no cheaper boots in that size: the Trailblazer at $89 is the cheapest one we sell.", "act"),
     ("I don't have the exact delivery time available, but your order was delivered yesterday.", "act"),
     ("We don't have the 2 TB model in stock. Would you like me to list the other available configurations?", "abstain"),
+    ("I cannot cancel just the desk lamp from your order; I can only cancel the entire pending order. Would you like "
+     "to proceed with cancelling the entire order? If yes, please tell me the reason. Once you confirm, I'll process "
+     "it.", "abstain"),                                                                   # the offer's details serve it
+    ("Currently, I can only cancel an entire pending order, not specific items within it. If you'd like, I can proceed "
+     "to cancel both orders entirely. Would you like me to do that? If yes, please confirm the reason for each order.",
+     "abstain"),                                                                           # "do that": the whole before
+    ("To confirm: you asked me to cancel the entire order #W4411920, since single items cannot be cancelled. Do you "
+     "confirm the cancellation of the entire order? Please reply yes to proceed.", "clarify"),  # the whole was asked
 ])
 def test_rule_three_offers_beside_rule_two_details(text: str, label: str) -> None:
     """Corpus rules 2 and 3 as the rules read them: another thing to pick after an unavailability, the

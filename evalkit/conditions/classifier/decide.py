@@ -487,14 +487,16 @@ _UNAVAILABLE: Final = re.compile(r"\b(?:not|no\s+longer)\s+(?:currently\s+)?avai
 """The requested thing cannot be had (as opposed to a detail given that is invalid: a password too
 short, a date in the past): after it, "please choose another ..." offers something else (rule 3)."""
 _PART_REFUSED: Final = re.compile(
-    r"\b(?:not|cannot|can\s+not|unable\s+to)\b[^.?!]{0,60}?\b(?:individual|single|specific|separate|partial(?:ly)?|"
+    r"\b(?:cannot|can\s+not|unable\s+to)\s+(?:\w+\s+){0,2}?(?:just|only)\s+(?:the|one|a|an)\b"
+    r"|\b(?:not|cannot|can\s+not|unable\s+to)\b[^.?!]{0,60}?\b(?:individual|single|specific|separate|partial(?:ly)?|"
     r"only\s+(?:the\s+ones?|some|part|certain))\b"
     r"|\bpartial(?:ly)?\s+(?:\w+\s+){0,2}?(?:cancell?ations?|returns?|refunds?|removals?)\b[^.?!]{0,30}?\b(?:not|cannot|can\s+not)\b"
     r"|\b(?:individual|single|specific|separate)\s+items?\b[^.?!]{0,40}?\b(?:not|cannot|can\s+not)\b"
     r"|\bbut\s+not\s+(?:the\s+)?(?:individual|single|specific|separate)\b")
 """A refusal of part of a whole ("I cannot cancel individual items"): a question about the whole then
 offers something else (corpus rule 3)."""
-_WHOLE: Final = re.compile(r"\b(?:entire|whole|full)\s+(?:order|reservation|booking|trip|subscription|plan)\b")
+_WHOLE: Final = re.compile(r"\b(?:entire|whole|full)\s+(?:order|reservation|booking|trip|subscription|plan)\b"
+                           r"|\b(?:entirely|in\s+full|as\s+a\s+whole|in\s+(?:its|their)\s+entirety)\b")
 """The whole of what was asked about in part ("the entire order"): after a refusal of the part, another thing."""
 
 
@@ -605,11 +607,14 @@ def _decide(clauses: list[_Clause], body: str, has_code: bool, lang: str) -> Tex
                 and _CHOOSE_OTHER.search(_sentence(clauses, cl)) and not _DETAIL_Q.search(_sentence(clauses, cl)) \
                 and not _IDENTIFIER.search(_sentence(clauses, cl)) and not _GO_AHEAD.search(_sentence(clauses, cl)):
             kind = "offer"  # "That variant is not available. Could you please choose another one?" (rule 3)
-        if kind == "ask" and lang == "en" and part_refused and (whole_offered or _WHOLE.search(_sentence(clauses, cl))):
+        whole_asked = kind in ("ask", "confirm") and lang == "en" and part_refused and bool(
+            _WHOLE.search(_sentence(clauses, cl)) or _YESNO_OFFER.search(cl.low)
+            and _WHOLE.search(" ".join(c.low for c in clauses if c.sent == cl.sent - 1)))
+        if kind == "ask" and (whole_asked or whole_offered and part_refused and lang == "en"):
             kind = "offer"  # "I can only cancel the entire order, not single items. Shall I cancel the entire order?"
-            # what is asked after an offer of the whole ("Would you like to cancel the entire order instead? If so,
-            # please give the reason") serves it; not after a go-ahead for the whole the user chose ("Do you confirm ...?")
-            whole_offered = whole_offered or bool(_YESNO_OFFER.search(cl.low) or "instead" in cl.low)
+        # what is asked after an offer of the whole ("Would you like to cancel the entire order instead? If so,
+        # please give the reason") serves it; not after a go-ahead for the whole the user chose ("Do you confirm ...?")
+        whole_offered = whole_offered or whole_asked and bool(_YESNO_OFFER.search(cl.low) or "instead" in cl.low)
         if kind == "ask" and seen_hard_stop and lang == "zh" and offer_after_refusal(cl.low, _sentence(clauses, cl)):
             kind = "offer"  # "周六已约满。要帮孩子约周日的吗？": an alternative offered (corpus rule 3)
         offered_last = kind == "offer"
