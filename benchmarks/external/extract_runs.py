@@ -256,14 +256,22 @@ def main() -> None:
     parser.add_argument("--seed", type=int, action="append", help="shuffle seed; repeated, the lines are shuffled once by each seed in order (default: 20261210)")
     parser.add_argument("--exclude", type=Path, help="JSON lines of an earlier draw (their keys are left out)")
     args = parser.parse_args()
+    missing = [str(path) for path in args.snapshots if not path.exists()]
+    if missing:
+        parser.error(f"no such snapshot: {', '.join(missing)} (give the six fetched snapshots in the documented order)")
     pool = extract(args.snapshots)
+    if not pool:
+        parser.error("the snapshots hold no run file with end-of-turn texts (give the six fetched snapshots in the documented order)")
     if args.samples:
         args.out.mkdir(parents=True, exist_ok=True)
         for name, rows in samples(pool).items():
             _write(args.out / f"{name}.jsonl", rows)
             for labels in sorted([*LABELS_DIR.glob(f"{name}.jsonl"), *LABELS_DIR.glob(f"{name}.*.jsonl")]):
                 stem = labels.name.removesuffix(".jsonl")
-                labelled = join_labels(rows, labels)
+                try:
+                    labelled = join_labels(rows, labels)
+                except ValueError as exc:
+                    parser.exit(2, f"{parser.prog}: error: {exc}\n")
                 _write(args.out / f"{stem}.labelled.jsonl", labelled)
                 print(f"{stem}: {len(rows)} drawn, {len(labelled)} labelled", file=sys.stderr)
         return

@@ -277,6 +277,10 @@ def test_offers_else_marks_rule_three_abstentions(text: str, offers_else: bool) 
      "abstain"),                                                                           # "do that": the whole before
     ("To confirm: you asked me to cancel the entire order #W4411920, since single items cannot be cancelled. Do you "
      "confirm the cancellation of the entire order? Please reply yes to proceed.", "clarify"),  # the whole was asked
+    ("I cannot cancel just the stove, as you noted yourself, so you asked me to cancel the whole order instead. To "
+     "confirm: cancel the entire order #W6789 for the reason 'no longer needed'? Yes or no?", "clarify"),
+    ("Since individual items cannot be cancelled, and you asked to cancel the entire order #W6789, please confirm: "
+     "shall I proceed with the cancellation?", "clarify"),
 ])
 def test_rule_three_offers_beside_rule_two_details(text: str, label: str) -> None:
     """Corpus rules 2 and 3 as the rules read them: another thing to pick after an unavailability, the

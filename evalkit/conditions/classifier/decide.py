@@ -500,6 +500,12 @@ _WHOLE: Final = re.compile(r"\b(?:entire|whole|full)\s+(?:order|reservation|book
 """The whole of what was asked about in part ("the entire order"): after a refusal of the part, another thing."""
 
 
+_AS_ASKED: Final = re.compile(
+    r"\bas\s+you\s+(?:(?:have|had)\s+)?(?:asked|requested|instructed|wanted|said|noted|mentioned|chose|decided|confirmed)\b"
+    r"|\byou\s+(?:have\s+)?(?:asked|requested|wanted|chose|decided|instructed)\s+(?:me\s+)?(?:to|for)\b"
+    r"|\byou\s+(?:would|\'d)\s+(?:rather|prefer)\b|\byour\s+request\s+to\b")
+"""The user's own choice named in the text ("as you asked", "you asked me to cancel the entire order"): in a
+sentence naming the whole after a refusal of a part, the whole is the request, and its go-ahead asks (rule 2)."""
 _YOU = re.compile(r"\b(?:you|your|me)\b|您|你|我")
 """A question that names the user or asks something of the agent's ("tell me", "告诉我") asks the user."""
 
@@ -573,6 +579,8 @@ def _decide(clauses: list[_Clause], body: str, has_code: bool, lang: str) -> Tex
         if offer_after_statement(cued[0].low, before):  # "It's on your calendar. Would you like a second reminder?"
             return _verdict("act", clauses, "act.offer_after", clauses[0].display, lang)
     after_alt = _alternative_after_refusal(clauses) if lang in ("en", "zh") else None
+    sentences = {c.sent: _sentence(clauses, c) for c in clauses} if lang == "en" else {}
+    whole_chosen = any(_WHOLE.search(t) and _AS_ASKED.search(t) for t in sentences.values())
     position = {id(c): i for i, c in enumerate(clauses)}
     decisive: list[_Clause] = []
     seen_stop = seen_go = seen_ask = seen_hard_stop = seen_result = False
@@ -580,7 +588,8 @@ def _decide(clauses: list[_Clause], body: str, has_code: bool, lang: str) -> Tex
     for cl in cued:
         kind = cl.kind
         rule = cl.rule
-        if kind in ("ask", "go") and after_alt is not None and position.get(id(cl), -1) > after_alt \
+        chosen = whole_chosen and part_refused  # "You asked me to cancel the whole order. To confirm ...?": no offer
+        if kind in ("ask", "go") and after_alt is not None and not chosen and position.get(id(cl), -1) > after_alt \
                 and (kind == "ask" or rule in _PROMISE):
             if kind == "go":
                 continue  # "... and I'll get that cancelled for you": the alternative, not the request
@@ -596,18 +605,18 @@ def _decide(clauses: list[_Clause], body: str, has_code: bool, lang: str) -> Tex
             kind = "deliver"  # "I couldn't cancel it. However, I've started a return": an alternative
         if kind == "go" and rule == "act.report" and seen_stop and not _FIRST_PERSON.search(cl.low):
             continue  # "Your prescription was written a year ago": a state given as the reason
-        if kind == "ask" and seen_hard_stop and cl.rule.startswith("ask.question") and (_WOULD_YOU_LIKE.search(cl.low) or (
+        if kind == "ask" and not chosen and seen_hard_stop and cl.rule.startswith("ask.question") and (_WOULD_YOU_LIKE.search(cl.low) or (
                 (lookup_offer(cl.low) or PROPOSAL.search(cl.low) or offers_instead(cl.low, _sentence(clauses, cl)))
                 and not _DETAIL_Q.search(cl.low)) or _offers_alternative(_question_block(clauses, cl))):
             kind = "offer"  # "The 9:40 is full. Is there a different time that works?": an alternative
-        if kind == "ask" and lang == "en" and seen_stop and cl.rule.startswith("ask.question") \
+        if kind == "ask" and lang == "en" and not chosen and seen_stop and cl.rule.startswith("ask.question") \
                 and offers_else(_sentence(clauses, cl), seen_hard_stop) and not _DETAIL_Q.search(_sentence(clauses, cl)):
             kind = "offer"  # "I can't merge it. Want me to open an issue for the failing test?"
         if kind == "ask" and lang == "en" and unavailable and cl.rule in _PLEASE_ASKS \
                 and _CHOOSE_OTHER.search(_sentence(clauses, cl)) and not _DETAIL_Q.search(_sentence(clauses, cl)) \
                 and not _IDENTIFIER.search(_sentence(clauses, cl)) and not _GO_AHEAD.search(_sentence(clauses, cl)):
             kind = "offer"  # "That variant is not available. Could you please choose another one?" (rule 3)
-        whole_asked = kind in ("ask", "confirm") and lang == "en" and part_refused and bool(
+        whole_asked = kind in ("ask", "confirm") and lang == "en" and part_refused and not whole_chosen and bool(
             _WHOLE.search(_sentence(clauses, cl)) or _YESNO_OFFER.search(cl.low)
             and _WHOLE.search(" ".join(c.low for c in clauses if c.sent == cl.sent - 1)))
         if kind == "ask" and (whole_asked or whole_offered and part_refused and lang == "en"):
@@ -624,7 +633,7 @@ def _decide(clauses: list[_Clause], body: str, has_code: bool, lang: str) -> Tex
                 continue
             kind = "ask"
         elif kind == "confirm":
-            if seen_hard_stop:
+            if seen_hard_stop and not (whole_chosen and part_refused):
                 continue  # a go-ahead for an alternative after a refusal (not after a reason: "since it hasn't shipped")
             kind = "ask"
         elif kind == "transfer":
