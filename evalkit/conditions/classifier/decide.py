@@ -579,8 +579,10 @@ def _decide(clauses: list[_Clause], body: str, has_code: bool, lang: str) -> Tex
         if offer_after_statement(cued[0].low, before):  # "It's on your calendar. Would you like a second reminder?"
             return _verdict("act", clauses, "act.offer_after", clauses[0].display, lang)
     after_alt = _alternative_after_refusal(clauses) if lang in ("en", "zh") else None
-    sentences = {c.sent: _sentence(clauses, c) for c in clauses} if lang == "en" else {}
-    whole_chosen = any(_WHOLE.search(t) and _AS_ASKED.search(t) for t in sentences.values())
+    by_sentence: dict[int, list[str]] = {}
+    for c in clauses if lang == "en" else ():
+        by_sentence.setdefault(c.sent, []).append(c.low)
+    whole_chosen = any(_WHOLE.search(t) and _AS_ASKED.search(t) for t in map(" ".join, by_sentence.values()))
     position = {id(c): i for i, c in enumerate(clauses)}
     decisive: list[_Clause] = []
     seen_stop = seen_go = seen_ask = seen_hard_stop = seen_result = False
@@ -633,7 +635,7 @@ def _decide(clauses: list[_Clause], body: str, has_code: bool, lang: str) -> Tex
                 continue
             kind = "ask"
         elif kind == "confirm":
-            if seen_hard_stop and not (whole_chosen and part_refused):
+            if seen_hard_stop and not chosen:
                 continue  # a go-ahead for an alternative after a refusal (not after a reason: "since it hasn't shipped")
             kind = "ask"
         elif kind == "transfer":
