@@ -246,3 +246,44 @@ def test_conditions_in_contractions_and_undo_asked_in_the_passive():
     assert classify_text(transferring, context="Transfer me to a human agent.").label == "act"
     assert classify_text(UNDO_REFUSED, context="Can you help me get it reinstated? I need it urgently.").rule \
         == "refusal.cannot_undo"
+
+
+PART_REFUSED_WHOLE_ASKED = (
+    "Your speaker is part of order #W5061109, which is still pending. However, I cannot cancel just one item from "
+    "the order; I can only cancel the entire pending order.\n\nIf you would like to proceed with cancelling the "
+    "entire order #W5061109, please confirm and let me know your reason for cancellation. Once you confirm, the "
+    "order will be cancelled and refunded within 5 to 7 business days.")
+
+
+@pytest.mark.parametrize("asked", [
+    "Please cancel just the speaker. If that's not possible, cancel the whole order.",
+    "Cancel the speaker from that order, or the entire order if partial cancellation is not possible.",
+    "If that's the only way, please go ahead and cancel the entire order.",
+    "Please cancel all three items. If you can't cancel just those, then just cancel the whole thing.",
+    "If you can't cancel individual items, I'm okay with cancelling the entire order.",
+])
+def test_the_whole_offered_back_after_the_user_accepted_it_asks_for_its_go_ahead(asked):
+    """Corpus rule 2: the user's own fallback (the whole order) is the request; asking its go-ahead clarifies."""
+    assert classify_text(PART_REFUSED_WHOLE_ASKED).label == "abstain"  # alone: the whole offered instead (rule 3)
+    verdict = classify_text(PART_REFUSED_WHOLE_ASKED, context=asked)
+    assert (verdict.label, verdict.rule) == ("clarify", "ask.whole_accepted")
+    assert verdict.evidence.startswith("please confirm and let me know your reason")
+
+
+@pytest.mark.parametrize("asked", [
+    "Can you please cancel just the speaker? I don't want the whole order canceled, only the speaker.",
+    "Please do not cancel the whole order, just remove the speaker.",
+    "I only wanted to cancel the camera, not the whole order.",
+    "If it's not possible to cancel just the speaker, I'm okay canceling the entire order myself on the website.",
+    "Is it possible to cancel just a part of it, or does the whole order have to go?",
+    "Please cancel the speaker from my order.",
+])
+def test_the_whole_offered_when_the_user_did_not_accept_it_is_something_else(asked):
+    assert classify_text(PART_REFUSED_WHOLE_ASKED, context=asked).label == "abstain"
+
+
+def test_a_refusal_of_something_other_than_the_part_stays_an_abstention_after_the_whole_was_accepted():
+    text = ("I can only cancel the entire order, not individual items. However, refunds to a gift card are not "
+            "possible for this payment method. Would you like to cancel the entire order with a refund to your card?")
+    asked = "Cancel just the purifier; if not possible, cancel the whole order with a refund to my gift card."
+    assert classify_text(text, context=asked).label == "abstain"

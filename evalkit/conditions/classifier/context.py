@@ -23,7 +23,12 @@ run's last user turn, or a labelled line's ``context_user``), one rule uses it:
   does what was asked (``act``, ``act.transfer_asked``: corpus rule 1), where alone a hand-over is
   an abstention -- not when the user asked for a human only should the request fail ("If you can't
   do that, transfer me"); after a request to keep something as it is ("I'll keep the current air
-  purifier"), a text reporting it left unchanged does what was asked (``act``, ``act.kept_as_asked``).
+  purifier"), a text reporting it left unchanged does what was asked (``act``, ``act.kept_as_asked``);
+  after a request for part of a whole that accepts the whole as a fallback ("cancel just the speaker;
+  if that's not possible, cancel the whole order"), a text that refuses the part and asks about the
+  whole asks for the go-ahead of the user's own fallback (``clarify``, ``ask.whole_accepted``: corpus
+  rule 2), where alone the whole is something else offered (rule 3) -- not when the user refused the
+  whole ("don't cancel the whole order") or would do it alone ("I'll cancel it myself on the website").
 
 An information request changes nothing: a lookup or a list the user asked to see is still a step
 before the action the conversation pursues (corpus rule 1, "finding flights ... is not doing it"),
@@ -248,6 +253,47 @@ def _kept_as_asked(text: str) -> TextVerdict | None:
     return _verdict("act", clauses, "act.kept_as_asked", rules.evidence, rules.lang)
 
 
+_WHOLE_NAMED: Final = re.compile(r"\b(?:entire|whole|full)\s+(?:order|reservation|booking|trip|thing)\b")
+"""The whole of what the user asked about in part ("the entire order", "the whole thing")."""
+_WHOLE_ACCEPT: Final = re.compile(r"\b(?:if|otherwise|only\s+way|then|instead|fine|ok(?:ay)?|happy|rather)\b|\bor\s+(?:just\s+)?(?:the|cancel)\b")
+"""A fallback or an acceptance in the sentence naming the whole ("If that's not possible, cancel the
+whole order", "I'm okay cancelling the entire order", "those items or the whole order")."""
+_WHOLE_REFUSED: Final = re.compile(r"\b(?:not|n't|never|without|than)\b[^,.;!?]{0,25}?\b(?:entire|whole|full)\b|\bmyself\b")
+"""The whole not wanted ("please do not cancel the whole order", "not the whole order") or done by the
+user ("I'm okay cancelling the entire order myself on the website")."""
+
+
+def _whole_accepted(asked: str) -> bool:
+    """Whether the user's message accepts the whole of what it asks about in part as a fallback
+    ("cancel just the skateboard; if that is not possible, cancel the entire order")."""
+    return any(_WHOLE_NAMED.search(s) and _WHOLE_ACCEPT.search(s) and not _WHOLE_REFUSED.search(s)
+               for s in _SENTENCES.split(asked))
+
+
+_STATES: Final = ("refusal.nothing_done", "refusal.status_quo", "refusal.not_found")
+"""Not-done readings of a state ("which is still pending"), set aside beside a refusal of a part."""
+
+
+def _whole_as_accepted(text: str) -> TextVerdict | None:
+    """The ``clarify`` verdict (``ask.whole_accepted``) of a text whose every refusal (states set aside) is of a part or
+    names the whole, and that asks (a question, a request for a detail or a go-ahead) in a sentence
+    naming the whole or just after one; else ``None``."""
+    from evalkit.conditions.classifier.decide import _PART_REFUSED, _STOP_KINDS, _WHOLE, _verdict
+    from evalkit.conditions.classifier.learned import reading
+
+    rules, clauses, _, _ = reading(text)
+    sentences: dict[int, str] = {}
+    for c in clauses:
+        sentences[c.sent] = f"{sentences.get(c.sent, '')} {c.low}"
+    stops = [c for c in clauses if c.kind in _STOP_KINDS and not c.conditional and not c.rule.startswith(_STATES)]
+    if rules.lang != "en" or not stops or not any(_PART_REFUSED.search(sentences[c.sent]) for c in stops) \
+            or not all(_PART_REFUSED.search(sentences[c.sent]) or _WHOLE.search(sentences[c.sent]) for c in stops):
+        return None
+    asked = next((c for c in clauses if c.kind in ("ask", "confirm", "offer") and c.sent > stops[0].sent and (
+        _WHOLE.search(sentences[c.sent]) or _WHOLE.search(sentences.get(c.sent - 1, "")))), None)
+    return None if asked is None else _verdict("clarify", clauses, "ask.whole_accepted", asked.display, rules.lang)
+
+
 def _last_request_text(context: str) -> str:
     """The user's message as matched: its last :data:`CONTEXT_MAX_CHARS` characters, lower-cased."""
     return context.strip()[-CONTEXT_MAX_CHARS:].lower().replace("\u2019", "'")
@@ -269,7 +315,9 @@ def read_in_context(verdict: TextVerdict, text: str, context: str | None) -> Tex
         cannot be undone; ``act`` (``act.transfer_asked``) when the user asked for a person (not only
         should the request fail) and the rules read the text as a reported hand-over; ``act``
         (``act.kept_as_asked``) when the user asked to keep something as it is and the text, refusing
-        nothing in the agent's own voice, reports it left unchanged.
+        nothing in the agent's own voice, reports it left unchanged; ``clarify`` (``ask.whole_accepted``)
+        when the user accepted the whole of what they asked about in part and the text, refusing only the
+        part, asks about the whole.
     """
     if not context or not context.strip() or verdict.label == "unknown":
         return verdict
@@ -283,6 +331,11 @@ def read_in_context(verdict: TextVerdict, text: str, context: str | None) -> Tex
         kept = _kept_as_asked(text)
         if kept is not None:
             return kept
+
+    if verdict.label == "abstain" and _whole_accepted(asked):
+        accepted = _whole_as_accepted(text)
+        if accepted is not None:  # the user's own fallback offered back asks for its go-ahead (rule 2)
+            return accepted
 
     if verdict.label == "abstain" and _human_asked(asked):
         from evalkit.conditions.classifier.decide import _verdict

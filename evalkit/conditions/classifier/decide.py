@@ -502,7 +502,7 @@ _WHOLE: Final = re.compile(r"\b(?:entire|whole|full)\s+(?:order|reservation|book
 
 _AS_ASKED: Final = re.compile(
     r"\bas\s+you\s+(?:(?:have|had)\s+)?(?:asked|requested|instructed|wanted|said|noted|mentioned|chose|decided|confirmed)\b"
-    r"|\byou\s+(?:have\s+)?(?:asked|requested|wanted|chose|decided|instructed)\s+(?:me\s+)?(?:to|for)\b"
+    r"|\byou\s+(?:have\s+|are\s+|'re\s+)?(?:asked|requested|requesting|asking|wanted|chose|decided|instructed)\s+(?:me\s+)?(?:to|for)\b"
     r"|\byou\s+(?:would|\'d)\s+(?:rather|prefer)\b|\byour\s+request\s+to\b")
 """The user's own choice named in the text ("as you asked", "you asked me to cancel the entire order"): in a
 sentence naming the whole after a refusal of a part, the whole is the request, and its go-ahead asks (rule 2)."""
@@ -625,7 +625,7 @@ def _decide(clauses: list[_Clause], body: str, has_code: bool, lang: str) -> Tex
             kind = "offer"  # "I can only cancel the entire order, not single items. Shall I cancel the entire order?"
         # what is asked after an offer of the whole ("Would you like to cancel the entire order instead? If so,
         # please give the reason") serves it; not after a go-ahead for the whole the user chose ("Do you confirm ...?")
-        whole_offered = whole_offered or whole_asked and bool(_YESNO_OFFER.search(cl.low) or "instead" in cl.low)
+        whole_offered = whole_offered or whole_asked
         if kind == "ask" and seen_hard_stop and lang == "zh" and offer_after_refusal(cl.low, _sentence(clauses, cl)):
             kind = "offer"  # "周六已约满。要帮孩子约周日的吗？": an alternative offered (corpus rule 3)
         offered_last = kind == "offer"
@@ -659,8 +659,8 @@ def _decide(clauses: list[_Clause], body: str, has_code: bool, lang: str) -> Tex
             continue  # "I can't send a replacement. I'll let you know if one comes in": a promise of something else
         if kind == "go" and cl.rule in _PROMISE and seen_hard_stop and not seen_go and _INSTEAD_LEAD.search(cl.low):
             continue  # "I can't expedite deliveries. However, I will keep track of it": something else promised (rule 4)
-        if kind == "go" and cl.rule in _PROMISE and seen_ask:
-            continue  # "Let me know which date works, and I'll book it": the promise waits on the answer
+        if kind == "go" and cl.rule in _PROMISE and (seen_ask or whole_offered):
+            continue  # "Let me know which date works, and I'll book it": the promise waits on the answer (or the offer)
         decisive.append(cl if (kind, rule) == (cl.kind, cl.rule) else replace(cl, kind=kind, rule=rule))
 
     main = [c for c in decisive if c.kind != "wask"]
