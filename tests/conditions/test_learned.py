@@ -246,6 +246,9 @@ def test_a_refusal_whose_question_offers_something_else_is_not_made_a_question()
     ("I can't cancel a single item from a pending order. Would you like me to cancel the entire order instead?", True),
     ("The policy only allows one payment method per order, so I can't split the charge. Would you like to move the "
      "whole order to your Mastercard?", True),
+    ("I'm unable to cancel just one item. Orders can only be cancelled in full while they are still pending. Would "
+     "you like me to cancel the entire order instead?", True),                            # a state beside the refusal
+    ("The order is still pending. Would you like me to cancel it now?", False),          # a state alone refuses nothing
     ("I can't cancel a single item from a pending order.", False),                       # no question
     ("I can't find order #W1234. Could you double-check the order number?", False),      # rule 2: a detail
     ("Wiping the laptop erases everything on it, and it cannot be reversed. I can't wipe it while it is offline. "
@@ -286,6 +289,27 @@ def test_rule_three_offers_beside_rule_two_details(text: str, label: str) -> Non
     """Corpus rules 2 and 3 as the rules read them: another thing to pick after an unavailability, the
     whole after a part was refused, other options offered after a not-found (rule 3) beside another
     detail of the same request after an invalid one (rule 2), and answers that name what is not there."""
+    assert classify_text(text, reader="rules").label == label
+
+
+@pytest.mark.parametrize(("text", "label"), [
+    ("You cannot remove a single item from a pending order, but you can modify the items in it.", "abstain"),
+    ("Since a return was already requested, you cannot cancel the entire order or change the return.", "abstain"),
+    ("According to our policy, only delivered orders can be returned.", "abstain"),
+    ("You're currently only able to cancel or modify pending orders, not return them.", "abstain"),
+    ("There are no cheaper options for this product at the moment.", "abstain"),
+    ("However, I currently do not see a blue variant available for the earbuds in our inventory.", "abstain"),
+    ("The order was already cancelled, so there is nothing to return or exchange from it.", "abstain"),
+    ("You currently have no orders on this account, so there are no orders to cancel or return.", "abstain"),
+    # a warning of what going ahead means, what the user can do alone, what is left after a completion
+    ("Please note that you cannot change the address after the order ships. Shall I update it now?", "clarify"),
+    ("You can't cancel a shipped order online, but you can return it within 30 days. Here is the return link: "
+     "https://example.com/returns", "act"),
+    ("All three items have been returned; there are no more items to return.", "act"),
+])
+def test_service_rules_told_to_the_user_refuse(text: str, label: str) -> None:
+    """Corpus rule 5: a rule of the service stated to the user ("you cannot ...", "only delivered orders can be
+    returned", "there is nothing to return") says the request cannot be done, without a refusal verb."""
     assert classify_text(text, reader="rules").label == label
 
 

@@ -459,7 +459,15 @@ _INFEASIBLE: list[tuple[str, _Cue]] = [
         r"listed|on\s+offer)\b"
         r"|\bthere\s+(?:is|are)\s+(?:currently\s+)?no\s+(?:[\w-]+\s+){0,3}?(?:variants?|versions?|models?)\s+(?:priced|under|below|"
         r"cheaper|with|without|in|that|which|of)\b"
-        r"|\b(?:i|we)\s+(?:do|did)\s+not\s+see\s+any\s+(?:[\w-]+\s+){0,12}?(?:available|in\s+stock)\b")),
+        r"|\b(?:i|we)\s+(?:currently\s+)?(?:do|did)\s+not\s+(?:currently\s+)?see\s+(?:any|a|an)\s+(?:[\w-]+\s+){0,12}?(?:available|in\s+stock)\b"
+        # "There are no cheaper options for this product", "there isn't a maple, 34 inch skateboard available"
+        r"|\bthere\s+(?:is|are)\s+(?:currently\s+)?no\s+(?:[\w-]+\s+){0,2}?(?:options?|alternatives?|variants?|choices?)\s+"
+        r"(?:for|under|below|cheaper|in|at|that|which|with|matching|priced|available)\b"
+        r"|\bthere\s+(?:is|are)\s+not\s+(?:a|an|any)\s+(?:[\w$.,/-]+\s+){0,10}?(?:currently\s+)?(?:available|in\s+stock)\b"
+        r"|\b(?:i|we)\s+(?:do|does)\s+not\s+(?:currently\s+)?have\s+(?:a|an|any)\s+(?:[\w$.,/-]+\s+){0,10}?(?:available|in\s+stock)\b"
+        # "there are no orders to cancel or return", "there is nothing to return or exchange from it"
+        r"|\bthere\s+(?:is|are)\s+(?:no\s+(?!(?:more|further|other|remaining)\b)(?:[\w-]+\s+){0,2}?(?:orders?|reservations?|bookings?|items?|flights?|trips?)|nothing)\s+"
+        r"(?:left\s+|eligible\s+)?to\s+(?:cancel|return|exchange|modify|change|refund|rebook|upgrade)\b")),
     ("infeasible.zh", _c(
         r"(?:没有|没|未|未能)(?:能)?成功|失败|返回(?:了)?错误|不在.{0,8}(?:范围|期限|时限)|已(?:经)?(?:截止|过期|超过)|未能|不存在(?!问题|任何问题)|找不到|未找到|没有找到|查无|查不到|没有查到|不可能|不可行|不支持|冲突|矛盾|不一致"
         r"|(?:余额|额度|积分|库存|权限|资金|名额)(?:不足|不够)|不(?:接受|受理)|(?:暂|暂时|目前|恕|均|一律|概)不(?:提供|办理|开放|允许|退|换|支持)|(?<![少免受大])(?:[\u4e00-\u9fff])不了(?![解])"

@@ -177,6 +177,20 @@ INFEASIBLE_SERVICE: list[tuple[str, _Cue]] = [
         r"(?:limit|threshold|cap|maximum|allowance|budget)\b"
         r"|\b(?:has|have|needs?|must)\s+to\s+(?:be\s+)?(?:approved|signed\s+off|reviewed|authori[sz]ed|handled|done|"
         r"verified|processed|submitted|go)\s+(?:by|through)\b"
+        # "You cannot remove a single item from a pending order", "you can't cancel the entire order": the
+        # service's rule told to the user (not a warning of what going ahead means: "you cannot change it
+        # after it ships", nor what the user can do on their own: "you can't cancel it online")
+        r"|^(?:(?:but|however|so|and|currently|unfortunately|please\s+note|note)\s+)*(?:that\s+)?you\s+(?:can\s+not|can't|cannot)\s+"
+        r"(?:(?:directly|currently|simply|just|only|partially)\s+)?(?:cancel|return|exchange|modify|change|remove|refund|swap|"
+        r"switch|split|combine|transfer|upgrade|downgrade|rebook|delete|edit|add|apply|use)\b"
+        r"(?![^.;!?]{0,60}\b(?:once|after|afterwards|later|again|anymore|any\s+more|online|yourself|on\s+(?:the|our)\s+"
+        r"(?:website|site|app|portal)|in\s+the\s+app)\b)"
+        # "only delivered orders can be returned", "You're currently only able to cancel or modify pending orders"
+        r"|\bonly\s+(?:[\w-]+\s+){1,6}?(?:can|may)\s+be\s+(?:cancell?ed|returned|exchanged|modified|changed|refunded|"
+        r"removed|upgraded|downgraded|rebooked|transferred|edited|updated)\b"
+        r"|\b(?:you\s+are|we\s+are|i\s+am)\s+(?:currently\s+)?only\s+able\s+to\s+(?:cancel|return|exchange|modify|change|"
+        r"refund|remove|book|rebook|upgrade|downgrade|transfer|process|issue)\b"
+
         r"|\b(?:is|are|was|were)\s+(?:already\s+|currently\s+|now\s+|temporarily\s+|still\s+)?(?:taken|occupied|unavailable)\b|\b(?:is|are)\s+already\s+(?:booked|reserved)\b"
         r"|\b(?:only|exclusively)\s+(?:be\s+)?(?:available|offered|possible|allowed|valid|eligible|applies|apply|"
         r"granted|issued|made)\s+(?:to|for|on|if|when|in|with|after|before)\b|\bwill\s+have\s+to\s+wait\b"

@@ -732,7 +732,7 @@ def _decide(clauses: list[_Clause], body: str, has_code: bool, lang: str) -> Tex
         rule = "claim.partial" if done.kind == "claim" else "act.partial"
         return _verdict("act", clauses, rule, done.display, lang)
     verdict = _verdict("abstain", clauses, last.rule, last.display, lang)
-    if offered_else and lang == "en" and not last.rule.startswith("refusal.nothing_done") \
+    if offered_else and lang == "en" and any(c.kind in _STOP_KINDS and not c.rule.startswith("refusal.nothing_done") for c in main) \
             and not irreversible(_lower_expand(body)):  # a warning before a choice is no refusal of the request
         return replace(verdict, offers_else=True)
     return verdict
