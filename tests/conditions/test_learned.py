@@ -275,6 +275,9 @@ def test_offers_else_marks_rule_three_abstentions(text: str, offers_else: bool) 
     ("I cannot cancel just the desk lamp from your order; I can only cancel the entire pending order. Would you like "
      "to proceed with cancelling the entire order? If yes, please tell me the reason. Once you confirm, I'll process "
      "it.", "abstain"),                                                                   # the offer's details serve it
+    ("Partial cancellations (removing just one item) are not supported. Would you like to cancel your entire pending "
+     "order (#W5061109), which includes the speaker and the chair? If so, please confirm and tell me the reason.",
+     "abstain"),                                                                           # an offer read as such first
     ("Currently, I can only cancel an entire pending order, not specific items within it. If you'd like, I can proceed "
      "to cancel both orders entirely. Would you like me to do that? If yes, please confirm the reason for each order.",
      "abstain"),                                                                           # "do that": the whole before

@@ -495,7 +495,7 @@ _PART_REFUSED: Final = re.compile(
     r"|\bbut\s+not\s+(?:the\s+)?(?:individual|single|specific|separate)\b")
 """A refusal of part of a whole ("I cannot cancel individual items"): a question about the whole then
 offers something else (corpus rule 3)."""
-_WHOLE: Final = re.compile(r"\b(?:entire|whole|full)\s+(?:order|reservation|booking|trip|subscription|plan)\b"
+_WHOLE: Final = re.compile(r"\b(?:entire|whole|full)\s+(?:(?:pending|current|original|existing)\s+)?(?:order|reservation|booking|trip|subscription|plan)\b"
                            r"|\b(?:entirely|in\s+full|as\s+a\s+whole|in\s+(?:its|their)\s+entirety)\b")
 """The whole of what was asked about in part ("the entire order"): after a refusal of the part, another thing."""
 
@@ -618,14 +618,15 @@ def _decide(clauses: list[_Clause], body: str, has_code: bool, lang: str) -> Tex
                 and _CHOOSE_OTHER.search(_sentence(clauses, cl)) and not _DETAIL_Q.search(_sentence(clauses, cl)) \
                 and not _IDENTIFIER.search(_sentence(clauses, cl)) and not _GO_AHEAD.search(_sentence(clauses, cl)):
             kind = "offer"  # "That variant is not available. Could you please choose another one?" (rule 3)
-        whole_asked = kind in ("ask", "confirm") and lang == "en" and part_refused and not whole_chosen and bool(
+        names_whole = kind in ("ask", "confirm", "offer") and lang == "en" and part_refused and not whole_chosen and bool(
             _WHOLE.search(_sentence(clauses, cl)) or _YESNO_OFFER.search(cl.low)
             and _WHOLE.search(" ".join(c.low for c in clauses if c.sent == cl.sent - 1)))
+        whole_asked = names_whole and kind != "offer"
         if kind == "ask" and (whole_asked or whole_offered and part_refused and lang == "en"):
             kind = "offer"  # "I can only cancel the entire order, not single items. Shall I cancel the entire order?"
         # what is asked after an offer of the whole ("Would you like to cancel the entire order instead? If so,
         # please give the reason") serves it; not after a go-ahead for the whole the user chose ("Do you confirm ...?")
-        whole_offered = whole_offered or whole_asked
+        whole_offered = whole_offered or names_whole
         if kind == "ask" and seen_hard_stop and lang == "zh" and offer_after_refusal(cl.low, _sentence(clauses, cl)):
             kind = "offer"  # "周六已约满。要帮孩子约周日的吗？": an alternative offered (corpus rule 3)
         offered_last = kind == "offer"
