@@ -58,16 +58,18 @@ def verdict(c: dict[str, Any], *, unit: str = "pairs") -> str:
             f"{c.get('n', 0)} {unit}")
 
 
-def verdict_lines(summary: dict[str, Any]) -> list[str]:
-    """:func:`verdict` of every comparison of ``summary.json``, each prefixed by what is held
-    fixed (``scripted/oracle · gate off: meta vs nl: …``) and followed, when the summary has
-    it, by the same test of timely paired accuracy (``; timely: -1.000 [-1.000, -1.000],
-    McNemar p < 0.001``)."""
+def verdict_lines(summary: dict[str, Any], kinds: tuple[str, ...] | None = None) -> list[str]:
+    """:func:`verdict` of every comparison of ``summary.json`` (of the given ``kinds`` --
+    ``condition``, ``model``, ``gate`` -- when given), each prefixed by what is held fixed
+    (``scripted/oracle · gate off: meta vs nl: …``) and followed, when the summary has it, by the
+    same test of timely paired accuracy (``; timely: -1.000 [-1.000, -1.000], McNemar p < 0.001``)."""
     multi = any(r.get("epochs", 1) > 1 for r in summary.get("rows", []))
     unit = "pair units" if multi else "pairs"
     timely = {_ident(c): c for c in summary.get("timely_comparisons", [])}
     out = []
     for c in summary.get("comparisons", []):
+        if kinds is not None and c["kind"] not in kinds:
+            continue
         if c["kind"] == "condition":
             fixed = f"{c['model']} · gate {c['gate']}"
         elif c["kind"] == "model":

@@ -124,7 +124,7 @@ def report_context(root: Path) -> dict[str, Any]:
         "heatmap": view.heatmap(summary, columns),
         "breakdowns": summary.get("breakdowns", {}),
         "comparisons": view.comparison_groups(summary),
-        "verdicts": fmt.verdict_lines(summary),
+        "verdicts": fmt.verdict_lines(summary, kinds=("condition",)),  # the model and gate tests are in their tables
         "compare": summary.get("compare"),
         "chart": paired_accuracy_chart(srows) if srows else None,
         "phase_chart": phase_chart(summary.get("breakdowns", {}).get("phase", [])),

@@ -105,3 +105,14 @@ def test_each_comparison_is_printed_once(lag_run, capsys):
     # no second form of the same comparisons (a table row naming "B vs A")
     pairs_named = [line for line in out.splitlines() if re.search(r"\b(tool vs nl|scripted/\S+ vs scripted/)", line)]
     assert len(pairs_named) == len(lines)
+
+
+def test_the_condition_section_of_the_report_lists_only_condition_comparisons(lag_run):
+    out, summary = lag_run
+    html = (out / "report.html").read_text()
+    section = html[html.index('<section id="comparisons">'):]
+    items = re.findall(r"<li>(.*?)</li>", section[section.index('<ul class="verdicts">'):section.index("</ul>")])
+    kinds = [c["kind"] for c in summary["comparisons"]]
+    assert "model" in kinds and len(items) == kinds.count("condition") > 0
+    assert all(" vs nl: " in item or " vs tool: " in item for item in items)  # conditions, never two models
+    assert verdict_lines(summary, kinds=("model",)) and not any("scripted/" in item.split(":")[1] for item in items)
