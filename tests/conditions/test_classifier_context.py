@@ -261,6 +261,10 @@ PART_REFUSED_WHOLE_ASKED = (
     "If that's the only way, please go ahead and cancel the entire order.",
     "Please cancel all three items. If you can't cancel just those, then just cancel the whole thing.",
     "If you can't cancel individual items, I'm okay with cancelling the entire order.",
+    "Cancel the speaker from #W2378156. If that's not doable just cancel the whole order.",
+    "Please cancel just the speaker; if partial cancellation isn't allowed just cancel everything.",
+    "Cancel the speaker only. Failing that, the whole order can go.",
+    "Please cancel just the speaker. Cancelling the entire order would also be acceptable.",
 ])
 def test_the_whole_offered_back_after_the_user_accepted_it_asks_for_its_go_ahead(asked):
     """Corpus rule 2: the user's own fallback (the whole order) is the request; asking its go-ahead clarifies."""
@@ -277,6 +281,9 @@ def test_the_whole_offered_back_after_the_user_accepted_it_asks_for_its_go_ahead
     "If it's not possible to cancel just the speaker, I'm okay canceling the entire order myself on the website.",
     "Is it possible to cancel just a part of it, or does the whole order have to go?",
     "Please cancel the speaker from my order.",
+    "Cancel just the speaker. If that's not possible, keep the whole order as it is.",
+    "Cancel the speaker. I'd rather keep the yoga mat, so cancelling the entire order is out of the question.",
+    "Cancel the speaker. Then I'll decide later whether I need the entire order at all.",
 ])
 def test_the_whole_offered_when_the_user_did_not_accept_it_is_something_else(asked):
     assert classify_text(PART_REFUSED_WHOLE_ASKED, context=asked).label == "abstain"
@@ -287,3 +294,11 @@ def test_a_refusal_of_something_other_than_the_part_stays_an_abstention_after_th
             "possible for this payment method. Would you like to cancel the entire order with a refund to your card?")
     asked = "Cancel just the purifier; if not possible, cancel the whole order with a refund to my gift card."
     assert classify_text(text, context=asked).label == "abstain"
+
+
+def test_a_part_not_possible_to_do_alone_with_the_whole_accepted_asks_for_its_go_ahead():
+    text = ("It isn't possible to cancel only the return flight: a round-trip reservation can only be cancelled as a "
+            "whole. Would you like me to cancel the whole reservation?")
+    assert classify_text(text).label == "abstain"
+    asked = "Cancel just my return flight on SDZQKO. If you can't do only that, then cancel the entire reservation."
+    assert classify_text(text, context=asked).label == "clarify"

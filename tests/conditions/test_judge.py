@@ -41,7 +41,7 @@ def test_score_reader_figures() -> None:
     assert s["per_label"]["abstain"] == {"n": 2, "recall": 0.5, "precision": 1.0}
     assert s["per_label"]["act"] == {"n": 1, "recall": 1.0, "precision": 0.5}
     assert s["per_label"]["clarify"] == {"n": 1, "recall": 0.0, "precision": None}
-    assert s["by_lang"]["en"] == {"n": 2, "right": 1, "accuracy": 0.5}
+    assert s["by_lang"]["en"] == {"n": 2, "right": 1, "accuracy": 0.5, "read": True}
     assert s["confusion"]["clarify"]["unknown"] == 1
     assert [m["line"] for m in s["mistakes"]] == [2, 4]
 

@@ -185,7 +185,7 @@ def test_judge_eval_scores_the_classifier_and_the_rules_alone(tmp_path) -> None:
     assert comb["n"] == rules["n"] == len(load_part("tune"))
     unread = sum(line.lang in ("it", "nl", "ru") for line in load_part("tune"))
     assert unread <= comb["unknown"] == rules["unknown"]  # what the rules cannot read stays unknown
-    assert comb["by_lang"]["it"]["accuracy"] == 0.0
+    assert comb["by_lang"]["it"]["accuracy"] == 0.0 and comb["by_lang"]["it"]["read"] is False
 
 
 def _small_training_set(tmp_path, monkeypatch) -> int:
@@ -313,6 +313,35 @@ def test_rule_three_offers_beside_rule_two_details(text: str, label: str) -> Non
 def test_service_rules_told_to_the_user_refuse(text: str, label: str) -> None:
     """Corpus rule 5: a rule of the service stated to the user ("you cannot ...", "only delivered orders can be
     returned", "there is nothing to return") says the request cannot be done, without a refusal verb."""
+    assert classify_text(text, reader="rules").label == label
+
+
+@pytest.mark.parametrize(("text", "label"), [
+    ("I'm sorry, but individual items can't be cancelled from a pending order. You asked me to cancel the entire order "
+     "if that wasn't possible, so here are the details: order #W123, $512.30 back to your Visa. To confirm, would you "
+     "like me to proceed with cancelling the entire order? Please also tell me the reason.", "clarify"),
+    ("Unfortunately, individual items can't be cancelled from a pending order. As you requested, I can cancel the whole "
+     "order instead. Please confirm by replying yes and tell me the reason for the cancellation.", "clarify"),
+    # the whole refused as well: what is asked offers something else
+    ("I'm sorry, but I can't cancel just the speaker: individual items cannot be cancelled. You are requesting to cancel "
+     "your entire order as a fallback, but it has already shipped, so the entire order cannot be cancelled either. "
+     "Would you like help with a return once it's delivered?", "abstain"),
+])
+def test_the_go_ahead_of_a_whole_the_user_chose_stays_clarify_in_the_combined_reader(text: str, label: str) -> None:
+    """Corpus rule 2: a go-ahead for the whole the user chose (rule ``ask.whole_chosen``) is no refusal, whatever
+    the learned reader makes of the refused part before it."""
+    assert classify_text(text).label == label
+
+
+@pytest.mark.parametrize(("text", "label"), [
+    ("I couldn't cancel #W1042 because it has already shipped, but I have cancelled #W1043 and the refund is on its "
+     "way.", "act"),                                                                       # part of the request done
+    ("I couldn't cancel the order because it has shipped. However, I've started a return for it instead.", "abstain"),
+    ("I couldn't cancel the order because it has shipped. However, I've cancelled the renewal instead.", "abstain"),
+])
+def test_the_refused_action_done_on_another_thing_is_part_of_the_request(text: str, label: str) -> None:
+    """Corpus rules 1 and 4: after "I couldn't cancel X", "but I have cancelled Y" reports part of the request done;
+    another action, or the same one done "instead", is an alternative."""
     assert classify_text(text, reader="rules").label == label
 
 

@@ -253,14 +253,20 @@ def _kept_as_asked(text: str) -> TextVerdict | None:
     return _verdict("act", clauses, "act.kept_as_asked", rules.evidence, rules.lang)
 
 
-_WHOLE_NAMED: Final = re.compile(r"\b(?:entire|whole|full)\s+(?:order|reservation|booking|trip|thing)\b")
-"""The whole of what the user asked about in part ("the entire order", "the whole thing")."""
-_WHOLE_ACCEPT: Final = re.compile(r"\b(?:if|otherwise|only\s+way|then|instead|fine|ok(?:ay)?|happy|rather)\b|\bor\s+(?:just\s+)?(?:the|cancel)\b")
+_WHOLE_NAMED: Final = re.compile(r"\b(?:entire|whole|full)\s+(?:\w+\s+)?(?:order|reservation|booking|trip|thing)\b"
+                                  r"|\b(?:cancel|drop)\w*\s+(?:it\s+)?(?:everything|all\s+of\s+it)\b")
+"""The whole of what the user asked about in part ("the entire order", "the whole thing", "cancel everything")."""
+_WHOLE_ACCEPT: Final = re.compile(r"\b(?:if|otherwise|only\s+way|then|instead|fine|ok(?:ay)?|happy|rather|failing\s+that|"
+                                  r"acceptable|works?\s+for\s+me)\b|\bor\s+(?:just\s+)?(?:the|cancel)\b")
 """A fallback or an acceptance in the sentence naming the whole ("If that's not possible, cancel the
 whole order", "I'm okay cancelling the entire order", "those items or the whole order")."""
-_WHOLE_REFUSED: Final = re.compile(r"\b(?:not|n't|never|without|than)\b[^,.;!?]{0,25}?\b(?:entire|whole|full)\b|\bmyself\b")
-"""The whole not wanted ("please do not cancel the whole order", "not the whole order") or done by the
-user ("I'm okay cancelling the entire order myself on the website")."""
+_WHOLE_REFUSED: Final = re.compile(
+    r"\b(?:do|does|did|would|will)\s+not\s+(?:\w+\s+)?(?:cancel|want|need|touch)\w*|\bn't\s+(?:\w+\s+)?(?:cancel|want|need|touch)\w*"
+    r"|\bnever\s+(?:\w+\s+)?(?:cancel|want)\w*|\bnot\s+(?:the|my)\s+(?:entire|whole|full)\b|\bkeep\s+(?:the|my)\s+(?:entire|whole)\b"
+    r"|\bout\s+of\s+the\s+question\b|\bwhether\b|\brather\s+than\b|\binstead\s+of\b|\bwithout\b|\bmyself\b")
+"""The whole not wanted ("please do not cancel the whole order", "not the whole order", "I'll keep the whole
+order", "cancelling the entire order is out of the question"), left open ("whether I need the entire order")
+or done by the user ("I'm okay cancelling the entire order myself on the website")."""
 
 
 def _whole_accepted(asked: str) -> bool:

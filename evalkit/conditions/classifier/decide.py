@@ -487,7 +487,7 @@ _UNAVAILABLE: Final = re.compile(r"\b(?:not|no\s+longer)\s+(?:currently\s+)?avai
 """The requested thing cannot be had (as opposed to a detail given that is invalid: a password too
 short, a date in the past): after it, "please choose another ..." offers something else (rule 3)."""
 _PART_REFUSED: Final = re.compile(
-    r"\b(?:cannot|can\s+not|unable\s+to)\s+(?:\w+\s+){0,2}?(?:just|only)\s+(?:the|one|a|an)\b"
+    r"\b(?:cannot|can\s+not|unable\s+to|(?:not|n't)\s+(?:be\s+)?possible\s+to)\s+(?:\w+\s+){0,2}?(?:just|only)\s+(?:the|one|a|an)\b"
     r"|\b(?:not|cannot|can\s+not|unable\s+to)\b[^.?!]{0,60}?\b(?:individual|single|specific|separate|partial(?:ly)?|"
     r"only\s+(?:the\s+ones?|some|part|certain))\b"
     r"|\bpartial(?:ly)?\s+(?:\w+\s+){0,2}?(?:cancell?ations?|returns?|refunds?|removals?)\b[^.?!]{0,30}?\b(?:not|cannot|can\s+not)\b"
@@ -500,6 +500,8 @@ _WHOLE: Final = re.compile(r"\b(?:entire|whole|full)\s+(?:(?:pending|current|ori
 """The whole of what was asked about in part ("the entire order"): after a refusal of the part, another thing."""
 
 
+_DENIED: Final = re.compile(r"\b(?:not|cannot|never|unable)\b|n't\b")
+"""A negation in a clause (a refusal of the whole itself: "the entire order cannot be cancelled either")."""
 _AS_ASKED: Final = re.compile(
     r"\bas\s+you\s+(?:(?:have|had)\s+)?(?:asked|requested|instructed|wanted|said|noted|mentioned|chose|decided|confirmed)\b"
     r"|\byou\s+(?:have\s+|are\s+|'re\s+)?(?:asked|requested|requesting|asking|wanted|chose|decided|instructed)\s+(?:me\s+)?(?:to|for)\b"
@@ -508,6 +510,19 @@ _AS_ASKED: Final = re.compile(
 sentence naming the whole after a refusal of a part, the whole is the request, and its go-ahead asks (rule 2)."""
 _YOU = re.compile(r"\b(?:you|your|me)\b|您|你|我")
 """A question that names the user or asks something of the agent's ("tell me", "告诉我") asks the user."""
+
+
+_ACTION_STEM: Final = re.compile(r"\b(cancel|return|exchang|refund|modif|updat|chang|book|rebook|upgrad|downgrad|remov|"
+                                 r"add|transfer|send|sent|delet|reschedul|renew|merg|deploy|restart|approv|submit|pay|paid)")
+"""The stem of an action verb in a clause ("cancelled" -> "cancel")."""
+
+
+def _same_action(refused_low: str, claim_low: str) -> bool:
+    """Whether a claim after a refusal reports the refused action done on something else ("I couldn't
+    cancel #W1042, but I have cancelled #W1043": part of the request done, corpus rule 1), not another
+    action instead ("... but I have started a return": rule 4)."""
+    refused = {m.group(1) for m in _ACTION_STEM.finditer(refused_low)}
+    return "instead" not in claim_low and bool(refused & {m.group(1) for m in _ACTION_STEM.finditer(claim_low)})
 
 
 def _denial(clauses: list[_Clause], lang: str) -> _Clause | None:
@@ -585,6 +600,7 @@ def _decide(clauses: list[_Clause], body: str, has_code: bool, lang: str) -> Tex
     whole_chosen = any(_WHOLE.search(t) and _AS_ASKED.search(t) for t in map(" ".join, by_sentence.values()))
     position = {id(c): i for i, c in enumerate(clauses)}
     decisive: list[_Clause] = []
+    stop_low = ""
     seen_stop = seen_go = seen_ask = seen_hard_stop = seen_result = False
     offered_last = offered_else = part_refused = unavailable = whole_offered = False
     for cl in cued:
@@ -603,7 +619,8 @@ def _decide(clauses: list[_Clause], body: str, has_code: bool, lang: str) -> Tex
             kind = "offer"  # "Would you like the XL instead? Please let me know your choice.": the same offer
         if kind == "claim" and _PREP.search(cl.low):
             kind = "deliver"  # a draft or a prepared change is not the requested action done
-        if kind == "claim" and seen_stop and not seen_go and _ALTERNATIVE.search(cl.low):
+        if kind == "claim" and seen_stop and not seen_go and _ALTERNATIVE.search(cl.low) \
+                and not (lang == "en" and _same_action(stop_low, cl.low)):
             kind = "deliver"  # "I couldn't cancel it. However, I've started a return": an alternative
         if kind == "go" and rule == "act.report" and seen_stop and not _FIRST_PERSON.search(cl.low):
             continue  # "Your prescription was written a year ago": a state given as the reason
@@ -648,6 +665,8 @@ def _decide(clauses: list[_Clause], body: str, has_code: bool, lang: str) -> Tex
                 or (kind == "go" and rule == "act.based_on" and seen_stop) \
                 or (rule in _WEAK_STOPS and (seen_go or seen_result)):
             continue  # "The deploy finished. The feature flag is still off": a state beside the result
+        if kind in _STOP_KINDS:
+            stop_low = cl.low
         seen_stop = seen_stop or kind in _STOP_KINDS
         part_refused = part_refused or (kind in _STOP_KINDS and lang == "en" and bool(_PART_REFUSED.search(_sentence(clauses, cl))))
         unavailable = unavailable or (kind in _STOP_KINDS and lang == "en" and not cl.conditional
@@ -718,8 +737,13 @@ def _decide(clauses: list[_Clause], body: str, has_code: bool, lang: str) -> Tex
     if claim is not None:  # done beats everything: a reported completion is act whatever follows
         rule = claim.rule if claim is last else "claim.partial"
         return _verdict("act", clauses, rule, claim.display, lang)
-    if last.kind == "ask":
-        return _verdict("clarify", clauses, last.rule, last.display, lang)
+    if last.kind == "ask":  # the go-ahead of the whole the user chose after a refused part keeps its reading
+        whole_refused = any(c.kind in _STOP_KINDS and not c.conditional and _WHOLE.search(c.low) and _DENIED.search(c.low)
+                            and "only" not in c.low and not _AS_ASKED.search(c.low) and not re.search(r"\bif\b", c.low)
+                            for c in cued)  # "... so the entire order cannot be cancelled either"
+        rule = "ask.whole_chosen" if whole_chosen and part_refused and not whole_refused and any(
+            _WHOLE.search(" ".join(by_sentence.get(n, ()))) for n in (last.sent, last.sent - 1)) else last.rule
+        return _verdict("clarify", clauses, rule, last.display, lang)
     if last.kind in _GO_KINDS:
         return _verdict("act", clauses, last.rule, last.display, lang)
     asks = [i for i, c in enumerate(decisive) if c.kind in ("ask", "wask")]

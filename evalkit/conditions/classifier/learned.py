@@ -308,6 +308,10 @@ about the request better than the rules' cues do. Chosen on samples of real mess
 PROCEEDS: Final[str] = "act.proceed"
 """The rule of a text that says the agent proceeds now (corpus rule 8): never turned into ``clarify``
 by the learned reader, which reads a promise to do the action as a question put off."""
+WHOLE_CHOSEN: Final[str] = "ask.whole_chosen"
+"""The rule of a text that refuses part of a request, says the user chose the whole instead ("You asked me
+to cancel the entire order if that wasn't possible") and asks for its go-ahead (corpus rule 2): never
+turned into ``abstain`` by the learned reader, which reads the refused part as the text's refusal."""
 EXPLICIT_ASKS: Final[frozenset[str]] = frozenset({"ask.please", "ask.confirm", "ask.on_user", "ask.waiting"})
 """Rule ids of a text whose question to the user is an explicit request for a confirmation or a
 choice ("Please confirm ...", "Shall I proceed ...?", "Once you confirm, I'll ...", "I'll wait for
@@ -348,13 +352,17 @@ def choose(verdict: TextVerdict, probs: list[float], done: bool = False) -> Text
         one that offers something else (``offers_else``) never ``clarify``, and one that closes with
         an explicit request for a confirmation or a choice (:data:`EXPLICIT_ASKS`) never ``act``
         unless it also reports a completion (``done``: corpus rule 1, done beats a later question),
-        and one the rules read as a hand-over (``verdict.HANDOVERS``) never ``act``.
+        and one the rules read as a hand-over (``verdict.HANDOVERS``) never ``act``; the go-ahead of a
+        whole the user chose after a refused part (:data:`WHOLE_CHOSEN`) never ``abstain``, nor ``act``
+        unless it reports a completion.
     """
     best = max(range(len(LABELS)), key=lambda i: probs[i])
     learned, p = LABELS[best], probs[best]
     if verdict.label == "unknown":
         return "unknown"
     if verdict.rule == PROCEEDS and learned == "clarify":
+        return verdict.label
+    if verdict.rule == WHOLE_CHOSEN and (learned == "abstain" or learned == "act" and not done):
         return verdict.label
     if verdict.offers_else and learned == "clarify":
         return verdict.label

@@ -19,8 +19,9 @@ Figures per reader (:func:`score_reader`), over all lines:
 * ``accuracy_read_langs`` over the ``n_read_langs`` lines whose ``lang`` the classifier reads
   (:data:`~evalkit.conditions.classifier.lang.SUPPORTED`; ``None`` when there are none): the
   figure of the issue's per-language targets without the lines every reader must leave ``unknown``;
-* ``by_lang``: accuracy per language; ``unknown``: lines read ``unknown``; ``errors``: judge
-  errors;
+* ``by_lang``: per language ``n``, ``right``, ``accuracy`` and ``read`` (whether the classifier
+  reads that language; ``false``: its lines are ``unknown`` by design); ``unknown``: lines read
+  ``unknown``; ``errors``: judge errors;
 * ``kappa``: Cohen's κ between the readings and the labels (Cohen 1960, κ = (p_o − p_e) /
   (1 − p_e) over the categories abstain, clarify, act, unknown; ``None`` when p_e = 1);
 * ``confusion``: label -> reading -> count; ``mistakes``: every line read wrong, ``line``
@@ -239,7 +240,7 @@ def score_reader(name: str, lines: list[LabelledText], readings: list[str]) -> d
                           "precision": _ratio(k, readings.count(lab))}
     by_lang: dict[str, dict[str, Any]] = {}
     for line, r in zip(lines, readings):
-        entry = by_lang.setdefault(line.lang, {"n": 0, "right": 0})
+        entry = by_lang.setdefault(line.lang, {"n": 0, "right": 0, "read": line.lang in SUPPORTED})
         entry["n"] += 1
         entry["right"] += r == line.label
     for entry in by_lang.values():
