@@ -502,6 +502,8 @@ _WHOLE: Final = re.compile(r"\b(?:entire|whole|full)\s+(?:(?:pending|current|ori
 
 _DENIED: Final = re.compile(r"\b(?:not|cannot|never|unable)\b|n't\b")
 """A negation in a clause (a refusal of the whole itself: "the entire order cannot be cancelled either")."""
+_IF: Final = re.compile(r"\bif\b")
+"""A condition in a clause ("... the entire order if that wasn't possible"): no refusal of the whole."""
 _AS_ASKED: Final = re.compile(
     r"\bas\s+you\s+(?:(?:have|had)\s+)?(?:asked|requested|instructed|wanted|said|noted|mentioned|chose|decided|confirmed)\b"
     r"|\byou\s+(?:have\s+|are\s+|'re\s+)?(?:asked|requested|requesting|asking|wanted|chose|decided|instructed)\s+(?:me\s+)?(?:to|for)\b"
@@ -739,7 +741,7 @@ def _decide(clauses: list[_Clause], body: str, has_code: bool, lang: str) -> Tex
         return _verdict("act", clauses, rule, claim.display, lang)
     if last.kind == "ask":  # the go-ahead of the whole the user chose after a refused part keeps its reading
         whole_refused = any(c.kind in _STOP_KINDS and not c.conditional and _WHOLE.search(c.low) and _DENIED.search(c.low)
-                            and "only" not in c.low and not _AS_ASKED.search(c.low) and not re.search(r"\bif\b", c.low)
+                            and "only" not in c.low and not _AS_ASKED.search(c.low) and not _IF.search(c.low)
                             for c in cued)  # "... so the entire order cannot be cancelled either"
         rule = "ask.whole_chosen" if whole_chosen and part_refused and not whole_refused and any(
             _WHOLE.search(" ".join(by_sentence.get(n, ()))) for n in (last.sent, last.sent - 1)) else last.rule
