@@ -43,10 +43,15 @@ def changed(row: dict[str, Any]) -> bool:
 
 
 def _mark(row: dict[str, Any]) -> str:
-    if row["direction"] in (None, "same"):
-        return ""
+    """The change column: the direction (and significance) of the tested units; where the runs'
+    unit sets differ, which units the direction is of."""
+    on = f" on the {row['n_paired']} units in both" if row.get("units_differ") else ""
+    if row["direction"] is None:
+        return "units differ, none in both" if row.get("units_differ") and row["diff"] is not None else ""
+    if row["direction"] == "same":
+        return f"same{on}" if on and changed(row) else ""
     word = row["direction"]
-    return f"{word} (p<{row.get('alpha', 0.05)})" if row["significant"] else word
+    return f"{word}{on} (p<{row.get('alpha', 0.05)})" if row["significant"] else f"{word}{on}"
 
 
 def console_tables(result: dict[str, Any], *, show_all: bool = False) -> list[Any]:

@@ -5,7 +5,11 @@ in use (OLD, ``--against``) and once under the candidate (NEW, ``--rules``), and
 the runs here, per model × condition × trigger (and over all triggers). Every metric is a
 rate over *units* that exist in both runs, so each comparison is paired and tested with
 the exact McNemar test (:func:`evalkit.metrics.stats.mcnemar_exact`) on the discordant
-units (right only under OLD / only under NEW).
+units (right only under OLD / only under NEW). Where the two runs' unit sets differ (the
+conditional ``timely_rate``; ``post_hoc_rate`` when an episode is recorded in one run only) the
+rates are shown over each run's own units, but the test and the direction (better / worse /
+same) are those of the units in both runs: a rate that moves only because units entered or left
+the set is marked as such, not as a change.
 
 ========================  ==============================================  =======================================
 metric                    unit and outcome                                units (per run)
@@ -113,8 +117,14 @@ def _compare(metric: str, polarity: int, old: dict[Unit, int], new: dict[Unit, i
     new_only = sum(1 for u in common if new[u] and not old[u])
     diff = None if old_rate is None or new_rate is None else new_rate - old_rate
     p = mcnemar_exact(old_only, new_only) if common else None
+    units_differ = set(old) != set(new)
     if diff is None:
         direction = None
+    elif units_differ:
+        # the rates are over different units: only the units in both runs are compared, so the
+        # direction is theirs (the test's), never the sign of a difference between different sets
+        direction = None if not common else "same" if old_only == new_only else \
+            "better" if (new_only - old_only) * polarity > 0 else "worse"
     elif diff == 0 and old_only == new_only:
         direction = "same"
     else:
@@ -122,7 +132,7 @@ def _compare(metric: str, polarity: int, old: dict[Unit, int], new: dict[Unit, i
         direction = "better" if better else "worse"
     return {"metric": metric, "old": old_rate, "old_k": old_k, "old_n": old_n, "new": new_rate, "new_k": new_k,
             "new_n": new_n, "diff": diff, "n_paired": len(common), "old_only": old_only, "new_only": new_only,
-            "p_value": p, "direction": direction,
+            "units_differ": units_differ, "p_value": p, "direction": direction,
             "significant": bool(p is not None and p < alpha and direction in ("better", "worse"))}
 
 
@@ -151,9 +161,12 @@ def diff_rows(old_rows: list[dict[str, Any]], new_rows: list[dict[str, Any]], *,
         Dicts with ``model``, ``condition``, ``trigger`` (``"all"`` first, then by phase),
         ``metric``, ``old``/``old_k``/``old_n``, ``new``/``new_k``/``new_n``, ``diff``
         (new − old; ``None`` when either side has no unit), ``n_paired`` (units in both),
-        ``old_only``/``new_only`` (discordant units), ``p_value`` (exact McNemar,
-        ``None`` without common units), ``direction`` (``better``/``worse``/``same``, by
-        the metric's polarity) and ``significant``.
+        ``old_only``/``new_only`` (discordant units), ``units_differ`` (the two runs' unit
+        sets differ: a conditional rate such as ``timely_rate``, or an episode recorded in one
+        run only), ``p_value`` (exact McNemar, ``None`` without common units), ``direction``
+        (``better``/``worse``/``same``, by the metric's polarity; when the unit sets differ, that of
+        the units in both runs, the ones the test compares, and ``None`` without any) and
+        ``significant``.
     """
     plan = list(dict.fromkeys([_key(r) for r in old_rows] + [_key(r) for r in new_rows]))
     triggers = {r["pair_id"]: str(r.get("trigger") or "unknown") for r in [*old_rows, *new_rows]}

@@ -90,3 +90,25 @@ def test_control_pairs_and_errors():
     ab = pick(rows, "abstain_accuracy")
     assert (ab["old_k"], ab["new_k"], ab["direction"]) == (1, 0, "worse")  # an error is never right
     assert pick(rows, "timely_rate")["new_n"] == 0 and pick(rows, "timely_rate")["diff"] is None
+
+
+def test_a_conditional_rate_over_different_units_takes_its_direction_from_the_units_in_both():
+    # OLD: p0 and p1 abstain correctly, p0 in time; NEW: the same, plus p2 and p3 now correct but late.
+    # The timely rate falls from 1/2 to 1/4 only because late units entered the set: on the two units
+    # correct under both, nothing changed, so it is "same" there and not a regression.
+    def abstain(p, correct, timely):
+        return row(p, "abstain", correct=correct, timely=timely if correct else None)
+    old = [abstain("p0", True, True), abstain("p1", True, False), abstain("p2", False, None), abstain("p3", False, None)]
+    new = [abstain("p0", True, True), abstain("p1", True, False), abstain("p2", True, False), abstain("p3", True, False)]
+    tr = pick(diff_rows(old, new), "timely_rate")
+    assert (tr["old_k"], tr["old_n"], tr["new_k"], tr["new_n"]) == (1, 2, 1, 4)
+    assert tr["diff"] == pytest.approx(-0.25) and tr["units_differ"] and tr["n_paired"] == 2
+    assert (tr["old_only"], tr["new_only"], tr["p_value"], tr["direction"], tr["significant"]) == (0, 0, 1.0, "same", False)
+    # p0 is now late as well: worse on the units in both, whatever the rates over all units say
+    new[0] = abstain("p0", True, False)
+    tr = pick(diff_rows(old, new), "timely_rate")
+    assert (tr["old_only"], tr["new_only"], tr["direction"]) == (1, 0, "worse")
+    from evalkit.report.rules_eval import _mark
+    assert _mark(tr) == "worse on the 2 units in both"
+    ab = pick(diff_rows(old, new), "abstain_accuracy")  # the same planned units in both runs
+    assert not ab["units_differ"] and ab["direction"] == "better"
