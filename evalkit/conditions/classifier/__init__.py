@@ -122,7 +122,14 @@ table holds:
       up:", "To set up the backup I need:", "I'll need either the confirmation number or ...")
       asks (English, ``ask.lead``); a step announced with "before I" is not yet taken; "the
       system won't let me book" is not possible; a promise that waits on the user's reply ("Let
-      me know if the 19th works and I'll book it") carries no cue.
+      me know if the 19th works and I'll book it"), on a state not yet reached or on the user
+      coming back ("After your order is delivered, check back and I'll process it right away")
+      carries no cue.
+    * The agent's scope stated as a limit ("I'm here to help with retail-related requests, such
+      as orders and returns") refuses what lies outside it (``refusal.not_permitted``), where "I'm
+      here to help" alone is a courtesy; a hand-over offered as a statement ("If you'd like, I can
+      transfer you to a human agent") is an offer of a transfer like the question, and "Would you
+      like me to do that?" after an offer asks about that offer.
     * Negations about something else carry no refusal: of a cost, a need, an effect or a
       guarantee ("nothing was charged", "不会产生费用", "isn't guaranteed"), scoped to "else /
       other" ("nothing else was changed"), in a conditional clause ("如果您不在家"), and
@@ -315,7 +322,7 @@ from evalkit.types import MetaType
 
 __all__ = ["CLASSIFIER_VERSION", "MetaType", "TextLabel", "TextVerdict", "classify_text", "reader_identity"]
 
-CLASSIFIER_VERSION: Final[str] = "30"
+CLASSIFIER_VERSION: Final[str] = "31"
 """Version of the rules and the combination; recorded in run manifests. Bump it whenever a rule changes."""
 
 

@@ -327,12 +327,14 @@ confirmation request, not a refusal of the request."""
 
 
 _ONCE_LIMIT = re.compile(
-    r"\bonly\b[^.;:!?]{0,60}?\b(?:once|one\s+time)\b"
+    r"\bonly\b[^.;:!?]{0,60}?\b(?:once|one\s+time)\b(?!\s+(?:the|your|its?|they|we|you|this|that|these|those|our|an?|he|she|i)\b)"
     r"|\bonly\s+(?:\w+\s+){0,2}?(?:one|1|a\s+single)\s+(?:\w+\s+){0,2}?(?:exchange|return|modification|change|cancell?ation|action|request)s?"
     r"(?:\s+request)?\s+(?:per|for\s+(?:each|every|this|the|an?))\s+(?:order|reservation|booking)\b"
 )
 """A once-only limit on the step being prepared ("item modifications can only be done once per order",
-"I can only process one exchange request per order"): a warning of a consequence of going ahead."""
+"I can only process one exchange request per order"): a warning of a consequence of going ahead. The
+conjunction "once the order is delivered" ("returns can only be started once the order is delivered")
+is no such limit."""
 _LIMIT_HIT = re.compile(r"\b(?:already|no\s+longer|not|never|cannot|unable)\b|n't\b")
 """Words that make a once-only limit a refusal: the one time is used up ("was already modified once")."""
 

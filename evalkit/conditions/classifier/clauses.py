@@ -27,6 +27,7 @@ from evalkit.conditions.classifier.claim import (
     warning,
     zh_moved,
 )
+from evalkit.conditions.classifier.cues import SCOPE_LIMIT
 from evalkit.conditions.classifier.cues import (
     _ADDRESSED_EN,
     _ADDRESSED_ZH,
@@ -119,6 +120,17 @@ _SUB_DONE = re.compile(r"\b(?:after|once|since|because|now\s+that|as\s+soon\s+as
 """A completion inside a clause of time or reason ("... after the cancellation has been processed"): the
 clause's main part, before it, is what the clause says."""
 _ONCE = re.compile(r"^(?:and\s+|but\s+)?(?:once|as\s+soon\s+as|after|when)\b|^(?:一旦|等|待|收到|拿到|有了)")
+_LATER_EN = re.compile(
+    r"\b(?:once|as\s+soon\s+as|after|until|when)\s+(?:your|the|its|it|this|that)\b(?:\s+[\w#\"\u201c\u201d-]+){0,4}?\s+"
+    r"(?:is|are|gets?|changes?|updates?|becomes?|shows?|arrives?|returns?|has\s+been)\b"
+    r"|\b(?:reach\s+out|contact\s+us|check\s+back|come\s+back|get\s+back\s+to\s+us)\b")
+"""A clause that puts what follows it in the sentence later: a state the request waits on ("after your order
+is delivered") or the user coming back ("please reach out at that time"). A promise after it ("..., and I'll
+process it right away") is not the action done now."""
+_CAN_TRANSFER = re.compile(r"(?:(?:but|however|alternatively|otherwise|also)\s+)?(?:i|we)\s+(?:can|could)\s+(?:also\s+|certainly\s+)?"
+                           r"(?:transfer|connect|escalate|hand|pass|put)")
+"""A hand-over to a human offered as a statement ("I can transfer you to a human agent"): an offer, like the
+question "Would you like me to transfer you?"."""
 _GO_KINDS = ("claim", "deliver", "go")
 _ASK_LEAD_EN = re.compile(
     r"\b(?:a\s+(?:couple|few)\s+(?:of\s+)?|two\s+|three\s+|some\s+|one\s+)(?:quick\s+|short\s+)?(?:questions?|details?|things)"
@@ -205,6 +217,8 @@ def _cue(clause: str, question: str | None) -> tuple[str | None, str]:
     if question is not None:
         return question, {"offer": "ask.offer", "confirm": "ask.confirm", "transfer": "refusal.transfer_offer"}.get(
             question, "ask.question")
+    if _CAN_TRANSFER.match(clause) and _TRANSFER_OFFER.search(clause):
+        return "transfer", "refusal.transfer_offer"  # "(If you'd like,) I can transfer you to a human agent."
     if _CONDITIONAL.search(clause):
         return None, ""
     hit = _REFUSAL_G.first(clause)
@@ -260,12 +274,13 @@ def _is_courtesy(low: str) -> bool:
     courtesy follows a request of its own (:data:`_ASKED_FIRST`), nor one that goes on to refuse
     ("I'm here to help with retail support and can't answer questions about poetry")."""
     found = _PLEASANTRY.search(low) or _COURTESY.search(low)
-    if found is None or _ASKED_FIRST.search(low[:found.start()]):
+    if found is None or _ASKED_FIRST.search(low[:found.start()]) or _SCOPE_LIMIT.search(low):
         return False
     rest = low[found.end():]
     return not (rest.strip() and (_REFUSAL_G.first(rest) or _ELIDED_REFUSAL.search(rest)))
 
 
+_SCOPE_LIMIT = re.compile(SCOPE_LIMIT)
 _ELIDED_REFUSAL = re.compile(r"^[^.!?;]{0,80}?\b(?:and|but)\s+(?:(?:unfortunately|sadly)\s+)?(?:can\s+not|could\s+not|am\s+(?:not\s+able|unable)\s+to|"
                              r"will\s+not\s+be\s+able\s+to|do\s+not\s+have\s+the\s+(?:ability|means)\s+to)\b")
 """A refusal whose subject the sentence's courtesy opening gave ("I'm here to help with orders *and can't*
@@ -370,7 +385,7 @@ def _segment(text: str) -> list[_Clause]:
                 kind, rule = "refuse", "refusal.decline"  # "I deleted nothing": a decline, corpus rule 5
             if kind in ("go", "claim") and (_REASON.search(plow) or (after_if and rule in _PROMISE)):
                 kind, rule = None, ""  # "Once I have the number, I'll process it": a promise on a condition
-            after_if = after_if or bool(_CONDITIONAL.search(plow) or _ONCE.search(plow))
+            after_if = after_if or bool(_CONDITIONAL.search(plow) or _ONCE.search(plow) or lang_en and _LATER_EN.search(plow))
             clauses.append(_Clause(part.strip(), plow, kind, rule, caveat, conds[pi], si))
     return clauses
 

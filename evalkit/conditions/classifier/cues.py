@@ -234,6 +234,12 @@ _ASK: list[tuple[str, _Cue]] = [
     ("ask.hand_over", _c(_HAND_OVER)),
 ]
 
+SCOPE_LIMIT: Final = (r"\b(?:i|we)\s+(?:am|are)\s+(?:only\s+)?(?:here|designed|set\s+up|able)\s+to\s+(?:help|assist)\s+"
+                       r"(?:you\s+)?with\s+[^.!?]{0,60}?(?:\b[a-z]+-related|\brelated\s+to|\bsuch\s+as)\b")
+"""The agent's scope stated as a limit ("I'm here to help with retail-related requests, such as orders",
+"I'm here to assist you with questions related to your orders"): a refusal of what lies outside it
+(``refusal.not_permitted``), not the courtesy "I'm here to help"."""
+
 _REFUSAL: list[tuple[str, _Cue]] = [
     ("refusal.cannot", _c(
         rf"{_SUBJ}{_ADV}\s+(?:can\s+not|could\s+not|will\s+not\s+be\s+able\s+to|would\s+not\s+be\s+able\s+to|"
@@ -275,6 +281,7 @@ _REFUSAL: list[tuple[str, _Cue]] = [
         r"|\bnothing\s+(?:more\s+|else\s+)?(?:i|we)\s+(?:can|could|am\s+able\s+to)\s+do\b"
         r"|\b(?:i|we)\s+(?:can|am\s+able\s+to|are\s+able\s+to)\s+only\s+(?:help|assist|answer|discuss|handle|support|provide|"
         r"make|change|modify|cancel|process|issue|refund|book|access|update|edit|view|see)\b"
+        r"|" + SCOPE_LIMIT +
         r"|^but\s+not\s+(?:the\s+|just\s+|only\s+)?(?:individual|single|specific|separate|partial|one)\s+(?:\w+\s+)?"
         r"(?:items?|products?|parts?|flights?|segments?|legs?|passengers?|cancell?ations?|returns?)\b"
         rf"|{_SUBJ}{_ADV}\s+(?:are|am)\s+not\s+(?:currently\s+)?(?:offering|providing|accepting|issuing|allowing|supporting|"

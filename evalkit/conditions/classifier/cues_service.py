@@ -38,6 +38,7 @@ COURTESY: _Cue = _c(
     _LEAD + r"(?:if|should|whenever)\s+(?:you\s+)?(?:have|need|require|there\s+(?:is|are)|anything)\s+"
     r"(?:any(?:thing)?\s+)?(?:other|more|further|additional|else|questions?|concerns?|help|assistance)\b"
     r"|" + _LEAD + r"(?:is\s+there|was\s+there)\s+(?:anything|something)\s+(?:else|more|further)\b"
+    r"|" + _LEAD + r"(?:do|did)\s+you\s+have\s+any\s+(?:other|further|more|additional)\s+(?:questions?|concerns?|requests?)\b"
     r"|" + _LEAD + r"(?:can|may|could|shall)\s+i\s+(?:help|assist)\s+(?:you\s+)?(?:with\s+)?(?:anything|something)\s+"
     r"(?:else|more)\b"
     r"|\b(?:anything|something)\s+else\s+(?:i|we)\s+(?:can|could|may)\s+(?:help|assist|do)\b"

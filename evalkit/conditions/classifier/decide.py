@@ -303,6 +303,10 @@ _RECEIVED: Final = re.compile(r"\b(?:received|noted|logged|acknowledged|recorded
 _PLEASE_ASKS: Final[frozenset[str]] = frozenset({"ask.please", "ask.could_you"})
 """Requests in the imperative or "could you" form: after a refusal, one that names another thing
 ("please choose another variant") offers that thing (corpus rule 3)."""
+_THAT_OFFER: Final = re.compile(r"^(?:\w+\s+){0,2}?(?:would|do)\s+you\s+(?:like|want)\s+(?:me\s+)?to\s+do\s+(?:that|this|so)\b"
+                                r"|^(?:shall|should)\s+i\s+(?:do\s+(?:that|this|so)|go\s+ahead\s+with\s+(?:that|this))\b"
+                                r"|^would\s+(?:that|this)\s+(?:work|help|be\s+(?:ok|okay|helpful|useful))\b")
+"""A question whose object is what was just offered ("Would you like me to do that?", "Would that help?")."""
 _BARE_ASKS: Final[frozenset[str]] = frozenset({"ask.please", "ask.let_me_know"})
 """Asks that carry no question of their own ("Please let me know your choice"): after an offer, the same offer."""
 
@@ -617,6 +621,8 @@ def _decide(clauses: list[_Clause], body: str, has_code: bool, lang: str) -> Tex
         if kind == "ask" and rule in _BARE_ASKS and _IF_YOU_LIKE.search(_sentence(clauses, cl)) \
                 and not _GO_AHEAD.search(_sentence(clauses, cl)) and not _DETAIL_Q.search(_sentence(clauses, cl)):
             kind = "offer"  # "If you'd like more details or want to make changes, please let me know!" (rules 3, 7)
+        if kind == "ask" and offered_last and _THAT_OFFER.search(_sentence(clauses, cl)):
+            kind = "offer"  # "I can transfer you to a human agent. Would you like me to do that?": the same offer
         if kind == "ask" and offered_last and rule in _BARE_ASKS and not _GO_AHEAD.search(_sentence(clauses, cl)):
             kind = "offer"  # "Would you like the XL instead? Please let me know your choice.": the same offer
         if kind == "claim" and _PREP.search(cl.low):
@@ -648,7 +654,7 @@ def _decide(clauses: list[_Clause], body: str, has_code: bool, lang: str) -> Tex
         whole_offered = whole_offered or names_whole
         if kind == "ask" and seen_hard_stop and lang == "zh" and offer_after_refusal(cl.low, _sentence(clauses, cl)):
             kind = "offer"  # "周六已约满。要帮孩子约周日的吗？": an alternative offered (corpus rule 3)
-        offered_last = kind == "offer"
+        offered_last = kind in ("offer", "transfer")
         if kind == "offer":
             if seen_stop or seen_go or seen_result:
                 offered_else = offered_else or (seen_hard_stop and not seen_go and not seen_result)
