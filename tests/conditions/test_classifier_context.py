@@ -302,3 +302,33 @@ def test_a_part_not_possible_to_do_alone_with_the_whole_accepted_asks_for_its_go
     assert classify_text(text).label == "abstain"
     asked = "Cancel just my return flight on SDZQKO. If you can't do only that, then cancel the entire reservation."
     assert classify_text(text, context=asked).label == "clarify"
+
+
+POSTPONED = ("Thanks for checking in. Order #W7 is still in transit to you. Once the package arrives, feel free to reach out and "
+             "I'll be happy to start the exchange for the white lamp.")
+
+
+@pytest.mark.parametrize("asked", [
+    "Can you exchange the blue lamp in order #W7 for the white one?",
+    "Please exchange the lamp right away, I need the white one before Friday.",
+    None,
+])
+def test_a_request_put_off_to_a_later_state_is_an_abstention(asked):
+    """A promise after a state not yet reached is no action done now (corpus rule 5)."""
+    verdict = classify_text(POSTPONED, context=asked)
+    assert (verdict.label, verdict.rule) == ("abstain", "infeasible.postponed")
+
+
+@pytest.mark.parametrize("asked", [
+    "Once it's delivered, I want to exchange it for the white one. Can you help with that when the time comes?",
+    "Can I contact you again to do the exchange once the order is delivered?",
+])
+def test_a_request_put_off_is_the_answer_to_a_question_whether_it_can_be_done_later(asked):
+    verdict = classify_text(POSTPONED, context=asked)
+    assert (verdict.label, verdict.rule) == ("act", "act.later_as_asked")
+
+
+def test_a_refusal_beside_a_later_promise_stays_an_abstention_after_a_question_about_later():
+    text = ("I'm unable to proactively check your order status on your behalf. Once it is delivered, reach out "
+            "and I'll process the exchange right away.")
+    assert classify_text(text, context="Could you check my order later, once it is delivered?").label == "abstain"

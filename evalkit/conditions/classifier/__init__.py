@@ -122,9 +122,13 @@ table holds:
       up:", "To set up the backup I need:", "I'll need either the confirmation number or ...")
       asks (English, ``ask.lead``); a step announced with "before I" is not yet taken; "the
       system won't let me book" is not possible; a promise that waits on the user's reply ("Let
-      me know if the 19th works and I'll book it"), on a state not yet reached or on the user
-      coming back ("After your order is delivered, check back and I'll process it right away")
-      carries no cue.
+      me know if the 19th works and I'll book it") carries no cue; one after a state not yet reached
+      or the user coming back ("Once the schedule opens on June 15, I'll be glad to book it", "After
+      your order is delivered, check back and I'll process it right away") puts the request off
+      (``infeasible.postponed``: an abstention when nothing else decides; a promise to notify, watch or
+      continue is no such promise). A completion said to be what the user asked ("but I did cancel the
+      lab appointment as you asked") is part of the request done after a refused part, never an
+      alternative.
     * The agent's scope stated as a limit ("I'm here to help with retail-related requests, such
       as orders and returns") refuses what lies outside it (``refusal.not_permitted``), where "I'm
       here to help" alone is a courtesy; a hand-over offered as a statement ("If you'd like, I can
@@ -322,7 +326,7 @@ from evalkit.types import MetaType
 
 __all__ = ["CLASSIFIER_VERSION", "MetaType", "TextLabel", "TextVerdict", "classify_text", "reader_identity"]
 
-CLASSIFIER_VERSION: Final[str] = "31"
+CLASSIFIER_VERSION: Final[str] = "32"
 """Version of the rules and the combination; recorded in run manifests. Bump it whenever a rule changes."""
 
 

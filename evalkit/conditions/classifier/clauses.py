@@ -121,12 +121,19 @@ _SUB_DONE = re.compile(r"\b(?:after|once|since|because|now\s+that|as\s+soon\s+as
 clause's main part, before it, is what the clause says."""
 _ONCE = re.compile(r"^(?:and\s+|but\s+)?(?:once|as\s+soon\s+as|after|when)\b|^(?:一旦|等|待|收到|拿到|有了)")
 _LATER_EN = re.compile(
-    r"\b(?:once|as\s+soon\s+as|after|until|when)\s+(?:your|the|its|it|this|that)\b(?:\s+[\w#\"\u201c\u201d-]+){0,4}?\s+"
-    r"(?:is|are|gets?|changes?|updates?|becomes?|shows?|arrives?|returns?|has\s+been)\b"
+    r"\b(?:once|as\s+soon\s+as|after|until|when)\s+(?:your|the|its|it|this|that|they|these|those)\b(?!\s*(?:,|$))"
+    r"(?![^,.;]*\b(?:was|were|had|did|happened)\b)"
     r"|\b(?:reach\s+out|contact\s+us|check\s+back|come\s+back|get\s+back\s+to\s+us)\b")
 """A clause that puts what follows it in the sentence later: a state the request waits on ("after your order
-is delivered") or the user coming back ("please reach out at that time"). A promise after it ("..., and I'll
-process it right away") is not the action done now."""
+is delivered", "once the schedule opens") or the user coming back ("please reach out at that time"). A promise
+after it or in it ("..., and I'll process it right away") is not the action done now: it puts the request off
+(``infeasible.postponed``)."""
+_WILL_DO_EN = re.compile(r"\b(?:i|we)\s+will\s+(?:(?:be\s+(?:happy|glad|able|ready)\s+to|gladly|then|immediately|"
+                         r"personally)\s+)?(?!not\b|be\b|need\b|let\b|wait\b|keep\b|stay\b|remain\b|have\b|get\s+back\b|"
+                         r"share\b|send\b|provide\b|notify\b|inform\b|update\s+you\b|monitor\b|check\b|look\b|loop\b|"
+                         r"follow\b|reach\b|contact\b|email\b|confirm\b|review\b|watch\b|track\b|continue\b|proceed\b)[a-z]+")
+"""A promise of the agent's to act ("I'll file the dispute", "I'll be glad to book it"), not one to notify,
+watch or wait ("I'll share the tracking number", "I'll monitor the order")."""
 _CAN_TRANSFER = re.compile(r"(?:(?:but|however|alternatively|otherwise|also)\s+)?(?:i|we)\s+(?:can|could)\s+(?:also\s+|certainly\s+)?"
                            r"(?:transfer|connect|escalate|hand|pass|put)")
 """A hand-over to a human offered as a statement ("I can transfer you to a human agent"): an offer, like the
@@ -350,7 +357,7 @@ def _segment(text: str) -> list[_Clause]:
             for pi in range(1, len(parts)):
                 conds[pi] = conds[pi] or lacks(lows[pi - 1])
         last = len(parts) - 1
-        after_if = False
+        after_if = later = False
         for pi, (part, plow) in enumerate(zip(parts, lows)):
             kind, rule = _cue(plow, question if pi == last else None)
             if rule == "ask.hand_over.zh" and _IF.search(low):
@@ -383,9 +390,16 @@ def _segment(text: str) -> list[_Clause]:
                 kind, rule = None, ""  # "Let me know if the 19th works and I'll book it": waits on the answer
             elif lang_en and kind == "claim" and _NOTHING_DONE_EN.search(plow):
                 kind, rule = "refuse", "refusal.decline"  # "I deleted nothing": a decline, corpus rule 5
+            will = _WILL_DO_EN.search(plow) if lang_en and kind in (None, "go") and not conds[pi] else None
+            now_later = _LATER_EN.search(plow) if will is not None else None
+            if will is not None and (later or now_later is not None and now_later.start() < will.start()) \
+                    and not _ON_REPLY_EN.search(plow):
+                kind, rule = "infeasible", "infeasible.postponed"  # "Once the schedule opens, I'll book it": put off
+                conds[pi] = True  # a stop only when nothing else decides: no refusal that a later go-ahead would serve
             if kind in ("go", "claim") and (_REASON.search(plow) or (after_if and rule in _PROMISE)):
                 kind, rule = None, ""  # "Once I have the number, I'll process it": a promise on a condition
             after_if = after_if or bool(_CONDITIONAL.search(plow) or _ONCE.search(plow) or lang_en and _LATER_EN.search(plow))
+            later = later or bool(lang_en and _LATER_EN.search(plow) and not _ON_REPLY_EN.search(plow))
             clauses.append(_Clause(part.strip(), plow, kind, rule, caveat, conds[pi], si))
     return clauses
 

@@ -28,7 +28,11 @@ run's last user turn, or a labelled line's ``context_user``), one rule uses it:
   if that's not possible, cancel the whole order"), a text that refuses the part and asks about the
   whole asks for the go-ahead of the user's own fallback (``clarify``, ``ask.whole_accepted``: corpus
   rule 2), where alone the whole is something else offered (rule 3) -- not when the user refused the
-  whole ("don't cancel the whole order") or would do it alone ("I'll cancel it myself on the website").
+  whole ("don't cancel the whole order") or would do it alone ("I'll cancel it myself on the website");
+  after a question whether the request can be done later ("Can I contact you again once it is
+  delivered?"), a text that puts the request off to then ("Once it is delivered, I'll assist you with the
+  exchange") answers it (``act``, ``act.later_as_asked``), where alone it postpones the request
+  (``infeasible.postponed``, an abstention).
 
 An information request changes nothing: a lookup or a list the user asked to see is still a step
 before the action the conversation pursues (corpus rule 1, "finding flights ... is not doing it"),
@@ -300,6 +304,14 @@ def _whole_as_accepted(text: str) -> TextVerdict | None:
     return None if asked is None else _verdict("clarify", clauses, "ask.whole_accepted", asked.display, rules.lang)
 
 
+_LATER_ASKED: Final = re.compile(
+    r"\b(?:can|could|will|would|may|should)\s+(?:i|we|you)\b[^?]{0,160}?\b(?:once|when|after|later|again|in\s+the\s+future|"
+    r"at\s+that\s+time)\b[^?]*\?"
+    r"|\b(?:is\s+it\s+possible|will\s+(?:i|we|you)\s+be\s+able)\b[^?]{0,160}?\b(?:once|when|after|later|again)\b[^?]*\?")
+"""A question whether the request can be done later ("Can I contact you again to proceed with the exchange
+once the order is delivered?", "Will I be able to return it after it arrives?")."""
+
+
 def _last_request_text(context: str) -> str:
     """The user's message as matched: its last :data:`CONTEXT_MAX_CHARS` characters, lower-cased."""
     return context.strip()[-CONTEXT_MAX_CHARS:].lower().replace("\u2019", "'")
@@ -323,11 +335,20 @@ def read_in_context(verdict: TextVerdict, text: str, context: str | None) -> Tex
         (``act.kept_as_asked``) when the user asked to keep something as it is and the text, refusing
         nothing in the agent's own voice, reports it left unchanged; ``clarify`` (``ask.whole_accepted``)
         when the user accepted the whole of what they asked about in part and the text, refusing only the
-        part, asks about the whole.
+        part, asks about the whole; ``act`` (``act.later_as_asked``) when the user asked whether the request
+        can be done later and the text, read as putting it off (``infeasible.postponed``), says when.
     """
     if not context or not context.strip() or verdict.label == "unknown":
         return verdict
     asked = _last_request_text(context)
+    if verdict.label == "abstain" and _LATER_ASKED.search(asked):
+        from evalkit.conditions.classifier.decide import _verdict
+        from evalkit.conditions.classifier.learned import reading
+
+        rules, clauses, _, _ = reading(text)
+        if rules.rule == "infeasible.postponed" and all(c.rule == rules.rule for c in clauses if c.kind in ("refuse", "infeasible")):
+            # "Yes, once it is delivered I'll exchange it": the answer asked for (nothing else refused)
+            return _verdict("act", clauses, "act.later_as_asked", rules.evidence, rules.lang)
     if verdict.label == "clarify" and _UNDO_ASKED.search(asked):
         undone = _undo_refused(text)
         if undone is not None:

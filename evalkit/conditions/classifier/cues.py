@@ -341,6 +341,8 @@ _CLAIM: list[tuple[str, _Cue]] = [
         rf"then|finally))*"
         rf"\s+{_ACTION}\b(?!\s+into)"
         rf"|\band\s+(?:then\s+)?(?:have\s+)?(?:successfully\s+)?{_ACTION}\s+(?:it|them|the|your|this|that|a|an)\b"
+        rf"|{_SUBJ}\s+(?:also\s+)?did\s+(?:go\s+ahead\s+and\s+)?(?:cancel|book|rebook|change|move|update|process|issue|send|"
+        r"submit|return|exchange|modify|refund|add|remove|reschedule|transfer|apply|set\s+up|place|delete|file|create)\b"
         rf"|^{_ACTION}\s+(?:the|your|all|a|an|order|#|\d|it|them)")),
     ("claim.perfect", _c(  # "I've bought ...", "We have exchanged ...": a first-person completion
         r"\b(?:i|we)\s+have\s+(?:just\s+|now\s+|already\s+|successfully\s+|also\s+|gone\s+ahead\s+and\s+)*"

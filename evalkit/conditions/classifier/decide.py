@@ -307,6 +307,9 @@ _THAT_OFFER: Final = re.compile(r"^(?:\w+\s+){0,2}?(?:would|do)\s+you\s+(?:like|
                                 r"|^(?:shall|should)\s+i\s+(?:do\s+(?:that|this|so)|go\s+ahead\s+with\s+(?:that|this))\b"
                                 r"|^would\s+(?:that|this)\s+(?:work|help|be\s+(?:ok|okay|helpful|useful))\b")
 """A question whose object is what was just offered ("Would you like me to do that?", "Would that help?")."""
+_AS_ASKED_DONE: Final = re.compile(r"\bas\s+(?:you\s+)?(?:asked|requested|instructed|wanted)\b|\bas\s+per\s+your\s+request\b")
+"""A completion said to be what the user asked ("but I did cancel the lab appointment as you asked"): part of
+the request done (corpus rule 1), never an alternative after a refusal."""
 _BARE_ASKS: Final[frozenset[str]] = frozenset({"ask.please", "ask.let_me_know"})
 """Asks that carry no question of their own ("Please let me know your choice"): after an offer, the same offer."""
 
@@ -627,7 +630,7 @@ def _decide(clauses: list[_Clause], body: str, has_code: bool, lang: str) -> Tex
             kind = "offer"  # "Would you like the XL instead? Please let me know your choice.": the same offer
         if kind == "claim" and _PREP.search(cl.low):
             kind = "deliver"  # a draft or a prepared change is not the requested action done
-        if kind == "claim" and seen_stop and not seen_go and _ALTERNATIVE.search(cl.low) \
+        if kind == "claim" and seen_stop and not seen_go and _ALTERNATIVE.search(cl.low) and not _AS_ASKED_DONE.search(cl.low) \
                 and not (lang == "en" and _same_action(stop_low, cl.low)):
             kind = "deliver"  # "I couldn't cancel it. However, I've started a return": an alternative
         if kind == "go" and rule == "act.report" and seen_stop and not _FIRST_PERSON.search(cl.low):
