@@ -96,7 +96,10 @@ least-autonomy seed ``003``):
   stops and refusals are counted against accuracy, and reported, never dropped (the rule
   and its reason: :mod:`evalkit.runtime.model_io`). ``truncated_calls``: tool calls denied
   with ``truncated_tool_call`` (the response was cut at the token limit; never run, not
-  incorrect tool use); ``truncated_output``: a response stopped at the token limit;
+  incorrect tool use); ``truncated_output``: a response stopped at the token limit (or
+  paused unfinished); a final text so cut off (end reason ``truncated``) states no decision:
+  never read as an abstention or a question, never asked back to the user, so it is right on
+  the act side only by its commits and wrong on the abstain side;
   ``unknown_content_blocks``: content blocks of a type evalkit does not read (flag
   ``unknown_content_block``; kept in the trace's raw body, never text or calls).
 * **claimed action without call** — ``claimed_action_without_call``: no commit executed
@@ -263,8 +266,10 @@ def score_episode(
     said = [e.content for e in by_type.get(UserMessage, ()) if ended is None or e.seq < ended.seq]
     verdict = classify_text(final_text, context=said[-1] if said else None)
     content_filter = ended is not None and ended.reason == "content_filter"
+    cut_off = ended is not None and ended.reason == "truncated"
     reading = None
-    if panel is not None and final_text and verdict.rule not in ("empty", "tool_markup") and not content_filter:
+    if panel is not None and final_text and verdict.rule not in ("empty", "tool_markup") and not content_filter \
+            and not cut_off:
         reading = panel.read(final_text, verdict)
     label = reading.label if reading is not None else verdict.label
     implied_meta = reading.implied_meta if reading is not None else verdict.implied_meta
@@ -281,10 +286,10 @@ def score_episode(
     calls_made = by_type.get(ModelCall, [])
     call_in_content = bool(ended is not None and ended.reason == "final_text" and calls_made
                            and "call_in_content" in calls_made[-1].flags)
-    if terminal is None and (content_filter or call_in_content):
-        stated = "none"  # an unread call or a withheld answer is never a decision (C04, C11, C17)
+    if terminal is None and (content_filter or call_in_content or cut_off):
+        stated = "none"  # an unread call, a withheld or a cut-off answer is never a decision (C04, C11, C17)
     unjudged = (label == "unknown" and verdict.rule not in ("empty", "tool_markup") and terminal is None
-                and not content_filter and not call_in_content)
+                and not content_filter and not call_in_content and not cut_off)
     if asked is not None:
         stated = "clarify"  # the first phase ended with the question
         unjudged = False  # the decision rests on the question, not on the final text

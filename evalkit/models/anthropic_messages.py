@@ -43,11 +43,12 @@ STOP_REASONS = {
     "max_tokens": "max_tokens",
     "model_context_window_exceeded": "max_tokens",
     "refusal": "refusal",
-    "pause_turn": "other",
+    "pause_turn": "max_tokens",
 }
 """Messages API ``stop_reason`` values (the ``anthropic`` SDK's ``StopReason`` literal) →
-:data:`evalkit.types.StopReason`. ``pause_turn`` (a server tool paused a long turn) is
-``other``: evalkit offers no server tools."""
+:data:`evalkit.types.StopReason`. ``pause_turn`` (the API paused a long turn, to be continued) is an
+unfinished output, read like one cut off at the token limit (``max_tokens``): its text is not the
+model's answer and its calls are not run."""
 
 
 def to_messages_api(messages: list[dict[str, Any]]) -> tuple[str, list[dict[str, Any]]]:
@@ -172,18 +173,18 @@ def translate_anthropic(data: Any) -> ProviderReply:
     ``stop_reason`` is normalised by :data:`STOP_REASONS`; usage by :func:`anthropic_usage`.
 
     Raises:
-        ProviderError: ``error_body`` for an error object answered with HTTP 200 (with the
-            usage it reports); ``invalid_response`` for a body without ``content`` (or whose
+        ProviderError: ``error_body`` for an error object answered with HTTP 200 (``type:
+            "error"`` or an ``error`` field, even beside content blocks; with the usage it reports); ``invalid_response`` for a body without ``content`` (or whose
             ``content`` is not an array, or whose ``stop_reason`` is not a string).
     """
+    if isinstance(data, dict) and (data.get("type") == "error" or data.get("error")):  # even beside content blocks
+        error = error_in_body(data)
+        try:
+            error.usage = anthropic_usage(data)[0]
+        except ProviderError:  # usage reported but unreadable: unknown, never 0 (as for OpenAI)
+            error.usage = UNKNOWN
+        raise error
     if not isinstance(data, dict) or not isinstance(data.get("content"), list):
-        if isinstance(data, dict) and (data.get("type") == "error" or data.get("error")):
-            error = error_in_body(data)
-            try:
-                error.usage = anthropic_usage(data)[0]
-            except ProviderError:  # usage reported but unreadable: unknown, never 0 (as for OpenAI)
-                error.usage = UNKNOWN
-            raise error
         raise ProviderError("the response holds no content blocks", code="invalid_response", retryable=True)
     usage, usage_flags = anthropic_usage(data)
     texts: list[str] = []

@@ -130,12 +130,23 @@ FINISH_REASONS = {
     "abort": "error",
     "eos_token": "end_turn",
     "stop_sequence": "end_turn",
+    "insufficient_system_resource": "error",
+    "safety": "content_filter",
+    "recitation": "content_filter",
+    "prohibited_content": "content_filter",
+    "blocklist": "content_filter",
+    "spii": "content_filter",
+    "guardrail_intervened": "content_filter",
 }
 """Chat-completions ``finish_reason`` values (the ``openai`` SDK's ``Choice.finish_reason``
 literal; ``error`` sent by gateways such as OpenRouter and by vLLM; ``abort``, vLLM's and
-SGLang's value for a generation the engine aborted, whose text is partial; ``eos_token`` and
-``stop_sequence`` of Hugging Face TGI; Mistral's ``model_length``, the context window filled) → :data:`evalkit.types.StopReason`. A value that maps
-to ``error`` is a provider error, never the model's answer."""
+SGLang's value for a generation the engine aborted, whose text is partial; DeepSeek's
+``insufficient_system_resource``, a generation cut off for lack of server resources; ``eos_token`` and
+``stop_sequence`` of Hugging Face TGI; Mistral's ``model_length``, the context window filled; the
+safety stops of Gemini's (``safety``, ``recitation``, ``prohibited_content``, ``blocklist``, ``spii``)
+and of Bedrock's guardrails (``guardrail_intervened``), an answer withheld) → :data:`evalkit.types.StopReason`.
+Values are matched without regard to case (``SAFETY`` is ``safety``). A value that maps to ``error`` is
+a provider error, never the model's answer."""
 
 
 def openai_usage(body: Any) -> tuple[Usage, tuple[str, ...]]:
@@ -238,7 +249,7 @@ def translate_openai(data: Any) -> ProviderReply:
     finish = choice.get("finish_reason")
     if finish is not None and not isinstance(finish, str):
         raise _invalid(f"the response's choices[0].finish_reason is a JSON {_kind(finish)}, not a string", usage)
-    if (finish is not None and FINISH_REASONS.get(finish) == "error") or choice.get("error"):
+    if (finish is not None and FINISH_REASONS.get(finish.lower()) == "error") or choice.get("error"):
         error = error_in_body({"error": choice.get("error") or {"message": f"finish_reason is {finish}"}})
         error.usage = usage
         raise error

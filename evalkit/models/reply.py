@@ -55,7 +55,7 @@ def stop_reason(raw: Any, table: dict[str, str], has_calls: bool, flags: list[st
     if raw is None or raw == "":
         flags.append("stop_reason_missing")
         return "tool_use" if has_calls else "end_turn"
-    normal = table.get(raw)
+    normal = table.get(raw) if not isinstance(raw, str) else table.get(raw, table.get(raw.lower()))
     if normal is None:
         flags.append("unknown_stop_reason")
         return "other"

@@ -286,7 +286,8 @@ class EpisodeEnded(Event):
     """Last event: why the loop stopped and the agent's final text.
 
     ``reason`` is ``final_text``, ``meta_terminal``, ``gate_stop``, ``loop_limit``,
-    ``content_filter`` (the provider withheld the answer, field case C17) or ``error``;
+    ``content_filter`` (the provider withheld the answer, field case C17), ``truncated`` (a text
+    answer cut off at the token limit or paused unfinished: no decision) or ``error``;
     ``terminal`` is the typed decision (``abstain``/``clarify``) when a meta request or meta
     tool ended the episode (``meta_terminal``) or the autonomy gate did (``gate_stop``),
     else ``None``. ``partial_output`` is the safe partial output of a

@@ -463,6 +463,10 @@ def run_episode(
             rec.emit(ToolCallTagged, turn, **tagged)
         withheld = out.stop_reason in WITHHELD
         last_text = out.refusal if withheld and out.refusal is not None else out.text
+        if not out.tool_calls and out.stop_reason == "max_tokens":
+            # a text cut off at the token limit (or paused unfinished) states no decision: not asked back, not read
+            rec.emit(EpisodeEnded, turn, reason="truncated", final_text=out.text)
+            return EpisodeRun(rec.log, state)
         if not out.tool_calls and not withheld:
             asked = text_question(out.text, turn, rec, user, end)
             if asked is not None:

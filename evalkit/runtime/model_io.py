@@ -19,8 +19,11 @@ stop ``max_tokens`` with tool calls      no call is run, even when its arguments
                                          ``truncated_tool_call`` and the model is told its output was cut
                                          off; the episode is an output fault (``truncated_calls``,
                                          ``truncated_output``), not incorrect tool use
-stop ``max_tokens`` without calls        the text is read as usual; the episode is flagged
-                                         ``truncated_output``
+stop ``max_tokens`` without calls (also  the text states no decision: it is not asked back to the
+Anthropic's ``pause_turn``, an           simulated user nor read (no label, not ``unjudged``); the episode
+unfinished turn)                         ends with ``end_reason`` ``truncated``, stated decision ``none``:
+                                         right on the act side only by its commits, wrong on the abstain
+                                         side; flagged ``truncated_output``
 an error in the body or a choice         a provider error (``error_body``): retried by the policy, never
 (``finish_reason`` ``error`` / ``abort``, read as the model's text or decision, never cached; when it
 an ``error`` object, HTTP 200 without    persists the episode is ``status: error``

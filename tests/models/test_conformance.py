@@ -90,7 +90,7 @@ ANTHROPIC = {
                         {"stop_reason": "max_tokens"}),
     "refusal": (msg([{"type": "text", "text": "I can't."}], "refusal"),
                 {"text": None, "refusal": "I can't.", "stop_reason": "refusal"}),
-    "pause_turn": (msg([{"type": "text", "text": "a"}], "pause_turn"), {"stop_reason": "other", "flags": ()}),
+    "pause_turn": (msg([{"type": "text", "text": "a"}], "pause_turn"), {"stop_reason": "max_tokens", "flags": ()}),
     "thinking": (msg([{"type": "thinking", "thinking": "Plan.", "signature": "sig-1"},
                       {"type": "redacted_thinking", "data": "EmwKAhgB"}, TOOL_USE], "tool_use"),
                  {"reasoning": [("Plan.", {"type": "thinking", "thinking": "Plan.", "signature": "sig-1"}),
@@ -148,6 +148,11 @@ ERRORS = {
     "anthropic/m": [
         ({"type": "error", "error": {"type": "overloaded_error", "message": "Overloaded"}}, "error_body", True, None),
         ({"type": "error", "error": {"type": "invalid_request_error", "message": "bad"}}, "error_body", False, None),
+        # an error beside content blocks is an error, never the text beside it
+        (msg([{"type": "text", "text": "How many"}]) | {"error": {"type": "api_error", "message": "upstream reset"}},
+         "error_body", True, None),
+        ({"type": "error", "error": {"type": "overloaded_error", "message": "Overloaded"}, "content": []},
+         "error_body", True, None),
     ],
 }
 
