@@ -31,7 +31,7 @@ from evalkit.models.parsing import replay_arguments
 from evalkit.models.reply import (ProviderReply, count, error_usage, invalid, json_kind, stop_reason, tier_flags,
                                   usage_object)
 from evalkit.models.retry import (ProviderError, connection_failure, error_for_status, error_in_body, error_message,
-                                  parse_body)
+                                  parse_body, timeout_failure)
 from evalkit.runtime.model_io import ReasoningBlock
 from evalkit.usage import UNKNOWN, Usage
 from evalkit.models.transport import guarded_http_client
@@ -277,7 +277,7 @@ class AnthropicProvider:
         try:
             raw = self.client.messages.with_raw_response.create(**self.request(messages, tools))
         except anthropic.APITimeoutError as exc:
-            raise ProviderError(f"request timed out: {exc}", code="timeout", retryable=True) from None
+            raise timeout_failure(exc) from None
         except anthropic.APIConnectionError as exc:
             raise connection_failure(exc) from None
         except anthropic.APIStatusError as exc:

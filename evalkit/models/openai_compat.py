@@ -38,7 +38,7 @@ from evalkit.models.parsing import replay_arguments
 from evalkit.models.reply import ProviderReply, count, error_usage, stop_reason, tier_flags, usage_object
 from evalkit.models.reply import invalid as _invalid, json_kind as _kind
 from evalkit.models.retry import (ProviderError, connection_failure, error_for_status, error_in_body, error_message,
-                                  parse_body)
+                                  parse_body, timeout_failure)
 from evalkit.runtime.model_io import ReasoningBlock
 from evalkit.usage import UNKNOWN, Usage
 from evalkit.models.transport import guarded_http_client
@@ -465,7 +465,7 @@ class OpenAIProvider:
             # a plain JSON body, not the typed ``create`` (module docstring)
             raw = self.client.post("/chat/completions", cast_to=httpx2.Response, body=self.request(messages, tools))
         except openai.APITimeoutError as exc:
-            raise ProviderError(f"request timed out: {exc}", code="timeout", retryable=True) from None
+            raise timeout_failure(exc) from None
         except openai.APIConnectionError as exc:
             raise connection_failure(exc) from None
         except openai.APIStatusError as exc:

@@ -30,8 +30,10 @@ An attempt answered with a body that could not be read (``invalid_response``,
 ``response_too_large``: :data:`UNREADABLE`) reached the provider, which may have billed it; when
 the body gave no readable usage, its usage is **unknown** (:data:`evalkit.usage.UNKNOWN`, every
 class ``None``), never 0: the episode's tokens and money are then ``null`` and counted in
-``usage_missing`` (:mod:`evalkit.metrics.billing`). An HTTP error status without usage in its
-body is not billed (``usage`` ``None``).
+``usage_missing`` (:mod:`evalkit.metrics.billing`). So is an attempt that failed after its
+request was sent: a read timeout, or a connection cut while the answer was coming
+(:func:`request_sent`). An HTTP error status without usage in its body, and a connection that
+never reached the provider, are not billed (``usage`` ``None``).
 
 :func:`call_with_retries` runs one call under :class:`~evalkit.models.config.RetrySettings`
 with tenacity: a retryable error waits ``Retry-After`` (``retry-after-ms``, seconds or an
@@ -154,6 +156,38 @@ def parse_body(text: str) -> Any:
                             retryable=True) from None
 
 
+_SENT = frozenset({"ReadTimeout", "ReadError", "RemoteProtocolError", "WriteTimeout", "WriteError", "IncompleteRead"})
+"""Transport errors raised after the request was sent (the provider may have run and billed it)."""
+_NOT_SENT = frozenset({"ConnectError", "ConnectTimeout", "PoolTimeout"})
+"""Transport errors raised before the request reached the provider (nothing billed)."""
+
+
+def request_sent(exc: BaseException, default: bool) -> bool:
+    """Whether a failed call's request reached the provider, from the transport error in the cause
+    chain of ``exc`` (:data:`_SENT`, :data:`_NOT_SENT`); ``default`` when the chain does not tell."""
+    cause: BaseException | None = exc
+    for _ in range(8):
+        if cause is None:
+            break
+        name = type(cause).__name__
+        if name in _SENT:
+            return True
+        if name in _NOT_SENT:
+            return False
+        cause = cause.__cause__ or cause.__context__
+    return default
+
+
+def timeout_failure(exc: BaseException) -> ProviderError:
+    """The :class:`ProviderError` (``timeout``, retried) for an SDK timeout. A request that timed
+    out after it was sent (a read timeout: :func:`request_sent`, the default when the error does
+    not tell) may have been run and billed: its usage is unknown (:data:`~evalkit.usage.UNKNOWN`),
+    never 0; a connect timeout billed nothing (``usage`` ``None``)."""
+    error = ProviderError(f"request timed out: {exc}", code="timeout", retryable=True)
+    error.usage = UNKNOWN if request_sent(exc, default=True) else None
+    return error
+
+
 def connection_failure(exc: BaseException) -> ProviderError:
     """The :class:`ProviderError` for an SDK connection error.
 
@@ -162,7 +196,10 @@ def connection_failure(exc: BaseException) -> ProviderError:
 
     Returns:
         ``response_too_large`` (not retried: the same request returns the same body), naming
-        the cap, when the cause is the size cap; else ``connection_error`` (retried).
+        the cap, when the cause is the size cap; else ``connection_error`` (retried), whose usage
+        is unknown (:data:`~evalkit.usage.UNKNOWN`) when the connection failed after the request
+        was sent (:func:`request_sent`: the answer was cut off, perhaps billed) and ``None`` when
+        it never reached the provider.
     """
     cause: BaseException | None = exc
     for _ in range(8):  # the SDK's error, the HTTP client's, the transport's
@@ -171,7 +208,9 @@ def connection_failure(exc: BaseException) -> ProviderError:
         if TOO_LARGE in str(cause):
             return ProviderError(f"the response was not read: {cause}", code="response_too_large", retryable=False)
         cause = cause.__cause__ or cause.__context__
-    return ProviderError(f"cannot reach the endpoint: {exc}", code="connection_error", retryable=True)
+    error = ProviderError(f"cannot reach the endpoint: {exc}", code="connection_error", retryable=True)
+    error.usage = UNKNOWN if request_sent(exc, default=False) else None
+    return error
 
 
 def error_message(body: Any, fallback: str) -> str:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+
 import threading
 import time
 
@@ -9,6 +10,7 @@ from model_helpers import completion, events_of, openai_model, run_live_episode,
 from werkzeug import Response
 
 from evalkit.models.config import RetrySettings
+from evalkit.usage import UNKNOWN
 
 CHAT = "/v1/chat/completions"
 PAY = tool_call("send_payment", '{"to": "ACC-0001", "amount": 40, "currency": "EUR"}')
@@ -82,6 +84,7 @@ def test_a_timeout_is_retried(api):
     release.set()
     [retry] = events_of(result.log, "provider_retry")
     assert retry.code == "timeout" and retry.status is None and "timed out" in retry.message
+    assert retry.usage == UNKNOWN.to_dict()  # sent and perhaps run: billed an unknown amount, never 0
     assert result.error is None
     deadline = time.monotonic() + 5
     while len(api.log) < 2 and time.monotonic() < deadline:  # let the slow answer finish before the next test

@@ -11,6 +11,7 @@ import pytest
 from model_helpers import raw_server
 
 from evalkit.models.transport import guarded_http_client
+from evalkit.usage import UNKNOWN
 
 
 class _Hostile(BaseHTTPRequestHandler):
@@ -136,6 +137,24 @@ def test_slowly_sent_headers_are_a_timeout_provider_error(header_drip):
     exc = _call_in_thread(lambda: provider.complete([{"role": "user", "content": "hi"}], []))
     assert isinstance(exc, ProviderError)
     assert (exc.code, exc.retryable) == ("timeout", True)
+    assert exc.usage == UNKNOWN  # a read timeout: the request was sent, perhaps run and billed
+
+
+def test_a_connection_that_never_reached_the_provider_bills_nothing():
+    import socket
+
+    from evalkit.models.config import ModelSettings, RetrySettings
+    from evalkit.models.openai_compat import OpenAIProvider
+    from evalkit.models.retry import ProviderError
+
+    with socket.socket() as s:  # a port nothing listens on
+        s.bind(("127.0.0.1", 0))
+        port = s.getsockname()[1]
+    settings = ModelSettings(spec="openai/m", provider="openai", model="m",
+                             retry=RetrySettings(max_attempts=1, timeout_s=1.0))
+    provider = OpenAIProvider(settings, base_url=f"http://127.0.0.1:{port}/v1", api_key="k")
+    exc = _call_in_thread(lambda: provider.complete([{"role": "user", "content": "hi"}], []))
+    assert isinstance(exc, ProviderError) and exc.code == "connection_error" and exc.usage is None
 
 
 def test_a_model_with_many_connections_spreads_its_threads_over_small_pools():
