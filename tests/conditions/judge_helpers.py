@@ -27,7 +27,8 @@ def judged_text(body: dict) -> str:
 
 def serve_judges(server, script: Callable[[str, str], "str | int"]) -> list[dict]:
     """Answer every chat completion with ``script(model, text)``: a string is the judge's answer,
-    an int an HTTP error status. Returns the list the request bodies are appended to."""
+    a ``(answer, finish_reason)`` pair an answer that stopped so, an int an HTTP error status.
+    Returns the list the request bodies are appended to."""
     seen: list[dict] = []
 
     def handler(request: Request) -> Response:
@@ -37,6 +38,10 @@ def serve_judges(server, script: Callable[[str, str], "str | int"]) -> list[dict
         if isinstance(answer, int):
             return Response(json.dumps({"error": {"message": "scripted failure"}}), status=answer,
                             content_type="application/json")
+        if isinstance(answer, tuple):
+            body = completion(answer[0])
+            body["choices"][0]["finish_reason"] = answer[1]
+            return Response(json.dumps(body), content_type="application/json")
         return Response(json.dumps(completion(answer)), content_type="application/json")
 
     server.expect_request("/v1/chat/completions", method="POST").respond_with_handler(handler)

@@ -202,3 +202,29 @@ def test_accuracy_in_the_languages_read_leaves_out_unsupported_ones(tmp_path) ->
     assert (clf["right"], clf["n"], clf["n_read_langs"], clf["accuracy_read_langs"]) == (2, 3, 2, 1.0)
     assert "in the languages the classifier reads: accuracy 1.000 (2 lines)" in result.output
     assert "it 0.000 (0/1) [not read by the classifier]" in result.output
+
+
+def test_a_verdict_that_did_not_end_on_its_own_is_a_judge_error(judge_server) -> None:
+    """A whole, valid verdict JSON cut off at the token limit or withheld by a filter is no vote."""
+    stops = {"judge-a": "length", "judge-b": "content_filter", "judge-c": "stop"}
+    serve_judges(judge_server, lambda model, text: (verdict("clarify"), stops[model]))
+    panel = _panel(judge_server, ["openai/judge-a", "openai/judge-b", "openai/judge-c"])
+    text = "I cannot refund this order."
+    r = panel.read(text, classify_text(text))
+    assert [v.label for v in r.votes] == [None, None, "clarify"] and r.errors == 2
+    assert r.votes[0].error == "no verdict: the answer stopped with max_tokens"
+    assert r.votes[1].error == "no verdict: the answer stopped with content_filter"
+    assert r.label == "clarify"  # the one valid vote
+
+
+@pytest.mark.parametrize(("specs", "message"), [
+    (["openai/judge-a", "openai/judge-a"], "--judge 'openai/judge-a' is given twice: each judge votes once"),
+    (["openai/"], "--judge 'openai/' must look like PROVIDER/NAME, e.g. openai/gpt-4o-mini"),
+    (["judge-a"], "--judge 'judge-a' must look like PROVIDER/NAME, e.g. openai/gpt-4o-mini"),
+])
+def test_a_judge_given_twice_or_without_a_name_is_refused(specs, message) -> None:
+    from evalkit.errors import ConfigError
+
+    with pytest.raises(ConfigError) as caught:
+        Panel.from_specs(specs)
+    assert str(caught.value) == message

@@ -8,7 +8,9 @@ strict JSON verdict::
 
 A verdict is read by :func:`parse_verdict`: the answer must be one JSON object (a single code
 fence around it is allowed) with exactly these fields; anything else -- malformed JSON, a
-missing or unknown field, a label outside the three, a failed call -- is a **judge error**:
+missing or unknown field, a label outside the three, a failed call, an answer that did not end on its
+own (stopped at the token limit, withheld by a content filter or a refusal, or holding tool calls) --
+is a **judge error**:
 counted, never a label. Calls go through the live model, so verdicts are cached like model
 calls (:mod:`evalkit.models.cache`) and their cost is the model's per-call cost, counted apart
 from the run's.
@@ -179,6 +181,12 @@ class Judge:
         except Exception as exc:  # noqa: BLE001 - a judge that fails is a counted judge error, never a crash
             return Vote(self.spec, None, error=f"call failed: {str(exc).splitlines()[0][:300] if str(exc) else type(exc).__name__}")
         cost = _call_cost(out)
+        stop = getattr(out, "stop_reason", "end_turn")
+        calls = bool(getattr(out, "tool_calls", None))
+        if stop not in ("end_turn", "other") or calls:
+            # a verdict cut off, withheld or beside calls is not the judge's whole answer, whatever it parses to
+            return Vote(self.spec, None, error=f"no verdict: the answer stopped with {stop}"
+                        + (" and tool calls" if calls else ""), cost_usd=cost)
         try:
             verdict = parse_verdict(getattr(out, "text", None))
         except VerdictError as exc:
@@ -259,7 +267,23 @@ class Panel:
 
     @classmethod
     def from_specs(cls, specs: list[str], options: Any = None) -> Panel:
-        """A panel of live judges, one per spec (duplicates kept: they vote twice)."""
+        """A panel of live judges, one per spec.
+
+        Raises:
+            ConfigError: a spec that does not look like ``PROVIDER/NAME`` (an empty name:
+                ``openai/``), or a judge given twice (its one cached verdict would count twice in the
+                majority), naming the spec.
+        """
+        from evalkit.errors import ConfigError
+
+        seen: set[str] = set()
+        for spec in specs:
+            prefix, sep, name = spec.partition("/")
+            if not prefix or not sep or not name.strip():
+                raise ConfigError(f"--judge {spec!r} must look like PROVIDER/NAME, e.g. openai/gpt-4o-mini")
+            if spec in seen:
+                raise ConfigError(f"--judge {spec!r} is given twice: each judge votes once")
+            seen.add(spec)
         return cls([Judge(spec, options=options) for spec in specs])
 
     def read(self, text: str, classifier: Any) -> Reading:
