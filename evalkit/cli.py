@@ -120,7 +120,7 @@ def run(
     model_config: Annotated[Optional[str], typer.Option("--model-config", metavar="FILE", help="Model config file (YAML/JSON): per-model settings, retries, parsing, prices.", rich_help_panel="Live models")] = None,
     cache: Annotated[Optional[bool], typer.Option("--cache/--no-cache", help="Cache live model calls in SQLite (default: on; $EVALKIT_CACHE_DIR).", rich_help_panel="Live models")] = None,
     judge: Annotated[Optional[list[str]], typer.Option("--judge", metavar="SPEC", help="A live model that also reads every final text, repeatable: the panel's majority decides (see `evalkit judge eval`).", rich_help_panel="Live models")] = None,
-    max_connections: Annotated[Optional[int], typer.Option("--max-connections", metavar="N", help="Episodes of one live model run at once (1 to 256; default 4, local/ models 1).", rich_help_panel="Live models")] = None,
+    max_connections: Annotated[Optional[int], typer.Option("--max-connections", metavar="N", help="Episodes of one live model run at once (1 to 256; default 4, local/ models 1, agent/ 2).", rich_help_panel="Live models")] = None,
     agent_timeout: Annotated[float, typer.Option("--agent-timeout", metavar="S", help="Wall-clock limit of one agent episode in seconds; then the agent is killed and the episode is an error.", rich_help_panel="Agents")] = 300.0,
     agent_max_calls: Annotated[int, typer.Option("--agent-max-calls", metavar="N", help="Tool calls one agent episode may make (its turn limit).", rich_help_panel="Agents")] = 50,
     executor: Annotated[str, typer.Option("--executor", metavar="local|dask", help="Where episodes run: local (this process) or dask (Dask distributed; pip install -e \".\\[dask]\" from a checkout).", rich_help_panel="Scale-out")] = "local",
@@ -335,7 +335,7 @@ def serve_local(
 
 @app.command(cls=Command)
 def report(run_dir: Annotated[Path, typer.Argument(metavar="DIR", help="A run directory written by `evalkit run`.")]) -> None:
-    """Re-render RUN_DIR/report.html from the run's files."""
+    """Re-render DIR/report.html from the run's files."""
     from evalkit.report.html import render_report
 
     try:

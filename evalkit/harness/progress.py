@@ -121,6 +121,8 @@ class ProgressLines:
         if ran > 0 and span > 0:
             rate = ran / span
             speed, eta = f"{rate:.2f} episodes/s", _clock_text((total - done) / rate)
+        elif finished:
+            speed, eta = "nothing left to run", "none"
         else:
             speed, eta = "no episode finished yet", "unknown"
         tail = "every episode done, writing the results" if finished else f"ETA {eta}"

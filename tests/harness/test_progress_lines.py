@@ -16,7 +16,7 @@ from evalkit.errors import ConfigError
 from evalkit.harness.progress import DEFAULT_INTERVAL, ProgressLines, progress_interval
 
 LINE = re.compile(r"^evalkit: progress (\d+)/(\d+) episodes \((\d+\.\d)%\), (\d+) errors?, "
-                  r"(no episode finished yet|\d+\.\d\d episodes/s), elapsed \d+:\d\d:\d\d, "
+                  r"(no episode finished yet|nothing left to run|\d+\.\d\d episodes/s), elapsed \d+:\d\d:\d\d, "
                   r"(ETA unknown|ETA \d+:\d\d:\d\d|every episode done, writing the results)$")
 
 
@@ -55,6 +55,14 @@ def test_lines_count_errors_rate_and_eta():
         assert lines.line() == ("evalkit: progress 50/110 episodes (45.5%), 4 errors, 2.00 episodes/s, "
                                 "elapsed 0:00:20, ETA 0:00:30")
     assert out.getvalue() == ""  # shorter than one interval: no line
+
+
+def test_a_resumed_run_with_nothing_left_says_so():
+    lines = ProgressLines(60, stream=io.StringIO(), clock=lambda: 5.0)
+    with lines:
+        lines(12, 12, None)  # every episode was done before this process started
+        assert lines.line() == ("evalkit: progress 12/12 episodes (100.0%), 0 errors, nothing left to run, "
+                                "elapsed 0:00:00, every episode done, writing the results")
 
 
 def test_the_timer_writes_while_no_episode_finishes():
