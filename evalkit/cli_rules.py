@@ -21,9 +21,10 @@ rules_app = typer.Typer(cls=Group, help="Stopping-rule sets: validate, compare t
 def rules_validate(
     files: Annotated[list[str], typer.Argument(metavar="FILE", help="Rule-set files (or shipped names such as default); drafts are checked as drafts.")],
 ) -> None:
-    """Check rule sets against the schema; print id, version and rule count (exit 2 on any error)."""
+    """Check rule sets against the schema; print id, version and rule count (exit 2 on any error); warn of a
+    domain, tool, tool prefix or argument name no built-in domain has."""
     from evalkit.rules.draft import DraftRuleSet
-    from evalkit.rules.loader import validate_file
+    from evalkit.rules.loader import unknown_references, validate_file
 
     bad = 0
     for name in files:
@@ -33,6 +34,9 @@ def rules_validate(
             typer.echo(f"evalkit: error: {_describe(exc)}", err=True)
             bad += 1
             continue
+        for finding in unknown_references(rules):
+            typer.echo(f"evalkit: warning: {name}: {finding}: the rule never stops a call on the built-in tasks",
+                       err=True)
         if isinstance(rules, DraftRuleSet):
             typer.echo(f"{name}: draft {rules.id} version {rules.version}, {len(rules.rules)} rules "
                        "(never active: copy the rules you adopt into a rule set)")

@@ -143,3 +143,41 @@ def validate_file(path: str | Path) -> RuleSet | DraftRuleSet:
     """
     _, _, raw = _read(path)
     return load_draft(path) if is_draft(raw) else load_rule_set(path)
+
+
+def unknown_references(rules: RuleSet | DraftRuleSet) -> list[str]:
+    """What a rule names that no built-in domain has (``evalkit rules validate`` warns): a
+    ``when.domain`` that is no domain, a ``when.tool`` or ``when.tool_prefix`` that names no tool
+    (of the rule's domains, when it gives any), and a ``when.args`` name that is no parameter of
+    any tool the rule can match. Such a rule never stops a call on the built-in tasks; a rule for
+    tasks of one's own (``--tasks``) is warned about as well, since only the built-in ones are read.
+
+    Returns:
+        One line per finding, ``rule ID: when.FIELD 'VALUE' ...``, in rule order.
+    """
+    from evalkit.scenarios.domains import available_domains, load_domain
+
+    domains = {name: load_domain(name) for name in available_domains()}
+    out: list[str] = []
+    for rule in rules.rules:
+        when = rule.when
+        named = [d for d in (when.domain or ()) if d not in domains]
+        out += [f"rule {rule.id}: when.domain {d!r} is no built-in domain ({', '.join(sorted(domains))})"
+                for d in named]
+        scope = [domains[d] for d in (when.domain or domains) if d in domains]
+        tools = {name: spec for dom in scope for name, spec in dom.tools.items()}
+        out += [f"rule {rule.id}: when.tool {t!r} is no tool of {_where(when.domain)}" for t in (when.tool or ())
+                if t not in tools]
+        if when.tool_prefix is not None and not any(t.startswith(when.tool_prefix) for t in tools):
+            out.append(f"rule {rule.id}: when.tool_prefix {when.tool_prefix!r} starts no tool of {_where(when.domain)}")
+        matched = [spec for name, spec in tools.items() if (when.tool is None or name in when.tool)
+                   and (when.tool_prefix is None or name.startswith(when.tool_prefix))]
+        params = {p for spec in matched for p in ((spec.parameters or {}).get("properties") or {})}
+        if matched:
+            out += [f"rule {rule.id}: when.args {a!r} is no parameter of the tools it matches" for a in when.args
+                    if a not in params]
+    return out
+
+
+def _where(domains: tuple[str, ...] | None) -> str:
+    return f"the domain(s) {', '.join(domains)}" if domains else "any built-in domain"

@@ -53,6 +53,7 @@ from pydantic import BaseModel, ConfigDict, Field, field_validator, model_valida
 
 from evalkit.runtime.gate import RuleHit, Situation
 from evalkit.runtime.matching import ArgTest, CallPattern, json_equal
+from evalkit.types import Trigger
 
 _ID = r"^[A-Za-z0-9_.:-]+$"
 _OPS = {"eq": "=", "ne": "not", "gt": ">", "ge": ">=", "lt": "<", "le": "<=", "pattern": "matching",
@@ -266,7 +267,8 @@ class Rule(BaseModel):
         when: The :class:`When` conditions.
         then: ``abstain`` or ``clarify``.
         message: Shown to the model when the rule stops a call (and in the context).
-        trigger: The DESIGN §6 trigger the rule covers (documentation, reports).
+        trigger: The DESIGN §6 trigger the rule covers (documentation, reports): one of
+            :data:`evalkit.types.TRIGGERS`.
     """
 
     model_config = ConfigDict(extra="forbid", frozen=True)
@@ -275,7 +277,7 @@ class Rule(BaseModel):
     when: When
     then: Literal["abstain", "clarify"]
     message: str = Field(min_length=1)
-    trigger: str | None = None
+    trigger: Trigger | None = None
 
 
 class ChangelogEntry(BaseModel):
