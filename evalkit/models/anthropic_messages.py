@@ -205,9 +205,9 @@ def translate_anthropic(data: Any) -> ProviderReply:
             calls.append({
                 "id": block.get("id"),
                 "type": "function",
-                "function": {"name": block.get("name"),
-                             "arguments": raw_input if not isinstance(raw_input, dict)
-                             else json.dumps(raw_input, ensure_ascii=False)},
+                # the input as the JSON it came as: an object is the arguments; a string holding JSON is
+                # double-encoded (never run unless that repair is opted into, then tagged), like any non-object
+                "function": {"name": block.get("name"), "arguments": json.dumps(raw_input, ensure_ascii=False)},
             })
         elif kind in ("thinking", "redacted_thinking"):
             text = block.get("thinking") if kind == "thinking" else None

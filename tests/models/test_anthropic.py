@@ -116,3 +116,16 @@ def test_tool_choice_mapping(api, choice, expected):
     script(api, message([{"type": "text", "text": "ok"}]))
     run_live_episode(model(api, tool_choice=choice))
     assert sent(api)[0]["tool_choice"] == expected
+
+
+def test_a_tool_use_input_sent_as_a_json_string_is_never_run(api):
+    """Messages API ``input`` is an object; one sent as a string of JSON is double-encoded: denied."""
+    as_string = {**PAY, "input": '{"to": "ACC-0001", "amount": 40, "currency": "EUR"}'}
+    script(api, message([as_string], "tool_use"), message([{"type": "text", "text": "Done."}]))
+    result = run_live_episode(model(api))
+    assert result.state.get("payments", []) == []
+    [call] = events_of(result.log, "model_responded")[0].tool_calls
+    assert call.arguments is None and call.parse_error is not None
+    assert call.raw_arguments == '"{\\"to\\": \\"ACC-0001\\", \\"amount\\": 40, \\"currency\\": \\"EUR\\"}"'
+    [action] = events_of(result.log, "action_decided")
+    assert (action.action, action.reason_code) == ("deny", "parse_error")
