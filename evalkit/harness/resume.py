@@ -87,6 +87,8 @@ def prepare_resume(
         example = min(key for _, key in untraced)
         warnings.warn(f"{store.traces}: {len(untraced)} finished episode(s) have no whole trace file (missing, empty "
                       f"or cut; e.g. {'/'.join(map(str, example))}); they run again", ResultsWarning, stacklevel=2)
+    # an errored row that runs again keeps what it spent: its new row adds it (RunStore.superseded)
+    store.superseded.update(_errored_spend(store, index))
     # one line per key, a half-written last line gone; an untraced row stays until its episode's new row
     # follows it (the last record of a key counts), so a resume that stops early loses nothing
     store.rewrite_results(index, plan_keys)
@@ -99,6 +101,28 @@ def prepare_resume(
         return done
     again = {key for _, key in untraced}
     return {k for k, ref in index.items() if ref.ok and k not in again}
+
+
+def _errored_spend(store: RunStore, index: Any) -> dict[tuple, dict[str, Any]]:
+    """Episode key → the billing fields of its last row when that row is an error (it runs again)."""
+    from evalkit.harness.store import SPENT_COUNTS, SPENT_PARTS, SPENT_SUMS
+    from evalkit.records import EpisodeKey
+
+    fields = (*SPENT_SUMS, *SPENT_PARTS, *SPENT_COUNTS, "resumed_over_error")
+    refs = [ref for _, ref in index.items() if not ref.ok]
+    out: dict[tuple, dict[str, Any]] = {}
+    if not refs:
+        return out
+    with open(store.root / "results.jsonl", "rb") as fh:
+        for ref in refs:
+            fh.seek(ref.offset)
+            try:
+                row = json.loads(fh.read(ref.length))
+            except ValueError:
+                continue
+            if isinstance(row, dict) and row.get("status") == "error":
+                out[tuple(EpisodeKey.of(row))] = {f: row.get(f) for f in fields}
+    return out
 
 
 def whole_trace(path: Path) -> bool:

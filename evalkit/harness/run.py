@@ -207,8 +207,7 @@ def execute_run(
         trace = result.log.to_jsonl()
         row = score_episode(spec, result.log, result.state, result.error, max_lag=config.max_lag,
                             price=prices.get(spec.model), panel=panel)
-        store.record(spec.episode_id, trace, row)  # trace, then row, on the writer thread
-        return row
+        return store.record(spec.episode_id, trace, row)  # trace, then row, on the writer thread
 
     def record(spec: EpisodeSpec, result: Any) -> dict[str, Any]:
         # runs in this thread as each episode finishes, in any order: append at once (resumable)

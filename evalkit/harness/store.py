@@ -77,6 +77,9 @@ class RunStore:
         self._writer: _BackgroundWriter | None = None
         self._lock = threading.Lock()
         self.rerun_on_purpose: set[tuple] = set()
+        self.superseded: dict[tuple, dict[str, Any]] = {}
+        """Episode key → the billing of its errored row that a resumed run runs again
+        (:func:`carry_spend`: added to the new row when it is written)."""
         """Keys whose finished record a resume runs again on purpose (its trace was not whole):
         their new record is expected, not reported as a finished episode recorded again."""
 
@@ -157,8 +160,11 @@ class RunStore:
             except OSError as exc:
                 raise _naming(exc, self.root / "results.jsonl") from exc
 
-    def record(self, episode_id: str, trace: str, row: dict[str, Any]) -> None:
-        """Write an episode's trace, then append its result row.
+    def record(self, episode_id: str, trace: str, row: dict[str, Any]) -> dict[str, Any]:
+        """Write an episode's trace, then append its result row; return the row written.
+
+        A row that supersedes an errored one of a resumed run (:attr:`superseded`) carries the
+        errored row's spend (:func:`carry_spend`): the row returned and written holds it.
 
         The row is serialised here, in the caller's thread (a row that is not valid JSON, e.g.
         holding NaN, raises ``ValueError`` here). With ``open(background=True)`` the two file
@@ -172,6 +178,11 @@ class RunStore:
                 at :meth:`drain`).
             ValueError: for a row that is not valid JSON.
         """
+        if self.superseded:
+            with self._lock:
+                old = self.superseded.pop(tuple(EpisodeKey.of(row)), None)
+            if old is not None:
+                row = carry_spend(row, old)
         line = json.dumps(row, ensure_ascii=False, allow_nan=False) + "\n"
         writer = self._writer
         if writer is not None:
@@ -179,6 +190,7 @@ class RunStore:
         else:
             self.write_trace(episode_id, trace)
             self._append_line(line)
+        return row
 
     def write_trace(self, episode_id: str, jsonl: str) -> None:
         """Write ``traces/EPISODE_ID.jsonl`` atomically (:func:`~evalkit.harness.atomic.write_atomic`).
@@ -391,3 +403,37 @@ class RunStore:
 
 
 _BOM = b"\xef\xbb\xbf"
+
+
+SPENT_SUMS = ("input_tokens", "output_tokens", "cost_usd", "replayed_cost_usd")
+"""Totals an errored episode spent that its re-run adds to its own (``None``, unknown, stays unknown)."""
+SPENT_PARTS = ("cached_input_tokens", "cache_write_tokens", "reasoning_tokens")
+"""Parts summed where reported (``None`` only when neither row reported them)."""
+SPENT_COUNTS = ("usage_missing", "model_calls", "retries")
+
+
+def carry_spend(row: dict[str, Any], old: dict[str, Any]) -> dict[str, Any]:
+    """``row`` with the spend of the errored row ``old`` of the same episode that it supersedes on
+    resume: the old tokens and money are added to the totals (``input_tokens``, ``output_tokens``,
+    ``cost_usd``, ``replayed_cost_usd``) and to the failed-attempt share (``retry_input_tokens``,
+    ``retry_output_tokens``, ``retry_cost_usd``: the errored run was a failed attempt of this
+    episode), its ``usage_missing``, ``model_calls`` and ``retries`` to the counts; an unknown
+    (``None``) amount makes the sum unknown, never 0. ``resumed_over_error`` counts the errored
+    rows so carried.
+    """
+    def add(a: Any, b: Any) -> Any:
+        return None if a is None or b is None else a + b
+
+    out = dict(row)
+    for name in SPENT_SUMS:
+        out[name] = add(row.get(name), old.get(name))
+    for mine, theirs in (("retry_input_tokens", "input_tokens"), ("retry_output_tokens", "output_tokens"),
+                         ("retry_cost_usd", "cost_usd")):
+        out[mine] = add(row.get(mine), old.get(theirs))
+    for name in SPENT_PARTS:
+        a, b = row.get(name), old.get(name)
+        out[name] = a if b is None else b if a is None else a + b
+    for name in SPENT_COUNTS:
+        out[name] = int(row.get(name) or 0) + int(old.get(name) or 0)
+    out["resumed_over_error"] = int(row.get("resumed_over_error") or 0) + 1 + int(old.get("resumed_over_error") or 0)
+    return out

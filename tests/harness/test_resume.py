@@ -348,3 +348,33 @@ def test_an_interrupted_resume_leaves_no_summary_that_looks_current(tmp_path, mi
         render_report(out)
     monkeypatch.undo()
     assert resume_run(out)["n_episodes_completed"] == 6 and (out / "report.html").is_file()
+
+
+def test_an_errored_episode_run_again_keeps_what_it_spent(tmp_path, mini_suite, mini_tasks):
+    """The errored row's tokens and money stay in the totals, as failed attempts of the episode."""
+    out = tmp_path / "run"
+    config = RunConfig(suites=[str(mini_suite)], tasks_dir=str(mini_tasks), models=["scripted/oracle"],
+                       conditions=["nl"], out=str(out), report=False)
+    run(config)
+    rows = [json.loads(x) for x in (out / "results.jsonl").read_text().splitlines()]
+    fresh = rows[0]
+    spent = {"input_tokens": 1000, "output_tokens": 500, "cost_usd": 0.004, "usage_missing": 0, "model_calls": 1}
+    rows[0] = {**fresh, **spent, "status": "error", "error": "provider_error", "correct": False}
+    rows[1] = {**rows[1], "status": "error", "error": "provider_error", "correct": False, "input_tokens": None,
+               "output_tokens": None, "cost_usd": None, "usage_missing": 1}  # spent an unknown amount
+    (out / "results.jsonl").write_text("".join(json.dumps(r) + "\n" for r in rows))
+    resume_run(out)
+    final = {(r["pair_id"], r["variant"]): r for r in map(json.loads, (out / "results.jsonl").read_text().splitlines())}
+    again = final[(fresh["pair_id"], fresh["variant"])]
+    assert again["status"] == "ok" and again["resumed_over_error"] == 1
+    assert again["input_tokens"] == (fresh["input_tokens"] or 0) + 1000 if fresh["input_tokens"] is not None \
+        else again["input_tokens"] is None
+    assert again["retry_input_tokens"] == (None if fresh["retry_input_tokens"] is None
+                                           else fresh["retry_input_tokens"] + 1000)
+    assert again["model_calls"] == fresh["model_calls"] + 1
+    unknown = final[(rows[1]["pair_id"], rows[1]["variant"])]
+    assert unknown["input_tokens"] is None and unknown["cost_usd"] is None  # unknown stays unknown, never 0
+    assert unknown["usage_missing"] >= 1 and unknown["resumed_over_error"] == 1
+    untouched = [r for k, r in final.items() if k not in {(fresh["pair_id"], fresh["variant"]),
+                                                          (rows[1]["pair_id"], rows[1]["variant"])}]
+    assert all("resumed_over_error" not in r for r in untouched)
