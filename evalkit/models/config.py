@@ -162,6 +162,13 @@ class LocalServerSettings(_Strict):
     startup_timeout_s: float = Field(default=120.0, gt=0)
 
 
+EVALKIT_OWNED_FIELDS: frozenset[str] = frozenset({"model", "messages", "system", "tools", "functions", "stream",
+                                                  "n", "stream_options"})
+"""Request fields ``extra_body`` may not set: evalkit sends the conversation, the tools, one answer and no
+stream itself, and an override would silently change what the model was asked (the settings of their own
+name: ``tool_choice``, ``max_tokens``, ``temperature`` ...)."""
+
+
 class ModelSettings(_Strict):
     """Everything that defines how one live model is called.
 
@@ -176,7 +183,8 @@ class ModelSettings(_Strict):
         temperature, top_p, max_tokens, seed, stop: Sampling parameters; ``None`` is
             not sent (the provider's default applies).
         tool_choice: ``auto``, ``required``, ``none`` or a tool name.
-        extra_body: Extra request fields (e.g. ``{"repeat_penalty": 1.0}`` for llama.cpp).
+        extra_body: Extra request fields (e.g. ``{"repeat_penalty": 1.0}`` for llama.cpp); never one of
+            :data:`EVALKIT_OWNED_FIELDS` (``messages``, ``tools``, ``stream`` ...): a ``ValueError``.
         tool_results_as: ``tool`` messages, or ``user`` for chat formats that do not show
             tool messages to the model.
         max_string_length: Cap on ``maxLength`` of string arguments in the tool schemas
@@ -227,6 +235,15 @@ class ModelSettings(_Strict):
     @classmethod
     def _base_url(cls, value: str | None) -> str | None:
         return check_base_url(value)
+
+    @field_validator("extra_body")
+    @classmethod
+    def _extra_body(cls, value: dict[str, Any]) -> dict[str, Any]:
+        owned = sorted(k for k in value if k in EVALKIT_OWNED_FIELDS)
+        if owned:
+            raise ValueError(f"sets {', '.join(owned)}, which evalkit sends itself (the conversation, the tools, one "
+                             "answer, no streaming): use the settings of their own names, or leave them out")
+        return value
 
     @field_validator("provider")
     @classmethod

@@ -6,6 +6,8 @@ Every provider failure becomes a :class:`ProviderError` with a machine-readable 
 code                           retried    cause
 =============================  =========  ====================================================
 ``rate_limited``               yes        HTTP 429
+``quota_exceeded``             no         HTTP 429 saying the account's quota or credit is used up
+                                          (OpenAI's ``insufficient_quota``): waiting does not help
 ``timeout``                    yes        the request timed out (or HTTP 408)
 ``connection_error``           yes        the endpoint could not be reached
 ``provider_unavailable``       yes        HTTP 502, 503, 504, 529 (overloaded)
@@ -148,7 +150,7 @@ def parse_body(text: str) -> Any:
             nested too deeply to parse.
     """
     try:
-        return json.loads(text)
+        return json.loads(text[1:] if text.startswith("\ufeff") else text)  # a byte-order mark is no content
     except ValueError:
         raise ProviderError("the response is not JSON", code="invalid_response", retryable=True) from None
     except RecursionError:
@@ -225,11 +227,18 @@ def error_message(body: Any, fallback: str) -> str:
     return fallback
 
 
+_QUOTA = re.compile(r"insufficient[_ ]quota|exceeded your current quota|quota (?:has been )?exhausted|"
+                    r"credit balance is too low|out of credits", re.IGNORECASE)
+"""A 429 whose message says the account's quota or credit is used up (not a rate to wait out)."""
+
+
 def error_for_status(status: int, message: str, headers: Mapping[str, str] | None = None) -> ProviderError:
     """The :class:`ProviderError` for an HTTP error answer (see the module table)."""
     message = " ".join(str(message).split())[:500]
     if _CONTEXT.search(message):
         code, retryable = "context_length_exceeded", False
+    elif status == 429 and _QUOTA.search(message):
+        code, retryable = "quota_exceeded", False
     elif status == 429:
         code, retryable = "rate_limited", True
     elif status == 408:
