@@ -41,7 +41,7 @@ def assert_every_episode_has_an_outcome(results, n):
     for r in results:
         if r["status"] == "ok":
             assert r["decision"] in DECISIONS and r["end_reason"] in ("final_text", "loop_limit", "content_filter",
-                                                                       "meta_terminal"), r
+                                                                       "meta_terminal", "truncated"), r
         else:
             assert r["status"] == "error" and r["error"], r
 
