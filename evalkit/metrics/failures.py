@@ -30,6 +30,8 @@ FAILURE_KINDS: dict[str, str] = {
     "content_filter": "the provider withheld the final answer; never an abstention",
     "parse_failure": "no decision because the output could not be read (a tool call written as text, "
                      "unparsable arguments); never an abstention",
+    "truncated": "no decision because the text answer was cut off at the token limit (or paused "
+                 "unfinished); never an abstention or a question",
     "silent": "neither acted nor refused: no commit and no clarify or abstain (a plain answer or nothing)",
     "late": "should-abstain side: right decision, but more than max_lag task-tool calls after the trigger "
             "became observable (right in paired accuracy, not in timely paired accuracy)",
@@ -104,4 +106,6 @@ def _output_fault(row: dict[str, Any]) -> str | None:
         return "content_filter"
     if row.get("call_in_content") or (row.get("decision") == "none" and (row.get("parse_failures") or 0)):
         return "parse_failure"
+    if row.get("end_reason") == "truncated":
+        return "truncated"
     return None

@@ -30,6 +30,9 @@ def test_a_question_cut_off_at_the_token_limit_is_no_clarification(api):
     assert (row["stated"], row["decision"], row["correct"], row["status"]) == ("none", "none", False, "ok")
     assert row["truncated_output"] is True and row["unjudged"] is False and row["end_reason"] == "truncated"
     assert (row["input_tokens"], row["output_tokens"]) == (10, 5)  # billed all the same
+    from evalkit.metrics.failures import failure_kind
+
+    assert failure_kind(row) == "truncated"  # its own kind in the report's gallery
 
 
 def test_on_the_act_side_a_cut_off_final_text_leaves_the_commits_to_decide(api):
