@@ -27,8 +27,8 @@ from evalkit.conditions.classifier.claim import (
     warning,
     zh_moved,
 )
-from evalkit.conditions.classifier.cues import SCOPE_LIMIT
 from evalkit.conditions.classifier.cues import (
+    SCOPE_LIMIT,
     _ADDRESSED_EN,
     _ADDRESSED_ZH,
     _ASK_G,
@@ -390,16 +390,16 @@ def _segment(text: str) -> list[_Clause]:
                 kind, rule = None, ""  # "Let me know if the 19th works and I'll book it": waits on the answer
             elif lang_en and kind == "claim" and _NOTHING_DONE_EN.search(plow):
                 kind, rule = "refuse", "refusal.decline"  # "I deleted nothing": a decline, corpus rule 5
+            here_later = _LATER_EN.search(plow) if lang_en else None
             will = _WILL_DO_EN.search(plow) if lang_en and kind in (None, "go") and not conds[pi] else None
-            now_later = _LATER_EN.search(plow) if will is not None else None
-            if will is not None and (later or now_later is not None and now_later.start() < will.start()) \
+            if will is not None and (later or here_later is not None and here_later.start() < will.start()) \
                     and not _ON_REPLY_EN.search(plow):
                 kind, rule = "infeasible", "infeasible.postponed"  # "Once the schedule opens, I'll book it": put off
                 conds[pi] = True  # a stop only when nothing else decides: no refusal that a later go-ahead would serve
             if kind in ("go", "claim") and (_REASON.search(plow) or (after_if and rule in _PROMISE)):
                 kind, rule = None, ""  # "Once I have the number, I'll process it": a promise on a condition
-            after_if = after_if or bool(_CONDITIONAL.search(plow) or _ONCE.search(plow) or lang_en and _LATER_EN.search(plow))
-            later = later or bool(lang_en and _LATER_EN.search(plow) and not _ON_REPLY_EN.search(plow))
+            after_if = after_if or bool(_CONDITIONAL.search(plow) or _ONCE.search(plow) or here_later)
+            later = later or bool(here_later and not _ON_REPLY_EN.search(plow))
             clauses.append(_Clause(part.strip(), plow, kind, rule, caveat, conds[pi], si))
     return clauses
 
