@@ -4,6 +4,10 @@ Layout of ``DIR/``::
 
     config.json       the run manifest (config, evalkit version, suite hash, prompt hashes)
     traces/ID.jsonl   one event log per episode (JSON Lines)
+    superseded/ID.N.jsonl
+                      the event log of an errored episode that a resumed run ran again (N = 1, 2, ...
+                      in the order superseded; kept outside ``traces/`` so that a replay of the run
+                      reads each episode once)
     results.jsonl     one scored row per finished episode, appended and flushed per row
     results.parquet   the same rows as a table (written at the end of the run)
     summary.json      aggregate metrics (NaN is rejected: empty groups are null)
@@ -24,7 +28,8 @@ with a :class:`ResultsWarning`.
 
 Resuming (field case C27): one record counts per episode key (pair, variant, model,
 condition, gate, epoch), the last one written; an errored record is superseded by a later
-retry without a warning, a second record for an episode that had finished ok is kept once
+retry without a warning (its event log moves to ``superseded/`` when the retry's is written, so nothing
+the errored run logged is lost), a second record for an episode that had finished ok is kept once
 with a warning. :meth:`RunStore.compact` rewrites the file with one line per key before a
 resumed run appends to it.
 
@@ -60,7 +65,9 @@ from evalkit.records import EpisodeKey
 OWNED = ("config.json", "results.jsonl", "results.parquet", "summary.json", "report.html", "selfcheck.json",
          "gate-junit.xml", "gate-summary.md")
 """The files evalkit writes at the top of a run directory (all it ever removes there, with
-``traces/*.jsonl``)."""
+``traces/*.jsonl`` and ``superseded/*.jsonl``)."""
+SUPERSEDED = "superseded"
+"""The folder of a run directory that keeps the event logs of errored episodes a resumed run ran again."""
 
 
 class RunStore:
@@ -73,6 +80,7 @@ class RunStore:
     def __init__(self, root: str | Path):
         self.root = Path(root)
         self.traces = self.root / "traces"
+        self.superseded_traces = self.root / SUPERSEDED
         self._results_fh: Any = None
         self._writer: _BackgroundWriter | None = None
         self._lock = threading.Lock()
@@ -123,6 +131,13 @@ class RunStore:
         if self.traces.is_dir():
             for f in self.traces.glob("*.jsonl"):
                 f.unlink()
+        if self.superseded_traces.is_dir():
+            for f in self.superseded_traces.glob("*.jsonl"):
+                f.unlink()
+            try:
+                self.superseded_traces.rmdir()
+            except OSError:
+                pass  # a file evalkit did not write stays, with its folder
 
     def open(self, *, background: bool = False) -> None:
         """Open ``results.jsonl`` for appending.
@@ -164,7 +179,9 @@ class RunStore:
         """Write an episode's trace, then append its result row; return the row written.
 
         A row that supersedes an errored one of a resumed run (:attr:`superseded`) carries the
-        errored row's spend (:func:`carry_spend`): the row returned and written holds it.
+        errored row's spend (:func:`carry_spend`): the row returned and written holds it; the
+        errored run's event log is first moved to ``superseded/EPISODE_ID.N.jsonl``
+        (:meth:`keep_superseded_trace`).
 
         The row is serialised here, in the caller's thread (a row that is not valid JSON, e.g.
         holding NaN, raises ``ValueError`` here). With ``open(background=True)`` the two file
@@ -182,6 +199,7 @@ class RunStore:
             with self._lock:
                 old = self.superseded.pop(tuple(EpisodeKey.of(row)), None)
             if old is not None:
+                self.keep_superseded_trace(episode_id)
                 row = carry_spend(row, old)
         line = json.dumps(row, ensure_ascii=False, allow_nan=False) + "\n"
         writer = self._writer
@@ -191,6 +209,29 @@ class RunStore:
             self.write_trace(episode_id, trace)
             self._append_line(line)
         return row
+
+    def keep_superseded_trace(self, episode_id: str) -> Path | None:
+        """Move ``traces/EPISODE_ID.jsonl`` (an errored run's event log, about to be replaced by the
+        run that supersedes it) to ``superseded/EPISODE_ID.N.jsonl``, N one more than the logs of that
+        episode already kept there. A rename in the same file system: the log is never half-moved.
+
+        Returns:
+            The new path, or ``None`` when the episode has no event log to keep.
+
+        Raises:
+            OSError: naming the trace file.
+        """
+        src = self.traces / f"{episode_id}.jsonl"
+        if not src.is_file():
+            return None
+        try:
+            self.superseded_traces.mkdir(exist_ok=True)
+            n = 1 + sum(1 for _ in self.superseded_traces.glob(f"{episode_id}.*.jsonl"))
+            dest = self.superseded_traces / f"{episode_id}.{n}.jsonl"
+            os.replace(src, dest)
+        except OSError as exc:
+            raise _naming(exc, src) from exc
+        return dest
 
     def write_trace(self, episode_id: str, jsonl: str) -> None:
         """Write ``traces/EPISODE_ID.jsonl`` atomically (:func:`~evalkit.harness.atomic.write_atomic`).

@@ -363,10 +363,24 @@ def test_an_errored_episode_run_again_keeps_what_it_spent(tmp_path, mini_suite, 
     rows[1] = {**rows[1], "status": "error", "error": "provider_error", "correct": False, "input_tokens": None,
                "output_tokens": None, "cost_usd": None, "usage_missing": 1}  # spent an unknown amount
     (out / "results.jsonl").write_text("".join(json.dumps(r) + "\n" for r in rows))
+    from evalkit.harness.episode import episode_id
+    from evalkit.harness.resume import whole_trace
+    from evalkit.records import EpisodeKey
+
+    errored_id = episode_id(*EpisodeKey.of(rows[0]))
+    errored_log = '{"event": "episode_started"}\n{"event": "error", "message": "HTTP 503"}\n'
+    (out / "traces" / f"{errored_id}.jsonl").write_text(errored_log)
     resume_run(out)
     final = {(r["pair_id"], r["variant"]): r for r in map(json.loads, (out / "results.jsonl").read_text().splitlines())}
     again = final[(fresh["pair_id"], fresh["variant"])]
     assert again["status"] == "ok" and again["resumed_over_error"] == 1
+    # the errored run's event log is kept beside the new one, outside traces/ (replayed once)
+    assert (out / "superseded" / f"{errored_id}.1.jsonl").read_text() == errored_log
+    assert whole_trace(out / "traces" / f"{errored_id}.jsonl")
+    assert sorted(p.name for p in (out / "superseded").iterdir()) == [
+        f"{episode_id(*EpisodeKey.of(r))}.1.jsonl" for r in sorted(rows[:2], key=lambda r: episode_id(*EpisodeKey.of(r)))]
+    run(config)  # a new run in the same folder replaces the old one, its kept logs too
+    assert not (out / "superseded").exists()
     assert again["input_tokens"] == (fresh["input_tokens"] or 0) + 1000 if fresh["input_tokens"] is not None \
         else again["input_tokens"] is None
     assert again["retry_input_tokens"] == (None if fresh["retry_input_tokens"] is None
