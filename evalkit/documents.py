@@ -36,6 +36,7 @@ scenario error naming file, pair and field.
 from __future__ import annotations
 
 import json
+import math
 import re
 from typing import Any
 
@@ -182,7 +183,9 @@ _TAG_OF = {"bytes": "!!binary", "set": "!!set", "date": "!!timestamp", "datetime
 
 
 def check_values(data: Any, limit: int = MAX_EXPANDED) -> int:
-    """Refuse values that are not JSON values and aliases that expand past ``limit`` values.
+    """Refuse values that are not JSON values (a NaN or infinite number among them: YAML's ``.nan``
+    and ``.inf``, JSON's non-standard ``NaN`` and ``Infinity``) and aliases that expand past
+    ``limit`` values.
 
     Shared containers (YAML aliases) are checked once and counted each time they appear, so
     the walk is linear in the document's text. ``data`` must nest at most :data:`MAX_DEPTH`
@@ -193,8 +196,9 @@ def check_values(data: Any, limit: int = MAX_EXPANDED) -> int:
 
     Raises:
         DocumentError: naming the path of the first value of another type (from an explicit
-            YAML tag such as ``!!binary`` or ``!!set``), the first mapping key that is not a
-            string, or the innermost container whose expanded size is past ``limit``.
+            YAML tag such as ``!!binary`` or ``!!set``), the first number that is not finite, the
+            first mapping key that is not a string, or the innermost container whose expanded
+            size is past ``limit``.
     """
     sizes: dict[int, int] = {}
 
@@ -218,6 +222,9 @@ def check_values(data: Any, limit: int = MAX_EXPANDED) -> int:
                                     path=path, data=data)
             sizes[id(obj)] = n
             return n
+        if isinstance(obj, float) and not math.isfinite(obj):
+            raise DocumentError(f"a number that is not finite ({obj!r}): JSON numbers are finite; write a number, or "
+                                "quote the value to keep it as text", path=path, data=data)
         if isinstance(obj, _JSON_SCALARS):
             return 1
         name = type(obj).__name__
@@ -309,7 +316,8 @@ def load_json(text: str) -> Any:
     """Parse a JSON document (a whole ``.json`` file or one ``.jsonl`` line) safely.
 
     Raises:
-        DocumentError: a repeated key (with its path), or nesting deeper than :data:`MAX_DEPTH`.
+        DocumentError: a repeated key (with its path), nesting deeper than :data:`MAX_DEPTH`, or
+            a number that is not finite (``NaN``, ``Infinity``: :func:`check_values`).
         json.JSONDecodeError: when the text is not valid JSON.
     """
     repeats = []
@@ -331,6 +339,7 @@ def load_json(text: str) -> Any:
         raise DocumentError(f"duplicate key {key!r}: a key may appear once per object",
                             path=(*(path or ()), key), data=data)
     check_depth(data)
+    check_values(data, limit=len(text) + MAX_EXPANDED)  # NaN and Infinity, which json.loads accepts
     return data
 
 

@@ -50,7 +50,11 @@ def resolve_rules_path(name: str | Path) -> Path:
 
 def _error(path: Path, raw: Any, exc: ValidationError) -> ConfigError:
     err = exc.errors()[0]
-    loc = list(err["loc"])
+    return _located(path, raw, list(err["loc"]), err["msg"].removeprefix("Value error, "))
+
+
+def _located(path: Path, raw: Any, loc: list[Any], message: str) -> ConfigError:
+    """``FILE: rule ID: field F: message`` for a problem at ``loc`` (keys from the document root)."""
     where = ""
     if len(loc) >= 2 and loc[0] == "rules" and isinstance(loc[1], int):
         rules = raw.get("rules") if isinstance(raw, dict) else None
@@ -59,7 +63,6 @@ def _error(path: Path, raw: Any, exc: ValidationError) -> ConfigError:
         where = f"rule {rule_id}: " if rule_id else f"rule #{loc[1] + 1}: "
         loc = loc[2:]
     field = ".".join(str(part) for part in loc)
-    message = err["msg"].removeprefix("Value error, ")
     return ConfigError(f"{path}: {where}" + (f"field {field}: " if field else "") + message)
 
 
@@ -78,7 +81,7 @@ def _read(path: str | Path) -> tuple[Path, bytes, dict[str, Any]]:
         text = data.decode("utf-8")
         raw = load_json(text) if p.suffix == ".json" else load_yaml(text)
     except DocumentError as exc:
-        raise ConfigError(f"{p}: {exc.describe()}") from None
+        raise _located(p, exc.data, list(exc.path), exc.message) from None
     except (UnicodeDecodeError, yaml.YAMLError, json.JSONDecodeError) as exc:
         mark = getattr(exc, "problem_mark", None)
         line = f" (line {mark.line + 1})" if mark is not None else \

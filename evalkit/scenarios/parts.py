@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from typing import Annotated, Any
 
-from pydantic import AfterValidator, BaseModel, ConfigDict, Field, model_validator
+from pydantic import AfterValidator, BaseModel, ConfigDict, Field, field_validator, model_validator
 
 from evalkit.types import MetaType
 
@@ -54,6 +54,16 @@ class StateCheck(_Strict):
     path: str
     equals: Any = None
     exists: bool | None = None
+
+    @field_validator("path")
+    @classmethod
+    def _dotted(cls, path: str) -> str:
+        if not path.strip():
+            raise ValueError("empty path: name the keys from the state's top, joined by dots (orders.O-1.status)")
+        if path.startswith(".") or path.endswith(".") or ".." in path:
+            raise ValueError(f"{path!r} has an empty key (a dot at an end, or two dots in a row): a path names "
+                             "keys joined by single dots (orders.O-1.status)")
+        return path
 
     @model_validator(mode="after")
     def _one_check(self) -> "StateCheck":

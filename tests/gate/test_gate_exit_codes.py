@@ -191,7 +191,7 @@ def test_n_zero_exits_2_never_a_pass(runs, write_config, tmp_path):
     ("thresholds: [{metric: lag_mean, by: phase, max: 1}]\n", "thresholds.0.metric", "breakdown rows keep only"),
     ("thresholds: [{metric: paired_accuracy}]\n", "thresholds.0", "a threshold needs min, max or equals"),
     ("thresholds: [{metric: paired_accuracy, min: 0.5, equals: 1}]\n", "thresholds.0", "equals cannot be combined"),
-    ("thresholds: [{metric: paired_accuracy, min: .nan}]\n", "thresholds.0.min", "expected a finite number"),
+    ("thresholds: [{metric: paired_accuracy, min: .nan}]\n", "thresholds.0.min", "a number that is not finite (nan)"),
     ("threshold: []\n", "threshold", "unknown field"),
     ("thresholds: []\n", None, "no checks"),
     ("regression: {checks: [{metric: timely_rate}]}\n", "regression.checks.0.metric",

@@ -136,6 +136,7 @@ def test_an_infinite_price_is_refused_before_any_work(tmp_path, mini_suite, mini
     monkeypatch.setenv("OPENAI_API_KEY", "test")
     config = _config(tmp_path, mini_suite, mini_tasks, ["openai/test-model"], model_config_file=str(model_config),
                      base_url="http://127.0.0.1:9/v1", cache=False)
-    with pytest.raises(ConfigError, match=r"model openai/test-model: field price.output_per_mtok: Input should be a finite number"):
+    with pytest.raises(ConfigError, match=r"models.yaml: field models.openai/test-model.price.output_per_mtok: a number that is "
+                                          r"not finite \(inf\)"):
         run(config)
     assert not (tmp_path / "run").exists()

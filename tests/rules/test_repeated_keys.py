@@ -32,7 +32,7 @@ MODELS_REPEATED = "defaults:\n  retry: {max_attempts: 1}\n  retry: {max_attempts
 
 @pytest.mark.parametrize("load, good, bad, name, message", [
     (load_rule_set, RULES, RULES_REPEATED, "rules.yaml",
-     "field rules.0.then: duplicate key 'then' (line 8): a key may appear once per mapping"),
+     "rule r-v1: field then: duplicate key 'then' (line 8): a key may appear once per mapping"),
     (load_policy, POLICY, POLICY_REPEATED, "policy.yaml",
      "field approvals.require.0.tool: duplicate key 'tool' (line 3): a key may appear once per mapping"),
     (load_model_config, MODELS, MODELS_REPEATED, "models.yaml",
@@ -69,5 +69,5 @@ def test_rules_validate_refuses_a_repeated_key_with_one_line_and_exit_2(tmp_path
     proc = evalkit("rules", "validate", path)
     assert proc.returncode == 2
     assert proc.stderr.strip().splitlines() == [
-        f"evalkit: error: {path}: field rules.0.when.tool: duplicate key 'tool' (line 6): a key may appear once per "
+        f"evalkit: error: {path}: rule r-v1: field when.tool: duplicate key 'tool' (line 6): a key may appear once per "
         "mapping"]

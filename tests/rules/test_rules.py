@@ -59,7 +59,7 @@ def test_rendered_rules_name_every_rule_and_its_decision():
      "rule r1: field when.args.q.pattern"),
     ("rules:\n  - {id: r1, when: {kind: write}, then: abstain, message: m}\n", "rule r1: field when.kind.0"),
     ("rules:\n  - {id: r1, when: {tool: x, args: {q: {gt: .nan}}}, then: abstain, message: m}\n",
-     "rule r1: field when.args.q.gt: Input should be a finite number"),
+     "rule r1: field when.args.q.gt: a number that is not finite (nan)"),
     ("rules:\n  - {when: {signal: a}, then: abstain, message: m}\n", "rule #1: field id: Field required"),
     ("rules:\n  - {id: r1, when: {signal: a}, then: abstain, message: m, priority: 3}\n",
      "rule r1: field priority: Extra inputs are not permitted"),

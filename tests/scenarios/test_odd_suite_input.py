@@ -5,6 +5,7 @@ scenario error naming the file, the pair and the field, never a traceback or a s
 from __future__ import annotations
 
 import copy
+import json
 import subprocess
 import sys
 
@@ -338,3 +339,43 @@ def test_an_undeclared_change_of_earlier_turns_is_named(tmp_path, mini_tasks, pa
     path = _write(tmp_path / "s.yaml", dump(pair))
     report = check_suite(load_suite([path], tasks_dir=mini_tasks), tasks_dir=mini_tasks, names=["perturbation"])
     assert any("user_message ('Buy 2 apples.' vs 'Buy 2 kiwis.'; earlier turns 0)" in i.message for i in report.errors)
+
+
+# --- numbers that are not finite, and state-check paths with an empty key ------------------------
+
+@pytest.mark.parametrize("fmt", ["yaml", "json"])
+@pytest.mark.parametrize("where,value,field,shown", [
+    (("act", "expected", "state_checks", 0, "equals"), float("nan"), "act.expected.state_checks.0.equals", "(nan)"),
+    (("act", "plan", 1, "args", "qty"), float("inf"), "act.plan.1.args.qty", "(inf)"),
+    (("abstain", "plan", 0, "args", "name"), float("-inf"), "abstain.plan.0.args.name", "(-inf)"),
+])
+def test_a_number_that_is_not_finite_is_refused_at_load(tmp_path, mini_tasks, pair, fmt, where, value, field, shown):
+    """A NaN never equals anything, so a check holding one could never pass; YAML's .nan/.inf and
+    JSON's NaN/Infinity are refused where they are written, naming the pair and the field."""
+    target = pair
+    for key in where[:-1]:
+        target = target[key]
+    target[where[-1]] = value
+    text = dump(pair) if fmt == "yaml" else json.dumps({"pairs": [pair]})
+    assert (".nan" if value != value else ".inf") in text if fmt == "yaml" else ("NaN" in text or "Infinity" in text)
+    err = error(tmp_path, mini_tasks, text, f"s.{fmt}")
+    assert err.pair_id == "mini-missing-target" and err.field == field
+    assert err.message.startswith(f"a number that is not finite {shown}")
+
+
+@pytest.mark.parametrize("path", ["purchases..qty", ".purchases.P-1.qty", "purchases.P-1.qty.", "", "  "])
+def test_a_state_check_path_with_an_empty_key_is_refused(tmp_path, mini_tasks, pair, path):
+    pair["act"]["expected"]["state_checks"] = [{"path": path, "equals": 2}]
+    err = error(tmp_path, mini_tasks, dump(pair))
+    assert err.pair_id == "mini-missing-target" and err.field == "act.expected.state_checks.0.path"
+    assert "empty" in err.message
+
+
+def test_a_state_check_path_through_keys_holding_dots_still_loads(tmp_path, mini_tasks, pair):
+    pair["act"]["expected"]["state_checks"] = [{"path": "purchases.P-1.qty", "equals": 2},
+                                              {"path": "files.docs/plan.v2.md.owner", "exists": False}]
+    path = tmp_path / "s.yaml"
+    path.write_text(dump(pair), encoding="utf-8")
+    suite = load_suite([path], tasks_dir=mini_tasks)
+    assert [c.path for c in suite.pairs[0].act.expected.state_checks] == ["purchases.P-1.qty",
+                                                                           "files.docs/plan.v2.md.owner"]

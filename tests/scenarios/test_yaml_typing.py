@@ -15,7 +15,7 @@ import pytest
 import yaml
 
 from evalkit.errors import ScenarioError
-from evalkit.documents import load_yaml
+from evalkit.documents import DocumentError, load_yaml
 from evalkit.scenarios.loader import load_suite
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -68,10 +68,18 @@ def test_yaml_11_scalars_load_as_the_string_written(written):
 
 @pytest.mark.parametrize("written, value", [("94000.0", 94000.0), ("3", 3), ("-3", -3), ("0", 0), ("1e3", 1000.0),
                                             (".5", 0.5), ("true", True), ("False", False), ("null", None),
-                                            ("~", None), ("", None), (".inf", float("inf"))])
+                                            ("~", None), ("", None)])
 def test_core_schema_numbers_booleans_and_null_keep_their_types(written, value):
     loaded = load_yaml(f"value: {written}\n")["value"]
     assert loaded == value and type(loaded) is type(value)
+
+
+@pytest.mark.parametrize("written", [".inf", "-.inf", ".nan", ".NaN", "+.Inf"])
+def test_core_schema_numbers_that_are_not_finite_are_refused(written):
+    with pytest.raises(DocumentError, match=r"a number that is not finite \(") as info:
+        load_yaml(f"checks: {{limit: {written}}}\n")
+    assert info.value.path == ("checks", "limit")
+    assert load_yaml(f"value: '{written}'\n") == {"value": written}  # quoted, it is text
 
 
 def test_f07_scalars_load_as_strings_where_yaml_11_retypes_them():
