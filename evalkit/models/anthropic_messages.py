@@ -29,7 +29,7 @@ from typing import Any
 from evalkit.models.config import ModelSettings
 from evalkit.models.parsing import replay_arguments
 from evalkit.models.reply import (ProviderReply, count, error_usage, invalid, json_kind, stop_reason, tier_flags,
-                                  usage_object)
+                                  usage_object, usage_part)
 from evalkit.models.retry import (ProviderError, connection_failure, error_for_status, error_in_body, error_message,
                                   parse_body, timeout_failure)
 from evalkit.runtime.model_io import ReasoningBlock
@@ -130,19 +130,19 @@ def anthropic_usage(body: Any) -> tuple[Usage, tuple[str, ...]]:
         return UNKNOWN, tuple(flags)
     uncached, output = count(usage, "input_tokens"), count(usage, "output_tokens")
     cached, written = count(usage, "cache_read_input_tokens"), count(usage, "cache_creation_input_tokens")
-    reasoning = count(usage.get("output_tokens_details"), "thinking_tokens", "usage.output_tokens_details")
+    reasoning = count(usage_part(usage, "output_tokens_details"), "thinking_tokens", "usage.output_tokens_details")
     if uncached is None or output is None:
         flags.append("usage_missing")
     total = None if uncached is None else uncached + (cached or 0) + (written or 0)
     out = Usage(total, cached, written, output, reasoning)
     if out.inconsistent:  # thinking tokens above output_tokens
         flags.append("usage_inconsistent")
-    server = usage.get("server_tool_use")
-    if isinstance(server, dict) and any(type(n) is int and n > 0 for n in server.values()):
+    server = usage_part(usage, "server_tool_use")
+    if server is not None and any(type(n) is int and n > 0 for n in server.values()):
         flags.append("server_tool_unpriced")  # billed per request (web search …): not in the token price
     flags.extend(tier_flags(usage.get("service_tier")))
-    creation = usage.get("cache_creation")
-    if isinstance(creation, dict) and count(creation, "ephemeral_1h_input_tokens", "usage.cache_creation"):
+    creation = usage_part(usage, "cache_creation")
+    if creation is not None and count(creation, "ephemeral_1h_input_tokens", "usage.cache_creation"):
         flags.append("cache_write_1h_unpriced")  # 1-hour writes cost more than the one cache-write price
     return out, tuple(flags)
 

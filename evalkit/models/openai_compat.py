@@ -35,7 +35,7 @@ from typing import Any, Collection
 
 from evalkit.models.config import ModelSettings
 from evalkit.models.parsing import replay_arguments
-from evalkit.models.reply import ProviderReply, count, error_usage, stop_reason, tier_flags, usage_object
+from evalkit.models.reply import ProviderReply, count, error_usage, stop_reason, tier_flags, usage_object, usage_part
 from evalkit.models.reply import invalid as _invalid, json_kind as _kind
 from evalkit.models.retry import (ProviderError, connection_failure, error_for_status, error_in_body, error_message,
                                   parse_body, timeout_failure)
@@ -167,15 +167,16 @@ def openai_usage(body: Any) -> tuple[Usage, tuple[str, ...]]:
     null ``usage`` is unknown (flag ``usage_missing``), never 0.
 
     Raises:
-        ProviderError: ``invalid_response`` for a count of the wrong type.
+        ProviderError: ``invalid_response`` for a count of the wrong type, or a details object
+            that is not an object (:func:`~evalkit.models.reply.usage_part`).
     """
     usage, flags = usage_object(body)
     if usage is None:
         return UNKNOWN, tuple(flags)
     prompt, completion = count(usage, "prompt_tokens"), count(usage, "completion_tokens")
     total = count(usage, "total_tokens")
-    prompt_details = usage.get("prompt_tokens_details")
-    completion_details = usage.get("completion_tokens_details")
+    prompt_details = usage_part(usage, "prompt_tokens_details")
+    completion_details = usage_part(usage, "completion_tokens_details")
     cached = count(prompt_details, "cached_tokens", "usage.prompt_tokens_details")
     if cached is None:  # DeepSeek's fields: prompt_tokens = prompt_cache_hit_tokens + prompt_cache_miss_tokens
         cached = count(usage, "prompt_cache_hit_tokens")

@@ -100,6 +100,20 @@ def usage_object(body: Any) -> tuple[dict[str, Any] | None, list[str]]:
     return usage, []
 
 
+def usage_part(usage: dict[str, Any], name: str) -> dict[str, Any] | None:
+    """A nested object of a ``usage`` object (``prompt_tokens_details``, ``output_tokens_details`` ...):
+    the object, or ``None`` when absent or null (its counts unknown).
+
+    Raises:
+        ProviderError: ``invalid_response`` when it is present but not an object: its counts
+            are never read as absent from a value of the wrong type.
+    """
+    part = usage.get(name)
+    if part is None or isinstance(part, dict):
+        return part
+    raise ProviderError(f"usage.{name} is a {type(part).__name__}, not an object", code="invalid_response")
+
+
 def error_usage(text: str, read: Any) -> Usage | None:
     """The usage an HTTP error answer's body reports billing, read by the provider's usage
     function ``read`` (``body -> (Usage, flags)``); ``None`` when the body is not JSON, holds

@@ -112,3 +112,35 @@ def test_anthropic_one_hour_cache_writes_are_flagged(api):
     out = answer(api, "anthropic/m", msg([{"type": "text", "text": "x"}], usage=usage))
     assert out.usage == Usage(110, 0, 100, 5, None) and out.flags == ("cache_write_1h_unpriced",)
     assert "cache_write_1h_unpriced" in out.extra["call"]["flags"]
+
+
+@pytest.mark.parametrize("spec, usage, field", [
+    ("openai/m", {"prompt_tokens": 10, "completion_tokens": 5, "prompt_tokens_details": "cached: 8"},
+     "usage.prompt_tokens_details"),
+    ("openai/m", {"prompt_tokens": 10, "completion_tokens": 5, "prompt_tokens_details": [8]},
+     "usage.prompt_tokens_details"),
+    ("openai/m", {"prompt_tokens": 10, "completion_tokens": 5, "completion_tokens_details": 3},
+     "usage.completion_tokens_details"),
+    ("anthropic/m", {"input_tokens": 10, "output_tokens": 5, "output_tokens_details": "many"},
+     "usage.output_tokens_details"),
+    ("anthropic/m", {"input_tokens": 10, "output_tokens": 5, "cache_creation": 64}, "usage.cache_creation"),
+    ("anthropic/m", {"input_tokens": 10, "output_tokens": 5, "server_tool_use": ["web_search"]},
+     "usage.server_tool_use"),
+])
+def test_a_usage_details_object_of_the_wrong_type_is_an_invalid_response(api, tmp_path, spec, usage, field):
+    """A details object that is not an object never reads as "no cached / no reasoning tokens"."""
+    cache = CallCache(tmp_path / "calls.sqlite")
+    body = (chat({"content": "x"}, usage=None) | {"usage": usage} if spec.startswith("openai")
+            else msg([{"type": "text", "text": "x"}], usage=usage))
+    api.expect_request(path_of(spec), method="POST").respond_with_json(body)
+    with pytest.raises(ProviderError) as caught:
+        live(api, spec, cache=cache).respond(context(), None)
+    assert caught.value.code == "invalid_response" and f"{field} is a " in str(caught.value)
+    assert len(cache) == 0
+
+
+@pytest.mark.parametrize("details", [None, {}])
+def test_a_null_or_empty_details_object_leaves_its_counts_unknown(api, details):
+    out = answer(api, "openai/m", chat({"content": "x"}, usage=None) | {"usage": {
+        "prompt_tokens": 10, "completion_tokens": 5, "total_tokens": 15, "prompt_tokens_details": details}})
+    assert out.usage == Usage(10, None, None, 5, None) and out.flags == ()
