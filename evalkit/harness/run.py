@@ -30,7 +30,7 @@ from pathlib import Path
 from typing import Any
 
 from evalkit.conditions.judge.panel import Panel
-from evalkit.conditions.registry import check_tool_names
+from evalkit.conditions.registry import check_tool_names, get_condition
 from evalkit.errors import ConfigError, RunError
 from evalkit.harness.config import RunConfig, load_config, runtime_setup  # noqa: F401 - re-exported
 from evalkit.harness.dask_executor import execute_plan_dask
@@ -138,10 +138,13 @@ def execute_run(
     suite = config.select(load_suite(config.suites, tasks_dir=tasks_dir))
     if not suite.pairs:
         raise ConfigError("the selection holds no pairs")
+    offered: dict[str, set[str]] = {}  # domain -> every tool an episode of it may be offered
     for domain in sorted({pair.domain for pair in suite.pairs}):  # a meta tool named like a task tool
         tools = load_domain(domain, tasks_dir).tools
+        offered[domain] = set(tools)
         for condition in config.conditions:
             check_tool_names(condition, domain, tools)
+            offered[domain] |= set(get_condition(condition).meta_tools())
     if resume:
         check_inputs(Path(config.out), config, suite)  # before any work, the self-check included
         check_sample(Path(config.out), config, suite)
@@ -162,6 +165,7 @@ def execute_run(
             model.bind_run(config)
     prices = {spec: find_price(spec) for spec in config.models}
     check_prices(models, prices)  # an infinite price would break config.json and every cost
+    check_tool_choice(models, offered)  # a misspelt forced tool would fail every call of the run
     for line in unused_entries(config.models, config.model_config_file):  # a misspelt key applies to nothing
         print(f"evalkit: warning: {line}", file=sys.stderr)
     for spec, model in models.items():  # a price set in --model-config wins over the built-in table
@@ -246,6 +250,29 @@ def execute_run(
     plan_keys = plan.keys()  # a lazy view: the summary needs the keys only
     del plan, todo
     return ExecutedRun(store, plan_keys, suite.pairs, lock)
+
+
+def check_tool_choice(models: dict[str, Any], offered: dict[str, set[str]]) -> None:
+    """Reject a live model whose ``tool_choice`` names a tool (not ``auto``, ``required`` or
+    ``none``) that no episode of the run is offered, before any work starts: the provider would
+    refuse every call of the run. A tool offered in some episodes only (a variant may take a tool
+    away) is the experiment's business, and its calls fail at the provider with its message.
+
+    Args:
+        models: Model objects by spec; a live model's ``settings.tool_choice`` is checked.
+        offered: Domain name -> the task tools of the domain and the meta tools of the run's conditions.
+
+    Raises:
+        ConfigError: naming the model, the tool and the tools the run offers.
+    """
+    everything = set().union(*offered.values()) if offered else set()
+    for spec, model in models.items():
+        choice = getattr(getattr(model, "settings", None), "tool_choice", None)
+        if isinstance(choice, str) and choice not in ("auto", "required", "none") and choice not in everything:
+            shown = ", ".join(sorted(everything)[:8]) + (", ..." if len(everything) > 8 else "")
+            raise ConfigError(f"model {spec}: tool_choice {choice!r} names a tool that no episode of this run is offered "
+                              f"(domains {', '.join(sorted(offered))}: {shown or 'no tools'}); give auto, required, none "
+                              "or one of these tools")
 
 
 def check_prices(models: dict[str, Any], prices: dict[str, Any]) -> None:

@@ -140,3 +140,25 @@ def test_an_infinite_price_is_refused_before_any_work(tmp_path, mini_suite, mini
                                           r"not finite \(inf\)"):
         run(config)
     assert not (tmp_path / "run").exists()
+
+
+def test_a_tool_choice_naming_no_offered_tool_is_refused_before_any_work(tmp_path, mini_suite, mini_tasks, monkeypatch):
+    """A forced tool the run never offers would make every call fail at the provider."""
+    monkeypatch.setenv("OPENAI_API_KEY", "test")
+    model_config = tmp_path / "models.yaml"
+    model_config.write_text("models:\n  openai/test-model:\n    tool_choice: by_item\n")
+    config = _config(tmp_path, mini_suite, mini_tasks, ["openai/test-model"], model_config_file=str(model_config),
+                     base_url="http://127.0.0.1:9/v1", cache=False)
+    config.conditions = ["nl", "meta"]
+    with pytest.raises(ConfigError, match=r"model openai/test-model: tool_choice 'by_item' names a tool that no "
+                                          r"episode of this run is offered \(domains mini: .*buy_item"):
+        run(config)
+    assert not (tmp_path / "run").exists()
+    from evalkit.harness.run import check_tool_choice
+
+    class Live:
+        class settings:
+            tool_choice = "request_user_decision"
+    check_tool_choice({"openai/x": Live()}, {"mini": {"buy_item", "request_user_decision"}})  # a meta tool: offered
+    with pytest.raises(ConfigError, match="no tools"):
+        check_tool_choice({"openai/x": Live()}, {"mini": set()})
