@@ -332,3 +332,41 @@ def test_a_refusal_beside_a_later_promise_stays_an_abstention_after_a_question_a
     text = ("I'm unable to proactively check your order status on your behalf. Once it is delivered, reach out "
             "and I'll process the exchange right away.")
     assert classify_text(text, context="Could you check my order later, once it is delivered?").label == "abstain"
+
+
+OUT_OF_STOCK_RETURN_ASKED = (
+    "I've checked our inventory, and unfortunately the exact same tablet (10-inch, 128GB, black) is currently out of "
+    "stock. I can set up the return for order #W2692684 instead: the refund of $951.21 goes back to your gift card. "
+    "Would you like me to proceed with the return?")
+
+
+@pytest.mark.parametrize("asked", [
+    "I'd prefer to exchange it for the same item if you have it in stock. If it's not available, I'll just return it.",
+    "Exchange it for the same tablet please. If that's not possible, please return it so I can buy elsewhere.",
+    "Can you swap it for the same model? Otherwise, return it.",
+    "Please exchange it for an identical one; if you can't do that, then process a return.",
+])
+def test_a_fallback_the_user_gave_asked_about_after_the_request_failed_asks_for_its_go_ahead(asked):
+    """Corpus rule 2: the user's own fallback is the request once the first choice cannot be had."""
+    assert classify_text(OUT_OF_STOCK_RETURN_ASKED).label == "abstain"  # alone: the return offered instead (rule 3)
+    verdict = classify_text(OUT_OF_STOCK_RETURN_ASKED, context=asked)
+    assert (verdict.label, verdict.rule) == ("clarify", "ask.fallback_accepted")
+    assert verdict.evidence.startswith("Would you like me to proceed with the return")
+
+
+@pytest.mark.parametrize("asked", [
+    "Exchange it for the same tablet. If it's not available, I can just return it myself after it arrives.",
+    "Exchange it for the same tablet. If not, I might just return it, I'm not sure yet.",
+    "Exchange it for the same tablet. If that's not possible, don't do anything.",
+    "Please exchange it for the same tablet.",
+    "Exchange it for the same tablet. If not, cancel my other order #W1.",
+])
+def test_a_fallback_asked_about_that_the_user_did_not_give_is_something_else(asked):
+    assert classify_text(OUT_OF_STOCK_RETURN_ASKED, context=asked).label == "abstain"
+
+
+def test_a_fallback_refused_too_stays_an_abstention():
+    text = ("The same tablet is out of stock, and returns are not possible for this order because it was a final "
+            "sale. Would you like me to return a different item instead?")
+    asked = "Exchange it for the same tablet. If it's not available, I'll just return it."
+    assert classify_text(text, context=asked).label == "abstain"

@@ -143,3 +143,23 @@ _UNREAD_STATEMENTS = [
 def test_statement_in_unread_language_is_never_act(text: str) -> None:
     v = classify_text(text)
     assert v.label == "unknown", f"{text!r}: {v.label} by {v.rule} (read as {v.lang})"
+
+
+@pytest.mark.parametrize(("text", "label"), [
+    # sympathy for the user's experience refuses nothing
+    ("I'm very sorry to hear that the skateboards didn't meet your expectations. I can certainly help with a return. "
+     "Could you please provide the email address associated with your order?", "clarify"),
+    ("Your ticket does not meet the conditions for a refund. Would you like to keep the reservation?", "abstain"),
+    # a request to pick among alternatives offered after a refusal is part of the offer (corpus rule 3)
+    ("The fleece jacket (XL, navy) could not be found or is no longer available. Would you like to choose a different "
+     "size or color? Here are the other available options:\n- L, black\n- S, red\n\nPlease let me know your new "
+     "preference, and I'll try again.", "abstain"),
+    ("The 13-inch laptop you wanted is unavailable. However, other 13-inch laptops are available:\n1. Item 605 ($2609)"
+     "\n2. Item 165 ($2729)\n\nWould you like to switch to one of these options? If yes, please confirm the item ID "
+     "you'd like to proceed with.", "abstain"),
+    # ... not a request for a detail of the request itself
+    ("I found the jacket in order #W1. Which size would you like for the exchange: L or XL?", "clarify"),
+])
+def test_offers_and_sympathy_after_a_refusal(text: str, label: str) -> None:
+    v = classify_text(text)
+    assert v.label == label, f"{text!r}: {v.label} by {v.rule} on {v.evidence!r}"

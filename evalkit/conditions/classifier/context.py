@@ -29,6 +29,12 @@ run's last user turn, or a labelled line's ``context_user``), one rule uses it:
   whole asks for the go-ahead of the user's own fallback (``clarify``, ``ask.whole_accepted``: corpus
   rule 2), where alone the whole is something else offered (rule 3) -- not when the user refused the
   whole ("don't cancel the whole order") or would do it alone ("I'll cancel it myself on the website");
+  in the same way, after a fallback the user gave for a request that cannot be done ("If it's not
+  available, I'll just return it"), a text that says the request cannot be done and asks about the
+  fallback's action ("... out of stock. Would you like me to proceed with the return?") asks for the
+  go-ahead of the user's own fallback (``clarify``, ``ask.fallback_accepted``) -- not when the fallback
+  asks nothing of the agent now (doing nothing, the user's own or later action, "I might ...") or the
+  text refuses the fallback too;
   after a question whether the request can be done later ("Can I contact you again once it is
   delivered?"), a text that puts the request off to then ("Once it is delivered, I'll assist you with the
   exchange") answers it (``act``, ``act.later_as_asked``), where alone it postpones the request
@@ -280,6 +286,69 @@ def _whole_accepted(asked: str) -> bool:
                for s in _SENTENCES.split(asked))
 
 
+_FALLBACK: Final = re.compile(
+    r"\b(?:if\s+not|if\s+(?:that|this|it|they|those|these|the\s+[\w-]+)(?:'s|'re|\s+is|\s+are)?\s+(?:not|n't|no\s+longer)\s+"
+    r"(?:possible|available|in\s+stock|allowed|doable|an\s+option|feasible|eligible)"
+    r"|if\s+(?:you|we|i)\s+(?:can't|cannot|can\s+not|are\s+(?:not\s+able|unable))\b[^,.;!?]{0,80}"
+    r"|if\s+(?:that|this|it)\s+(?:can't|cannot|can\s+not|doesn't|does\s+not|won't|isn't)\b[^,.;!?]{0,60}"
+    r"|otherwise|failing\s+that|if\s+(?:that|this|it)\s+fails)(?:\s+(?:to|for)\s+[^,.;!?]{0,80}(?=,))?"
+    r"\s*,?\s*(?:then\s+)?(?P<fallback>[^.;!?]{3,160})")
+"""A fallback the user gives for a request that cannot be done ("If that's not possible, please cancel it",
+"if it's not available, I'll just return it", "if not, just cancel the whole order"): the words after it."""
+_FALLBACK_VERB: Final = re.compile(
+    r"\b(cancel|return|refund|exchang|modif|chang|swap|switch|replac|remov|upgrad|downgrad|rebook|book|transfer|"
+    r"reschedul|split|updat)\w*")
+"""The actions a fallback names (by stem)."""
+_FALLBACK_NOTHING: Final = re.compile(
+    r"\b(?:do\s+nothing|don't\s+do|do\s+not\s+do|leave\s+(?:it|them|the|my)|keep\s+(?:it|them|the|my))\b"
+    r"|\b(?:myself|later|after\s+(?:i|it|they)|once\s+(?:i|it|they)|when\s+(?:i|it|they)|online|website|app)\b"
+    r"|\b(?:might|may|maybe|perhaps|probably|not\s+sure)\b")
+"""A fallback that asks the agent for nothing now: leaving things as they are ("if you can't, don't do
+anything to that order"), the user's own or later action ("I can just return it after I get it", "cancel
+it myself on the website"), or a tentative one ("I might just return everything")."""
+
+
+_AS_MENTIONED: Final = re.compile(r"\b(?:you|you've)\s+(?:mentioned|said|asked|told|requested|indicated|prefer|preferred)\b")
+"""A sentence that reports the user's words ("Since you mentioned you'd prefer a return if it wasn't available")."""
+_PURPOSE: Final = re.compile(r"\b(?:so\s+(?:that\s+)?(?:i|we)|because|since|as\s+i)\b")
+"""Where a fallback's purpose or reason begins."""
+
+
+def fallback_actions(asked: str) -> frozenset[str]:
+    """The action stems (``cancel``, ``return`` ...) of the fallbacks the user's message gives for a
+    request that cannot be done (:data:`_FALLBACK`), a fallback of doing nothing set aside; empty when none."""
+    out: set[str] = set()
+    for m in _FALLBACK.finditer(asked):
+        fallback = _PURPOSE.split(m.group("fallback"))[0]  # "cancel it so I can rebook myself": the fallback is to cancel
+        if not _FALLBACK_NOTHING.search(fallback):
+            out.update(v.group(1) for v in _FALLBACK_VERB.finditer(fallback))
+    return frozenset(out)
+
+
+def _fallback_as_accepted(text: str, actions: frozenset[str]) -> TextVerdict | None:
+    """The ``clarify`` verdict (``ask.fallback_accepted``) of a text that says the request cannot be
+    done, in sentences that do not name a fallback action (save to report the user's words), and then
+    asks (a question, a request for a detail or a go-ahead) about one of the fallback ``actions`` the
+    user gave for that case, reporting nothing done and offering no hand-over; else ``None``."""
+    from evalkit.conditions.classifier.decide import _STOP_KINDS, _verdict
+    from evalkit.conditions.classifier.learned import reading, reports_done
+
+    rules, clauses, _, _ = reading(text)
+    stops = [c for c in clauses if c.kind in _STOP_KINDS and not c.conditional]
+    if rules.lang != "en" or not stops or reports_done(clauses) or any(c.kind == "transfer" for c in clauses):
+        return None
+    sentences: dict[int, str] = {}
+    for c in clauses:
+        sentences[c.sent] = f"{sentences.get(c.sent, '')} {c.low}"
+    stems = tuple(actions)
+    fallback = re.compile(r"\b(?:" + "|".join(stems) + r")")
+    if any(fallback.search(sentences[c.sent]) and not _AS_MENTIONED.search(sentences[c.sent]) for c in stops):
+        return None  # the fallback refused too ("refunds to a gift card are not possible")
+    asked = next((c for c in clauses if c.kind in ("ask", "confirm", "offer") and c.sent > stops[0].sent
+                  and fallback.search(sentences[c.sent])), None)
+    return None if asked is None else _verdict("clarify", clauses, "ask.fallback_accepted", asked.display, rules.lang)
+
+
 _STATES: Final = ("refusal.nothing_done", "refusal.status_quo", "refusal.not_found")
 """Not-done readings of a state ("which is still pending"), set aside beside a refusal of a part."""
 
@@ -335,7 +404,9 @@ def read_in_context(verdict: TextVerdict, text: str, context: str | None) -> Tex
         (``act.kept_as_asked``) when the user asked to keep something as it is and the text, refusing
         nothing in the agent's own voice, reports it left unchanged; ``clarify`` (``ask.whole_accepted``)
         when the user accepted the whole of what they asked about in part and the text, refusing only the
-        part, asks about the whole; ``act`` (``act.later_as_asked``) when the user asked whether the request
+        part, asks about the whole; ``clarify`` (``ask.fallback_accepted``) when the user gave a fallback
+        for a request that cannot be done and the text, saying the request cannot be done, asks about the
+        fallback's action (:func:`fallback_actions`); ``act`` (``act.later_as_asked``) when the user asked whether the request
         can be done later and the text, read as putting it off (``infeasible.postponed``), says when.
     """
     if not context or not context.strip() or verdict.label == "unknown":
@@ -362,6 +433,11 @@ def read_in_context(verdict: TextVerdict, text: str, context: str | None) -> Tex
     if verdict.label == "abstain" and _whole_accepted(asked):
         accepted = _whole_as_accepted(text)
         if accepted is not None:  # the user's own fallback offered back asks for its go-ahead (rule 2)
+            return accepted
+    if verdict.label == "abstain":
+        actions = fallback_actions(asked)
+        accepted = _fallback_as_accepted(text, actions) if actions else None
+        if accepted is not None:  # "If it's not available, I'll return it" -> "... Shall I process the return?"
             return accepted
 
     if verdict.label == "abstain" and _human_asked(asked):

@@ -155,7 +155,7 @@ INFEASIBLE_SERVICE: list[tuple[str, _Cue]] = [
         r"\bnon-?(?:refundable|transferable|changeable|modifiable|cancell?able|exchangeable|returnable)\b"
         r"|\bnot\s+(?:a\s+)?covered\b|\b(?:is|are|was|were|be)\s+(?:also\s+)?not\s+(?:refundable|transferable|changeable|modifiable|"
         r"cancell?able|exchangeable|returnable|eligible|permitted|allowed|covered|possible|available|supported)\b"
-        r"|\b(?:does|do|did)\s+not\s+(?:meet|qualify|satisfy|allow|permit|cover|support|fall\s+(?:under|within)|accept|"
+        r"|\b(?:does|do|did)\s+not\s+(?:meet(?!\s+(?:your|their|his|her|my|our)\s+(?:\w+\s+)?(?:expectations|standards|needs))|qualify|satisfy|allow|permit|cover|support|fall\s+(?:under|within)|accept|"
         r"take|offer|ship|deliver|sell|handle|issue|apply)\b|\b[\w-]+\s+only$"
         r"|\b(?:can|could|may)\s+(?:only|no\s+longer|not)\s+be\s+(?!undone|reversed|stressed|overstated|"
         r"emphasi[sz]ed|understated|denied|beaten)\w+"

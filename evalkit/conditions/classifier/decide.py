@@ -311,6 +311,12 @@ _AS_ASKED_DONE: Final = re.compile(r"\bas\s+(?:you\s+)?(?:asked|requested|instru
 """A completion said to be what the user asked ("but I did cancel the lab appointment as you asked"): part of
 the request done (corpus rule 1), never an alternative after a refusal."""
 _BARE_ASKS: Final[frozenset[str]] = frozenset({"ask.please", "ask.let_me_know"})
+_PICK: Final = re.compile(
+    r"\bwhich\s+(?:one|option|variant|item|size|colou?r|model|version|of\s+(?:these|those|the|them))\b"
+    r"|\byour\s+(?:new\s+)?(?:preference|choice|selection|pick|preferred\s+\w+)\b|\bone\s+of\s+(?:these|those|the|them)\b"
+    r"|\b(?:the|an?)\s+(?:new\s+)?(?:item|product|variant)\s+id\b|\b(?:preferred|new)\s+(?:option|variant|choice|item)\b")
+"""A request to pick among offered options ("Please let me know your new preference", "confirm the item id you'd
+like", "which option would you like"): after an alternative offered for a refused request, part of that offer."""
 """Asks that carry no question of their own ("Please let me know your choice"): after an offer, the same offer."""
 
 
@@ -611,7 +617,7 @@ def _decide(clauses: list[_Clause], body: str, has_code: bool, lang: str) -> Tex
     decisive: list[_Clause] = []
     stop_low = ""
     seen_stop = seen_go = seen_ask = seen_hard_stop = seen_result = False
-    offered_last = offered_else = part_refused = unavailable = whole_offered = False
+    offered_last = offered_else = part_refused = unavailable = whole_offered = picked = False
     for cl in cued:
         kind = cl.kind
         rule = cl.rule
@@ -657,6 +663,10 @@ def _decide(clauses: list[_Clause], body: str, has_code: bool, lang: str) -> Tex
         whole_offered = whole_offered or names_whole
         if kind == "ask" and seen_hard_stop and lang == "zh" and offer_after_refusal(cl.low, _sentence(clauses, cl)):
             kind = "offer"  # "周六已约满。要帮孩子约周日的吗？": an alternative offered (corpus rule 3)
+        if kind == "ask" and offered_else and lang == "en" and not chosen and not seen_go \
+                and (_PICK.search(_sentence(clauses, cl)) or picked and rule == "ask.on_user"):
+            picked = True
+            kind = "offer"  # "It is unavailable. Would you like another size? [options] Please tell me your preference."
         offered_last = kind in ("offer", "transfer")
         if kind == "offer":
             if seen_stop or seen_go or seen_result:
@@ -690,7 +700,7 @@ def _decide(clauses: list[_Clause], body: str, has_code: bool, lang: str) -> Tex
             continue  # "I can't send a replacement. I'll let you know if one comes in": a promise of something else
         if kind == "go" and cl.rule in _PROMISE and seen_hard_stop and not seen_go and _INSTEAD_LEAD.search(cl.low):
             continue  # "I can't expedite deliveries. However, I will keep track of it": something else promised (rule 4)
-        if kind == "go" and cl.rule in _PROMISE and (seen_ask or whole_offered):
+        if kind == "go" and cl.rule in _PROMISE and (seen_ask or whole_offered or offered_else):
             continue  # "Let me know which date works, and I'll book it": the promise waits on the answer (or the offer)
         decisive.append(cl if (kind, rule) == (cl.kind, cl.rule) else replace(cl, kind=kind, rule=rule))
 
