@@ -163,3 +163,23 @@ def test_statement_in_unread_language_is_never_act(text: str) -> None:
 def test_offers_and_sympathy_after_a_refusal(text: str, label: str) -> None:
     v = classify_text(text)
     assert v.label == label, f"{text!r}: {v.label} by {v.rule} on {v.evidence!r}"
+
+
+@pytest.mark.parametrize(("text", "label"), [
+    # a failure that stops the agent, then a hand-over (no completion claimed)
+    ("I've attempted to remove the Action Camera from your order, but I've encountered a technical limitation in my "
+     "tools that prevents me from simply deleting an item. I have transferred your request to a human agent.", "abstain"),
+    # a restriction with an adverb between the negation and the verb
+    ("I've located your pending order #W9348897. However, our system does not currently support splitting a single "
+     "order's payment across multiple credit cards.", "abstain"),
+    ("Unfortunately, a partial refund is not currently possible for this reservation.", "abstain"),
+    # the service's condition told to the user
+    ("None of your orders are delivered yet. You can only exchange items from orders that have been delivered. "
+     "Let me know how you would like to proceed.", "abstain"),
+    # ... not a limit of how often, nor an error that was overcome
+    ("You can only exchange items once per order, so please list every item you want to swap. Which items?", "clarify"),
+    ("There was an error at first, but nothing prevented me from finishing: your order #W1 has been cancelled.", "act"),
+])
+def test_restrictions_and_failures_in_agent_phrasing(text: str, label: str) -> None:
+    v = classify_text(text)
+    assert v.label == label, f"{text!r}: {v.label} by {v.rule} on {v.evidence!r}"

@@ -305,7 +305,10 @@ _REFUSAL: list[tuple[str, _Cue]] = [
         r"ability|capability|apis?)\b"
         rf"|{_SUBJ}\s+would\s+need\s+(?:a|an)\s+(?:\w+\s+){{0,2}}?(?:tool|function|api|integration|plugin)\b"
         r"|\bthere\s+(?:is|are)\s+no\s+(?:available\s+|suitable\s+|appropriate\s+)?(?:tools?|functions?)\b"
-        r"|\bnone\s+of\s+(?:the|my)\s+(?:available\s+|current\s+)?(?:tools|functions)\b")),
+        r"|\bnone\s+of\s+(?:the|my)\s+(?:available\s+|current\s+)?(?:tools|functions)\b"
+        # "I've encountered a technical limitation in my tools that prevents me from deleting an item"
+        r"|\b(?:limitation|restriction|error|issue|problem)\b[^.;!?]{0,60}\b(?:prevents?|prevented|stops?|stopped|"
+        r"keeps?|kept)\s+(?:me|us)\s+from\b")),
     ("refusal.dont_know", _c(
         rf"{_SUBJ}{_ADV}\s+(?:do\s+not\s+know|have\s+no\s+(?:idea|way\s+(?:of|to)\s+know\w*))\b(?!\s+(?:if|"
         rf"whether)\s+you|\s+why)")),

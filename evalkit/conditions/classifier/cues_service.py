@@ -153,9 +153,9 @@ REFUSAL_SERVICE: list[tuple[str, _Cue]] = [
 INFEASIBLE_SERVICE: list[tuple[str, _Cue]] = [
     ("infeasible.policy", _c(
         r"\bnon-?(?:refundable|transferable|changeable|modifiable|cancell?able|exchangeable|returnable)\b"
-        r"|\bnot\s+(?:a\s+)?covered\b|\b(?:is|are|was|were|be)\s+(?:also\s+)?not\s+(?:refundable|transferable|changeable|modifiable|"
+        r"|\bnot\s+(?:a\s+)?covered\b|\b(?:is|are|was|were|be)\s+(?:also\s+)?not\s+(?:currently\s+|presently\s+|yet\s+)?(?:refundable|transferable|changeable|modifiable|"
         r"cancell?able|exchangeable|returnable|eligible|permitted|allowed|covered|possible|available|supported)\b"
-        r"|\b(?:does|do|did)\s+not\s+(?:meet(?!\s+(?:your|their|his|her|my|our)\s+(?:\w+\s+)?(?:expectations|standards|needs))|qualify|satisfy|allow|permit|cover|support|fall\s+(?:under|within)|accept|"
+        r"|\b(?:does|do|did)\s+not\s+(?:currently\s+|presently\s+|yet\s+)?(?:meet(?!\s+(?:your|their|his|her|my|our)\s+(?:\w+\s+)?(?:expectations|standards|needs))|qualify|satisfy|allow|permit|cover|support|fall\s+(?:under|within)|accept|"
         r"take|offer|ship|deliver|sell|handle|issue|apply)\b|\b[\w-]+\s+only$"
         r"|\b(?:can|could|may)\s+(?:only|no\s+longer|not)\s+be\s+(?!undone|reversed|stressed|overstated|"
         r"emphasi[sz]ed|understated|denied|beaten)\w+"
@@ -186,6 +186,11 @@ INFEASIBLE_SERVICE: list[tuple[str, _Cue]] = [
         r"switch|split|combine|transfer|upgrade|downgrade|rebook|delete|edit|add|apply|use)\b"
         r"(?![^.;!?]{0,60}\b(?:once|after|afterwards|later|again|anymore|any\s+more|online|yourself|on\s+(?:the|our)\s+"
         r"(?:website|site|app|portal)|in\s+the\s+app)\b)"
+        # "You can only exchange items from orders that have been delivered": the service's condition told to the user
+        r"|^(?:(?:but|however|so|and|currently|unfortunately|please\s+note|note)\s+)*(?:that\s+)?you\s+(?:can|may)\s+only\s+"
+        r"(?:cancel|return|exchange|modify|change|refund|swap|switch|upgrade|downgrade|rebook|transfer)\s+[^.;!?]{0,60}?"
+        r"\b(?:from|for|on|if|when|after|within)\s+(?:an?\s+|the\s+|your\s+)?(?:orders?|items?|reservations?|bookings?|flights?)?"
+        r"\s*(?:that|which|whose|with)?\s*(?:have|has|are|is|were|was)?\s*(?:been\s+)?(?:delivered|pending|shipped|eligible)\b"
         # "only delivered orders can be returned", "You're currently only able to cancel or modify pending orders"
         r"|\bonly\s+(?:[\w-]+\s+){1,6}?(?:can|may)\s+be\s+(?:cancell?ed|returned|exchanged|modified|changed|refunded|"
         r"removed|upgraded|downgraded|rebooked|transferred|edited|updated)\b"
