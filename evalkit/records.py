@@ -258,7 +258,8 @@ class EpisodeResult(TypedDict, total=False):
     retry_output_tokens: Optional[int]
     retry_cost_usd: Optional[Number]
     cost_usd: Optional[Number]
-    resumed_over_error: int  # errored rows of this episode a resumed run superseded; their spend is in the totals
+    # earlier rows of this episode a resumed run superseded (errored, or without a whole trace); spend in the totals
+    resumed_over_error: int
     usage_missing: int
     usage_inconsistent: int
     unknown_stop_reason: int

@@ -42,6 +42,7 @@ a rate or a count, ``max: 1`` on a rate) is kept but reported by :attr:`GateConf
 
 from __future__ import annotations
 
+import json
 import math
 from pathlib import Path
 from collections.abc import Mapping
@@ -61,7 +62,7 @@ from pydantic import (
 
 from evalkit.errors import ConfigError
 from evalkit.gate.catalogue import BREAKDOWNS, GROUP_KEYS, REGRESSION_UNITS, MetricRange, metric_kinds, metric_range
-from evalkit.documents import DocumentError, load_yaml
+from evalkit.documents import DocumentError, load_json, load_yaml
 
 __all__ = ["GateConfig", "GateConfigError", "Regression", "RegressionCheck", "Threshold", "load_gate_config"]
 
@@ -365,9 +366,11 @@ def load_gate_config(path: str | Path) -> GateConfig:
     except (OSError, UnicodeDecodeError) as exc:
         raise GateConfigError(p, None, f"unreadable ({exc.__class__.__name__})") from None
     try:
-        raw = load_yaml(text)
+        raw = load_json(text) if p.suffix == ".json" else load_yaml(text)  # JSON's NaN/Infinity are numbers
     except DocumentError as exc:
         raise GateConfigError(p, None, exc.describe()) from None
+    except json.JSONDecodeError as exc:
+        raise GateConfigError(p, None, f"line {exc.lineno}, column {exc.colno}: malformed JSON ({exc.msg})") from None
     except yaml.YAMLError as exc:
         mark = getattr(exc, "problem_mark", None)
         where = f"line {mark.line + 1}, column {mark.column + 1}: " if mark is not None else ""

@@ -18,6 +18,7 @@ from __future__ import annotations
 import json
 import warnings
 from pathlib import Path
+from collections.abc import Collection
 from typing import Any
 
 from evalkit.errors import ConfigError
@@ -87,8 +88,8 @@ def prepare_resume(
         example = min(key for _, key in untraced)
         warnings.warn(f"{store.traces}: {len(untraced)} finished episode(s) have no whole trace file (missing, empty "
                       f"or cut; e.g. {'/'.join(map(str, example))}); they run again", ResultsWarning, stacklevel=2)
-    # an errored row that runs again keeps what it spent: its new row adds it (RunStore.superseded)
-    store.superseded.update(_errored_spend(store, index))
+    # an errored row (or one without its trace) that runs again keeps what it spent: its new row adds it
+    store.superseded.update(_errored_spend(store, index, {key for _, key in untraced}))
     # one line per key, a half-written last line gone; an untraced row stays until its episode's new row
     # follows it (the last record of a key counts), so a resume that stops early loses nothing
     store.rewrite_results(index, plan_keys)
@@ -103,13 +104,14 @@ def prepare_resume(
     return {k for k, ref in index.items() if ref.ok and k not in again}
 
 
-def _errored_spend(store: RunStore, index: Any) -> dict[tuple, dict[str, Any]]:
-    """Episode key → the billing fields of its last row when that row is an error (it runs again)."""
-    from evalkit.harness.store import SPENT_COUNTS, SPENT_PARTS, SPENT_SUMS
+def _errored_spend(store: RunStore, index: Any, again: Collection[tuple] = ()) -> dict[tuple, dict[str, Any]]:
+    """Episode key → the billing fields of its last row when that row is an error, or finished
+    without a whole trace (``again``): the episode runs again and its new row adds what that one spent."""
+    from evalkit.harness.store import SPENT_COUNTS, SPENT_FLAG_COUNTS, SPENT_LISTS, SPENT_PARTS, SPENT_SUMS
     from evalkit.records import EpisodeKey
 
-    fields = (*SPENT_SUMS, *SPENT_PARTS, *SPENT_COUNTS, "resumed_over_error")
-    refs = [ref for _, ref in index.items() if not ref.ok]
+    fields = (*SPENT_SUMS, *SPENT_PARTS, *SPENT_COUNTS, *SPENT_FLAG_COUNTS, *SPENT_LISTS, "resumed_over_error")
+    refs = [ref for key, ref in index.items() if not ref.ok or key in again]
     out: dict[tuple, dict[str, Any]] = {}
     if not refs:
         return out
@@ -120,7 +122,7 @@ def _errored_spend(store: RunStore, index: Any) -> dict[tuple, dict[str, Any]]:
                 row = json.loads(fh.read(ref.length))
             except ValueError:
                 continue
-            if isinstance(row, dict) and row.get("status") == "error":
+            if isinstance(row, dict) and (row.get("status") == "error" or tuple(EpisodeKey.of(row)) in again):
                 out[tuple(EpisodeKey.of(row))] = {f: row.get(f) for f in fields}
     return out
 

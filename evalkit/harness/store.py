@@ -44,6 +44,7 @@ and the writer thread in :mod:`evalkit.harness.writer`. :func:`write_atomic`,
 from __future__ import annotations
 
 import json
+import math
 import os
 import tempfile
 import threading
@@ -213,7 +214,8 @@ class RunStore:
     def keep_superseded_trace(self, episode_id: str) -> Path | None:
         """Move ``traces/EPISODE_ID.jsonl`` (an errored run's event log, about to be replaced by the
         run that supersedes it) to ``superseded/EPISODE_ID.N.jsonl``, N one more than the logs of that
-        episode already kept there. A rename in the same file system: the log is never half-moved.
+        episode already kept there (the highest N kept, plus one: a log is never overwritten). A rename
+        in the same file system: the log is never half-moved.
 
         Returns:
             The new path, or ``None`` when the episode has no event log to keep.
@@ -226,7 +228,9 @@ class RunStore:
             return None
         try:
             self.superseded_traces.mkdir(exist_ok=True)
-            n = 1 + sum(1 for _ in self.superseded_traces.glob(f"{episode_id}.*.jsonl"))
+            kept = (f.name[len(episode_id) + 1:-len(".jsonl")]
+                    for f in self.superseded_traces.glob(f"{episode_id}.*.jsonl"))
+            n = 1 + max((int(k) for k in kept if k.isdigit()), default=0)
             dest = self.superseded_traces / f"{episode_id}.{n}.jsonl"
             os.replace(src, dest)
         except OSError as exc:
@@ -451,6 +455,11 @@ SPENT_SUMS = ("input_tokens", "output_tokens", "cost_usd", "replayed_cost_usd")
 SPENT_PARTS = ("cached_input_tokens", "cache_write_tokens", "reasoning_tokens")
 """Parts summed where reported (``None`` only when neither row reported them)."""
 SPENT_COUNTS = ("usage_missing", "model_calls", "retries")
+"""Counts added up (``usage_inconsistent`` and ``model_mismatch`` too: :data:`SPENT_FLAG_COUNTS`)."""
+SPENT_FLAG_COUNTS = ("usage_inconsistent", "model_mismatch", "unknown_stop_reason")
+"""Counts of calls whose billing is flagged, added up like :data:`SPENT_COUNTS`."""
+SPENT_LISTS = ("cost_flags", "answered_models")
+"""Lists merged (each entry once, the new row's first)."""
 
 
 def carry_spend(row: dict[str, Any], old: dict[str, Any]) -> dict[str, Any]:
@@ -458,23 +467,41 @@ def carry_spend(row: dict[str, Any], old: dict[str, Any]) -> dict[str, Any]:
     resume: the old tokens and money are added to the totals (``input_tokens``, ``output_tokens``,
     ``cost_usd``, ``replayed_cost_usd``) and to the failed-attempt share (``retry_input_tokens``,
     ``retry_output_tokens``, ``retry_cost_usd``: the errored run was a failed attempt of this
-    episode), its ``usage_missing``, ``model_calls`` and ``retries`` to the counts; an unknown
-    (``None``) amount makes the sum unknown, never 0. ``resumed_over_error`` counts the errored
-    rows so carried.
+    episode), its ``usage_missing``, ``model_calls``, ``retries`` and flagged-call counts to the
+    counts, its ``cost_flags`` and ``answered_models`` to the lists; money is rounded to 10
+    decimals. An unknown amount -- ``None``, a field the old row lacks, or a value that is no
+    amount (a string, a bool, a negative or non-finite number: a row edited by hand) -- makes the
+    sum unknown, never 0, and counts once in ``usage_missing`` when the old row did not count it.
+    ``resumed_over_error`` counts the errored rows so carried.
     """
-    def add(a: Any, b: Any) -> Any:
-        return None if a is None or b is None else a + b
+    def amount(value: Any) -> Any:
+        ok = type(value) in (int, float) and math.isfinite(value) and value >= 0
+        return value if ok else None
+
+    def add(a: Any, b: Any, money: bool) -> Any:
+        if a is None or b is None:
+            return None
+        return round(a + b, 10) if money else a + b
+
+    def tally(value: Any) -> int:
+        return value if type(value) is int and value >= 0 else 0
 
     out = dict(row)
+    old_unknown = any(amount(old.get(name)) is None for name in ("input_tokens", "output_tokens", "cost_usd"))
     for name in SPENT_SUMS:
-        out[name] = add(row.get(name), old.get(name))
+        out[name] = add(row.get(name), amount(old.get(name)), name.endswith("_usd"))
     for mine, theirs in (("retry_input_tokens", "input_tokens"), ("retry_output_tokens", "output_tokens"),
                          ("retry_cost_usd", "cost_usd")):
-        out[mine] = add(row.get(mine), old.get(theirs))
+        out[mine] = add(row.get(mine), amount(old.get(theirs)), mine.endswith("_usd"))
     for name in SPENT_PARTS:
-        a, b = row.get(name), old.get(name)
+        a, b = row.get(name), amount(old.get(name))
         out[name] = a if b is None else b if a is None else a + b
-    for name in SPENT_COUNTS:
-        out[name] = int(row.get(name) or 0) + int(old.get(name) or 0)
-    out["resumed_over_error"] = int(row.get("resumed_over_error") or 0) + 1 + int(old.get("resumed_over_error") or 0)
+    for name in (*SPENT_COUNTS, *SPENT_FLAG_COUNTS):
+        out[name] = tally(row.get(name)) + tally(old.get(name))
+    if old_unknown and tally(old.get("usage_missing")) == 0:
+        out["usage_missing"] += 1  # an amount the old row did not give (or gave wrong) is unknown and counted
+    for name in SPENT_LISTS:
+        earlier: list[Any] = old[name] if isinstance(old.get(name), list) else []
+        out[name] = list(dict.fromkeys([*(row.get(name) or []), *(x for x in earlier if isinstance(x, str))]))
+    out["resumed_over_error"] = tally(row.get("resumed_over_error")) + 1 + tally(old.get("resumed_over_error"))
     return out

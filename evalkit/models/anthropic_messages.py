@@ -123,7 +123,8 @@ def anthropic_usage(body: Any) -> tuple[Usage, tuple[str, ...]]:
     ``cache_write_per_mtok`` prices, ``cache_write_1h_unpriced``.
 
     Raises:
-        ProviderError: ``invalid_response`` for a count of the wrong type.
+        ProviderError: ``invalid_response`` for a count of the wrong type (in ``server_tool_use``
+            and ``cache_creation`` too) or a details object that is not an object.
     """
     usage, flags = usage_object(body)
     if usage is None:
@@ -137,12 +138,13 @@ def anthropic_usage(body: Any) -> tuple[Usage, tuple[str, ...]]:
     out = Usage(total, cached, written, output, reasoning)
     if out.inconsistent:  # thinking tokens above output_tokens
         flags.append("usage_inconsistent")
-    server = usage_part(usage, "server_tool_use")
-    if server is not None and any(type(n) is int and n > 0 for n in server.values()):
+    server = usage_part(usage, "server_tool_use")  # each of its counts read (a wrong one is no "none used")
+    if server is not None and any([count(server, name, "usage.server_tool_use") for name in server]):
         flags.append("server_tool_unpriced")  # billed per request (web search …): not in the token price
     flags.extend(tier_flags(usage.get("service_tier")))
     creation = usage_part(usage, "cache_creation")
-    if creation is not None and count(creation, "ephemeral_1h_input_tokens", "usage.cache_creation"):
+    written_by_lifetime = {name: count(creation, name, "usage.cache_creation") for name in creation or ()}
+    if written_by_lifetime.get("ephemeral_1h_input_tokens"):
         flags.append("cache_write_1h_unpriced")  # 1-hour writes cost more than the one cache-write price
     return out, tuple(flags)
 

@@ -17,6 +17,7 @@ reported usage (:func:`evalkit.usage.usage_cost`); unknown usage costs ``None``.
 
 from __future__ import annotations
 
+import json
 from functools import cache
 from pathlib import Path
 from typing import Any
@@ -43,11 +44,14 @@ def load_price_table(path: str | Path) -> dict[str, dict[str, float]]:
 
     from evalkit.models.config import Price
 
-    from evalkit.documents import DocumentError, load_yaml
+    from evalkit.documents import DocumentError, load_json, load_yaml
 
     p = Path(path)
     try:
-        data = load_yaml(p.read_text(encoding="utf-8")) or {}
+        text = p.read_text(encoding="utf-8")
+        data = (load_json(text) if p.suffix == ".json" else load_yaml(text)) or {}  # JSON's NaN is a number
+    except json.JSONDecodeError as exc:
+        raise ConfigError(f"{p}: not valid JSON: {exc}") from None
     except OSError as exc:
         raise ConfigError(f"{p}: cannot read price table: {exc.strerror or exc}") from None
     except DocumentError as exc:  # a repeated key: the last would silently win

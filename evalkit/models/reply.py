@@ -16,7 +16,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from evalkit.runtime.model_io import MAX_TOKENS, ReasoningBlock
-from evalkit.usage import Usage
+from evalkit.usage import UNKNOWN, Usage
 from evalkit.models.retry import ProviderError
 
 
@@ -116,8 +116,11 @@ def usage_part(usage: dict[str, Any], name: str) -> dict[str, Any] | None:
 
 def error_usage(text: str, read: Any) -> Usage | None:
     """The usage an HTTP error answer's body reports billing, read by the provider's usage
-    function ``read`` (``body -> (Usage, flags)``); ``None`` when the body is not JSON, holds
-    no ``usage`` or a malformed one (an error answer usually bills nothing)."""
+    function ``read`` (``body -> (Usage, flags)``): ``None`` when the body is not JSON or holds
+    no ``usage`` (an error answer usually bills nothing); a ``usage`` that is there but cannot be
+    read whole (a count of the wrong type, a details object that is not an object, a class left
+    out) is unknown (:data:`~evalkit.usage.UNKNOWN`, or the classes it gave with the others
+    ``None``): the answer said it billed something, so it is never read as 0."""
     import json
 
     try:
@@ -129,8 +132,8 @@ def error_usage(text: str, read: Any) -> Usage | None:
     try:
         usage = read(body)[0]
     except ProviderError:
-        return None
-    return usage if usage.known else None
+        return UNKNOWN
+    return usage
 
 
 def json_kind(value: Any) -> str:

@@ -111,9 +111,18 @@ class RecordedEpisode:
     gate: str = ""
 
 
+def _superseded(path: Path, root: Path) -> bool:
+    """Whether ``path`` lies in a run directory's ``superseded/`` folder (under ``root``): the event
+    log of an errored episode that a resumed run ran again, whose episode is read from ``traces/``."""
+    rel = path.relative_to(root).parts[:-1]
+    return any(part == "superseded" and (root.joinpath(*rel[:i]) / "config.json").is_file()
+               for i, part in enumerate(rel))
+
+
 def trace_files(paths: Iterable[str | Path]) -> list[Path]:
     """The trace files named by ``paths``: files as given; a folder's ``*.jsonl`` files
-    (under ``traces/`` when it is a run directory), sorted.
+    (under ``traces/`` when it is a run directory), sorted, leaving out the logs a resumed run
+    superseded (``RUN/superseded/``).
 
     Raises:
         ConfigError: for a path that does not exist, or when no trace file is found.
@@ -125,7 +134,7 @@ def trace_files(paths: Iterable[str | Path]) -> list[Path]:
             out.append(p)
         elif p.is_dir():
             root = p / "traces" if (p / "traces").is_dir() else p
-            out.extend(sorted(f for f in root.rglob("*.jsonl") if f.is_file()))
+            out.extend(sorted(f for f in root.rglob("*.jsonl") if f.is_file() and not _superseded(f, root)))
         else:
             raise ConfigError(f"{p}: no such trace file or folder")
     if not out:

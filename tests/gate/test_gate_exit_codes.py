@@ -382,3 +382,19 @@ def test_a_crash_exits_2_never_1(runs, write_config, monkeypatch):
     assert result.exit_code == 2
     assert result.stderr.strip() == ("evalkit: error: unexpected (RuntimeError: the gate could not run; --debug shows "
                                      "the traceback)")
+
+
+@pytest.mark.parametrize("text, field, needle", [
+    ('{"thresholds": [{"metric": "paired_accuracy", "max": Infinity}]}', "thresholds.0.max",
+     "a number that is not finite (inf)"),
+    ('{"name": NaN, "thresholds": [{"metric": "paired_accuracy", "min": 0.5}]}', "name", "a number that is not finite (nan)"),
+    ('{"thresholds": [{"metric": "paired_accuracy", "min": 0.5},]}', None, "malformed JSON"),
+])
+def test_a_json_gate_config_is_read_as_json(runs, write_config, tmp_path, text, field, needle):
+    """JSON's NaN and Infinity are numbers, refused as such, never read as the strings 'NaN' / 'Infinity'."""
+    config = write_config(text, "gate.json")
+    result = gate(runs["oracle"], config, "--junit", tmp_path / "j.xml")
+    assert result.exit_code == 2
+    lines = result.stderr.strip().splitlines()
+    assert len(lines) == 1 and lines[0].startswith(f"evalkit: error: {config}: " + (f"field {field}: " if field else ""))
+    assert needle in lines[0], lines[0]

@@ -392,3 +392,88 @@ def test_an_errored_episode_run_again_keeps_what_it_spent(tmp_path, mini_suite, 
     untouched = [r for k, r in final.items() if k not in {(fresh["pair_id"], fresh["variant"]),
                                                           (rows[1]["pair_id"], rows[1]["variant"])}]
     assert all("resumed_over_error" not in r for r in untouched)
+
+
+def test_a_superseded_log_is_never_overwritten_and_never_replayed(tmp_path):
+    from evalkit.rules.replay import trace_files
+
+    run_dir = tmp_path / "runs" / "r1"
+    store = RunStore(run_dir)
+    store.traces.mkdir(parents=True)
+    (run_dir / "config.json").write_text("{}")
+    (store.traces / "ep-1.jsonl").write_text("third\n")
+    (run_dir / "superseded").mkdir()
+    (run_dir / "superseded" / "ep-1.2.jsonl").write_text("second\n")  # ep-1.1 was deleted by hand
+    assert store.keep_superseded_trace("ep-1") == run_dir / "superseded" / "ep-1.3.jsonl"
+    assert (run_dir / "superseded" / "ep-1.2.jsonl").read_text() == "second\n"
+    assert store.keep_superseded_trace("ep-1") is None  # nothing left to keep
+    (store.traces / "ep-1.jsonl").write_text("fourth\n")
+    (store.traces / "ep-2.jsonl").write_text("x\n")
+    # a folder holding run directories: each episode's log from traces/, none from superseded/
+    assert [p.name for p in trace_files([tmp_path / "runs"])] == ["ep-1.jsonl", "ep-2.jsonl"]
+    assert [p.name for p in trace_files([run_dir])] == ["ep-1.jsonl", "ep-2.jsonl"]
+
+
+NEW_ROW = {"input_tokens": 200, "output_tokens": 40, "cost_usd": 0.00028, "replayed_cost_usd": 0.0,
+           "retry_input_tokens": 0, "retry_output_tokens": 0, "retry_cost_usd": 0.0, "cached_input_tokens": None,
+           "cache_write_tokens": None, "reasoning_tokens": None, "usage_missing": 0, "model_calls": 2, "retries": 0,
+           "usage_inconsistent": 0, "model_mismatch": 0, "unknown_stop_reason": 0, "cost_flags": [],
+           "answered_models": ["m"]}
+
+
+@pytest.mark.parametrize("bad", [-500, float("inf"), float("nan"), True, "abc", [3], None])
+def test_an_errored_row_holding_no_amount_makes_the_carried_sum_unknown_and_counted(bad):
+    """A hand-edited or older errored row: its unreadable amount is unknown (null, counted), never 0 or a crash."""
+    from evalkit.harness.store import carry_spend
+
+    old = {"input_tokens": bad, "output_tokens": 10, "cost_usd": 0.0001, "usage_missing": 0, "model_calls": "x"}
+    out = carry_spend(NEW_ROW, old)
+    assert out["input_tokens"] is None and out["retry_input_tokens"] is None
+    assert out["output_tokens"] == 50 and out["usage_missing"] == 1 and out["model_calls"] == 2
+    assert out["cost_usd"] == 0.00038  # rounded, not 0.00037999999999999997
+    assert out["resumed_over_error"] == 1
+
+
+def test_an_errored_row_without_billing_fields_counts_as_unknown():
+    from evalkit.harness.store import carry_spend
+
+    out = carry_spend(NEW_ROW, {})
+    assert (out["input_tokens"], out["output_tokens"], out["cost_usd"]) == (None, None, None)
+    assert out["usage_missing"] == 1
+
+
+def test_the_errored_rows_cost_flags_and_models_are_carried():
+    from evalkit.harness.store import carry_spend
+
+    old = {"input_tokens": 100, "output_tokens": 10, "cost_usd": 0.00012, "usage_missing": 0,
+           "cost_flags": ["server_tool_unpriced"], "answered_models": ["m", "m-fallback"], "usage_inconsistent": 1,
+           "model_mismatch": 1}
+    out = carry_spend({**NEW_ROW, "cost_flags": ["service_tier_unpriced"]}, old)
+    assert out["cost_flags"] == ["service_tier_unpriced", "server_tool_unpriced"]
+    assert out["answered_models"] == ["m", "m-fallback"]
+    assert (out["usage_inconsistent"], out["model_mismatch"], out["usage_missing"]) == (1, 1, 0)
+    assert out["input_tokens"] == 300 and out["cost_usd"] == 0.0004
+
+
+def test_a_finished_episode_run_again_for_a_cut_trace_keeps_what_it_spent_and_its_log(tmp_path, mini_suite, mini_tasks):
+    from evalkit.harness.episode import episode_id
+    from evalkit.records import EpisodeKey
+
+    out = tmp_path / "run"
+    run(RunConfig(suites=[str(mini_suite)], tasks_dir=str(mini_tasks), models=["scripted/oracle"],
+                  conditions=["nl"], out=str(out), report=False))
+    rows = [json.loads(x) for x in (out / "results.jsonl").read_text().splitlines()]
+    fresh = rows[0]
+    rows[0] = {**rows[0], "input_tokens": 1000, "output_tokens": 500, "cost_usd": 0.004}
+    (out / "results.jsonl").write_text("".join(json.dumps(r) + "\n" for r in rows))
+    trace = out / "traces" / f"{episode_id(*EpisodeKey.of(rows[0]))}.jsonl"
+    cut = "".join(trace.read_text().splitlines(keepends=True)[:2])
+    trace.write_text(cut)
+    with pytest.warns(ResultsWarning, match="1 finished episode\\(s\\) have no whole trace file"):
+        resume_run(out)
+    final = [json.loads(x) for x in (out / "results.jsonl").read_text().splitlines()]
+    again = next(r for r in final if EpisodeKey.of(r) == EpisodeKey.of(rows[0]))
+    assert again["input_tokens"] == 1000 + (fresh["input_tokens"] or 0)  # the earlier run's tokens are kept
+    assert again["output_tokens"] == 500 + (fresh["output_tokens"] or 0)
+    assert again["resumed_over_error"] == 1
+    assert (out / "superseded" / f"{trace.stem}.1.jsonl").read_text() == cut

@@ -136,3 +136,12 @@ def test_price_tables_take_the_token_class_prices(tmp_path):
     table.write_text("models:\n  openai/m: {input_per_mtok: 1.0, output_per_mtok: 2.0, cache_per_mtok: 0.5}\n")
     with pytest.raises(ConfigError, match="unknown price key 'cache_per_mtok'"):
         load_price_table(table)
+
+
+def test_a_json_price_table_is_read_as_json(tmp_path):
+    path = write(tmp_path / "p.json", '{"models": {"openai/a": {"input_per_mtok": 1.0, "output_per_mtok": 2.0}}}')
+    assert load_price_table(path)["openai/a"]["output_per_mtok"] == 2.0
+    with pytest.raises(ConfigError, match=r"p2.json: field note: a number that is not finite \(nan\)"):
+        load_price_table(write(tmp_path / "p2.json", '{"note": NaN, "models": {}}'))
+    with pytest.raises(ConfigError, match=r"p3.json: not valid JSON"):
+        load_price_table(write(tmp_path / "p3.json", '{"models": {},}'))

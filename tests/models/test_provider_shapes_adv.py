@@ -269,3 +269,27 @@ def test_a_cached_body_now_read_as_an_error_is_asked_again_and_replaced(api, tmp
     assert out.text == "How much?" and not out.extra["call"]["cached"] and len(api.log) == 1
     again = model.respond(context(), None)
     assert again.text == "How much?" and again.extra["call"]["cached"] and len(api.log) == 1
+
+
+@pytest.mark.parametrize("spec, usage, expected", [
+    (OPENAI, {"prompt_tokens": 100, "completion_tokens": 10}, Usage(100, None, None, 10, None)),
+    (OPENAI, {"prompt_tokens": -50, "completion_tokens": 10}, Usage()),
+    (OPENAI, {"prompt_tokens": 100, "completion_tokens": 10, "prompt_tokens_details": "x"}, Usage()),
+    (OPENAI, {"prompt_tokens": 100}, Usage(100, None, None, None, None)),
+    ("anthropic/m", {"input_tokens": 100, "output_tokens": 10, "cache_creation": "y"}, Usage()),
+])
+def test_an_error_answer_whose_usage_cannot_be_read_whole_bills_an_unknown_amount(api, spec, usage, expected):
+    """An HTTP error body that reports usage billed something: a malformed report is unknown, never 0."""
+    api.expect_request(path_of(spec), method="POST").respond_with_json(
+        {"error": {"message": "upstream failed", "type": "server_error"}, "usage": usage}, status=500)
+    with pytest.raises(ProviderError) as caught:
+        live(api, spec, retry={"max_attempts": 1}).respond(context(), None)
+    assert caught.value.usage == expected
+
+
+def test_an_error_answer_without_usage_bills_nothing(api):
+    api.expect_request(path_of(OPENAI), method="POST").respond_with_json(
+        {"error": {"message": "upstream failed", "type": "server_error"}}, status=500)
+    with pytest.raises(ProviderError) as caught:
+        live(api, OPENAI, retry={"max_attempts": 1}).respond(context(), None)
+    assert caught.value.usage is None

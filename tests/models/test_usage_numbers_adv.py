@@ -144,3 +144,21 @@ def test_a_null_or_empty_details_object_leaves_its_counts_unknown(api, details):
     out = answer(api, "openai/m", chat({"content": "x"}, usage=None) | {"usage": {
         "prompt_tokens": 10, "completion_tokens": 5, "total_tokens": 15, "prompt_tokens_details": details}})
     assert out.usage == Usage(10, None, None, 5, None) and out.flags == ()
+
+
+@pytest.mark.parametrize("part, value", [
+    ("server_tool_use", {"web_search_requests": "many"}), ("server_tool_use", {"web_search_requests": True}),
+    ("server_tool_use", {"web_search_requests": -2}), ("cache_creation", {"ephemeral_5m_input_tokens": -7}),
+])
+def test_an_inner_server_tool_or_cache_count_of_the_wrong_type_is_an_invalid_response(api, part, value):
+    api.expect_request(path_of("anthropic/m"), method="POST").respond_with_json(
+        msg([{"type": "text", "text": "x"}], usage={"input_tokens": 10, "output_tokens": 5, part: value}))
+    with pytest.raises(ProviderError) as caught:
+        live(api, "anthropic/m").respond(context(), None)
+    assert caught.value.code == "invalid_response" and f"usage.{part}." in str(caught.value)
+
+
+def test_an_integral_float_server_tool_count_is_that_count(api):
+    out = answer(api, "anthropic/m", msg([{"type": "text", "text": "x"}], usage={
+        "input_tokens": 10, "output_tokens": 5, "server_tool_use": {"web_search_requests": 2.0}}))
+    assert out.flags == ("server_tool_unpriced",)
