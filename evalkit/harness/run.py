@@ -138,13 +138,12 @@ def execute_run(
     suite = config.select(load_suite(config.suites, tasks_dir=tasks_dir))
     if not suite.pairs:
         raise ConfigError("the selection holds no pairs")
-    offered: dict[str, set[str]] = {}  # domain -> every tool an episode of it may be offered
+    offered: dict[str, set[str]] = {c: set() for c in config.conditions}  # condition -> tools its episodes may get
     for domain in sorted({pair.domain for pair in suite.pairs}):  # a meta tool named like a task tool
         tools = load_domain(domain, tasks_dir).tools
-        offered[domain] = set(tools)
         for condition in config.conditions:
             check_tool_names(condition, domain, tools)
-            offered[domain] |= set(get_condition(condition).meta_tools())
+            offered[condition] |= set(tools) | set(get_condition(condition).meta_tools())
     if resume:
         check_inputs(Path(config.out), config, suite)  # before any work, the self-check included
         check_sample(Path(config.out), config, suite)
@@ -254,25 +253,28 @@ def execute_run(
 
 def check_tool_choice(models: dict[str, Any], offered: dict[str, set[str]]) -> None:
     """Reject a live model whose ``tool_choice`` names a tool (not ``auto``, ``required`` or
-    ``none``) that no episode of the run is offered, before any work starts: the provider would
-    refuse every call of the run. A tool offered in some episodes only (a variant may take a tool
-    away) is the experiment's business, and its calls fail at the provider with its message.
+    ``none``) that no episode of one of the run's conditions is offered, before any work starts:
+    the provider would refuse every call of that condition. A tool a condition offers in some
+    episodes only (a variant may take a tool away) is the experiment's business, and those calls
+    fail at the provider with its message.
 
     Args:
         models: Model objects by spec; a live model's ``settings.tool_choice`` is checked.
-        offered: Domain name -> the task tools of the domain and the meta tools of the run's conditions.
+        offered: Condition name -> the task tools of the run's domains and the condition's meta tools.
 
     Raises:
-        ConfigError: naming the model, the tool and the tools the run offers.
+        ConfigError: naming the model, the tool, the condition and the tools it offers.
     """
-    everything = set().union(*offered.values()) if offered else set()
     for spec, model in models.items():
         choice = getattr(getattr(model, "settings", None), "tool_choice", None)
-        if isinstance(choice, str) and choice not in ("auto", "required", "none") and choice not in everything:
-            shown = ", ".join(sorted(everything)[:8]) + (", ..." if len(everything) > 8 else "")
-            raise ConfigError(f"model {spec}: tool_choice {choice!r} names a tool that no episode of this run is offered "
-                              f"(domains {', '.join(sorted(offered))}: {shown or 'no tools'}); give auto, required, none "
-                              "or one of these tools")
+        if not isinstance(choice, str) or choice in ("auto", "required", "none"):
+            continue
+        for condition, tools in offered.items():
+            if choice not in tools:
+                shown = ", ".join(sorted(tools)[:8]) + (", ..." if len(tools) > 8 else "")
+                raise ConfigError(f"model {spec}: tool_choice {choice!r} names a tool that no episode of condition "
+                                  f"{condition!r} is offered (it offers {shown or 'no tools'}); give auto, required, "
+                                  "none or one of these tools")
 
 
 def check_prices(models: dict[str, Any], prices: dict[str, Any]) -> None:

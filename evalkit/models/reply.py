@@ -96,7 +96,7 @@ def usage_object(body: Any) -> tuple[dict[str, Any] | None, list[str]]:
     if usage is None:
         return None, ["usage_missing"]
     if not isinstance(usage, dict):
-        raise ProviderError(f"usage is a {type(usage).__name__}, not an object", code="invalid_response")
+        raise ProviderError(f"usage is a JSON {json_kind(usage)}, not an object", code="invalid_response")
     return usage, []
 
 
@@ -111,7 +111,7 @@ def usage_part(usage: dict[str, Any], name: str) -> dict[str, Any] | None:
     part = usage.get(name)
     if part is None or isinstance(part, dict):
         return part
-    raise ProviderError(f"usage.{name} is a {type(part).__name__}, not an object", code="invalid_response")
+    raise ProviderError(f"usage.{name} is a JSON {json_kind(part)}, not an object", code="invalid_response")
 
 
 def error_usage(text: str, read: Any) -> Usage | None:

@@ -151,7 +151,7 @@ def test_a_tool_choice_naming_no_offered_tool_is_refused_before_any_work(tmp_pat
                      base_url="http://127.0.0.1:9/v1", cache=False)
     config.conditions = ["nl", "meta"]
     with pytest.raises(ConfigError, match=r"model openai/test-model: tool_choice 'by_item' names a tool that no "
-                                          r"episode of this run is offered \(domains mini: .*buy_item"):
+                                          r"episode of condition 'nl' is offered \(it offers .*buy_item"):
         run(config)
     assert not (tmp_path / "run").exists()
     from evalkit.harness.run import check_tool_choice
@@ -159,6 +159,8 @@ def test_a_tool_choice_naming_no_offered_tool_is_refused_before_any_work(tmp_pat
     class Live:
         class settings:
             tool_choice = "request_user_decision"
-    check_tool_choice({"openai/x": Live()}, {"mini": {"buy_item", "request_user_decision"}})  # a meta tool: offered
+    check_tool_choice({"openai/x": Live()}, {"meta": {"buy_item", "request_user_decision"}})  # a meta tool: offered
+    with pytest.raises(ConfigError, match="condition 'nl' is offered"):  # ... not in a condition without it
+        check_tool_choice({"openai/x": Live()}, {"meta": {"buy_item", "request_user_decision"}, "nl": {"buy_item"}})
     with pytest.raises(ConfigError, match="no tools"):
-        check_tool_choice({"openai/x": Live()}, {"mini": set()})
+        check_tool_choice({"openai/x": Live()}, {"nl": set()})

@@ -135,7 +135,7 @@ def test_a_usage_details_object_of_the_wrong_type_is_an_invalid_response(api, tm
     api.expect_request(path_of(spec), method="POST").respond_with_json(body)
     with pytest.raises(ProviderError) as caught:
         live(api, spec, cache=cache).respond(context(), None)
-    assert caught.value.code == "invalid_response" and f"{field} is a " in str(caught.value)
+    assert caught.value.code == "invalid_response" and f"{field} is a JSON " in str(caught.value)
     assert len(cache) == 0
 
 
