@@ -155,30 +155,44 @@ def unknown_references(rules: RuleSet | DraftRuleSet) -> list[str]:
     any tool the rule can match. Such a rule never stops a call on the built-in tasks; a rule for
     tasks of one's own (``--tasks``) is warned about as well, since only the built-in ones are read.
 
+    A built-in domain that cannot be imported here (one that needs an optional package, such as
+    ``bfcl`` without ``bfcl-eval``) is not read: a rule naming it is not warned about, and a
+    finding over a scope that includes it says which domains were not read.
+
     Returns:
         One line per finding, ``rule ID: when.FIELD 'VALUE' ...``, in rule order.
     """
+    from evalkit.errors import TaskError
     from evalkit.scenarios.domains import available_domains, load_domain
 
-    domains = {name: load_domain(name) for name in available_domains()}
+    domains: dict[str, Any] = {}
+    unread: list[str] = []
+    for name in available_domains():
+        try:
+            domains[name] = load_domain(name)
+        except TaskError:  # an optional package missing: its tools are unknown here, never a crash
+            unread.append(name)
     out: list[str] = []
     for rule in rules.rules:
         when = rule.when
-        named = [d for d in (when.domain or ()) if d not in domains]
+        missed = [d for d in unread if not when.domain or d in when.domain]
+        note = f" (domains not read here, an optional package missing: {', '.join(missed)})" if missed else ""
+        named = [d for d in (when.domain or ()) if d not in domains and d not in unread]
         out += [f"rule {rule.id}: when.domain {d!r} is no built-in domain ({', '.join(sorted(domains))})"
                 for d in named]
         scope = [domains[d] for d in (when.domain or domains) if d in domains]
         tools = {name: spec for dom in scope for name, spec in dom.tools.items()}
-        out += [f"rule {rule.id}: when.tool {t!r} is no tool of {_where(when.domain)}" for t in (when.tool or ())
+        out += [f"rule {rule.id}: when.tool {t!r} is no tool of {_where(when.domain)}{note}" for t in (when.tool or ())
                 if t not in tools]
         if when.tool_prefix is not None and not any(t.startswith(when.tool_prefix) for t in tools):
-            out.append(f"rule {rule.id}: when.tool_prefix {when.tool_prefix!r} starts no tool of {_where(when.domain)}")
+            out.append(f"rule {rule.id}: when.tool_prefix {when.tool_prefix!r} starts no tool of {_where(when.domain)}"
+                       f"{note}")
         matched = [spec for name, spec in tools.items() if (when.tool is None or name in when.tool)
                    and (when.tool_prefix is None or name.startswith(when.tool_prefix))]
         params = {p for spec in matched for p in ((spec.parameters or {}).get("properties") or {})}
         if matched:
-            out += [f"rule {rule.id}: when.args {a!r} is no parameter of the tools it matches" for a in when.args
-                    if a not in params]
+            out += [f"rule {rule.id}: when.args {a!r} is no parameter of the tools it matches{note}"
+                    for a in when.args if a not in params]
     return out
 
 
