@@ -5,7 +5,8 @@ Layout of ``DIR/``::
     config.json       the run manifest (config, evalkit version, suite hash, prompt hashes)
     traces/ID.jsonl   one event log per episode (JSON Lines)
     superseded/ID.N.jsonl
-                      the event log of an errored episode that a resumed run ran again (N = 1, 2, ...
+                      the event log of an episode that a resumed run ran again (it had errored, or
+                      finished with its trace missing or cut; N = 1, 2, ...
                       in the order superseded; kept outside ``traces/`` so that a replay of the run
                       reads each episode once)
     results.jsonl     one scored row per finished episode, appended and flushed per row
@@ -68,7 +69,7 @@ OWNED = ("config.json", "results.jsonl", "results.parquet", "summary.json", "rep
 """The files evalkit writes at the top of a run directory (all it ever removes there, with
 ``traces/*.jsonl`` and ``superseded/*.jsonl``)."""
 SUPERSEDED = "superseded"
-"""The folder of a run directory that keeps the event logs of errored episodes a resumed run ran again."""
+"""The folder of a run directory that keeps the event logs of episodes a resumed run ran again."""
 
 
 class RunStore:
@@ -179,9 +180,9 @@ class RunStore:
     def record(self, episode_id: str, trace: str, row: dict[str, Any]) -> dict[str, Any]:
         """Write an episode's trace, then append its result row; return the row written.
 
-        A row that supersedes an errored one of a resumed run (:attr:`superseded`) carries the
-        errored row's spend (:func:`carry_spend`): the row returned and written holds it; the
-        errored run's event log is first moved to ``superseded/EPISODE_ID.N.jsonl``
+        A row that supersedes an earlier one of a resumed run (:attr:`superseded`: errored, or
+        finished without a whole trace) carries that row's spend (:func:`carry_spend`): the row
+        returned and written holds it; the earlier run's event log is first moved to ``superseded/EPISODE_ID.N.jsonl``
         (:meth:`keep_superseded_trace`).
 
         The row is serialised here, in the caller's thread (a row that is not valid JSON, e.g.
