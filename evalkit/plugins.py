@@ -110,6 +110,14 @@ def load_group(group: str) -> None:
         raise _failed[group]
 
 
+def env_modules() -> list[str]:
+    """The module names ``EVALKIT_PLUGINS`` lists now, in order, blank names left out (``[]`` when
+    it is unset)."""
+    import os
+
+    return [name for name in (n.strip() for n in os.environ.get(ENV, "").split(",")) if name]
+
+
 def load_env_modules() -> None:
     """Import every module named in ``EVALKIT_PLUGINS`` (once per process; blank names skipped).
 
@@ -124,12 +132,9 @@ def load_env_modules() -> None:
             if ENV not in _loaded:
                 _loaded.add(ENV)
                 import importlib
-                import os
 
                 problems: list[str] = []
-                for name in (n.strip() for n in os.environ.get(ENV, "").split(",")):
-                    if not name:
-                        continue
+                for name in env_modules():
                     try:
                         importlib.import_module(name)
                     except Exception as exc:  # noqa: BLE001 - any import failure is reported, with the others

@@ -30,7 +30,8 @@ is read as ``"off"`` / ``"on"``.
 
 Every problem is one :class:`GateConfigError` line naming the file and the field::
 
-    gate.yaml: field thresholds.1.metric: unknown metric 'paired_acc' (…)
+    gate.yaml: field thresholds.1.metric: unknown metric 'paired_acc' for a summary row; it is not one of
+        evalkit's own metrics: if a plugin provides it, name the plugin's module in EVALKIT_PLUGINS (…)
     g.yaml: field thresholds.0.max: max = 5 on post_hoc_rate is outside the metric's range [0, 1]: …
 
 A bound outside the metric's range (:func:`evalkit.gate.catalogue.metric_range`: a rate in
@@ -63,6 +64,7 @@ from pydantic import (
 from evalkit.errors import ConfigError
 from evalkit.gate.catalogue import BREAKDOWNS, GROUP_KEYS, REGRESSION_UNITS, MetricRange, metric_kinds, metric_range
 from evalkit.documents import DocumentError, load_json, load_yaml
+from evalkit.plugins import ENV, env_modules
 
 __all__ = ["GateConfig", "GateConfigError", "Regression", "RegressionCheck", "Threshold", "load_gate_config"]
 
@@ -121,6 +123,17 @@ def _where(value: Any, allowed: tuple[str, ...]) -> dict[str, tuple[str, ...]]:
     return out
 
 
+def _plugin_hint() -> str:
+    """The hint for a metric that is neither evalkit's own nor registered by a loaded plugin: how
+    a plugin's metric is loaded, and which ``EVALKIT_PLUGINS`` modules (if any) were loaded."""
+    named = env_modules()
+    loaded = (f"{ENV}={','.join(named)} is set, but none of its modules registers it" if named
+              else f"{ENV} is not set")
+    return (f"; it is not one of evalkit's own metrics: if a plugin provides it, name the plugin's module in {ENV} "
+            f"(importable from PYTHONPATH) or install the plugin with an entry point in the group "
+            f"evalkit.metrics ({loaded})")
+
+
 class Threshold(_Strict):
     """An absolute limit on one summary metric, for every row ``where`` selects.
 
@@ -157,7 +170,7 @@ class Threshold(_Strict):
         kinds = metric_kinds(core=by is not None)
         if value not in kinds:
             where = f"the {by} breakdown" if by else "a summary row"
-            hint = "; breakdown rows keep only the core metrics" if by and value in metric_kinds() else ""
+            hint = "; breakdown rows keep only the core metrics" if value in metric_kinds() else _plugin_hint()
             raise ValueError(f"unknown metric {value!r} for {where}{hint} (known: {', '.join(kinds)})")
         return value
 

@@ -49,3 +49,24 @@ def test_integer_bounds_still_load(tmp_path):
 def test_an_empty_or_scalar_gate_config_is_one_line(tmp_path, text):
     err = error(tmp_path, text)
     assert err.message == "expected a mapping with `thresholds` and/or `regression`"
+
+
+def test_a_metric_no_loaded_plugin_registers_names_evalkit_plugins(tmp_path, monkeypatch):
+    monkeypatch.delenv("EVALKIT_PLUGINS", raising=False)
+    err = error(tmp_path, "thresholds:\n  - {metric: stop_first_rate, max: 0.5}\n")
+    assert err.field == "thresholds.0.metric"
+    assert err.message.startswith(
+        "unknown metric 'stop_first_rate' for a summary row; it is not one of evalkit's own metrics: if a plugin "
+        "provides it, name the plugin's module in EVALKIT_PLUGINS (importable from PYTHONPATH) or install the plugin "
+        "with an entry point in the group evalkit.metrics (EVALKIT_PLUGINS is not set) (known: n_pairs, n_units, ")
+    # the modules named are listed when the variable is set but none of them registers the metric
+    monkeypatch.setenv("EVALKIT_PLUGINS", " json, ,string")
+    err = error(tmp_path, "thresholds:\n  - {metric: stop_first_rate, by: trigger, max: 0.5}\n")
+    assert "(EVALKIT_PLUGINS=json,string is set, but none of its modules registers it)" in err.message
+
+
+def test_a_builtin_metric_missing_from_breakdown_rows_gets_no_plugin_hint(tmp_path):
+    err = error(tmp_path, "thresholds:\n  - {metric: lag_mean, by: phase, max: 1}\n")
+    assert err.message.startswith("unknown metric 'lag_mean' for the phase breakdown; breakdown rows keep only the "
+                                  "core metrics (known: ")
+    assert "EVALKIT_PLUGINS" not in err.message

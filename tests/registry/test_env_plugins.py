@@ -39,7 +39,12 @@ def test_a_metric_named_in_the_environment_reaches_the_summary_and_the_gate(tmp_
     passed = _evalkit("gate", str(tmp_path / "run"), "--config", str(gate), plugins="toy_metric", cwd=tmp_path)
     assert passed.returncode == 0, passed.stdout + passed.stderr
     unknown = _evalkit("gate", str(tmp_path / "run"), "--config", str(gate), plugins=None, cwd=tmp_path)
-    assert unknown.returncode == 2 and "stop_first_rate" in unknown.stdout + unknown.stderr
+    assert unknown.returncode == 2
+    assert unknown.stderr.startswith(
+        f"evalkit: error: {gate}: field thresholds.0.metric: unknown metric 'stop_first_rate' for a summary row; it "
+        "is not one of evalkit's own metrics: if a plugin provides it, name the plugin's module in EVALKIT_PLUGINS"
+    ), unknown.stderr
+    assert "(EVALKIT_PLUGINS is not set)" in unknown.stderr
 
 
 def test_a_module_that_cannot_be_imported_is_one_error_naming_the_variable(tmp_path):
