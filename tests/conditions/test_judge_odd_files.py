@@ -241,3 +241,24 @@ def test_a_key_twice_in_a_nested_object_is_named_as_nested(tmp_path) -> None:
     path.write_text('{"text": "a", "label": "act", "lang": "en", "meta": {"x": 1, "x": 2}}\n', encoding="utf-8")
     with pytest.raises(ConfigError, match=r"odd.jsonl: line 1: key 'x' given twice \(in a nested object\); keep one"):
         load_labelled(path)
+
+
+def test_a_misspelt_required_field_gets_a_did_you_mean_naming_file_and_line(tmp_path) -> None:
+    """A line whose label is under "lable" lacks its label: the error names the file, the line, the
+    missing field and the key that looks like it; an unrelated extra key is not offered."""
+    path = tmp_path / "lable.jsonl"
+    path.write_text(json.dumps({"text": "I cannot do that.", "label": "abstain", "lang": "en"}) + "\n"
+                    + json.dumps({"text": "Done.", "id": "x-2", "lable": "act", "lang": "en"}) + "\n", encoding="utf-8")
+    result = runner.invoke(app, ["judge", "eval", "--texts", str(path)])
+    assert result.exit_code == 2
+    assert result.stderr.strip() == (f"evalkit: error: {path}: line 2: field label: Field required; the line has a "
+                                     "key 'lable': did you mean 'label'?")
+    path.write_text(json.dumps({"text": "Done.", "label": "act", "Language": "en"}) + "\n", encoding="utf-8")
+    with pytest.raises(ConfigError) as err:
+        load_labelled(path)
+    assert str(err.value) == (f"{path}: line 1: field lang: Field required; the line has a key 'Language': "
+                              "did you mean 'lang'?")
+    path.write_text(json.dumps({"text": "Done.", "lang": "en", "id": "x-3"}) + "\n", encoding="utf-8")
+    with pytest.raises(ConfigError) as err:
+        load_labelled(path)
+    assert str(err.value) == f"{path}: line 1: field label: Field required"

@@ -143,6 +143,18 @@ def _parse_int(digits: str) -> int | float:
     return int(digits) if len(digits) <= 4000 else float(digits)
 
 
+def _meant_field(key: str) -> str | None:
+    """The field of :class:`LabelledText` that ``key`` looks like a misspelling of (``lable`` →
+    ``label``, ``context`` → ``context_user``, ``language`` or ``locale`` → ``lang``), or ``None``.
+
+    The likeness is :func:`difflib.get_close_matches` at 0.7 against the field names, in lower case.
+    """
+    import difflib
+
+    match = difflib.get_close_matches(key.lower(), list(LabelledText.model_fields), n=1, cutoff=0.7)
+    return match[0] if match else ("lang" if key.lower() in ("language", "locale") else None)
+
+
 def load_labelled(path: str | Path) -> list[LabelledText]:
     """Read a labelled JSON-lines file (UTF-8, a byte-order mark and CRLF or CR line ends allowed; blank
     lines skipped; ``label`` and ``lang`` in any case).
@@ -151,7 +163,9 @@ def load_labelled(path: str | Path) -> list[LabelledText]:
         ConfigError: the file is missing or a folder (for the default: the corpus is not
             installed), is not UTF-8 (the line of the first bad byte),
             or one line is not a JSON object (or is nested deeper than the parser reads), gives a key twice (``FILE: line N: key K given twice``)
-            or lacks a valid ``text`` (not blank) / ``label`` / ``lang``: ``FILE: line N: field F: why``.
+            or lacks a valid ``text`` (not blank) / ``label`` / ``lang``: ``FILE: line N: field F: why``;
+            a missing field with a key that looks like its misspelling on the line names that key
+            (``FILE: line 2: field label: Field required; the line has a key 'lable': did you mean 'label'?``).
     """
     p = Path(path)
     if p.is_dir():
@@ -199,6 +213,10 @@ def load_labelled(path: str | Path) -> list[LabelledText]:
             why = err["msg"].removeprefix("Value error, ")
             if err["type"] in ("literal_error", "enum") and isinstance(err.get("input"), str):
                 why += f", not {err['input']!r}"  # the value given, as written
+            if err["type"] == "missing":
+                key = next((k for k in obj if k not in LabelledText.model_fields and _meant_field(k) == where), None)
+                if key is not None:
+                    why += f"; the line has a key {key!r}: did you mean {where!r}?"
             raise ConfigError(f"{p}: line {n}: field {where}: {why}") from None
         labelled._line_no = n
         labelled._ignored = tuple(k for k in obj if k not in LabelledText.model_fields)
@@ -304,19 +322,14 @@ def _lang_cell(lang: str, e: dict[str, Any]) -> str:
 
 def ignored_note(lines: list[LabelledText]) -> str | None:
     """A one-line note for keys that look like a misspelt field ("context" for ``context_user``,
-    "lable", "txt", "language"): such a key is not read, so its value is silently lost. ``None`` when
-    there is none; other extra keys (ids, sources, notes) are ignored without a note.
-
-    The likeness is :func:`difflib.get_close_matches` at 0.7 against the field names.
+    "lable", "txt", "language"; :func:`_meant_field`): such a key is not read, so its value is
+    silently lost. ``None`` when there is none; other extra keys (ids, sources, notes) are ignored
+    without a note.
     """
-    import difflib
-
-    fields = list(LabelledText.model_fields)
     seen: dict[str, tuple[str, int]] = {}
     for line in lines:
         for key in line.ignored_fields:
-            match = difflib.get_close_matches(key.lower(), fields, n=1, cutoff=0.7)
-            meant = match[0] if match else ("lang" if key.lower() in ("language", "locale") else None)
+            meant = _meant_field(key)
             if meant is not None:
                 count = seen.get(key, (meant, 0))[1]
                 seen[key] = (meant, count + 1)
