@@ -134,6 +134,14 @@ def execute_run(
     setup = runtime_setup(config)  # a bad rule set or policy fails before any work
     if config.model_config_file:  # so does a bad model config file, even when only scripted models run
         load_model_config(config.model_config_file)
+    options = config.model_options()
+    # so does a misspelt model spec (provider, scripted policy, settings), before the suite is read and
+    # self-checked; a built-in model starts nothing here (a live model connects, a local server starts
+    # and an agent's process runs at its first episode)
+    models = {spec: get_model(spec, options) for spec in config.models}
+    for model in models.values():  # an agent takes the run's agent limits (evalkit.agents)
+        if hasattr(model, "bind_run"):
+            model.bind_run(config)
     tasks_dir = Path(config.tasks_dir) if config.tasks_dir else None
     suite = config.select(load_suite(config.suites, tasks_dir=tasks_dir))
     if not suite.pairs:
@@ -157,11 +165,6 @@ def execute_run(
         suite = suite.without(check.excluded_ids)
         if not suite.pairs:
             raise ConfigError("the oracle self-check excluded every pair of the selection")
-    options = config.model_options()
-    models = {spec: get_model(spec, options) for spec in config.models}
-    for model in models.values():  # an agent takes the run's agent limits (evalkit.agents)
-        if hasattr(model, "bind_run"):
-            model.bind_run(config)
     prices = {spec: find_price(spec) for spec in config.models}
     check_prices(models, prices)  # an infinite price would break config.json and every cost
     check_tool_choice(models, offered)  # a misspelt forced tool would fail every call of the run

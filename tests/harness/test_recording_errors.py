@@ -164,3 +164,27 @@ def test_a_tool_choice_naming_no_offered_tool_is_refused_before_any_work(tmp_pat
         check_tool_choice({"openai/x": Live()}, {"meta": {"buy_item", "request_user_decision"}, "nl": {"buy_item"}})
     with pytest.raises(ConfigError, match="no tools"):
         check_tool_choice({"openai/x": Live()}, {"nl": set()})
+
+
+@pytest.mark.parametrize("spec, message", [
+    ("scripted/oracel", "unknown scripted policy 'oracel'; choose from oracle, always_act, always_abstain, post_hoc, "
+                        "asks_ignores or late:K (e.g. late:3)"),
+    ("opnai/gpt-4o-mini", "unknown model provider 'opnai' in 'opnai/gpt-4o-mini'; known: "),
+    ("scripted", "model spec 'scripted' must look like PROVIDER/NAME, e.g. scripted/oracle"),
+])
+def test_a_misspelt_model_is_refused_before_the_suite_is_read(tmp_path, mini_suite, mini_tasks, monkeypatch, spec,
+                                                              message):
+    """The suite is read and self-checked (seconds for the built-in library) only for models that exist."""
+    read = []
+
+    def load_suite(*args, **kwargs):
+        read.append(args)
+        raise AssertionError("the suite was read before the models were checked")
+
+    monkeypatch.setattr(run_module, "load_suite", load_suite)
+    config = _config(tmp_path, mini_suite, mini_tasks, ["scripted/oracle", spec])
+    config.selfcheck = True  # as `evalkit run` does: the self-check is the costly part of preparing a run
+    with pytest.raises(ConfigError) as err:
+        run(config)
+    assert str(err.value).startswith(message) and read == []
+    assert not (tmp_path / "run").exists()
