@@ -124,7 +124,8 @@ def anthropic_usage(body: Any) -> tuple[Usage, tuple[str, ...]]:
 
     Raises:
         ProviderError: ``invalid_response`` for a count of the wrong type (in ``server_tool_use``
-            and ``cache_creation`` too) or a details object that is not an object.
+            and ``cache_creation`` too), a details object that is not an object or a
+            ``service_tier`` that is not a string.
     """
     usage, flags = usage_object(body)
     if usage is None:
@@ -141,7 +142,7 @@ def anthropic_usage(body: Any) -> tuple[Usage, tuple[str, ...]]:
     server = usage_part(usage, "server_tool_use")  # each of its counts read (a wrong one is no "none used")
     if server is not None and any([count(server, name, "usage.server_tool_use") for name in server]):
         flags.append("server_tool_unpriced")  # billed per request (web search …): not in the token price
-    flags.extend(tier_flags(usage.get("service_tier")))
+    flags.extend(tier_flags(usage.get("service_tier"), "usage.service_tier"))
     creation = usage_part(usage, "cache_creation")
     written_by_lifetime = {name: count(creation, name, "usage.cache_creation") for name in creation or ()}
     if written_by_lifetime.get("ephemeral_1h_input_tokens"):

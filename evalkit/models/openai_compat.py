@@ -167,9 +167,12 @@ def openai_usage(body: Any) -> tuple[Usage, tuple[str, ...]]:
     null ``usage`` is unknown (flag ``usage_missing``), never 0.
 
     Raises:
-        ProviderError: ``invalid_response`` for a count of the wrong type, or a details object
-            that is not an object (:func:`~evalkit.models.reply.usage_part`).
+        ProviderError: ``invalid_response`` for a count of the wrong type, a details object
+            that is not an object (:func:`~evalkit.models.reply.usage_part`), or a
+            ``service_tier`` (a field of the body, read with or without ``usage``) that is not
+            a string.
     """
+    tier = tier_flags(body.get("service_tier") if isinstance(body, dict) else None, "service_tier")
     usage, flags = usage_object(body)
     if usage is None:
         return UNKNOWN, tuple(flags)
@@ -200,7 +203,7 @@ def openai_usage(body: Any) -> tuple[Usage, tuple[str, ...]]:
     out = Usage(prompt, cached, written, completion, reasoning)
     if out.inconsistent and "usage_inconsistent" not in flags:
         flags.append("usage_inconsistent")
-    flags.extend(tier_flags(body.get("service_tier")))
+    flags.extend(tier)
     return out, tuple(flags)
 
 

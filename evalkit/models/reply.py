@@ -155,7 +155,21 @@ STANDARD_TIERS = frozenset({"default", "standard", "auto"})
 ``standard``); another tier (``flex``, ``priority``, ``batch``, ``scale`` …) has its own prices."""
 
 
-def tier_flags(tier: Any) -> list[str]:
+def tier_flags(tier: Any, where: str) -> list[str]:
     """``["service_tier_unpriced"]`` when a response reports a ``service_tier`` billed at
-    other rates than the list price the model's price gives, else ``[]``."""
-    return ["service_tier_unpriced"] if isinstance(tier, str) and tier.lower() not in STANDARD_TIERS else []
+    other rates than the list price the model's price gives, else ``[]`` (also when it
+    reports none: absent or null).
+
+    Args:
+        tier: The reported ``service_tier`` (a string, or ``None``).
+        where: Its place in the body, for the error (``usage.service_tier``).
+
+    Raises:
+        ProviderError: ``invalid_response`` when it is present but not a string: a tier is
+            never read as the list price's from a value of the wrong type.
+    """
+    if tier is None:
+        return []
+    if not isinstance(tier, str):
+        raise ProviderError(f"{where} is a JSON {json_kind(tier)}, not a string", code="invalid_response")
+    return ["service_tier_unpriced"] if tier.lower() not in STANDARD_TIERS else []

@@ -139,6 +139,40 @@ def test_a_usage_details_object_of_the_wrong_type_is_an_invalid_response(api, tm
     assert len(cache) == 0
 
 
+@pytest.mark.parametrize("spec, usage", [
+    ("openai/m", {"prompt_tokens": 10, "completion_tokens": 5, "total_tokens": 15}),
+    ("openai/m", None),  # the tier is a field of the body, read without usage too
+    ("anthropic/m", {"input_tokens": 10, "output_tokens": 5}),
+])
+@pytest.mark.parametrize("tier, kind", [(2, "number"), ({"name": "flex"}, "object"), (["flex"], "array"),
+                                        (True, "boolean")])
+def test_a_service_tier_of_the_wrong_type_is_an_invalid_response(api, tmp_path, spec, usage, tier, kind):
+    """A tier that is not a string is never read as the list price's tier."""
+    cache = CallCache(tmp_path / "calls.sqlite")
+    if spec.startswith("openai"):
+        body, field = chat({"content": "x"}, usage=None) | {"usage": usage, "service_tier": tier}, "service_tier"
+    else:
+        body, field = msg([{"type": "text", "text": "x"}], usage=usage | {"service_tier": tier}), "usage.service_tier"
+    api.expect_request(path_of(spec), method="POST").respond_with_json(body)
+    with pytest.raises(ProviderError) as caught:
+        live(api, spec, cache=cache).respond(context(), None)
+    assert caught.value.code == "invalid_response"
+    assert str(caught.value) == f"{field} is a JSON {kind}, not a string"
+    assert len(cache) == 0
+
+
+@pytest.mark.parametrize("spec", ["openai/m", "anthropic/m"])
+@pytest.mark.parametrize("tier, flags", [(None, ()), ("absent", ()), ("Priority", ("service_tier_unpriced",))])
+def test_a_null_or_absent_service_tier_is_the_list_price(api, spec, tier, flags):
+    extra = {} if tier == "absent" else {"service_tier": tier}
+    if spec.startswith("openai"):
+        body = chat({"content": "x"}, usage=None) | {"usage": {"prompt_tokens": 10, "completion_tokens": 5}} | extra
+    else:
+        body = msg([{"type": "text", "text": "x"}], usage={"input_tokens": 10, "output_tokens": 5} | extra)
+    out = answer(api, spec, body)
+    assert out.usage == Usage(10, None, None, 5, None) and out.flags == flags
+
+
 @pytest.mark.parametrize("details", [None, {}])
 def test_a_null_or_empty_details_object_leaves_its_counts_unknown(api, details):
     out = answer(api, "openai/m", chat({"content": "x"}, usage=None) | {"usage": {
