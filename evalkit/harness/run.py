@@ -25,6 +25,7 @@ from __future__ import annotations
 
 import math
 import sys
+from collections.abc import Set as AbstractSet
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -146,12 +147,12 @@ def execute_run(
     suite = config.select(load_suite(config.suites, tasks_dir=tasks_dir))
     if not suite.pairs:
         raise ConfigError("the selection holds no pairs")
-    offered: dict[str, set[str]] = {c: set() for c in config.conditions}  # condition -> tools its episodes may get
+    domain_tools: dict[str, set[str]] = {}  # domain -> its task tools
     for domain in sorted({pair.domain for pair in suite.pairs}):  # a meta tool named like a task tool
         tools = load_domain(domain, tasks_dir).tools
+        domain_tools[domain] = set(tools)
         for condition in config.conditions:
             check_tool_names(condition, domain, tools)
-            offered[condition] |= set(tools) | set(get_condition(condition).meta_tools())
     if resume:
         check_inputs(Path(config.out), config, suite)  # before any work, the self-check included
         check_sample(Path(config.out), config, suite)
@@ -167,7 +168,9 @@ def execute_run(
             raise ConfigError("the oracle self-check excluded every pair of the selection")
     prices = {spec: find_price(spec) for spec in config.models}
     check_prices(models, prices)  # an infinite price would break config.json and every cost
-    check_tool_choice(models, offered)  # a misspelt forced tool would fail every call of the run
+    # a misspelt forced tool, or one every variant hides, would fail every call of the run
+    check_tool_choice(models, offered_tools(suite, domain_tools, config.conditions),
+                      domains=set().union(*domain_tools.values()))
     for line in unused_entries(config.models, config.model_config_file):  # a misspelt key applies to nothing
         print(f"evalkit: warning: {line}", file=sys.stderr)
     for spec, model in models.items():  # a price set in --model-config wins over the built-in table
@@ -254,7 +257,28 @@ def execute_run(
     return ExecutedRun(store, plan_keys, suite.pairs, lock)
 
 
-def check_tool_choice(models: dict[str, Any], offered: dict[str, set[str]]) -> None:
+def offered_tools(suite: Suite, domain_tools: dict[str, set[str]], conditions: list[str]) -> dict[str, set[str]]:
+    """The tools some episode of each condition is offered: every variant's domain tools less
+    its ``hidden_tools`` (the plan runs every variant of every pair under every condition), and
+    the condition's meta tools.
+
+    Args:
+        suite: The pairs the run plays.
+        domain_tools: Domain name -> its task tool names (every domain of ``suite``).
+        conditions: The run's condition names.
+
+    Returns:
+        Condition name -> tool names.
+    """
+    task: set[str] = set()
+    for pair in suite.pairs:
+        for name in pair.variants:
+            task |= domain_tools[pair.domain] - set(pair.variant(name).hidden_tools)
+    return {c: task | set(get_condition(c).meta_tools()) for c in conditions}
+
+
+def check_tool_choice(models: dict[str, Any], offered: dict[str, set[str]], *,
+                      domains: AbstractSet[str] = frozenset()) -> None:
     """Reject a live model whose ``tool_choice`` names a tool (not ``auto``, ``required`` or
     ``none``) that no episode of one of the run's conditions is offered, before any work starts:
     the provider would refuse every call of that condition. A tool a condition offers in some
@@ -263,7 +287,9 @@ def check_tool_choice(models: dict[str, Any], offered: dict[str, set[str]]) -> N
 
     Args:
         models: Model objects by spec; a live model's ``settings.tool_choice`` is checked.
-        offered: Condition name -> the task tools of the run's domains and the condition's meta tools.
+        offered: Condition name -> the tools its episodes are offered (:func:`offered_tools`).
+        domains: The task tools of the run's domains, hidden or not: a forced tool among them
+            that no episode is offered is named as hidden by every variant.
 
     Raises:
         ConfigError: naming the model, the tool, the condition and the tools it offers.
@@ -275,9 +301,11 @@ def check_tool_choice(models: dict[str, Any], offered: dict[str, set[str]]) -> N
         for condition, tools in offered.items():
             if choice not in tools:
                 shown = ", ".join(sorted(tools)[:8]) + (", ..." if len(tools) > 8 else "")
+                hidden = (": the run's domains have it, but every variant of the run's pairs hides it (hidden_tools)"
+                          if choice in domains else "")
                 raise ConfigError(f"model {spec}: tool_choice {choice!r} names a tool that no episode of condition "
-                                  f"{condition!r} is offered (it offers {shown or 'no tools'}); give auto, required, "
-                                  "none or one of these tools")
+                                  f"{condition!r} is offered{hidden} (it offers {shown or 'no tools'}); give auto, "
+                                  "required, none or one of these tools")
 
 
 def check_prices(models: dict[str, Any], prices: dict[str, Any]) -> None:

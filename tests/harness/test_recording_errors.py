@@ -188,3 +188,59 @@ def test_a_misspelt_model_is_refused_before_the_suite_is_read(tmp_path, mini_sui
         run(config)
     assert str(err.value).startswith(message) and read == []
     assert not (tmp_path / "run").exists()
+
+
+def _hiding_suite(tmp_path, mini_suite, hides: dict[str, list[str]]):
+    """The mini suite with ``check_stock`` hidden on the listed variants of each listed pair."""
+    import yaml
+
+    data = yaml.safe_load(mini_suite.read_text(encoding="utf-8"))
+    for pair in data["pairs"]:
+        for variant in hides.get(pair["id"], []):
+            pair[variant]["hidden_tools"] = ["check_stock"]
+    path = tmp_path / "hiding.yaml"
+    path.write_text(yaml.safe_dump(data, sort_keys=False), encoding="utf-8")
+    return path
+
+
+def test_a_tool_choice_every_variant_hides_is_refused_before_any_work(tmp_path, mini_suite, mini_tasks, monkeypatch):
+    """The domain has the forced tool, but every episode of the run has it taken away."""
+    monkeypatch.setenv("OPENAI_API_KEY", "test")
+    model_config = tmp_path / "models.yaml"
+    model_config.write_text("models:\n  openai/test-model:\n    tool_choice: check_stock\n")
+    suite = _hiding_suite(tmp_path, mini_suite, {"mini-missing-target": ["act", "abstain"]})
+    config = _config(tmp_path, suite, mini_tasks, ["openai/test-model"], model_config_file=str(model_config),
+                     base_url="http://127.0.0.1:9/v1", cache=False)
+    config.conditions, config.pair_ids = ["tool"], ["mini-missing-target"]
+    with pytest.raises(ConfigError) as err:
+        run(config)
+    assert str(err.value).startswith(
+        "model openai/test-model: tool_choice 'check_stock' names a tool that no episode of condition 'tool' is "
+        "offered: the run's domains have it, but every variant of the run's pairs hides it (hidden_tools) (it offers "
+        "buy_item, declare_blocked, find_item, ")
+    assert not (tmp_path / "run").exists()
+
+
+def test_a_tool_some_variant_offers_passes_the_tool_choice_check(tmp_path, mini_suite, mini_tasks):
+    from evalkit.harness.run import check_tool_choice, offered_tools
+    from evalkit.scenarios.loader import load_suite
+
+    class Live:
+        class settings:
+            tool_choice = "check_stock"
+
+    domains = {"mini": {"find_item", "check_stock", "buy_item"}}
+    # hidden on one side only: the other side's episodes are offered it (their calls may be forced)
+    suite = load_suite([_hiding_suite(tmp_path, mini_suite, {"mini-missing-target": ["abstain"]})],
+                       tasks_dir=mini_tasks).select(pair_ids=["mini-missing-target"])
+    offered = offered_tools(suite, domains, ["nl", "meta"])
+    task = {"find_item", "check_stock", "buy_item"}
+    assert offered == {"nl": task, "meta": task | {"meta_request"}}
+    check_tool_choice({"openai/x": Live()}, offered, domains=domains["mini"])
+    # hidden on both sides of one pair, offered by another pair of the run
+    suite = load_suite([_hiding_suite(tmp_path, mini_suite, {"mini-missing-target": ["act", "abstain"]})],
+                       tasks_dir=mini_tasks)
+    check_tool_choice({"openai/x": Live()}, offered_tools(suite, domains, ["nl"]), domains=domains["mini"])
+    with pytest.raises(ConfigError, match="every variant of the run's pairs hides it"):
+        check_tool_choice({"openai/x": Live()}, offered_tools(suite.select(pair_ids=["mini-missing-target"]), domains,
+                                                              ["nl"]), domains=domains["mini"])
