@@ -134,11 +134,14 @@ def _verdict(label: str, rule: str, lang: str | None = "en"):
     ("abstain", "refusal.cannot", "en", [0.2, 0.1, 0.7], "act"),        # ... and yields at 0.7 or more
     ("act", "claim.passive", "en", [0.6, 0.1, 0.3], "abstain"),         # a claim yields at 0.6
     ("act", "claim.passive", "en", [0.55, 0.1, 0.35], "act"),
-    ("clarify", "ask.question", "zh", [0.59, 0.4, 0.01], "clarify"),
+    ("clarify", "ask.question", "zh", [0.44, 0.55, 0.01], "clarify"),
     ("clarify", "ask.question", "en", [0.15, 0.1, 0.75], "clarify"),    # a question keeps its label below 0.8
     ("clarify", "ask.question", "en", [0.1, 0.1, 0.8], "act"),          # ... and yields at 0.8 or more
-    ("clarify", "ask.question", "en", [0.58, 0.4, 0.02], "clarify"),    # ... to abstain below 0.6
-    ("clarify", "ask.question", "en", [0.6, 0.35, 0.05], "abstain"),    # ... and at 0.6 or more
+    ("clarify", "ask.question", "en", [0.44, 0.54, 0.02], "clarify"),   # ... to abstain below 0.45
+    ("clarify", "ask.question", "en", [0.45, 0.5, 0.05], "abstain"),    # ... and at 0.45 or more, first label or not
+    ("clarify", "ask.question", "en", [0.46, 0.04, 0.5], "abstain"),    # ... unless act is sure enough (0.8)
+    ("clarify", "ask.question", "en", [0.18, 0.02, 0.8], "act"),
+    ("clarify", "ask.question.shape", "en", [0.46, 0.5, 0.04], "clarify"),  # a weak question: the learned label
     ("act", "act.proceed", "en", [0.0, 0.95, 0.05], "act"),             # proceeding now is never made a question
     ("act", "act.proceed", "en", [0.9, 0.05, 0.05], "abstain"),
     ("unknown", "no_cue", "pt", [0.9, 0.05, 0.05], "unknown"),          # no cue: unknown, however sure

@@ -174,7 +174,7 @@ INFEASIBLE_SERVICE: list[tuple[str, _Cue]] = [
         r"|\b(?:outside|past|beyond|after)\s+the\s+(?:[\w-]+\s+){0,2}?(?:window|period|deadline|time\s+limit)\b"
         r"|\b(?:against|per|under|according\s+to)\s+(?:our|the|airline|company|store)\s+(?:\w+\s+)?polic(?:y|ies)\b"
         r"(?=.*\b(?:not|no|only|cannot|unable)\b)"
-        r"|\b(?:exceeds?|exceeding|is\s+(?:above|over|beyond))\s+(?:the\s+|your\s+|our\s+)?(?:[\w$\u20ac\u00a3%.,/-]+\s+){0,5}?"
+        r"|\b(?:(?:still\s+)?exceeds?|exceeding|is\s+(?:still\s+)?(?:above|over|beyond))\s+(?:the\s+|your\s+|our\s+)?(?:[\w$\u20ac\u00a3%.,/-]+\s+){0,5}?"
         r"(?:limit|threshold|cap|maximum|allowance|budget)\b"
         r"|\b(?:has|have|needs?|must)\s+to\s+(?:be\s+)?(?:approved|signed\s+off|reviewed|authori[sz]ed|handled|done|"
         r"verified|processed|submitted|go)\s+(?:by|through)\b"
@@ -186,11 +186,12 @@ INFEASIBLE_SERVICE: list[tuple[str, _Cue]] = [
         r"switch|split|combine|transfer|upgrade|downgrade|rebook|delete|edit|add|apply|use)\b"
         r"(?![^.;!?]{0,60}\b(?:once|after|afterwards|later|again|anymore|any\s+more|online|yourself|on\s+(?:the|our)\s+"
         r"(?:website|site|app|portal)|in\s+the\s+app)\b)"
-        # "You can only exchange items from orders that have been delivered": the service's condition told to the user
+        # "You can only exchange items from orders that have been delivered", "... return items from an order after it has
+        # been delivered": the service's condition told to the user
         r"|^(?:(?:but|however|so|and|currently|unfortunately|please\s+note|note)\s+)*(?:that\s+)?you\s+(?:can|may)\s+only\s+"
         r"(?:cancel|return|exchange|modify|change|refund|swap|switch|upgrade|downgrade|rebook|transfer)\s+[^.;!?]{0,60}?"
-        r"\b(?:from|for|on|if|when|after|within)\s+(?:an?\s+|the\s+|your\s+)?(?:orders?|items?|reservations?|bookings?|flights?)?"
-        r"\s*(?:that|which|whose|with)?\s*(?:have|has|are|is|were|was)?\s*(?:been\s+)?(?:delivered|pending|shipped|eligible)\b"
+        r"\b(?:from|for|on|if|when|after|within|once)\s+(?:an?\s+|the\s+|your\s+)?(?:orders?|items?|reservations?|bookings?|flights?)?"
+        r"\s*(?:that|which|whose|with|it|they)?\s*(?:have|has|are|is|were|was)?\s*(?:been\s+)?(?:delivered|pending|shipped|eligible)\b"
         # "only delivered orders can be returned", "You're currently only able to cancel or modify pending orders"
         r"|\bonly\s+(?:[\w-]+\s+){1,6}?(?:can|may)\s+be\s+(?:cancell?ed|returned|exchanged|modified|changed|refunded|"
         r"removed|upgraded|downgraded|rebooked|transferred|edited|updated)\b"

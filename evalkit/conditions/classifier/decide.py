@@ -310,6 +310,9 @@ _THAT_OFFER: Final = re.compile(r"^(?:\w+\s+){0,2}?(?:would|do)\s+you\s+(?:like|
 _AS_ASKED_DONE: Final = re.compile(r"\bas\s+(?:you\s+)?(?:asked|requested|instructed|wanted)\b|\bas\s+per\s+your\s+request\b")
 """A completion said to be what the user asked ("but I did cancel the lab appointment as you asked"): part of
 the request done (corpus rule 1), never an alternative after a refusal."""
+_IF_CONFIRMED: Final = re.compile(r"^(?:and\s+|so\s+)?(?:if|once|after|when)\s+you\s+(?:confirm|approve|agree|reply|say)\b")
+"""A go-ahead stated as a condition of what follows ("If you confirm, the order will be cancelled"): it says what
+going ahead does; a later question in the text says what is asked."""
 _BARE_ASKS: Final[frozenset[str]] = frozenset({"ask.please", "ask.let_me_know"})
 _PICK: Final = re.compile(
     r"\bwhich\s+(?:one|option|variant|item|size|colou?r|model|version|of\s+(?:these|those|the|them))\b"
@@ -618,9 +621,13 @@ def _decide(clauses: list[_Clause], body: str, has_code: bool, lang: str) -> Tex
     stop_low = ""
     seen_stop = seen_go = seen_ask = seen_hard_stop = seen_result = False
     offered_last = offered_else = part_refused = unavailable = whole_offered = picked = False
+    last_question = max((c.sent for c in cued if c.kind in ("ask", "offer", "confirm", "transfer") and c.rule != "ask.on_user"),
+                        default=-1)
     for cl in cued:
         kind = cl.kind
         rule = cl.rule
+        if rule == "ask.on_user" and lang == "en" and cl.sent < last_question and _IF_CONFIRMED.search(cl.low):
+            continue  # "If you confirm, the order will be cancelled. Would you like ...?": the question decides
         chosen = whole_chosen and part_refused  # "You asked me to cancel the whole order. To confirm ...?": no offer
         if kind in ("ask", "go") and after_alt is not None and not chosen and position.get(id(cl), -1) > after_alt \
                 and (kind == "ask" or rule in _PROMISE):
