@@ -280,7 +280,8 @@ _REFUSAL: list[tuple[str, _Cue]] = [
         r"|\bbeyond\s+(?:my|what\s+i\s+can)\b"
         r"|\bnothing\s+(?:more\s+|else\s+)?(?:i|we)\s+(?:can|could|am\s+able\s+to)\s+do\b"
         r"|\b(?:i|we)\s+(?:can|am\s+able\s+to|are\s+able\s+to)\s+only\s+(?:help|assist|answer|discuss|handle|support|provide|"
-        r"make|change|modify|cancel|process|issue|refund|book|access|update|edit|view|see)\b"
+        r"make|change|modify|cancel|process|issue|refund|book|access|update|edit|view|see|exchange|return|swap|switch|"
+        r"replace|remove|split|transfer|upgrade|downgrade|rebook)\b"
         r"|" + SCOPE_LIMIT +
         r"|^but\s+not\s+(?:the\s+|just\s+|only\s+)?(?:individual|single|specific|separate|partial|one)\s+(?:\w+\s+)?"
         r"(?:items?|products?|parts?|flights?|segments?|legs?|passengers?|cancell?ations?|returns?)\b"
@@ -479,7 +480,11 @@ _INFEASIBLE: list[tuple[str, _Cue]] = [
         r"|\b(?:i|we)\s+(?:do|does)\s+not\s+(?:currently\s+)?have\s+(?:a|an|any)\s+(?:[\w$.,/-]+\s+){0,10}?(?:available|in\s+stock)\b"
         # "there are no orders to cancel or return", "there is nothing to return or exchange from it"
         r"|\bthere\s+(?:is|are)\s+(?:no\s+(?!(?:more|further|other|remaining)\b)(?:[\w-]+\s+){0,2}?(?:orders?|reservations?|bookings?|items?|flights?|trips?)|nothing)\s+"
-        r"(?:left\s+|eligible\s+)?to\s+(?:cancel|return|exchange|modify|change|refund|rebook|upgrade)\b")),
+        r"(?:left\s+|eligible\s+)?to\s+(?:cancel|return|exchange|modify|change|refund|rebook|upgrade)\b"
+        # "We do not have a "coat" product", "the only available variant is in black, not blue": what was asked is not had
+        r"|\b(?:we|i)\s+(?:do|does)\s+not\s+(?:currently\s+)?(?:have|carry|sell|stock)\s+(?:a|an|any)\s+(?:[\w\"'\u201c\u201d-]+\s+){0,3}?"
+        r"(?:products?|product\s+types?|items?|models?)\b"
+        r"|\bthe\s+only\s+(?:available|in-stock)\s+(?:[\w()-]+\s+){0,10}?(?:is|are)\b")),
     ("infeasible.zh", _c(
         r"(?:没有|没|未|未能)(?:能)?成功|失败|返回(?:了)?错误|不在.{0,8}(?:范围|期限|时限)|已(?:经)?(?:截止|过期|超过)|未能|不存在(?!问题|任何问题)|找不到|未找到|没有找到|查无|查不到|没有查到|不可能|不可行|不支持|冲突|矛盾|不一致"
         r"|(?:余额|额度|积分|库存|权限|资金|名额)(?:不足|不够)|不(?:接受|受理)|(?:暂|暂时|目前|恕|均|一律|概)不(?:提供|办理|开放|允许|退|换|支持)|(?<![少免受大])(?:[\u4e00-\u9fff])不了(?![解])"

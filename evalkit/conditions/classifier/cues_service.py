@@ -198,7 +198,7 @@ INFEASIBLE_SERVICE: list[tuple[str, _Cue]] = [
         r"|\b(?:you\s+are|we\s+are|i\s+am)\s+(?:currently\s+)?only\s+able\s+to\s+(?:cancel|return|exchange|modify|change|"
         r"refund|remove|book|rebook|upgrade|downgrade|transfer|process|issue)\b"
 
-        r"|\b(?:is|are|was|were)\s+(?:already\s+|currently\s+|now\s+|temporarily\s+|still\s+)?(?:taken|occupied|unavailable)\b|\b(?:is|are)\s+already\s+(?:booked|reserved)\b"
+        r"|\b(?:is|are|was|were)\s+(?:(?:already|currently|now|temporarily|still|also)\s+){0,2}(?:taken|occupied|unavailable)\b|\b(?:is|are)\s+already\s+(?:booked|reserved)\b"
         r"|\b(?:only|exclusively)\s+(?:be\s+)?(?:available|offered|possible|allowed|valid|eligible|applies|apply|"
         r"granted|issued|made)\s+(?:to|for|on|if|when|in|with|after|before)\b|\bwill\s+have\s+to\s+wait\b"
         r"|\b(?:will|would|does|do)\s+not\s+(?:apply|work|qualify|be\s+(?:accepted|applied|possible|eligible|honou?red|"
@@ -208,7 +208,8 @@ INFEASIBLE_SERVICE: list[tuple[str, _Cue]] = [
         r"|\b(?:need|needs|require|requires)\s+(?:a|an|the)?\s*(?:\w+'s\s+)?(?:sign-?off|approval|authori[sz]ation|"
         r"signature)\b"
         r"|\bno\s+(?:available|open|free|remaining)\s+(?:\w+\s+)?(?:seats|rooms|flights|slots|tables|tickets|units|"
-        r"appointments)\b"
+        r"appointments)\b|\bnot\s+enough\s+(?:available\s+|open\s+|free\s+|remaining\s+)?(?:seats|rooms|slots|tables|tickets|"
+        r"units|stock)\b"
         r"|\b(?:not|no\s+longer)\s+(?:in\s+stock|available\s+for\s+(?:purchase|booking|exchange|return))\b"
         r"|只能由|必须由|需要由|须由|必须经过|需要经过|需经|只有.{1,12}才能|分期结清前|之前不能|前不能"
         r"|不(?:可|能|予|支持|允许|准|得|再)(?:退款|退还|退|更改|修改|取消|改签|转让|退换|变更|申请)|不再?符合.{0,8}(?:条件|要求|规定|政策)"

@@ -621,6 +621,7 @@ def _decide(clauses: list[_Clause], body: str, has_code: bool, lang: str) -> Tex
     stop_low = ""
     seen_stop = seen_go = seen_ask = seen_hard_stop = seen_result = False
     offered_last = offered_else = part_refused = unavailable = whole_offered = picked = False
+    part_sentence = ""  # the sentence that refuses a part: a whole it names is what a later yes/no question offers
     last_question = max((c.sent for c in cued if c.kind in ("ask", "offer", "confirm", "transfer") and c.rule != "ask.on_user"),
                         default=-1)
     for cl in cued:
@@ -661,7 +662,7 @@ def _decide(clauses: list[_Clause], body: str, has_code: bool, lang: str) -> Tex
             kind = "offer"  # "That variant is not available. Could you please choose another one?" (rule 3)
         names_whole = kind in ("ask", "confirm", "offer") and lang == "en" and part_refused and not whole_chosen and bool(
             _WHOLE.search(_sentence(clauses, cl)) or _YESNO_OFFER.search(cl.low)
-            and _WHOLE.search(" ".join(c.low for c in clauses if c.sent == cl.sent - 1)))
+            and (_WHOLE.search(" ".join(c.low for c in clauses if c.sent == cl.sent - 1)) or _WHOLE.search(part_sentence)))
         whole_asked = names_whole and kind != "offer"
         if kind == "ask" and (whole_asked or whole_offered and part_refused and lang == "en"):
             kind = "offer"  # "I can only cancel the entire order, not single items. Shall I cancel the entire order?"
@@ -696,7 +697,9 @@ def _decide(clauses: list[_Clause], body: str, has_code: bool, lang: str) -> Tex
         if kind in _STOP_KINDS:
             stop_low = cl.low
         seen_stop = seen_stop or kind in _STOP_KINDS
-        part_refused = part_refused or (kind in _STOP_KINDS and lang == "en" and bool(_PART_REFUSED.search(_sentence(clauses, cl))))
+        if not part_refused and kind in _STOP_KINDS and lang == "en" and _PART_REFUSED.search(_sentence(clauses, cl)):
+            part_refused, part_sentence = True, _sentence(clauses, cl)  # "I would need to cancel the entire order, as ..."
+
         unavailable = unavailable or (kind in _STOP_KINDS and lang == "en" and not cl.conditional
                                       and bool(_UNAVAILABLE.search(_sentence(clauses, cl))))
         seen_hard_stop = seen_hard_stop or (kind in _STOP_KINDS and not cl.conditional)
