@@ -143,74 +143,81 @@ def execute_run(
     for model in models.values():  # an agent takes the run's agent limits (evalkit.agents)
         if hasattr(model, "bind_run"):
             model.bind_run(config)
-    tasks_dir = Path(config.tasks_dir) if config.tasks_dir else None
-    suite = config.select(load_suite(config.suites, tasks_dir=tasks_dir))
-    if not suite.pairs:
-        raise ConfigError("the selection holds no pairs")
-    domain_tools: dict[str, set[str]] = {}  # domain -> its task tools
-    for domain in sorted({pair.domain for pair in suite.pairs}):  # a meta tool named like a task tool
-        tools = load_domain(domain, tasks_dir).tools
-        domain_tools[domain] = set(tools)
-        for condition in config.conditions:
-            check_tool_names(condition, domain, tools)
-    if resume:
-        check_inputs(Path(config.out), config, suite)  # before any work, the self-check included
-        check_sample(Path(config.out), config, suite)
-    selected = suite  # the selection, before the self-check's exclusions (what `inputs` describes)
-    check = None
-    if config.selfcheck:  # pairs the oracle cannot pass are excluded, with reasons, never silently
-        check = oracle_selfcheck(suite, conditions=config.conditions, gates=config.gates, limits=config.limits(),
-                                 setup=setup, tasks_dir=tasks_dir)
-        for entry in check.excluded:
-            print(f"evalkit: oracle self-check excludes {entry['pair_id']}: {entry['reasons'][0]}", file=sys.stderr)
-        suite = suite.without(check.excluded_ids)
-        if not suite.pairs:
-            raise ConfigError("the oracle self-check excluded every pair of the selection")
-    prices = {spec: find_price(spec) for spec in config.models}
-    check_prices(models, prices)  # an infinite price would break config.json and every cost
-    # a misspelt forced tool, or one every variant hides, would fail every call of the run
-    check_tool_choice(models, offered_tools(suite, domain_tools, config.conditions),
-                      domains=set().union(*domain_tools.values()))
-    for line in unused_entries(config.models, config.model_config_file):  # a misspelt key applies to nothing
-        print(f"evalkit: warning: {line}", file=sys.stderr)
-    for spec, model in models.items():  # a price set in --model-config wins over the built-in table
-        described = model.describe() if hasattr(model, "describe") else None
-        if isinstance(described, dict) and isinstance(described.get("price"), dict):
-            prices[spec] = described["price"]
-    plan = build_plan(suite, config, setup)
-    limits = config.limits()
     panel = None
-    if config.judges:  # a bad judge spec or a missing key fails before any episode
-        panel = Panel.from_specs(config.judges, options)
-        for judge in panel.judges:
-            _ = judge.model
-    store = RunStore(config.out)
-    store.root.mkdir(parents=True, exist_ok=True)
-    lock = store.lock()  # one process per run directory; released when this run returns
-    if resume:
-        completed: bytearray | set[tuple] = prepare_resume(store, config, suite, plan.keys())
-        for name in ("summary.json", "report.html", "results.parquet"):
-            # the run is unfinished again until finish() (evalkit.pipeline) writes them: an interrupted resume must not
-            # leave the earlier numbers looking current (report and gate then point at --resume)
-            (store.root / name).unlink(missing_ok=True)
-    else:
-        if earlier is not None and not (store.root / "summary.json").is_file():
+    lock = None
+    try:  # a failure while preparing closes what the run opened (models, judges, the lock) before it is raised
+        tasks_dir = Path(config.tasks_dir) if config.tasks_dir else None
+        suite = config.select(load_suite(config.suites, tasks_dir=tasks_dir))
+        if not suite.pairs:
+            raise ConfigError("the selection holds no pairs")
+        domain_tools: dict[str, set[str]] = {}  # domain -> its task tools
+        for domain in sorted({pair.domain for pair in suite.pairs}):  # a meta tool named like a task tool
+            tools = load_domain(domain, tasks_dir).tools
+            domain_tools[domain] = set(tools)
+            for condition in config.conditions:
+                check_tool_names(condition, domain, tools)
+        if resume:
+            check_inputs(Path(config.out), config, suite)  # before any work, the self-check included
+            check_sample(Path(config.out), config, suite)
+        selected = suite  # the selection, before the self-check's exclusions (what `inputs` describes)
+        check = None
+        if config.selfcheck:  # pairs the oracle cannot pass are excluded, with reasons, never silently
+            check = oracle_selfcheck(suite, conditions=config.conditions, gates=config.gates, limits=config.limits(),
+                                     setup=setup, tasks_dir=tasks_dir)
+            for entry in check.excluded:
+                print(f"evalkit: oracle self-check excludes {entry['pair_id']}: {entry['reasons'][0]}", file=sys.stderr)
+            suite = suite.without(check.excluded_ids)
+            if not suite.pairs:
+                raise ConfigError("the oracle self-check excluded every pair of the selection")
+        prices = {spec: find_price(spec) for spec in config.models}
+        check_prices(models, prices)  # an infinite price would break config.json and every cost
+        # a misspelt forced tool, or one every variant hides, would fail every call of the run
+        check_tool_choice(models, offered_tools(suite, domain_tools, config.conditions),
+                          domains=set().union(*domain_tools.values()))
+        for line in unused_entries(config.models, config.model_config_file):  # a misspelt key applies to nothing
+            print(f"evalkit: warning: {line}", file=sys.stderr)
+        for spec, model in models.items():  # a price set in --model-config wins over the built-in table
+            described = model.describe() if hasattr(model, "describe") else None
+            if isinstance(described, dict) and isinstance(described.get("price"), dict):
+                prices[spec] = described["price"]
+        plan = build_plan(suite, config, setup)
+        limits = config.limits()
+        if config.judges:  # a bad judge spec or a missing key fails before any episode
+            panel = Panel.from_specs(config.judges, options)
+            for judge in panel.judges:
+                _ = judge.model
+        store = RunStore(config.out)
+        store.root.mkdir(parents=True, exist_ok=True)
+        lock = store.lock()  # one process per run directory; released when this run returns
+        if resume:
+            completed: bytearray | set[tuple] = prepare_resume(store, config, suite, plan.keys())
+            for name in ("summary.json", "report.html", "results.parquet"):
+                # the run is unfinished again until finish() (evalkit.pipeline) writes them: an interrupted resume must not
+                # leave the earlier numbers looking current (report and gate then point at --resume)
+                (store.root / name).unlink(missing_ok=True)
+        else:
+            if earlier is not None and not (store.root / "summary.json").is_file():
+                lock.close()
+                started = earlier.get("created", "at an unknown time")
+                raise RunError(f"{store.root}: holds an unfinished run (started {started}, no summary.json); continue "
+                               f"it with `evalkit run --resume {store.root}`, or delete the folder to start again")
+            if earlier is not None:
+                print(f"evalkit: warning: replacing the earlier run in {store.root} "
+                      f"(started {earlier.get('created', 'at an unknown time')})", file=sys.stderr)
+            store.reset()
+            store.write_json("config.json", manifest(config, suite, models, selected=selected))
+            completed = set()
+        if check is not None:
+            store.write_json("selfcheck.json", check.as_dict())
+        todo = pending(plan, completed)
+        if resume:
+            print(f"evalkit: resuming {store.root}: {len(plan) - len(todo)} of {len(plan)} episodes done, "
+                  f"{len(todo)} to run", file=sys.stderr)
+    except BaseException:
+        _close_models(models, panel)
+        if lock is not None:
             lock.close()
-            started = earlier.get("created", "at an unknown time")
-            raise RunError(f"{store.root}: holds an unfinished run (started {started}, no summary.json); continue "
-                           f"it with `evalkit run --resume {store.root}`, or delete the folder to start again")
-        if earlier is not None:
-            print(f"evalkit: warning: replacing the earlier run in {store.root} "
-                  f"(started {earlier.get('created', 'at an unknown time')})", file=sys.stderr)
-        store.reset()
-        store.write_json("config.json", manifest(config, suite, models, selected=selected))
-        completed = set()
-    if check is not None:
-        store.write_json("selfcheck.json", check.as_dict())
-    todo = pending(plan, completed)
-    if resume:
-        print(f"evalkit: resuming {store.root}: {len(plan) - len(todo)} of {len(plan)} episodes done, "
-              f"{len(todo)} to run", file=sys.stderr)
+        raise
 
     def write(spec: EpisodeSpec, result: Any) -> dict[str, Any]:
         trace = result.log.to_jsonl()
@@ -246,15 +253,21 @@ def execute_run(
     else:
         store.close()
     finally:
-        if panel is not None:
-            panel.close()
-        for model in models.values():
-            close = getattr(model, "close", None)
-            if close is not None:
-                close()  # stops a local model server started for this run
+        _close_models(models, panel)
     plan_keys = plan.keys()  # a lazy view: the summary needs the keys only
     del plan, todo
     return ExecutedRun(store, plan_keys, suite.pairs, lock)
+
+
+def _close_models(models: dict[str, Any], panel: Any) -> None:
+    """Close the judge panel (when there is one) and every model that can be closed (a local model
+    server started for the run stops)."""
+    if panel is not None:
+        panel.close()
+    for model in models.values():
+        close = getattr(model, "close", None)
+        if close is not None:
+            close()
 
 
 def offered_tools(suite: Suite, domain_tools: dict[str, set[str]], conditions: list[str]) -> dict[str, set[str]]:

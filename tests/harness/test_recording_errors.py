@@ -244,3 +244,40 @@ def test_a_tool_some_variant_offers_passes_the_tool_choice_check(tmp_path, mini_
     with pytest.raises(ConfigError, match="every variant of the run's pairs hides it"):
         check_tool_choice({"openai/x": Live()}, offered_tools(suite.select(pair_ids=["mini-missing-target"]), domains,
                                                               ["nl"]), domains=domains["mini"])
+
+
+class Closable(Hostile):
+    """``closetest/NAME``: a model that records when it is closed (as a local model server stops)."""
+
+    closed: list[str] = []
+
+    def __init__(self, kind: str):
+        super().__init__(kind)
+        self.name = f"closetest/{kind}"
+
+    def close(self) -> None:
+        Closable.closed.append(self.name)
+
+
+register_provider("closetest", lambda name, options: Closable(name))
+
+
+def test_a_run_that_fails_while_preparing_closes_its_models(tmp_path, mini_suite, mini_tasks, monkeypatch):
+    """Models are made before the suite is read: a bad suite still closes them, and the run directory stays unmade."""
+    Closable.closed.clear()
+
+    def load_suite(*args, **kwargs):
+        raise ConfigError("suite.yaml: pair p1: field variants: broken")
+
+    monkeypatch.setattr(run_module, "load_suite", load_suite)
+    config = _config(tmp_path, mini_suite, mini_tasks, ["closetest/a", "closetest/b"])
+    with pytest.raises(ConfigError, match="pair p1: field variants"):
+        run(config)
+    assert sorted(Closable.closed) == ["closetest/a", "closetest/b"]
+    assert not (tmp_path / "run").exists()
+
+
+def test_a_finished_run_closes_its_models_once(tmp_path, mini_suite, mini_tasks):
+    Closable.closed.clear()
+    run(_config(tmp_path, mini_suite, mini_tasks, ["closetest/a"]))
+    assert Closable.closed == ["closetest/a"]
