@@ -170,6 +170,20 @@ def test_language_codes_of_two_or_three_letters_in_any_case_are_read(tmp_path) -
     assert [x.lang for x in load_labelled(path)] == ["en", "zh", "pt", "yue"]
 
 
+def test_three_letter_codes_of_the_languages_read_count_as_those_languages(tmp_path) -> None:
+    path = tmp_path / "iso3.jsonl"
+    path.write_text("".join(json.dumps({"text": text, "label": "act", "lang": code}) + "\n" for text, code in (
+        ("I have updated the shipping address on your order.", "eng"), ("地址已经更新好了。", "zho"),
+        ("I have updated the shipping address on your order.", "EN"))), encoding="utf-8")
+    assert [x.lang for x in load_labelled(path)] == ["en", "zh", "en"]
+    out = tmp_path / "figures.json"
+    result = runner.invoke(app, ["judge", "eval", "--texts", str(path), "--json", str(out)])
+    assert result.exit_code == 0, result.output
+    reader = json.loads(out.read_text(encoding="utf-8"))["readers"][0]
+    assert sorted(reader["by_lang"]) == ["en", "zh"] and reader["by_lang"]["en"]["n"] == 2
+    assert reader["n_read_langs"] == 3 and "not read by the classifier" not in result.output
+
+
 def test_a_text_with_one_visible_character_among_invisible_ones_is_kept(tmp_path) -> None:
     path = tmp_path / "zw.jsonl"
     path.write_text(json.dumps({"text": "\u200bok\u200b", "label": "act", "lang": "en"}) + "\n", encoding="utf-8")

@@ -39,7 +39,8 @@ Combination (the default reader, ``classify_text(text)``; :func:`combine`, :func
 rule: what the rules cannot read stays ``unknown`` (an unsupported language, empty text, tool
 markup, no cue); over a fallback rule reading (:data:`WEAK_RULES`) the learned label
 wins; over any other it wins at :data:`STRONG_MIN` (0.6 over ``act``, 0.7 over ``abstain``, 0.8 over
-``clarify``; ``abstain`` over ``clarify`` at :data:`CLARIFY_ABSTAIN_MIN`, 0.6), a rule reading that the agent proceeds is never made ``clarify`` and one of an
+``clarify``; ``abstain`` over ``clarify`` when its learned probability is at least :data:`CLARIFY_ABSTAIN_MIN`,
+0.45, first label or not, unless ``act`` reaches 0.8), a rule reading that the agent proceeds is never made ``clarify`` and one of an
 explicit request for a confirmation or a choice (:data:`EXPLICIT_ASKS`) never ``act`` unless the
 text also reports a completion. When the label stays, the rule verdict is kept
 as it is (rule id, evidence); otherwise the rule id is ``learned.<label>`` and the implied meta

@@ -3,7 +3,8 @@
 
 Input: a JSON-lines file, one object a line with ``text`` (string), ``label`` (``abstain``,
 ``clarify`` or ``act``, by the labelling rules of ``evalkit/conditions/corpus/README.md``) and
-``lang`` (a language code of 2-3 letters, ISO 639-1 or 639-3: ``en``, ``zh``, ``pt``, any case);
+``lang`` (a language code of 2-3 letters, ISO 639-1 or 639-3: ``en``, ``zh``, ``pt``, any case; the 639-3
+and 639-2/B codes of the languages the classifier reads count as their 639-1 code, ``eng`` as ``en``);
 other fields are ignored. A text that shows nothing (empty, only white space or invisible format
 characters such as U+200B), a ``lang`` of another shape (``english``, ``en-US``) and an object
 with a key given twice are errors. Default: the shipped test part of the
@@ -38,7 +39,7 @@ import re
 import unicodedata
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Callable, Literal
+from typing import Any, Callable, Final, Literal
 
 from pydantic import BaseModel, ConfigDict, PrivateAttr, ValidationError, field_validator
 
@@ -53,6 +54,11 @@ READINGS = (*LABELS, "unknown", "error")
 
 LANG_CODE = re.compile(r"[a-z]{2,3}")
 """The shape of a ``lang`` value (after lower-casing): an ISO 639-1 (``en``) or ISO 639-3 (``yue``) code."""
+THREE_LETTER_CODES: Final[dict[str, str]] = {
+    "eng": "en", "zho": "zh", "chi": "zh", "cmn": "zh", "fra": "fr", "fre": "fr", "deu": "de", "ger": "de",
+    "spa": "es", "por": "pt", "jpn": "ja", "kor": "ko"}
+"""ISO 639-3 and 639-2/B codes of the languages the classifier reads (``SUPPORTED``), by their ISO 639-1 code:
+a line labelled ``eng`` is counted with ``en`` and as a language the classifier reads."""
 
 _BLANK_LOOKING = frozenset("\u034f\u115f\u1160\u17b4\u17b5\u2800\u3164\uffa0")
 """Letters and marks that show nothing: the combining grapheme joiner, Hangul fillers, Khmer
@@ -118,7 +124,7 @@ class LabelledText(BaseModel):
         if not LANG_CODE.fullmatch(value):
             raise ValueError(f"{value!r} is not a language code; expected an ISO 639-1 or 639-3 code "
                              "of 2-3 letters, e.g. en, zh, pt")
-        return value
+        return THREE_LETTER_CODES.get(value, value)
 
 
 class _DuplicateKey(Exception):
