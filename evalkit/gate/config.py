@@ -43,8 +43,10 @@ a rate or a count, ``max: 1`` on a rate) is kept but reported by :attr:`GateConf
 
 from __future__ import annotations
 
+import difflib
 import json
 import math
+import os
 from pathlib import Path
 from collections.abc import Mapping
 from typing import Any
@@ -123,12 +125,17 @@ def _where(value: Any, allowed: tuple[str, ...]) -> dict[str, tuple[str, ...]]:
     return out
 
 
+NEAR = 0.8
+"""Smallest :class:`difflib.SequenceMatcher` ratio at which an unknown metric name is taken for a misspelling of a
+known one (``paired_acuracy`` -> ``paired_accuracy``)."""
+
+
 def _plugin_hint() -> str:
     """The hint for a metric that is neither evalkit's own nor registered by a loaded plugin: how
     a plugin's metric is loaded, and which ``EVALKIT_PLUGINS`` modules (if any) were loaded."""
     named = env_modules()
     loaded = (f"{ENV}={','.join(named)} is set, but none of its modules registers it" if named
-              else f"{ENV} is not set")
+              else f"{ENV} is set but names no module" if os.environ.get(ENV, "").strip() else f"{ENV} is not set")
     return (f"; it is not one of evalkit's own metrics: if a plugin provides it, name the plugin's module in {ENV} "
             f"(importable from PYTHONPATH) or install the plugin with an entry point in the group "
             f"evalkit.metrics ({loaded})")
@@ -170,7 +177,9 @@ class Threshold(_Strict):
         kinds = metric_kinds(core=by is not None)
         if value not in kinds:
             where = f"the {by} breakdown" if by else "a summary row"
-            hint = "; breakdown rows keep only the core metrics" if value in metric_kinds() else _plugin_hint()
+            near = difflib.get_close_matches(value, list(kinds), n=1, cutoff=NEAR)
+            hint = ("; breakdown rows keep only the core metrics" if value in metric_kinds()
+                    else f"; did you mean {near[0]!r}?" if near else _plugin_hint())
             raise ValueError(f"unknown metric {value!r} for {where}{hint} (known: {', '.join(kinds)})")
         return value
 
@@ -257,6 +266,9 @@ class RegressionCheck(_Strict):
         if value not in REGRESSION_UNITS:
             known = metric_kinds()
             why = f"{value!r} is not an accuracy over planned units" if value in known else f"unknown metric {value!r}"
+            near = difflib.get_close_matches(value, list(REGRESSION_UNITS), n=1, cutoff=NEAR)
+            if near:
+                why += f" (did you mean {near[0]!r}?)"
             raise ValueError(f"{why}; a regression check compares one of {', '.join(REGRESSION_UNITS)}")
         return value
 

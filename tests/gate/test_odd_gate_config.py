@@ -70,3 +70,20 @@ def test_a_builtin_metric_missing_from_breakdown_rows_gets_no_plugin_hint(tmp_pa
     assert err.message.startswith("unknown metric 'lag_mean' for the phase breakdown; breakdown rows keep only the "
                                   "core metrics (known: ")
     assert "EVALKIT_PLUGINS" not in err.message
+
+
+def test_a_misspelt_metric_gets_the_near_name_not_the_plugin_hint(tmp_path, monkeypatch):
+    monkeypatch.delenv("EVALKIT_PLUGINS", raising=False)
+    err = error(tmp_path, "thresholds:\n  - {metric: paired_acuracy, min: 0.5}\n")
+    assert err.message.startswith("unknown metric 'paired_acuracy' for a summary row; did you mean 'paired_accuracy'? "
+                                  "(known: ")
+    assert "EVALKIT_PLUGINS" not in err.message
+    err = error(tmp_path, "regression:\n  checks:\n    - {metric: paired_acuracy}\n")
+    assert err.message.startswith("unknown metric 'paired_acuracy' (did you mean 'paired_accuracy'?); a regression "
+                                  "check compares one of ")
+
+
+def test_a_set_but_blank_plugin_variable_is_named_as_such(tmp_path, monkeypatch):
+    monkeypatch.setenv("EVALKIT_PLUGINS", " , ")
+    err = error(tmp_path, "thresholds:\n  - {metric: stop_first_rate, max: 0.5}\n")
+    assert "(EVALKIT_PLUGINS is set but names no module)" in err.message
