@@ -174,6 +174,8 @@ def execute_run(
         # a misspelt forced tool, or one every variant hides, would fail every call of the run
         check_tool_choice(models, offered_tools(suite, domain_tools, config.conditions),
                           domains=set().union(*domain_tools.values()))
+        for line in tool_choice_gaps(models, suite, domain_tools):  # those calls will fail at the provider
+            print(f"evalkit: warning: {line}", file=sys.stderr)
         for line in unused_entries(config.models, config.model_config_file):  # a misspelt key applies to nothing
             print(f"evalkit: warning: {line}", file=sys.stderr)
         for spec, model in models.items():  # a price set in --model-config wins over the built-in table
@@ -319,6 +321,34 @@ def check_tool_choice(models: dict[str, Any], offered: dict[str, set[str]], *,
                 raise ConfigError(f"model {spec}: tool_choice {choice!r} names a tool that no episode of condition "
                                   f"{condition!r} is offered{hidden} (it offers {shown or 'no tools'}); give auto, "
                                   "required, none or one of these tools")
+
+
+def tool_choice_gaps(models: dict[str, Any], suite: Suite, domain_tools: dict[str, set[str]]) -> list[str]:
+    """One line per live model and domain of the run whose episodes are never offered the task tool the
+    model's ``tool_choice`` forces, while another domain of the run has it: the provider refuses every
+    call of those episodes (:func:`check_tool_choice` refuses a tool no episode is offered).
+
+    Args:
+        models: Model objects by spec; a live model's ``settings.tool_choice`` is read.
+        suite: The pairs the run plays.
+        domain_tools: Domain name -> its task tool names.
+
+    Returns:
+        Warning lines naming the model, the tool, the domain and its number of pairs (empty when
+        every domain has the tool, or the forced tool is a meta tool).
+    """
+    pairs: dict[str, int] = {}
+    for pair in suite.pairs:
+        pairs[pair.domain] = pairs.get(pair.domain, 0) + 1
+    lines = []
+    for spec, model in models.items():
+        choice = getattr(getattr(model, "settings", None), "tool_choice", None)
+        if not isinstance(choice, str) or not any(choice in domain_tools[d] for d in pairs):
+            continue
+        for domain in sorted(d for d in pairs if choice not in domain_tools[d]):
+            lines.append(f"model {spec}: tool_choice {choice!r} is not a tool of domain {domain!r}: the episodes of its "
+                         f"{pairs[domain]} pair(s) are never offered it, and the provider will refuse their calls")
+    return lines
 
 
 def check_prices(models: dict[str, Any], prices: dict[str, Any]) -> None:

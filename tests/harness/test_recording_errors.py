@@ -281,3 +281,22 @@ def test_a_finished_run_closes_its_models_once(tmp_path, mini_suite, mini_tasks)
     Closable.closed.clear()
     run(_config(tmp_path, mini_suite, mini_tasks, ["closetest/a"]))
     assert Closable.closed == ["closetest/a"]
+
+
+def test_a_forced_tool_one_domain_lacks_is_warned_per_domain():
+    from types import SimpleNamespace
+
+    from evalkit.harness.run import tool_choice_gaps
+
+    suite = SimpleNamespace(pairs=[SimpleNamespace(domain=d) for d in ("shop", "shop", "mail", "mail", "mail")])
+    tools = {"shop": {"place_order", "find_item"}, "mail": {"send_mail"}}
+
+    def live(choice):
+        return SimpleNamespace(settings=SimpleNamespace(tool_choice=choice))
+
+    models = {"openai/x": live("place_order"), "openai/y": live("auto"), "openai/z": live("meta_request"),
+              "scripted/oracle": SimpleNamespace()}
+    assert tool_choice_gaps(models, suite, tools) == [
+        "model openai/x: tool_choice 'place_order' is not a tool of domain 'mail': the episodes of its 3 pair(s) are "
+        "never offered it, and the provider will refuse their calls"]
+    assert tool_choice_gaps({"openai/x": live("send_mail")}, SimpleNamespace(pairs=suite.pairs[:2]), tools) == []
