@@ -114,7 +114,9 @@ def parse_retry_after(headers: Mapping[str, str] | None, *, now: float | None = 
 
     Returns:
         A non-negative number of seconds, or ``None`` when absent or unreadable; a value that
-        is not a finite number (``nan``, ``inf``) is unreadable, so the normal backoff applies.
+        is not a finite number (``nan``, ``inf``) or is negative (``-100``; RFC 9110 §10.2.3
+        allows only a non-negative delay) is unreadable, so the normal backoff applies; an HTTP
+        date in the past is 0.
     """
     if not headers:
         return None
@@ -122,8 +124,8 @@ def parse_retry_after(headers: Mapping[str, str] | None, *, now: float | None = 
     ms = lower.get("retry-after-ms")
     if ms is not None:
         try:
-            if math.isfinite(float(ms)):
-                return max(float(ms) / 1000.0, 0.0)
+            if math.isfinite(float(ms)) and float(ms) >= 0:
+                return float(ms) / 1000.0
         except ValueError:
             pass
     value = lower.get("retry-after")
@@ -134,7 +136,7 @@ def parse_retry_after(headers: Mapping[str, str] | None, *, now: float | None = 
     except ValueError:
         pass
     else:
-        return max(number, 0.0) if math.isfinite(number) else None
+        return number if math.isfinite(number) and number >= 0 else None
     try:
         parsed = email.utils.parsedate_to_datetime(value)
     except (TypeError, ValueError):

@@ -42,6 +42,8 @@ def test_anthropic_wrong_stop_reason_is_invalid_response():
 @pytest.mark.parametrize("headers, expected", [
     ({"Retry-After": "nan"}, None), ({"Retry-After": "inf"}, None), ({"retry-after-ms": "inf"}, None),
     ({"retry-after-ms": "NaN", "Retry-After": "2"}, 2.0), ({"Retry-After": "1.5"}, 1.5),
+    ({"Retry-After": "-100"}, None), ({"retry-after-ms": "-5", "Retry-After": "3"}, 3.0), ({"Retry-After": "0"}, 0.0),
+    ({"Retry-After": "Wed, 21 Oct 2015 07:28:00 GMT"}, 0.0),
 ])
 def test_non_finite_retry_after_is_ignored(headers, expected):
     assert parse_retry_after(headers) == expected
