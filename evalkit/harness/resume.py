@@ -3,7 +3,8 @@
 :func:`input_fingerprints` gives the sha256 of every input of a run besides its suite (rule
 set, policy, model config, task code), recorded in ``config.json`` (``inputs``);
 :func:`check_inputs` refuses to resume a run one of whose inputs changed since it started
-(and :func:`check_sample` one whose ``--sample`` no longer draws the recorded pairs);
+(:func:`check_sample` one whose ``--sample`` no longer draws the recorded pairs, and
+:func:`check_plugins` one whose plugin metrics are not the recorded ones);
 :func:`prepare_resume` checks the suite's hash, leaves ``results.jsonl`` with one record per
 episode key and returns the episodes already done (a finished episode without a whole trace
 file runs again).
@@ -181,6 +182,54 @@ def check_inputs(run_dir: Path, config: RunConfig, suite: Suite) -> None:
         raise ConfigError(f"{run_dir}: {', '.join(changed)} changed since this run started (field inputs of "
                           "config.json); results under the old and the new would be mixed: restore them, or start "
                           "a new run")
+
+
+def check_plugins(run_dir: Path) -> None:
+    """Refuse to resume ``run_dir`` when the metrics the loaded plugins register (those not
+    evalkit's own) differ from those recorded in its ``config.json`` (``plugins.metrics``,
+    :func:`evalkit.plugins.record`): the summary, and the gate, would count a metric over only
+    the episodes run with it, or drop it. A manifest without ``plugins`` (an older evalkit)
+    recorded none: it resumes only without plugin metrics.
+
+    Raises:
+        ConfigError: naming the plugin metrics recorded and those loaded now, and how to fix it.
+    """
+    from evalkit.plugins import ENV, record
+
+    path = Path(run_dir) / "config.json"
+    try:
+        old = json.loads(path.read_text(encoding="utf-8-sig"))
+    except (OSError, ValueError):
+        old = None
+    then = old.get("plugins") if isinstance(old, dict) else None
+    if then is not None and not (isinstance(then, dict) and isinstance(then.get("metrics"), list)
+                                 and isinstance(then.get("env_modules", []), list)):
+        raise ConfigError(f"{path}: field plugins: not the record of a run's plugins (metrics, env_modules); "
+                          "start a new run")
+    now = record()
+    recorded = sorted(map(str, then["metrics"])) if then is not None else []
+    if recorded == now["metrics"]:
+        return
+    if then is None:
+        was = (f"none (config.json has no field plugins: the run was started by evalkit "
+               f"{old.get('evalkit_version') if isinstance(old, dict) else None}, which did not record them)")
+    else:
+        was = ", ".join(recorded) or "none"
+    env_then = ",".join(map(str, then.get("env_modules", []))) if then is not None else ""
+    env_now = ",".join(now["env_modules"])
+    eps_then = sorted(map(str, then.get("entry_points") or [])) if then is not None else []
+    fixes = []
+    if env_then != env_now:
+        fixes.append(f"set {ENV}={env_then}" if env_then else f"unset {ENV}")
+    if then is not None and eps_then != now["entry_points"]:
+        fixes.append(f"install the plugin packages it had (entry points {', '.join(eps_then) or 'none'})")
+    fix = " and ".join(fixes or ["restore the plugins it had" if recorded else "load no plugin metric"])
+    fix += " as when the run started"
+    loaded = ", ".join(now["metrics"]) or "none"
+    raise ConfigError(f"{run_dir}: the plugin metrics loaded now differ from those this run started with (field "
+                      f"plugins.metrics of config.json): recorded {was}; loaded now {loaded} "
+                      f"({ENV}={env_now or '(not set)'}); resumed, a plugin metric would count only part of the "
+                      f"episodes, or be dropped: {fix}, or start a new run")
 
 
 def _sha256_file(path: Path) -> str | None:

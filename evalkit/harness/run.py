@@ -15,7 +15,7 @@ unique (:func:`check_unique_keys`), so the run ends with exactly one record per 
 
 This module holds :func:`build_plan`, :func:`execute_run` and :func:`check_prices`; the
 manifest written to ``config.json`` is :mod:`evalkit.harness.manifest`. The configuration (``RunConfig``, ``runtime_setup``, ``load_config``) is in
-:mod:`evalkit.harness.config`, the resume checks (``prepare_resume``, ``check_inputs``) in
+:mod:`evalkit.harness.config`, the resume checks (``prepare_resume``, ``check_inputs``, ``check_plugins``) in
 :mod:`evalkit.harness.resume` and the plan (``pending``, ``check_unique_keys``) in
 :mod:`evalkit.harness.plan`; ``RunConfig``, ``runtime_setup``, ``load_config``,
 ``prepare_resume``, ``pending`` and ``check_unique_keys`` are re-exported here.
@@ -39,7 +39,7 @@ from evalkit.harness.episode import EpisodeSpec, RuntimeSetup
 from evalkit.harness.executor import Progress, crashed_run, execute_plan
 from evalkit.harness.manifest import manifest
 from evalkit.harness.plan import PlanKeys, RunPlan, check_unique_keys, pending  # noqa: F401 - re-exported
-from evalkit.harness.resume import check_inputs, check_sample, prepare_resume
+from evalkit.harness.resume import check_inputs, check_plugins, check_sample, prepare_resume
 from evalkit.harness.run_dir import check_out_dir
 from evalkit.harness.selfcheck import oracle_selfcheck
 from evalkit.harness.store import RunStore
@@ -159,6 +159,7 @@ def execute_run(
         if resume:
             check_inputs(Path(config.out), config, suite)  # before any work, the self-check included
             check_sample(Path(config.out), config, suite)
+            check_plugins(Path(config.out))
         selected = suite  # the selection, before the self-check's exclusions (what `inputs` describes)
         check = None
         if config.selfcheck:  # pairs the oracle cannot pass are excluded, with reasons, never silently

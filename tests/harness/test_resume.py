@@ -285,6 +285,23 @@ def test_resume_refuses_a_deleted_input_record_and_names_a_bad_config_value(tmp_
     assert resume_run(out)["n_episodes_completed"] == 2
 
 
+def test_a_manifest_without_a_plugin_record_resumes_only_without_plugin_metrics(tmp_path, mini_suite, mini_tasks):
+    # with a plugin metric loaded it is refused (tests/registry/test_env_plugins.py); without, nothing is lost
+    out = tmp_path / "run"
+    run(RunConfig(suites=[str(mini_suite)], tasks_dir=str(mini_tasks), models=["scripted/oracle"], conditions=["nl"],
+                  out=str(out), report=False, limit=1))
+    manifest = json.loads((out / "config.json").read_text())
+    assert manifest["plugins"] == {"env_modules": [], "entry_points": [], "metrics": []}
+    (out / "config.json").write_text(json.dumps({**manifest, "plugins": {"metrics": "stop_first_rate"}}))
+    with pytest.raises(ConfigError, match=r"config.json: field plugins: not the record of a run's plugins"):
+        resume_run(out)
+    del manifest["plugins"]  # as an evalkit that did not record plugins wrote it
+    (out / "config.json").write_text(json.dumps(manifest))
+    results = out / "results.jsonl"
+    results.write_text(results.read_text().splitlines(keepends=True)[0])
+    assert resume_run(out)["n_episodes_completed"] == 2
+
+
 def test_rows_outside_the_plan_are_named_and_kept_and_empty_traces_run_again(tmp_path, mini_suite, mini_tasks):
     out = tmp_path / "run"
     config = RunConfig(suites=[str(mini_suite)], tasks_dir=str(mini_tasks), models=["scripted/oracle"],

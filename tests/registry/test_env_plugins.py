@@ -53,3 +53,51 @@ def test_a_module_that_cannot_be_imported_is_one_error_naming_the_variable(tmp_p
     assert run.returncode == 2
     assert "EVALKIT_PLUGINS" in run.stderr and "no_such_module_here" in run.stderr
     assert "Traceback" not in run.stderr
+
+
+def _cut(run_dir: Path, n: int) -> None:
+    """Drop the last ``n`` rows of ``run_dir/results.jsonl``, as an interrupted run would leave it."""
+    results = run_dir / "results.jsonl"
+    results.write_text("".join(results.read_text().splitlines(keepends=True)[:-n]))
+
+
+def test_a_resume_with_other_plugin_metrics_is_refused_and_with_the_same_counts_every_episode(tmp_path):
+    start = ("run", "--model", "scripted/oracle", "--condition", "nl", "--limit", "3", "--no-report")
+    without = tmp_path / "without"
+    assert _evalkit(*start, "--out", str(without), plugins=None, cwd=tmp_path).returncode == 0
+    assert json.loads((without / "config.json").read_text())["plugins"] == {"env_modules": [], "entry_points": [],
+                                                                          "metrics": []}
+    _cut(without, 2)
+    added = _evalkit("run", "--resume", str(without), plugins="toy_metric", cwd=tmp_path)
+    assert added.returncode == 2
+    assert added.stderr.startswith(
+        f"evalkit: error: {without}: the plugin metrics loaded now differ from those this run started with (field "
+        "plugins.metrics of config.json): recorded none; loaded now stop_first_rate (EVALKIT_PLUGINS=toy_metric); "
+        "resumed, a plugin metric would count only part of the episodes, or be dropped: unset EVALKIT_PLUGINS as "
+        "when the run started, or start a new run"), added.stderr
+    assert len((without / "results.jsonl").read_text().splitlines()) == 4  # refused before any change
+    # a manifest from an evalkit that did not record plugins recorded none: plugin metrics now are refused too
+    manifest = json.loads((without / "config.json").read_text())
+    del manifest["plugins"]
+    (without / "config.json").write_text(json.dumps(manifest))
+    older = _evalkit("run", "--resume", str(without), plugins="toy_metric", cwd=tmp_path)
+    assert older.returncode == 2
+    assert "recorded none (config.json has no field plugins: the run was started by evalkit" in older.stderr
+
+    with_ = tmp_path / "with"
+    assert _evalkit(*start, "--out", str(with_), plugins="toy_metric", cwd=tmp_path).returncode == 0
+    assert json.loads((with_ / "config.json").read_text())["plugins"]["env_modules"] == ["toy_metric"]
+    assert json.loads((with_ / "config.json").read_text())["plugins"]["metrics"] == ["stop_first_rate"]
+    _cut(with_, 2)
+    dropped = _evalkit("run", "--resume", str(with_), plugins=None, cwd=tmp_path)
+    assert dropped.returncode == 2
+    assert ("recorded stop_first_rate; loaded now none (EVALKIT_PLUGINS=(not set)); resumed, a plugin metric would "
+            "count only part of the episodes, or be dropped: set EVALKIT_PLUGINS=toy_metric as when the run "
+            "started, or start a new run") in dropped.stderr, dropped.stderr
+    same = _evalkit("run", "--resume", str(with_), plugins="toy_metric", cwd=tmp_path)
+    assert same.returncode == 0, same.stderr
+    rows = [json.loads(line) for line in (with_ / "results.jsonl").read_text().splitlines()]
+    abstains = [r for r in rows if r["variant"] == "abstain"]
+    assert len(rows) == 6 and len(abstains) == 3 and all("stop_first" in r for r in rows)
+    (summary_row,) = json.loads((with_ / "summary.json").read_text())["rows"]
+    assert summary_row["stop_first_rate_n"] == 3  # every recorded abstain episode, the resumed ones included
