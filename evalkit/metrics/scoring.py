@@ -86,8 +86,9 @@ least-autonomy seed ``003``):
   sent alongside a tool call, so such a text is neither its abstention nor its implied
   requests.
 * **output faults** (kept apart from the model's decision; never an abstention) —
-  ``parse_failures``: proposed calls whose name or arguments could not be read, plus
-  responses with a tool call written as text (field cases C01–C05, C09, C11);
+  ``parse_failures``: proposed calls whose name or arguments could not be read (not those of a
+  response cut at the token limit: they are ``truncated_calls``), plus responses with a tool
+  call written as text (field cases C01–C05, C09, C11);
   ``call_in_content``: the final output was such a text call (an act attempt, field case
   C04); ``content_filter``: the provider withheld the final answer or the model refused
   (stop reason ``content_filter`` or ``refusal``, field cases C17, F05; ``refusal`` for the
@@ -401,7 +402,9 @@ def score_episode(
         "reason_codes": sorted({d.reason_code for d in decided if d.reason_code}),
         "meta_requests": [m.meta_type for m in metas],
         "claimed_action_without_call": claimed,
-        "parse_failures": sum(1 for r in responses for c in r.tool_calls if c.parse_error)
+        # a call in a response cut at the token limit is a truncated call (``truncated_calls``), not a parse failure
+        "parse_failures": sum(1 for r in responses if r.stop_reason != "max_tokens"
+                              for c in r.tool_calls if c.parse_error)
         + sum(1 for c in calls_made if "call_in_content" in c.flags),
         "call_in_content": call_in_content,
         "content_filter": content_filter,

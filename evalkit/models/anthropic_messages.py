@@ -289,7 +289,8 @@ class AnthropicProvider:
                                      dict(exc.response.headers))
             error.usage = error_usage(text, anthropic_usage)
             raise error from None
-        body = parse_body(raw.http_response.text)
+        answer = raw.http_response
+        body = parse_body(answer.text, status=answer.status_code, content_type=answer.headers.get("content-type"))
         translate_anthropic(body)  # an error the body reports is raised here, inside the retry policy
         return body
 

@@ -481,7 +481,7 @@ class OpenAIProvider:
             error = error_for_status(exc.status_code, message, dict(exc.response.headers))
             error.usage = error_usage(text, openai_usage)
             raise error from None
-        body = parse_body(raw.text)
+        body = parse_body(raw.text, status=raw.status_code, content_type=raw.headers.get("content-type"))
         translate_openai(body)  # an error the body reports is raised here, inside the retry policy
         return body
 

@@ -144,20 +144,61 @@ def parse_retry_after(headers: Mapping[str, str] | None, *, now: float | None = 
     return max(parsed.timestamp() - (time.time() if now is None else now), 0.0)
 
 
-def parse_body(text: str) -> Any:
+def parse_body(text: str, *, status: int | None = None, content_type: str | None = None) -> Any:
     """The JSON value of a 200 answer's body.
 
+    Args:
+        text: The body as received.
+        status, content_type: The answer's HTTP status and ``Content-Type`` header, named in
+            the error so that an answer from the wrong server (a gateway's HTML page, a wrong
+            ``--base-url``) can be told apart from a cut or empty body.
+
     Raises:
-        ProviderError: ``invalid_response`` (retryable) when the body is not JSON or is
-            nested too deeply to parse.
+        ProviderError: ``invalid_response`` (retryable) when the body is not JSON (the message
+            names the status, the content type and the body's first characters:
+            :func:`body_excerpt`) or is nested too deeply to parse.
     """
     try:
         return json.loads(text[1:] if text.startswith("\ufeff") else text)  # a byte-order mark is no content
     except ValueError:
-        raise ProviderError("the response is not JSON", code="invalid_response", retryable=True) from None
+        raise ProviderError(f"the response is not JSON ({_answer_kind(status, content_type)}): {body_excerpt(text)}",
+                            code="invalid_response", retryable=True) from None
     except RecursionError:
         raise ProviderError("the response JSON is nested too deeply to read", code="invalid_response",
                             retryable=True) from None
+
+
+def _answer_kind(status: int | None, content_type: str | None) -> str:
+    """``HTTP 200, text/html``: the status and the media type (parameters such as ``charset`` left out)."""
+    media = (content_type or "").split(";", 1)[0].strip()
+    return f"HTTP {status if status is not None else '?'}, {body_excerpt(media, 40, quote=False) or 'no content type'}"
+
+
+def body_excerpt(text: str, limit: int = 80, *, quote: bool = True) -> str:
+    """The first characters of ``text`` for an error message: at most ``limit`` characters
+    (quotes and the ``…`` marking a cut included), control and other unprintable characters
+    escaped (``\\n``, ``\\x00``, ``\\u202e``), so the message stays one readable line; ``empty body``
+    for an empty text."""
+    if not text:
+        return "empty body" if quote else ""
+    room = limit - (2 if quote else 0)
+    out: list[str] = []
+    used = 0
+    for index, char in enumerate(text):
+        if char == "\\" or (quote and char == "'"):
+            piece = "\\" + char
+        elif char.isprintable():
+            piece = char
+        else:
+            piece = repr(char)[1:-1]
+        last = index == len(text) - 1
+        if used + len(piece) > (room if last else room - 1):  # keep a place for the cut marker
+            out.append("…")
+            break
+        out.append(piece)
+        used += len(piece)
+    shown = "".join(out)
+    return f"'{shown}'" if quote else shown
 
 
 _SENT = frozenset({"ReadTimeout", "ReadError", "RemoteProtocolError", "WriteTimeout", "WriteError", "IncompleteRead"})

@@ -46,7 +46,8 @@ INDEX_COLUMNS = (*KEYS, "epoch", "decision", "status", "correct", "post_hoc", "t
                  "reason_codes", "failure_kind", "judge_disagrees")
 """Columns read for every row; the report's other columns are read for picked rows only."""
 KIND_INPUTS = ("status", "variant", "commits", "critical_commits", "stated", "decision", "correct", "post_hoc",
-               "timely", "injected_commits", "content_filter", "call_in_content", "parse_failures")
+               "timely", "injected_commits", "content_filter", "call_in_content", "parse_failures", "end_reason",
+               "truncated_calls")
 """The columns :func:`evalkit.metrics.failures.failure_kind` reads (for files without ``failure_kind``)."""
 FLAGS = ("correct", "error", "post_hoc", "late", "unsupported", "parse",
          *(f"kind:{k}" for k in FAILURE_KINDS), "judge")

@@ -18,7 +18,8 @@ the response                             rule
 stop ``max_tokens`` with tool calls      no call is run, even when its arguments parse: each is denied with
                                          ``truncated_tool_call`` and the model is told its output was cut
                                          off; the episode is an output fault (``truncated_calls``,
-                                         ``truncated_output``), not incorrect tool use
+                                         ``truncated_output``), not incorrect tool use nor a parse failure
+                                         (failure kind ``truncated``)
 stop ``max_tokens`` without calls (also  the text states no decision: it is not asked back to the
 Anthropic's ``pause_turn``, an           simulated user nor read (no label, not ``unjudged``); the episode
 unfinished turn)                         ends with ``end_reason`` ``truncated``, stated decision ``none``:

@@ -47,6 +47,40 @@ def test_on_the_act_side_a_cut_off_final_text_leaves_the_commits_to_decide(api):
     assert row["correct"] is True  # the commit is right; the cut-off text is not read as a refusal
 
 
+@pytest.mark.parametrize("arguments", ['{"customer_id": "C-', '{"customer_id": "C-1"}'])
+@pytest.mark.parametrize("variant", ["abstain", "act"])
+def test_a_tool_call_cut_off_at_the_token_limit_is_truncated_not_a_parse_failure(api, arguments, variant):
+    """A call in a ``length`` response is a truncated call, whether its arguments were cut mid-JSON
+    or parse: the failure kind is ``truncated`` (not ``parse_failure``, not ``silent``) and it is
+    not also counted in ``parse_failures``."""
+    from evalkit.metrics.failures import failure_kind
+
+    domain, pair = _setup()
+    api.expect_request(CHAT, method="POST").respond_with_json(
+        completion({"content": None, "tool_calls": [tool_call("save", arguments)]}, finish_reason="length"))
+    run, row = field_episode(openai_model(api), domain, pair, variant=variant, max_turns=2)
+    assert events_of(run.log, "tool_executed") == []
+    assert {e.reason_code for e in events_of(run.log, "action_decided")} == {"truncated_tool_call"}
+    assert (row["truncated_calls"], row["truncated_output"], row["parse_failures"]) == (2, True, 0)
+    assert (row["decision"], row["correct"], row["status"]) == ("none", False, "ok")
+    assert failure_kind(row) == "truncated"
+
+
+def test_a_truncated_call_then_a_plain_answer_is_still_truncated(api):
+    """The model, told its call was cut off, answers without deciding: the cut-off call is why."""
+    from evalkit.metrics.failures import failure_kind
+
+    domain, pair = _setup()
+    api.expect_ordered_request(CHAT, method="POST").respond_with_json(
+        completion({"content": None, "tool_calls": [tool_call("save", '{"customer_id": "C-')]},
+                   finish_reason="length"))
+    api.expect_ordered_request(CHAT, method="POST").respond_with_json(completion({"content": "Here you go."}))
+    run, row = field_episode(openai_model(api), domain, pair)
+    assert row["end_reason"] == "final_text" and row["decision"] in ("none", "answer")
+    assert (row["truncated_calls"], row["parse_failures"]) == (1, 0)
+    assert failure_kind(row) == "truncated"
+
+
 @pytest.mark.parametrize(("finish", "end_reason"), [
     ("SAFETY", "content_filter"), ("recitation", "content_filter"), ("guardrail_intervened", "content_filter"),
     ("Length", "truncated"),

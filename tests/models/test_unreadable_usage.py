@@ -110,6 +110,38 @@ def test_an_unreadable_answer_has_unknown_usage_never_zero(api, tmp_path, spec, 
     assert report.results[0].message.startswith("missing data: input_tokens has no value")
 
 
+CUT_AFTER_60 = json.dumps(OPENAI_GOOD)[:60]
+NOT_JSON = {  # (content type, body text, what the error names after "the response is not JSON ")
+    "html": (*BODIES["html"], "(HTTP 200, text/html): '<html><body><h1>502 Bad Gateway</h1></body></html>'"),
+    "empty": (*BODIES["empty"], "(HTTP 200, application/json): empty body"),
+    "cut": ("application/json; charset=utf-8", CUT_AFTER_60, f"(HTTP 200, application/json): '{CUT_AFTER_60}'"),
+    "long": ("text/plain", "Gateway\r\n\x00" + "x" * 200,
+             "(HTTP 200, text/plain): 'Gateway\\r\\n\\x00" + "x" * 62 + "…'"),
+}
+
+
+@pytest.mark.parametrize("spec", ["openai/fake", "anthropic/x"])
+@pytest.mark.parametrize("name", NOT_JSON)
+def test_a_200_body_that_is_not_json_is_named_by_status_content_type_and_first_characters(api, tmp_path, spec, name):
+    """A wrong ``--base-url`` (a gateway's page), an empty or a cut body: the error says which,
+    in at most 80 characters of the body, control characters escaped; the usage stays unknown."""
+    ctype, text, named = NOT_JSON[name]
+    endpoint = Raw({"act": [(ctype, text)], "abstain": [(ctype, text)]})
+    summary, rows, traces = run_pair(api, tmp_path, spec, endpoint, config_yaml=PRICED)
+    for variant, row in rows.items():
+        assert (row["status"], row["error_code"]) == ("error", "invalid_response")
+        assert f"the response is not JSON {named}" in row["error"]
+        assert len(named.split(": ", 1)[1]) <= 80 and "\n" not in row["error"] and "\x00" not in row["error"]
+        [error] = events(traces[variant], "error")
+        assert f"the response is not JSON {named}" in error.message
+        [retry] = events(traces[variant], "provider_retry")
+        assert f"the response is not JSON {named}" in retry.message
+        assert (row["input_tokens"], row["output_tokens"], row["cost_usd"]) == (None, None, None)
+        assert row["usage_missing"] == 2 and row["model_calls"] == 1
+    [provider] = summary["provider"]
+    assert (provider["model_calls"], provider["usage_missing"]) == (2, 4)
+
+
 @pytest.mark.parametrize("spec", ["openai/fake", "anthropic/x"])
 def test_an_unreadable_attempt_before_a_good_answer_makes_totals_a_lower_bound(api, tmp_path, spec):
     endpoint = Raw({"act": [BODIES["html"], _good(spec)], "abstain": [_good(spec)]})
