@@ -24,7 +24,7 @@ is loaded once, at the first lookup of its registry (never by ``import evalkit``
 (:mod:`evalkit.models.registry`), ``evalkit.conditions`` (:mod:`evalkit.conditions.registry`),
 ``evalkit.metrics`` (:mod:`evalkit.metrics.registry`).
 
-A run records what was loaded (:func:`record`) in its ``config.json`` (``plugins``), and
+A run records what was loaded (:func:`evalkit.harness.resume.plugins_record`) in its ``config.json`` (``plugins``), and
 ``evalkit run --resume`` refuses to go on with other plugin metrics
 (:func:`evalkit.harness.resume.check_plugins`): a metric would count only part of the episodes.
 """
@@ -32,7 +32,6 @@ A run records what was loaded (:func:`record`) in its ``config.json`` (``plugins
 from __future__ import annotations
 
 import threading
-from typing import Any
 
 from evalkit.errors import ConfigError
 
@@ -123,18 +122,6 @@ def env_modules() -> list[str]:
     return [name for name in (n.strip() for n in os.environ.get(ENV, "").split(",")) if name]
 
 
-def record() -> dict[str, Any]:
-    """What a run records of its plugins in ``config.json`` (``plugins``): the ``EVALKIT_PLUGINS``
-    modules (:func:`env_modules`), the installed entry points of every group (``GROUP:NAME=VALUE``,
-    sorted) and the names of the metrics that are not evalkit's own (sorted; compared on resume)."""
-    from importlib.metadata import entry_points
-
-    from evalkit.metrics.registry import extension_metrics
-
-    return {"env_modules": env_modules(),
-            "entry_points": sorted(f"{group}:{ep.name}={ep.value}" for group in GROUPS
-                                   for ep in entry_points(group=group)),
-            "metrics": sorted(m.name for m in extension_metrics())}
 
 
 def load_env_modules() -> None:

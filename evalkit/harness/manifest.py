@@ -3,7 +3,7 @@
 :func:`manifest` records the configuration (with its sha256 and the working directory), the
 sha256 of every input file, the suite and the sample, each condition's prompt and meta-tool
 definitions, the text classifier's version, the LLM-judge panel, the rule set, the Python
-version, the plugins loaded with their metrics (:func:`evalkit.plugins.record`) and the live
+version, the plugins loaded with their metrics (:func:`evalkit.harness.resume.plugins_record`) and the live
 models' resolved settings (no secrets). It is written by
 :func:`evalkit.harness.run.execute_run` before any episode runs and read back on resume
 (:func:`evalkit.harness.config.load_config`) and by the report and the gate.
@@ -22,8 +22,7 @@ from evalkit.conditions.classifier import CLASSIFIER_VERSION, reader_identity
 from evalkit.conditions.judge.panel import Panel
 from evalkit.conditions.registry import get_condition
 from evalkit.harness.config import RunConfig, config_sha256, runtime_setup
-from evalkit.harness.resume import input_fingerprints, sample_record
-from evalkit.plugins import record as plugins_record
+from evalkit.harness.resume import input_fingerprints, plugins_record, sample_record
 from evalkit.scenarios.loader import Suite
 from evalkit.version import __version__
 

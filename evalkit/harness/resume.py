@@ -184,17 +184,33 @@ def check_inputs(run_dir: Path, config: RunConfig, suite: Suite) -> None:
                           "a new run")
 
 
+def plugins_record() -> dict[str, Any]:
+    """What a run records of its plugins in ``config.json`` (``plugins``): the ``EVALKIT_PLUGINS``
+    modules (:func:`evalkit.plugins.env_modules`), the installed entry points of every plugin group
+    (``GROUP:NAME=VALUE``, sorted) and the names of the metrics that are not evalkit's own (sorted;
+    compared on resume by :func:`check_plugins`)."""
+    from importlib.metadata import entry_points
+
+    from evalkit.metrics.registry import extension_metrics
+    from evalkit.plugins import GROUPS, env_modules
+
+    return {"env_modules": env_modules(),
+            "entry_points": sorted(f"{group}:{ep.name}={ep.value}" for group in GROUPS
+                                   for ep in entry_points(group=group)),
+            "metrics": sorted(m.name for m in extension_metrics())}
+
+
 def check_plugins(run_dir: Path) -> None:
     """Refuse to resume ``run_dir`` when the metrics the loaded plugins register (those not
     evalkit's own) differ from those recorded in its ``config.json`` (``plugins.metrics``,
-    :func:`evalkit.plugins.record`): the summary, and the gate, would count a metric over only
+    :func:`plugins_record`): the summary, and the gate, would count a metric over only
     the episodes run with it, or drop it. A manifest without ``plugins`` (an older evalkit)
     recorded none: it resumes only without plugin metrics.
 
     Raises:
         ConfigError: naming the plugin metrics recorded and those loaded now, and how to fix it.
     """
-    from evalkit.plugins import ENV, record
+    from evalkit.plugins import ENV
 
     path = Path(run_dir) / "config.json"
     try:
@@ -206,7 +222,7 @@ def check_plugins(run_dir: Path) -> None:
                                  and isinstance(then.get("env_modules", []), list)):
         raise ConfigError(f"{path}: field plugins: not the record of a run's plugins (metrics, env_modules); "
                           "start a new run")
-    now = record()
+    now = plugins_record()
     recorded = sorted(map(str, then["metrics"])) if then is not None else []
     if recorded == now["metrics"]:
         return
