@@ -126,8 +126,10 @@ def execute_run(
         The executed run (:class:`ExecutedRun`), its lock held.
 
     Raises:
-        ScenarioError: for an invalid suite; ConfigError: for an unknown model or condition, or
-        plugins that cannot be loaded (:func:`evalkit.plugins.load_all`);
+        ScenarioError: for an invalid suite; ConfigError: for an unknown model, judge
+        (:meth:`~evalkit.conditions.judge.panel.Panel.make_models`; both before the suite is read,
+        closing the models already made) or condition, or plugins that cannot be loaded
+        (:func:`evalkit.plugins.load_all`);
         RunError: when ``config.out`` cannot take a new run (:func:`~evalkit.harness.run_dir.check_out_dir`).
     """
     load_all()  # a plugin that cannot be imported stops the run here, before planning (evalkit.plugins)
@@ -146,6 +148,9 @@ def execute_run(
     panel = None
     lock = None
     try:  # a failure while preparing closes what the run opened (models, judges, the lock) before it is raised
+        if config.judges:  # a malformed or unknown judge spec, or a judge's missing key, fails as early as a model
+            panel = Panel.from_specs(config.judges, options)
+            panel.make_models()
         tasks_dir = Path(config.tasks_dir) if config.tasks_dir else None
         suite = config.select(load_suite(config.suites, tasks_dir=tasks_dir))
         if not suite.pairs:
@@ -185,10 +190,6 @@ def execute_run(
                 prices[spec] = described["price"]
         plan = build_plan(suite, config, setup)
         limits = config.limits()
-        if config.judges:  # a bad judge spec or a missing key fails before any episode
-            panel = Panel.from_specs(config.judges, options)
-            for judge in panel.judges:
-                _ = judge.model
         store = RunStore(config.out)
         store.root.mkdir(parents=True, exist_ok=True)
         lock = store.lock()  # one process per run directory; released when this run returns

@@ -277,6 +277,50 @@ def test_a_run_that_fails_while_preparing_closes_its_models(tmp_path, mini_suite
     assert not (tmp_path / "run").exists()
 
 
+@pytest.mark.parametrize("judge, message", [
+    ("warp/judge", "--judge 'warp/judge': unknown model provider 'warp'; a judge is a live model of openai, "
+                   "anthropic, local"),
+    ("scripted/oracle", "--judge 'scripted/oracle': 'scripted' is not a live provider; a judge is a live model of "
+                        "openai, anthropic, local"),
+    ("openai/gpt-4o-mini", "--judge 'openai/gpt-4o-mini': set the OPENAI_API_KEY environment variable (or give "
+                           "--base-url for a self-hosted endpoint)"),
+    ("openai/", "--judge 'openai/' must look like PROVIDER/NAME, e.g. openai/gpt-4o-mini"),
+])
+def test_a_bad_judge_is_refused_before_the_suite_is_read_and_closes_the_models(tmp_path, mini_suite, mini_tasks,
+                                                                               monkeypatch, judge, message):
+    """Like a misspelt --model: the suite is never read, the models already made are closed, no run directory."""
+    Closable.closed.clear()
+    read = []
+
+    def load_suite(*args, **kwargs):
+        read.append(args)
+        raise AssertionError("the suite was read before the judges were checked")
+
+    monkeypatch.setattr(run_module, "load_suite", load_suite)
+    monkeypatch.delenv("OPENAI_API_KEY", raising=False)
+    config = _config(tmp_path, mini_suite, mini_tasks, ["closetest/a", "closetest/b"], judges=[judge])
+    config.selfcheck = True
+    with pytest.raises(ConfigError) as err:
+        run(config)
+    assert str(err.value) == message and read == []
+    assert sorted(Closable.closed) == ["closetest/a", "closetest/b"]
+    assert not (tmp_path / "run").exists()
+
+
+def test_a_judge_made_before_a_failing_one_is_closed(tmp_path, mini_suite, mini_tasks, monkeypatch):
+    from evalkit.conditions.judge.panel import Judge
+
+    closed = []
+    monkeypatch.setattr(Judge, "close", lambda self: closed.append((self.spec, self._model is not None)))
+    monkeypatch.setenv("OPENAI_API_KEY", "test")
+    config = _config(tmp_path, mini_suite, mini_tasks, ["closetest/a"], judges=["openai/judge-a", "warp/judge-b"],
+                     cache=False)
+    Closable.closed.clear()
+    with pytest.raises(ConfigError, match="--judge 'warp/judge-b': unknown model provider 'warp'"):
+        run(config)
+    assert closed == [("openai/judge-a", True), ("warp/judge-b", False)] and Closable.closed == ["closetest/a"]
+
+
 def test_a_finished_run_closes_its_models_once(tmp_path, mini_suite, mini_tasks):
     Closable.closed.clear()
     run(_config(tmp_path, mini_suite, mini_tasks, ["closetest/a"]))
