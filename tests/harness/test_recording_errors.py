@@ -344,3 +344,29 @@ def test_a_forced_tool_one_domain_lacks_is_warned_per_domain():
         "model openai/x: tool_choice 'place_order' is not a tool of domain 'mail': the episodes of its 3 pair(s) are "
         "never offered it, and the provider will refuse their calls"]
     assert tool_choice_gaps({"openai/x": live("send_mail")}, SimpleNamespace(pairs=suite.pairs[:2]), tools) == []
+
+
+def test_tool_choice_without_a_live_model_is_warned_once(tmp_path, mini_suite, mini_tasks, capsys):
+    """Scripted models never send a tool choice: the option would have been silently ignored."""
+    config = _config(tmp_path, mini_suite, mini_tasks, ["scripted/oracle", "scripted/always_act"],
+                     tool_choice="required")
+    run(config)
+    err = capsys.readouterr().err
+    line = ("evalkit: warning: --tool-choice 'required' applies to live models only and has no effect in this run "
+            "(no model of the run is live: scripted/oracle, scripted/always_act)\n")
+    assert err.count(line) == 1, err
+    config.tool_choice = None
+    run(config)
+    assert "--tool-choice" not in capsys.readouterr().err
+
+
+def test_tool_choice_is_unused_only_when_no_model_is_live():
+    from evalkit.harness.run import unused_tool_choice
+
+    scripted = {f"scripted/late:{k}": object() for k in range(6)}
+    assert unused_tool_choice("check_stock", scripted) == (
+        "--tool-choice 'check_stock' applies to live models only and has no effect in this run (no model of the run "
+        "is live: scripted/late:0, scripted/late:1, scripted/late:2, scripted/late:3 and 2 more)")
+    assert unused_tool_choice("none", {"agent/cmd:true": object()}).startswith("--tool-choice 'none' applies")
+    assert unused_tool_choice("required", {**scripted, "openai/gpt-4o-mini": object()}) is None  # one live model
+    assert unused_tool_choice(None, scripted) is None  # not given
