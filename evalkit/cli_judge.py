@@ -124,8 +124,7 @@ def _judge_readers(specs: list[str], base_url: str | None, model_config: str | N
     except ValidationError as exc:
         raise option_error(exc) from None
     panel = Panel.from_specs(specs, options)
-    for j in panel.judges:
-        _ = j.model  # a bad spec or a missing key fails before any text is read
+    panel.make_models()  # a bad spec or a missing key fails before any text is read
     readings: dict[str, Reading] = {}
     panel.costs = []  # type: ignore[attr-defined]
 

@@ -131,7 +131,9 @@ def load_env_modules() -> None:
     at every later call.
 
     Raises:
-        ConfigError: naming each module that cannot be imported, and the variable.
+        ConfigError: naming each module that cannot be imported, and the variable: a module not
+            found with a PYTHONPATH hint, one that raised while imported with its exception's
+            type and message (:func:`_import_problem`).
     """
     if ENV not in _loaded:
         with _lock:
@@ -144,9 +146,23 @@ def load_env_modules() -> None:
                     try:
                         importlib.import_module(name)
                     except Exception as exc:  # noqa: BLE001 - any import failure is reported, with the others
-                        problems.append(f"{ENV}: module {name!r} cannot be imported: {type(exc).__name__}: {exc} "
-                                        "(is its folder on PYTHONPATH?)")
+                        problems.append(_import_problem(name, exc))
                 if problems:
                     _failed[ENV] = _error(problems)
     if ENV in _failed:
         raise _failed[ENV]
+
+
+def _import_problem(name: str, exc: Exception) -> str:
+    """The problem line for the ``EVALKIT_PLUGINS`` module ``name`` whose import raised ``exc``.
+
+    The PYTHONPATH hint is given only when the module itself was not found: a
+    ``ModuleNotFoundError`` whose ``name`` is ``name`` or one of its parent packages. A module that
+    was found but raised while imported (a missing dependency of the plugin, a ``SyntaxError``, any
+    exception) is named with the exception's type and message, without the hint.
+    """
+    parts = name.split(".")
+    own = {".".join(parts[:i]) for i in range(1, len(parts) + 1)}
+    if isinstance(exc, ModuleNotFoundError) and exc.name in own:
+        return f"{ENV}: module {name!r} cannot be imported: {type(exc).__name__}: {exc} (is its folder on PYTHONPATH?)"
+    return f"{ENV}: module {name!r} cannot be imported: it raised {type(exc).__name__}: {exc}"

@@ -51,6 +51,7 @@ def test_bad_options_exit_2_with_one_line(tmp_path):
         (["run", "-m", "nonsense"], "PROVIDER/NAME"),
         (["run", "-m", "scripted/late:x"], "integer K"),
         (["run", "-m", "warp/model"], "unknown model provider"),
+        (["run", "--judge", "warp/judge"], "--judge 'warp/judge': unknown model provider 'warp'"),
         (["run", "-c", "telepathy"], "unknown condition"),
         (["report", str(tmp_path)], "no summary.json"),
     ]:

@@ -4,7 +4,8 @@
 set, policy, model config, task code), recorded in ``config.json`` (``inputs``);
 :func:`check_inputs` refuses to resume a run one of whose inputs changed since it started
 (:func:`check_sample` one whose ``--sample`` no longer draws the recorded pairs, and
-:func:`check_plugins` one whose plugin metrics are not the recorded ones);
+:func:`check_plugins` one whose plugin metrics are not the recorded ones, and warns about one that
+recorded none but shows signs of plugins);
 :func:`prepare_resume` checks the suite's hash, leaves ``results.jsonl`` with one record per
 episode key and returns the episodes already done (a finished episode without a whole trace
 file runs again).
@@ -205,7 +206,9 @@ def check_plugins(run_dir: Path) -> None:
     evalkit's own) differ from those recorded in its ``config.json`` (``plugins.metrics``,
     :func:`plugins_record`): the summary, and the gate, would count a metric over only
     the episodes run with it, or drop it. A manifest without ``plugins`` (an older evalkit)
-    recorded none: it resumes only without plugin metrics.
+    recorded none: it resumes only without plugin metrics, and then with one warning
+    (:class:`~evalkit.harness.store.ResultsWarning`, :func:`unrecorded_plugins_warning`) when
+    there is a sign that the run had plugins its manifest does not show.
 
     Raises:
         ConfigError: naming the plugin metrics recorded and those loaded now, and how to fix it.
@@ -225,6 +228,10 @@ def check_plugins(run_dir: Path) -> None:
     now = plugins_record()
     recorded = sorted(map(str, then["metrics"])) if then is not None else []
     if recorded == now["metrics"]:
+        if then is None:
+            warning = unrecorded_plugins_warning(path, old, now)
+            if warning:
+                warnings.warn(warning, ResultsWarning, stacklevel=2)
         return
     if then is None:
         was = (f"none (config.json has no field plugins: the run was started by evalkit "
@@ -246,6 +253,71 @@ def check_plugins(run_dir: Path) -> None:
                       f"plugins.metrics of config.json): recorded {was}; loaded now {loaded} "
                       f"({ENV}={env_now or '(not set)'}); resumed, a plugin metric would count only part of the "
                       f"episodes, or be dropped: {fix}, or start a new run")
+
+
+def unrecorded_plugins_warning(path: Path, old: Any, now: dict[str, Any]) -> str | None:
+    """The warning for resuming a run whose manifest ``path`` (read: ``old``) has no ``plugins``
+    record (an evalkit before the record), while no plugin metric is loaded now (else
+    :func:`check_plugins` refuses): whether the run had plugin metrics cannot be checked.
+
+    It is given only on a sign of plugins: some are loaded now (``now``, :func:`plugins_record`:
+    ``EVALKIT_PLUGINS`` modules or installed entry points, even if they register no metric), or
+    the run's old ``summary.json`` holds metrics that are not evalkit's own
+    (:func:`foreign_summary_metrics`). An old manifest holds no metric names, so the summary is
+    the one record of them; it is there when the run finished once (e.g. a finished run resumed
+    to run its errored episodes again), not after an interruption of its first pass.
+
+    Args:
+        path: The run's ``config.json``.
+        old: Its content (``None`` when unreadable).
+        now: :func:`plugins_record` of this process.
+
+    Returns:
+        One line naming the run directory, the signs found and what they mean; ``None`` when there
+        is no sign.
+    """
+    from evalkit.plugins import ENV
+
+    signs = []
+    if now["env_modules"] or now["entry_points"]:
+        loaded = ([f"{ENV}={','.join(now['env_modules'])}"] if now["env_modules"] else []) \
+            + ([f"entry points {', '.join(now['entry_points'])}"] if now["entry_points"] else [])
+        signs.append(f"plugins are loaded now ({'; '.join(loaded)})")
+    foreign = foreign_summary_metrics(path.parent / "summary.json")
+    if foreign:
+        shown = ", ".join(foreign[:5]) + (f" and {len(foreign) - 5} more" if len(foreign) > 5 else "")
+        signs.append(f"its summary.json holds metrics that are not evalkit's own: {shown}")
+    if not signs:
+        return None
+    version = old.get("evalkit_version") if isinstance(old, dict) else None
+    return (f"{path.parent}: the run directory does not record its plugins (config.json has no field plugins: started "
+            f"by evalkit {version}), so plugin metrics cannot be checked on resume; {', and '.join(signs)}; if the run "
+            "was started with plugin metrics, they are dropped or count only part of the episodes: start a new run "
+            "to count them over all")
+
+
+def foreign_summary_metrics(summary_path: Path) -> list[str]:
+    """The metric names in the main rows of the summary at ``summary_path`` that this evalkit's own
+    summary rows do not have (a plugin's metric, or one an older evalkit had), sorted; the
+    ``_k``, ``_n``, ``_ci`` and ``_ci_n`` fields of a rate are folded into its name. Meant to be
+    called with no plugin metric registered: evalkit's own rows are taken from
+    :func:`evalkit.metrics.aggregate.group_metrics`, which holds every registered metric.
+
+    Returns:
+        The names; ``[]`` when the file is missing, unreadable or has no rows.
+    """
+    from evalkit.metrics.aggregate import GROUP_KEYS, group_metrics
+
+    try:
+        rows = json.loads(Path(summary_path).read_text(encoding="utf-8")).get("rows")
+    except (OSError, ValueError, AttributeError):
+        return []
+    own = set(GROUP_KEYS) | set(group_metrics([], {}))
+    found = {str(key) for row in (rows if isinstance(rows, list) else []) if isinstance(row, dict)
+             for key in row if key not in own}
+    parts = ("_ci_n", "_k", "_n", "_ci")
+    return sorted(key for key in found
+                  if not any(key.endswith(part) and key[:-len(part)] in found for part in parts))
 
 
 def _sha256_file(path: Path) -> str | None:

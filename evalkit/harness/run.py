@@ -47,7 +47,7 @@ from evalkit.metrics.scoring import score_episode
 from evalkit.models.config import load_model_config
 from evalkit.models.entries import unused_entries
 from evalkit.models.pricing import find_price
-from evalkit.models.registry import get_model
+from evalkit.models.registry import get_model, get_provider
 from evalkit.plugins import load_all
 from evalkit.scenarios.domains import load_domain
 from evalkit.scenarios.loader import Suite, load_suite
@@ -126,8 +126,10 @@ def execute_run(
         The executed run (:class:`ExecutedRun`), its lock held.
 
     Raises:
-        ScenarioError: for an invalid suite; ConfigError: for an unknown model or condition, or
-        plugins that cannot be loaded (:func:`evalkit.plugins.load_all`);
+        ScenarioError: for an invalid suite; ConfigError: for an unknown model, judge
+        (:meth:`~evalkit.conditions.judge.panel.Panel.make_models`; both before the suite is read,
+        closing the models already made) or condition, or plugins that cannot be loaded
+        (:func:`evalkit.plugins.load_all`);
         RunError: when ``config.out`` cannot take a new run (:func:`~evalkit.harness.run_dir.check_out_dir`).
     """
     load_all()  # a plugin that cannot be imported stops the run here, before planning (evalkit.plugins)
@@ -146,6 +148,12 @@ def execute_run(
     panel = None
     lock = None
     try:  # a failure while preparing closes what the run opened (models, judges, the lock) before it is raised
+        if config.judges:  # a malformed or unknown judge spec, or a judge's missing key, fails as early as a model
+            panel = Panel.from_specs(config.judges, options)
+            panel.make_models()
+        unused = unused_tool_choice(config.tool_choice, models)
+        if unused:  # every model scripted (or an agent): the option would be silently ignored
+            print(f"evalkit: warning: {unused}", file=sys.stderr)
         tasks_dir = Path(config.tasks_dir) if config.tasks_dir else None
         suite = config.select(load_suite(config.suites, tasks_dir=tasks_dir))
         if not suite.pairs:
@@ -185,10 +193,6 @@ def execute_run(
                 prices[spec] = described["price"]
         plan = build_plan(suite, config, setup)
         limits = config.limits()
-        if config.judges:  # a bad judge spec or a missing key fails before any episode
-            panel = Panel.from_specs(config.judges, options)
-            for judge in panel.judges:
-                _ = judge.model
         store = RunStore(config.out)
         store.root.mkdir(parents=True, exist_ok=True)
         lock = store.lock()  # one process per run directory; released when this run returns
@@ -350,6 +354,28 @@ def tool_choice_gaps(models: dict[str, Any], suite: Suite, domain_tools: dict[st
             lines.append(f"model {spec}: tool_choice {choice!r} is not a tool of domain {domain!r}: the episodes of its "
                          f"{pairs[domain]} pair(s) are never offered it, and the provider will refuse their calls")
     return lines
+
+
+def unused_tool_choice(tool_choice: str | None, models: dict[str, Any]) -> str | None:
+    """The warning for a run given ``--tool-choice`` none of whose models is a live model (every
+    one scripted, an agent or of another provider without a client, :attr:`Provider.live
+    <evalkit.models.registry.Provider.live>`): only live models send a tool choice to their
+    provider (judges are asked without tools), so the option has no effect in the run.
+
+    Args:
+        tool_choice: The run's ``--tool-choice`` (``RunConfig.tool_choice``), ``None`` when not given.
+        models: Model objects by spec (their providers registered).
+
+    Returns:
+        One line naming the option and the run's models, or ``None`` when the option is not given
+        or some model is live.
+    """
+    if tool_choice is None or any(get_provider(spec.partition("/")[0]).live for spec in models):
+        return None
+    specs = list(models)
+    shown = ", ".join(specs[:4]) + (f" and {len(specs) - 4} more" if len(specs) > 4 else "")
+    return (f"--tool-choice {tool_choice!r} applies to live models only and has no effect in this run "
+            f"(no model of the run is live: {shown})")
 
 
 def check_prices(models: dict[str, Any], prices: dict[str, Any]) -> None:

@@ -277,6 +277,50 @@ def test_a_run_that_fails_while_preparing_closes_its_models(tmp_path, mini_suite
     assert not (tmp_path / "run").exists()
 
 
+@pytest.mark.parametrize("judge, message", [
+    ("warp/judge", "--judge 'warp/judge': unknown model provider 'warp'; a judge is a live model of openai, "
+                   "anthropic, local"),
+    ("scripted/oracle", "--judge 'scripted/oracle': 'scripted' is not a live provider; a judge is a live model of "
+                        "openai, anthropic, local"),
+    ("openai/gpt-4o-mini", "--judge 'openai/gpt-4o-mini': set the OPENAI_API_KEY environment variable (or give "
+                           "--base-url for a self-hosted endpoint)"),
+    ("openai/", "--judge 'openai/' must look like PROVIDER/NAME, e.g. openai/gpt-4o-mini"),
+])
+def test_a_bad_judge_is_refused_before_the_suite_is_read_and_closes_the_models(tmp_path, mini_suite, mini_tasks,
+                                                                               monkeypatch, judge, message):
+    """Like a misspelt --model: the suite is never read, the models already made are closed, no run directory."""
+    Closable.closed.clear()
+    read = []
+
+    def load_suite(*args, **kwargs):
+        read.append(args)
+        raise AssertionError("the suite was read before the judges were checked")
+
+    monkeypatch.setattr(run_module, "load_suite", load_suite)
+    monkeypatch.delenv("OPENAI_API_KEY", raising=False)
+    config = _config(tmp_path, mini_suite, mini_tasks, ["closetest/a", "closetest/b"], judges=[judge])
+    config.selfcheck = True
+    with pytest.raises(ConfigError) as err:
+        run(config)
+    assert str(err.value) == message and read == []
+    assert sorted(Closable.closed) == ["closetest/a", "closetest/b"]
+    assert not (tmp_path / "run").exists()
+
+
+def test_a_judge_made_before_a_failing_one_is_closed(tmp_path, mini_suite, mini_tasks, monkeypatch):
+    from evalkit.conditions.judge.panel import Judge
+
+    closed = []
+    monkeypatch.setattr(Judge, "close", lambda self: closed.append((self.spec, self._model is not None)))
+    monkeypatch.setenv("OPENAI_API_KEY", "test")
+    config = _config(tmp_path, mini_suite, mini_tasks, ["closetest/a"], judges=["openai/judge-a", "warp/judge-b"],
+                     cache=False)
+    Closable.closed.clear()
+    with pytest.raises(ConfigError, match="--judge 'warp/judge-b': unknown model provider 'warp'"):
+        run(config)
+    assert closed == [("openai/judge-a", True), ("warp/judge-b", False)] and Closable.closed == ["closetest/a"]
+
+
 def test_a_finished_run_closes_its_models_once(tmp_path, mini_suite, mini_tasks):
     Closable.closed.clear()
     run(_config(tmp_path, mini_suite, mini_tasks, ["closetest/a"]))
@@ -300,3 +344,29 @@ def test_a_forced_tool_one_domain_lacks_is_warned_per_domain():
         "model openai/x: tool_choice 'place_order' is not a tool of domain 'mail': the episodes of its 3 pair(s) are "
         "never offered it, and the provider will refuse their calls"]
     assert tool_choice_gaps({"openai/x": live("send_mail")}, SimpleNamespace(pairs=suite.pairs[:2]), tools) == []
+
+
+def test_tool_choice_without_a_live_model_is_warned_once(tmp_path, mini_suite, mini_tasks, capsys):
+    """Scripted models never send a tool choice: the option would have been silently ignored."""
+    config = _config(tmp_path, mini_suite, mini_tasks, ["scripted/oracle", "scripted/always_act"],
+                     tool_choice="required")
+    run(config)
+    err = capsys.readouterr().err
+    line = ("evalkit: warning: --tool-choice 'required' applies to live models only and has no effect in this run "
+            "(no model of the run is live: scripted/oracle, scripted/always_act)\n")
+    assert err.count(line) == 1, err
+    config.tool_choice = None
+    run(config)
+    assert "--tool-choice" not in capsys.readouterr().err
+
+
+def test_tool_choice_is_unused_only_when_no_model_is_live():
+    from evalkit.harness.run import unused_tool_choice
+
+    scripted = {f"scripted/late:{k}": object() for k in range(6)}
+    assert unused_tool_choice("check_stock", scripted) == (
+        "--tool-choice 'check_stock' applies to live models only and has no effect in this run (no model of the run "
+        "is live: scripted/late:0, scripted/late:1, scripted/late:2, scripted/late:3 and 2 more)")
+    assert unused_tool_choice("none", {"agent/cmd:true": object()}).startswith("--tool-choice 'none' applies")
+    assert unused_tool_choice("required", {**scripted, "openai/gpt-4o-mini": object()}) is None  # one live model
+    assert unused_tool_choice(None, scripted) is None  # not given

@@ -302,6 +302,65 @@ def test_a_manifest_without_a_plugin_record_resumes_only_without_plugin_metrics(
     assert resume_run(out)["n_episodes_completed"] == 2
 
 
+def _unrecorded(tmp_path, mini_suite, mini_tasks) -> Path:
+    """A finished one-pair run whose config.json has no plugin record (as an older evalkit wrote it), one row cut."""
+    out = tmp_path / "run"
+    run(RunConfig(suites=[str(mini_suite)], tasks_dir=str(mini_tasks), models=["scripted/oracle"], conditions=["nl"],
+                  out=str(out), report=False, limit=1))
+    manifest = json.loads((out / "config.json").read_text())
+    del manifest["plugins"]
+    manifest["evalkit_version"] = "0.0.1"
+    (out / "config.json").write_text(json.dumps(manifest))
+    results = out / "results.jsonl"
+    results.write_text(results.read_text().splitlines(keepends=True)[0])
+    return out
+
+
+def test_a_manifest_without_a_plugin_record_and_no_sign_of_plugins_resumes_without_a_plugin_warning(
+        tmp_path, mini_suite, mini_tasks):
+    out = _unrecorded(tmp_path, mini_suite, mini_tasks)
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        assert resume_run(out)["n_episodes_completed"] == 2
+    assert not [w for w in caught if "plugins" in str(w.message)], [str(w.message) for w in caught]
+
+
+def test_a_manifest_without_a_plugin_record_whose_summary_has_other_metrics_resumes_with_one_warning(
+        tmp_path, mini_suite, mini_tasks):
+    out = _unrecorded(tmp_path, mini_suite, mini_tasks)
+    summary = json.loads((out / "summary.json").read_text())
+    for row in summary["rows"]:  # as a run with a plugin rate metric wrote it
+        row.update(grounded_rate=0.5, grounded_rate_k=1, grounded_rate_n=2, grounded_rate_ci=[0.1, 0.9], citations=3)
+    (out / "summary.json").write_text(json.dumps(summary))
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        assert resume_run(out)["n_episodes_completed"] == 2
+    about = [str(w.message) for w in caught if "plugins" in str(w.message)]
+    assert about == [
+        f"{out}: the run directory does not record its plugins (config.json has no field plugins: started by evalkit "
+        "0.0.1), so plugin metrics cannot be checked on resume; its summary.json holds metrics that are not evalkit's "
+        "own: citations, grounded_rate; if the run was started with plugin metrics, they are dropped or count only "
+        "part of the episodes: start a new run to count them over all"]
+    assert all(w.category is ResultsWarning for w in caught if "plugins" in str(w.message))
+
+
+def test_plugins_loaded_now_are_a_sign_even_without_metrics(tmp_path):
+    from evalkit.harness.resume import unrecorded_plugins_warning
+
+    path = tmp_path / "run" / "config.json"  # no summary.json beside it: an interrupted first pass
+    old = {"evalkit_version": "0.0.1"}
+    none = {"env_modules": [], "entry_points": [], "metrics": []}
+    assert unrecorded_plugins_warning(path, old, none) is None
+    loaded = {"env_modules": ["toy_provider"], "entry_points": ["evalkit.providers:echo=echo_pkg.provider"],
+              "metrics": []}
+    assert unrecorded_plugins_warning(path, old, loaded) == (
+        f"{tmp_path / 'run'}: the run directory does not record its plugins (config.json has no field plugins: started "
+        "by evalkit 0.0.1), so plugin metrics cannot be checked on resume; plugins are loaded now "
+        "(EVALKIT_PLUGINS=toy_provider; entry points evalkit.providers:echo=echo_pkg.provider); if the run was started "
+        "with plugin metrics, they are dropped or count only part of the episodes: start a new run to count them over "
+        "all")
+
+
 def test_rows_outside_the_plan_are_named_and_kept_and_empty_traces_run_again(tmp_path, mini_suite, mini_tasks):
     out = tmp_path / "run"
     config = RunConfig(suites=[str(mini_suite)], tasks_dir=str(mini_tasks), models=["scripted/oracle"],

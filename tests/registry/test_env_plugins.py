@@ -101,3 +101,40 @@ def test_a_resume_with_other_plugin_metrics_is_refused_and_with_the_same_counts_
     assert len(rows) == 6 and len(abstains) == 3 and all("stop_first" in r for r in rows)
     (summary_row,) = json.loads((with_ / "summary.json").read_text())["rows"]
     assert summary_row["stop_first_rate_n"] == 3  # every recorded abstain episode, the resumed ones included
+
+
+def _unrecord(run_dir: Path) -> None:
+    """Drop the plugin record of ``run_dir/config.json``, as an evalkit that did not record plugins wrote it."""
+    manifest = json.loads((run_dir / "config.json").read_text())
+    del manifest["plugins"]
+    (run_dir / "config.json").write_text(json.dumps(manifest))
+
+
+def test_a_run_that_does_not_record_its_plugins_resumes_with_a_warning_on_a_sign_of_plugins(tmp_path):
+    start = ("run", "--model", "scripted/oracle", "--condition", "nl", "--limit", "3", "--no-report")
+    unchecked = "does not record its plugins (config.json has no field plugins: started by evalkit"
+    # a finished run with the toy metric, resumed without it: its summary.json names the metric
+    metric = tmp_path / "metric"
+    assert _evalkit(*start, "--out", str(metric), plugins="toy_metric", cwd=tmp_path).returncode == 0
+    _unrecord(metric)
+    _cut(metric, 2)
+    resumed = _evalkit("run", "--resume", str(metric), plugins=None, cwd=tmp_path)
+    assert resumed.returncode == 0, resumed.stderr
+    (line,) = [ln for ln in resumed.stderr.splitlines() if unchecked in ln]
+    assert line.startswith(f"evalkit: warning: {metric}: the run directory {unchecked}") and line.endswith(
+        "so plugin metrics cannot be checked on resume; its summary.json holds metrics that are not evalkit's own: "
+        "stop_first_rate; if the run was started with plugin metrics, they are dropped or count only part of the "
+        "episodes: start a new run to count them over all"), line
+    # a run without plugins, resumed with one that registers no metric: accepted, with the warning
+    plain = tmp_path / "plain"
+    assert _evalkit(*start, "--out", str(plain), plugins=None, cwd=tmp_path).returncode == 0
+    _unrecord(plain)
+    _cut(plain, 2)
+    provider = _evalkit("run", "--resume", str(plain), plugins="toy_provider", cwd=tmp_path)
+    assert provider.returncode == 0, provider.stderr
+    (line,) = [ln for ln in provider.stderr.splitlines() if unchecked in ln]
+    assert "cannot be checked on resume; plugins are loaded now (EVALKIT_PLUGINS=toy_provider); if the run" in line
+    # no sign of plugins: no warning
+    _cut(plain, 2)
+    quiet = _evalkit("run", "--resume", str(plain), plugins=None, cwd=tmp_path)
+    assert quiet.returncode == 0 and unchecked not in quiet.stderr, quiet.stderr

@@ -273,3 +273,35 @@ def test_a_metric_function_that_raises_is_an_error_naming_the_metric():
             add_episode_fields(None, (), {}, dict(ROW))
     finally:
         unregister_metric("crashing_rate")
+
+
+def test_only_a_plugin_module_not_found_gets_the_pythonpath_hint(tmp_path, monkeypatch):
+    """A module that is there but raises on import (a missing dependency, a syntax error, any
+    exception) is named with the real error; the PYTHONPATH hint is for a module not found."""
+    import evalkit.plugins as plugins
+
+    _module(tmp_path, "p1_needs_dep", "import p1_no_such_dependency\n")
+    _module(tmp_path, "p1_bad_syntax", "def broken(:\n    pass\n")
+    _module(tmp_path, "p1_raises", "raise RuntimeError('no config for the plugin')\n")
+    _module(tmp_path / "p1_pkg", "__init__", "")
+    monkeypatch.syspath_prepend(str(tmp_path))
+    monkeypatch.setattr(plugins, "_loaded", set())
+    monkeypatch.setattr(plugins, "_failed", {})
+    monkeypatch.setenv("EVALKIT_PLUGINS", "p1_needs_dep,p1_bad_syntax,p1_raises,p1_pkg.absent,p1_absent.sub")
+    try:
+        with pytest.raises(ConfigError) as caught:
+            plugins.load_env_modules()
+    finally:
+        sys.modules.pop("p1_pkg", None)
+    needs_dep, bad_syntax, raises, absent_sub, absent_pkg = caught.value.problems
+    assert needs_dep == ("EVALKIT_PLUGINS: module 'p1_needs_dep' cannot be imported: it raised ModuleNotFoundError: "
+                         "No module named 'p1_no_such_dependency'")
+    assert bad_syntax.startswith("EVALKIT_PLUGINS: module 'p1_bad_syntax' cannot be imported: it raised SyntaxError: ")
+    assert "p1_bad_syntax.py, line 1" in bad_syntax and "PYTHONPATH" not in bad_syntax
+    assert raises == ("EVALKIT_PLUGINS: module 'p1_raises' cannot be imported: it raised RuntimeError: no config for "
+                      "the plugin")
+    assert absent_sub == ("EVALKIT_PLUGINS: module 'p1_pkg.absent' cannot be imported: ModuleNotFoundError: No module "
+                          "named 'p1_pkg.absent' (is its folder on PYTHONPATH?)")
+    assert absent_pkg == ("EVALKIT_PLUGINS: module 'p1_absent.sub' cannot be imported: ModuleNotFoundError: No module "
+                          "named 'p1_absent' (is its folder on PYTHONPATH?)")
+    assert str(caught.value).startswith("5 plugins cannot be loaded:\n  EVALKIT_PLUGINS: module 'p1_needs_dep'")

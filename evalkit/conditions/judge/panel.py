@@ -286,6 +286,34 @@ class Panel:
             seen.add(spec)
         return cls([Judge(spec, options=options) for spec in specs])
 
+    def make_models(self) -> None:
+        """Make every judge's live model now, so that a judge that cannot run fails before any text
+        is read (a live model connects at its first call: nothing is sent here). A judge whose model
+        was made before a later one failed keeps it; :meth:`close` releases it.
+
+        Raises:
+            ConfigError: naming the judge's spec (``--judge SPEC: ...``): an unknown provider, a
+                provider that is not live (``scripted/...``, ``agent/...``: a judge is a live
+                model), invalid settings or a missing API key.
+        """
+        from evalkit.errors import ConfigError
+        from evalkit.models.registry import get_provider, live_providers
+
+        for judge in self.judges:
+            prefix = judge.spec.partition("/")[0]
+            try:
+                live = get_provider(prefix).live
+            except ConfigError:
+                raise ConfigError(f"--judge {judge.spec!r}: unknown model provider {prefix!r}; a judge is a live "
+                                  f"model of {', '.join(live_providers())}") from None
+            if not live:
+                raise ConfigError(f"--judge {judge.spec!r}: {prefix!r} is not a live provider; a judge is a live "
+                                  f"model of {', '.join(live_providers())}")
+            try:
+                _ = judge.model
+            except ConfigError as exc:
+                raise ConfigError(f"--judge {judge.spec!r}: {str(exc).removeprefix(judge.spec + ': ')}") from None
+
     def read(self, text: str, classifier: Any) -> Reading:
         """Ask every judge about ``text`` and decide.
 
