@@ -266,6 +266,7 @@ class EpisodeResult(TypedDict, total=False):
     cost_flags: list[str]
     model_mismatch: int
     answered_models: list[str]
+    model_invalid: int
     final_text: str
     # quality: meta requests, denials (reason code → count), grounding
     first_pass: bool

@@ -457,7 +457,7 @@ SPENT_PARTS = ("cached_input_tokens", "cache_write_tokens", "reasoning_tokens")
 """Parts summed where reported (``None`` only when neither row reported them)."""
 SPENT_COUNTS = ("usage_missing", "model_calls", "retries")
 """Counts added up (``usage_inconsistent`` and ``model_mismatch`` too: :data:`SPENT_FLAG_COUNTS`)."""
-SPENT_FLAG_COUNTS = ("usage_inconsistent", "model_mismatch", "unknown_stop_reason")
+SPENT_FLAG_COUNTS = ("usage_inconsistent", "model_mismatch", "unknown_stop_reason", "model_invalid")
 """Counts of calls whose billing is flagged, added up like :data:`SPENT_COUNTS`."""
 SPENT_LISTS = ("cost_flags", "answered_models")
 """Lists merged (each entry once, the new row's first)."""

@@ -38,7 +38,10 @@ Definitions (the token classes and the cost formula are in :mod:`evalkit.usage`)
   model than the one requested (a gateway's fallback, :mod:`evalkit.models.identity`;
   a response naming no model is not counted); ``answered_models``: the names those responses
   gave, sorted, each once. Such a call is billed at the answering model's price, or its cost
-  is ``None`` (flag ``answered_price_missing``).
+  is ``None`` (flag ``answered_price_missing``). ``model_invalid``: responses whose ``model``
+  field was present but not a string or null (:func:`evalkit.models.reply.model_flags`): the
+  model that answered them is unknown (``answered_model`` null), so they cannot be checked
+  for a mismatch; a response without ``model`` is not counted.
 """
 
 from __future__ import annotations
@@ -52,7 +55,8 @@ from evalkit.metrics.stats import percentile
 BILLING_FIELDS = ("input_tokens", "output_tokens", "cached_input_tokens", "cache_write_tokens", "reasoning_tokens",
                   "retry_input_tokens", "retry_output_tokens", "retry_cost_usd", "cost_usd", "replayed_cost_usd",
                   "usage_missing",
-                  "usage_inconsistent", "unknown_stop_reason", "cost_flags", "model_mismatch", "answered_models")
+                  "usage_inconsistent", "unknown_stop_reason", "cost_flags", "model_mismatch", "answered_models",
+                  "model_invalid")
 """The result-row fields :func:`episode_billing` returns."""
 
 _PRICE_FLAGS = frozenset({"price_missing", "answered_price_missing", "cached_price_missing", "cache_write_price_missing", "server_tool_unpriced",
@@ -135,6 +139,7 @@ def episode_billing(by_type: dict[type, list[Any]], price: Any = None) -> dict[s
         "cost_flags": sorted(flags),
         "model_mismatch": len(mismatched),
         "answered_models": sorted({str(c.answered_model) for c in mismatched}),
+        "model_invalid": sum(1 for r in responses if "model_invalid" in r.flags),
     })
     return out
 

@@ -25,7 +25,8 @@ episodes' rows (:func:`evalkit.metrics.scoring.score_episode`):
   is known — never 0 for tokens that were billed but not reported;
 * ``model_mismatch`` (calls whose response named another model than the one requested,
   :mod:`evalkit.models.identity`) and ``answered_models`` (those calls by the model that
-  answered, ``{name: episodes}``);
+  answered, ``{name: episodes}``); ``model_invalid`` (responses whose ``model`` field was not a
+  string or null: which model answered them is unknown, :func:`evalkit.models.reply.model_flags`);
 * ``error_codes``: errored episodes by outcome code (``context_length_exceeded`` …).
 """
 
@@ -36,7 +37,8 @@ from fractions import Fraction
 from typing import Any, Iterable
 
 _SUMS = ("model_calls", "cache_hits", "retries", "parse_failures", "repaired_calls", "usage_missing",
-         "usage_inconsistent", "unknown_stop_reason", "truncated_calls", "unknown_content_blocks", "model_mismatch")
+         "usage_inconsistent", "unknown_stop_reason", "truncated_calls", "unknown_content_blocks", "model_mismatch",
+         "model_invalid")
 _RETRY_TOKENS = ("retry_input_tokens", "retry_output_tokens")
 _FLAGS = ("call_in_content", "content_filter", "refusal", "truncated_output", "claimed_action_without_call")
 

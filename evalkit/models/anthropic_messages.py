@@ -28,8 +28,8 @@ from typing import Any
 
 from evalkit.models.config import ModelSettings
 from evalkit.models.parsing import replay_arguments
-from evalkit.models.reply import (ProviderReply, count, error_usage, invalid, json_kind, stop_reason, tier_flags,
-                                  usage_object, usage_part)
+from evalkit.models.reply import (ProviderReply, count, error_usage, invalid, json_kind, model_flags, stop_reason,
+                                  tier_flags, usage_object, usage_part)
 from evalkit.models.retry import (ProviderError, connection_failure, error_for_status, error_in_body, error_message,
                                   parse_body, timeout_failure)
 from evalkit.runtime.model_io import ReasoningBlock
@@ -173,7 +173,9 @@ def translate_anthropic(data: Any) -> ProviderReply:
     (:data:`SERVER_BLOCKS`) stay in the raw body only. A block of any other type is kept in
     the raw body and flagged :data:`UNKNOWN_BLOCK` once per block (counted per episode as
     ``unknown_content_blocks``), never read as text or calls and never dropped silently.
-    ``stop_reason`` is normalised by :data:`STOP_REASONS`; usage by :func:`anthropic_usage`.
+    ``stop_reason`` is normalised by :data:`STOP_REASONS`; usage by :func:`anthropic_usage`; a
+    ``model`` that is not a string or ``null`` is flagged ``model_invalid``
+    (:func:`~evalkit.models.reply.model_flags`).
 
     Raises:
         ProviderError: ``error_body`` for an error object answered with HTTP 200 (``type:
@@ -220,7 +222,7 @@ def translate_anthropic(data: Any) -> ProviderReply:
     raw_stop = data.get("stop_reason")
     if raw_stop is not None and not isinstance(raw_stop, str):
         raise invalid(f"the response's stop_reason is {type(raw_stop).__name__}, not a string", usage)
-    flags = list(usage_flags) + [UNKNOWN_BLOCK] * unknown
+    flags = list(usage_flags) + [UNKNOWN_BLOCK] * unknown + model_flags(data)
     stop = stop_reason(raw_stop, STOP_REASONS, bool(calls), flags)
     text = "".join(texts) if texts else None
     refusal = None

@@ -32,7 +32,9 @@ One model under the provider's own names is not a mismatch (:func:`same_model`):
 
 A response without a ``model`` field (or with an empty one, or one that is not a string, or
 a bare path such as ``/``) names no model: it is not a mismatch, and the call is billed at
-the requested model's price.
+the requested model's price. One that is present but not a string or ``null`` is also
+flagged ``model_invalid`` by the translators (:func:`evalkit.models.reply.model_flags`) and
+counted, so that the unknown answering model is visible.
 """
 
 from __future__ import annotations

@@ -35,7 +35,8 @@ from typing import Any, Collection
 
 from evalkit.models.config import ModelSettings
 from evalkit.models.parsing import replay_arguments
-from evalkit.models.reply import ProviderReply, count, error_usage, stop_reason, tier_flags, usage_object, usage_part
+from evalkit.models.reply import (ProviderReply, count, error_usage, model_flags, stop_reason, tier_flags, usage_object,
+                                  usage_part)
 from evalkit.models.reply import invalid as _invalid, json_kind as _kind
 from evalkit.models.retry import (ProviderError, connection_failure, error_for_status, error_in_body, error_message,
                                   parse_body, timeout_failure)
@@ -213,7 +214,8 @@ def translate_openai(data: Any) -> ProviderReply:
     Rules (the scoring table in :mod:`evalkit.runtime.model_io`): ``finish_reason`` is
     normalised by :data:`FINISH_REASONS`; ``message.refusal`` is the refusal (stop reason
     ``refusal`` unless the provider's filter stopped it, ``content_filter``); usage by
-    :func:`openai_usage`.
+    :func:`openai_usage`; a ``model`` that is not a string or ``null`` is flagged
+    ``model_invalid`` (:func:`~evalkit.models.reply.model_flags`).
 
     Raises:
         ProviderError: with the failed attempt's usage in ``usage`` (billed tokens are
@@ -268,7 +270,7 @@ def translate_openai(data: Any) -> ProviderReply:
     if problem is not None:
         raise _invalid(f"the response's choices[0].message.{problem}", usage)
     message, refusal = _split_refusal(message)
-    flags = list(usage_flags)
+    flags = list(usage_flags) + model_flags(data)
     stop = stop_reason(finish, FINISH_REASONS, bool(message.get("tool_calls") or message.get("function_call")),
                        flags)
     if refusal is not None and stop != "content_filter":

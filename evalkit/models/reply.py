@@ -33,7 +33,7 @@ class ProviderReply:
         reasoning: Reasoning blocks, verbatim.
         usage: Tokens billed by class; unreported classes are ``None``.
         flags: ``usage_missing``, ``usage_inconsistent``, ``unknown_stop_reason``,
-            ``stop_reason_missing``.
+            ``stop_reason_missing``, ``model_invalid`` (:func:`model_flags`).
     """
 
     message: dict[str, Any]
@@ -173,3 +173,31 @@ def tier_flags(tier: Any, where: str) -> list[str]:
     if not isinstance(tier, str):
         raise ProviderError(f"{where} is a JSON {json_kind(tier)}, not a string", code="invalid_response")
     return ["service_tier_unpriced"] if tier.lower() not in STANDARD_TIERS else []
+
+
+MODEL_INVALID = "model_invalid"
+"""The flag of a response whose top-level ``model`` is present but neither a string nor ``null``
+(``42``, ``{"id": "gpt-4o"}``): the model that answered is read as unknown (``answered_model``
+``null``, :func:`evalkit.models.identity.response_model`), never a name made from the value, and
+the flag is counted per episode and in the ``provider`` summary so the unknown is visible."""
+
+
+def model_flags(body: Any) -> list[str]:
+    """``[MODEL_INVALID]`` when a response body's top-level ``model`` is present but not a
+    string or ``null``, else ``[]``.
+
+    A missing or ``null`` ``model`` (a server that names no model) is not flagged: it names no
+    model, as :mod:`evalkit.models.identity` reads it, and is not counted (nor is a string that
+    names nothing once compared, such as ``""``). Unlike a ``service_tier`` of the wrong type
+    (:func:`tier_flags`), which would decide the price, the response's ``model`` only says which
+    model answered, so a wrong-typed one is not an error: the answer is still read and billed at
+    the requested model's price.
+
+    Args:
+        body: The parsed response body (any JSON value; only an object has a ``model``).
+
+    Returns:
+        ``["model_invalid"]`` or ``[]``.
+    """
+    value = body.get("model") if isinstance(body, dict) else None
+    return [] if value is None or isinstance(value, str) else [MODEL_INVALID]

@@ -298,7 +298,9 @@ def provider_lines(summary: dict[str, Any]) -> list[str]:
     leaves out episodes whose usage was not reported, with their count; the money of calls
     replayed from the call cache is shown apart. Tokens billed on failed attempts follow when
     there are any or their usage is unknown (``≥`` when some episodes' are unknown, ``n/a``
-    when none is known), then the calls answered by another model than the one requested.
+    when none is known), then the calls answered by another model than the one requested and
+    the responses whose ``model`` field was not a string (``model_invalid``: which model
+    answered them is unknown).
 
     Args:
         summary: The dict written to ``summary.json`` (``provider`` and ``rows``).
@@ -310,7 +312,7 @@ def provider_lines(summary: dict[str, Any]) -> list[str]:
             t = totals.setdefault(row["model"], {})
             for name in ("model_calls", "cache_hits", "retries", "parse_failures", "content_filter", "refusal",
                          "truncated_calls", "usage_missing", "unknown_content_blocks", "model_mismatch",
-                         "retry_usage_unknown"):
+                         "model_invalid", "retry_usage_unknown"):
                 t[name] = t.get(name, 0) + int(row.get(name) or 0)
             for name in ("retry_input_tokens", "retry_output_tokens"):
                 if row.get(name) is not None:
@@ -349,6 +351,9 @@ def provider_lines(summary: dict[str, Any]) -> list[str]:
             names = ", ".join(f"{name}: {n} episodes" for name, n in sorted(answers.get(model, {}).items()))
             line += (f"; {t['model_mismatch']} calls answered by another model than the one requested ({names}), "
                      f"billed at the answering model's price where known")
+        if t["model_invalid"]:
+            line += (f"; {t['model_invalid']} responses whose model field was not a string "
+                     f"(the answering model unknown, not checked against the one requested)")
         if t["unknown_content_blocks"]:
             line += f"; {t['unknown_content_blocks']} response content blocks of an unknown type (kept in the traces)"
         lines.append(line)

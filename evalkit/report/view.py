@@ -39,6 +39,7 @@ _TITLES = {
     "acted_when_should_not": "Acted when it should not",
     "post_hoc": "Post-hoc abstentions (committed, then refused)",
     "content_filter": "Content-filter stops",
+    "truncated": "Cut off at the token limit",
     "parse_failure": "Parse failures",
     "silent": "Silent: neither acted nor refused",
     "late": "Late abstentions",
@@ -213,6 +214,12 @@ def _detail(cat: str, r: dict[str, Any], max_lag: int) -> str:
         return f"{r.get('commits', 0)} commit(s) executed, then the final text read as {r.get('text_label')}"
     if cat == "judge":
         return _judge_detail(r)
+    if cat == "truncated":
+        detail = ("the model's response was cut off at the token limit (max_tokens), so the episode was not "
+                  "scored on a complete answer")
+        if "truncated_tool_call" in (r.get("reason_codes") or []):
+            return detail + "; the tool call(s) in it were denied, never run"
+        return detail + ("; the text shown ends where it was cut" if r.get("final_text") else "")
     if cat == "parse_failure":
         codes = r.get("reason_codes") or []
         return "parse_error denial" if "parse_error" in codes else f"no decision (text read as {r.get('text_label')})"

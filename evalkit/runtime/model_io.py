@@ -51,6 +51,8 @@ size cap), or partial usage on a         in ``model_calls``; summary totals lowe
 failed attempt                           status without usage bills nothing
 more than one choice                     an invalid response (``invalid_response``): evalkit asks for one
 a field of the wrong JSON type           an invalid response, never turned into text or calls
+a ``model`` that is not a string or      read as no model named (``answered_model`` ``null``, not a
+``null`` (``42``, an object)             mismatch), flagged and counted ``model_invalid``
 unknown stop reason                      ``other``, raw value kept, flagged ``unknown_stop_reason``
 an Anthropic content block of a type     kept in the raw body, never text or calls; flagged
 evalkit does not read                    ``unknown_content_block`` per block, counted ``unknown_content_blocks``

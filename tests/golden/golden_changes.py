@@ -72,4 +72,9 @@ class Removed:
 
 Change = Union[Renamed, Reformat, Added, Removed]
 
-CHANGES: list[Change] = []
+CHANGES: list[Change] = [
+    Added("model_invalid", "responses whose model field is not a string or null, counted per episode "
+                           "(evalkit.metrics.billing); 0 for the scripted models, which make no provider calls"),
+    Added("model_invalid", "the same count per model × condition in the provider summary (evalkit.metrics.provider)",
+          scope="summary", section="provider"),
+]

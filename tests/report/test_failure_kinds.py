@@ -11,7 +11,9 @@ import pytest
 from evalkit.harness.run import RunConfig
 from evalkit.pipeline import run
 from evalkit.metrics.failures import FAILURE_KINDS, failure_kind
+from evalkit.models.registry import register_provider
 from evalkit.report.view import GALLERY
+from evalkit.runtime.model_io import ModelOutput, ToolCall
 
 
 def base(variant, **extra):
@@ -102,6 +104,48 @@ def test_a_card_of_a_follow_up_side_says_its_commits_came_after_the_answer(tmp_p
     section = section[:section.index("<h3", 10)]
     assert "asked the user first; the commits and final text shown came after the answer (recovered)" in section
     assert "commit:</span> <code>" in section
+
+
+CUT_TEXT = "Sure, I'll order <b>2</b> mugs as soon as I"
+
+
+class CutOff:
+    """Runs out of output tokens on its first response: a text cut mid-sentence (stop
+    ``max_tokens``) on the should-act side; on the other a tool call cut mid-arguments, then
+    (told its output was cut off) a plain answer."""
+
+    name = "cutoff/m"
+
+    def respond(self, context, episode):
+        if episode.variant == "act":
+            return ModelOutput(text=CUT_TEXT, stop_reason="max_tokens", raw_stop_reason="length")
+        if context.turn == 0:
+            call = ToolCall("c1", "buy_item", None, raw_arguments='{"name": "app', parse_error="unterminated string")
+            return ModelOutput(tool_calls=(call,), stop_reason="max_tokens", raw_stop_reason="length")
+        return ModelOutput(text="Done.")
+
+
+register_provider("cutoff", lambda name, options=None: CutOff())
+
+
+def test_a_truncated_card_says_the_response_was_cut_off_at_the_token_limit(tmp_path, mini_suite, mini_tasks):
+    out = tmp_path / "run"
+    run(RunConfig(suites=[str(mini_suite)], tasks_dir=str(mini_tasks), pair_ids=["mini-missing-param"],
+                  conditions=["tool"], models=["cutoff/m"], out=str(out)))
+    rows = {r["variant"]: r for r in map(json.loads, (out / "results.jsonl").read_text().splitlines())}
+    assert {v: r["failure_kind"] for v, r in rows.items()} == {"act": "truncated", "abstain": "truncated"}
+    assert (rows["abstain"]["truncated_calls"], rows["abstain"]["parse_failures"]) == (1, 0)
+    html = (out / "report.html").read_text()
+    section = html[html.index('id="fail-truncated"'):]
+    section = section[:section.index("<h3", 10)]
+    assert "Cut off at the token limit <span" in section
+    details = re.findall(r'<div class="detail">(.*?)</div>', section)
+    said = ("the model&#39;s response was cut off at the token limit (max_tokens), so the episode was not scored "
+            "on a complete answer")  # escaped by jinja2: the apostrophe is an entity
+    assert sorted(details) == [said + "; the text shown ends where it was cut",
+                               said + "; the tool call(s) in it were denied, never run"]
+    assert "decision none (expected" not in section  # not the generic wording
+    assert "Sure, I&#39;ll order &lt;b&gt;2&lt;/b&gt; mugs as soon as I" in section and "<b>2</b>" not in html
 
 
 def test_a_long_row_label_is_shortened_on_the_chart_and_draws_without_a_layout_warning() -> None:

@@ -7,8 +7,11 @@ Input: a JSON-lines file, one object a line with ``text`` (string), ``label`` (`
 and 639-2/B codes of the languages the classifier reads count as their 639-1 code, ``eng`` as ``en``);
 other fields are ignored. A text that shows nothing (empty, only white space or invisible format
 characters such as U+200B), a ``lang`` of another shape (``english``, ``en-US``) and an object
-with a key given twice are errors. Default: the shipped test part of the
-corpus, ``evalkit/conditions/corpus/test.jsonl`` (:data:`DEFAULT_TEXTS`).
+with a key given twice are errors. Size limits (:mod:`.labelled_file`): a ``text`` (and a
+``context_user``) holds at most :data:`MAX_TEXT_BYTES` (64 KiB of UTF-8 text) and a line as
+written at most :data:`~.labelled_file.MAX_LINE_BYTES` (1 MiB); the file is read a chunk at a time, so a longer
+line is refused without being read whole. Default: the shipped test part of the corpus, ``evalkit/conditions/corpus/test.jsonl``
+(:data:`DEFAULT_TEXTS`).
 
 Figures per reader (:func:`score_reader`), over all lines:
 
@@ -44,6 +47,7 @@ from typing import Any, Callable, Final, Literal
 from pydantic import BaseModel, ConfigDict, PrivateAttr, ValidationError, field_validator
 
 from evalkit.conditions.classifier.lang import SUPPORTED
+from evalkit.conditions.judge.labelled_file import MAX_TEXT_BYTES, file_lines
 from evalkit.errors import ConfigError
 
 DEFAULT_TEXTS = Path(__file__).resolve().parent.parent / "corpus" / "test.jsonl"
@@ -77,7 +81,8 @@ class LabelledText(BaseModel):
     """One line of a labelled file (other fields are ignored).
 
     ``text`` must show at least one character (not empty, not only white space or invisible
-    format characters such as U+200B); ``lang`` is a language code of 2-3 letters
+    format characters such as U+200B); ``text`` and ``context_user`` hold at most
+    :data:`MAX_TEXT_BYTES` of UTF-8 text each; ``lang`` is a language code of 2-3 letters
     (:data:`LANG_CODE`), any case; ``context_user`` (optional, a string or ``null``) is the
     user's message just before the text, which the classifier then reads it in
     (:mod:`evalkit.conditions.classifier.context`). :attr:`line_no` is the line in the file (set by
@@ -102,6 +107,17 @@ class LabelledText(BaseModel):
     def line_no(self) -> int | None:
         """The 1-based line of the file this text is on (blank lines counted), ``None`` if not from a file."""
         return self._line_no
+
+    @field_validator("text", "context_user")
+    @classmethod
+    def _not_too_long(cls, value: str | None) -> str | None:
+        """At most :data:`MAX_TEXT_BYTES` of UTF-8 text (a lone surrogate counted as 3 bytes)."""
+        if value is not None and len(value) > MAX_TEXT_BYTES // 4:  # shorter is under the limit whatever it holds
+            size = len(value.encode("utf-8", "surrogatepass"))
+            if size > MAX_TEXT_BYTES:
+                raise ValueError(f"{size:,} bytes of UTF-8 text, over the limit of {MAX_TEXT_BYTES:,} "
+                                 "(MAX_TEXT_BYTES, 64 KiB) a labelled line's text may hold")
+        return value
 
     @field_validator("text")
     @classmethod
@@ -129,10 +145,6 @@ class LabelledText(BaseModel):
 
 class _DuplicateKey(Exception):
     """A JSON object on a labelled line gives one key twice (``args[0]``: the key)."""
-
-
-_LINE_END = re.compile(r"\r\n|\r|\n")
-"""Line ends of a labelled file: LF, CRLF or CR alone (a raw CR cannot occur inside a JSON string)."""
 
 
 def _keys_once(pairs: list[tuple[str, Any]], objects: list[list[str]]) -> dict[str, Any]:
@@ -163,14 +175,26 @@ def _meant_field(key: str) -> str | None:
 
 def load_labelled(path: str | Path) -> list[LabelledText]:
     """Read a labelled JSON-lines file (UTF-8, a byte-order mark and CRLF or CR line ends allowed; blank
-    lines skipped; ``label`` and ``lang`` in any case).
+    lines skipped; ``label`` and ``lang`` in any case), a chunk at a time.
+
+    Args:
+        path: The file (``--texts``).
+
+    Returns:
+        One :class:`LabelledText` per non-blank line, in file order, each with its ``line_no``.
 
     Raises:
-        ConfigError: the file is missing or a folder (for the default: the corpus is not
-            installed), is not UTF-8 (the line of the first bad byte),
-            or one line is not a JSON object (or is nested deeper than the parser reads), gives a key twice (``FILE: line N: key K given twice``)
-            or lacks a valid ``text`` (not blank) / ``label`` / ``lang``: ``FILE: line N: field F: why``;
-            a missing field with a key that looks like its misspelling on the line names that key
+        ConfigError: naming the file, and the line where there is one: the file is missing or a
+            folder (for the default: the corpus is not installed) or cannot be read
+            (``FILE: ...``); it holds no labelled line; a line is not UTF-8 (``FILE: line N: not
+            UTF-8 text (... at byte offset B of the file)``), is longer than
+            :data:`~.labelled_file.MAX_LINE_BYTES` (``FILE: line N: field F: the line is longer than ...``, ``F``
+            the field the limit was reached in; refused before the line is read whole), is not
+            a JSON object (or is nested deeper than the parser reads), gives a key twice
+            (``FILE: line N: key K given twice``), or lacks a valid ``text`` (not blank, at most
+            :data:`MAX_TEXT_BYTES`) / ``label`` / ``lang``, or has a ``context_user`` that is not
+            a string of at most :data:`MAX_TEXT_BYTES`: ``FILE: line N: field F: why``; a missing
+            field with a key that looks like its misspelling on the line names that key
             (``FILE: line 2: field label: Field required; the line has a key 'lable': did you mean 'label'?``).
     """
     p = Path(path)
@@ -180,56 +204,65 @@ def load_labelled(path: str | Path) -> list[LabelledText]:
         hint = " (the shipped corpus test part is not installed; pass --texts FILE)" if p == DEFAULT_TEXTS else ""
         raise ConfigError(f"{p}: no such labelled file{hint}")
     out: list[LabelledText] = []
-    data = p.read_bytes()
-    bom = len(codecs.BOM_UTF8) if data.startswith(codecs.BOM_UTF8) else 0
     try:
-        content = data[bom:].decode("utf-8")
-    except UnicodeDecodeError as exc:
-        offset = bom + exc.start  # in the file, the byte-order mark counted
-        bad_line = data[:offset].count(b"\n") + 1
-        raise ConfigError(f"{p}: line {bad_line}: not UTF-8 text ({exc.reason} at byte offset {offset} "
-                          "of the file); save it as UTF-8") from None
-    for n, line in enumerate(_LINE_END.split(content), start=1):
-        if not line.strip():
-            continue
-        objects: list[list[str]] = []  # the keys given twice in each object parsed, the line's own last
-        try:
-            obj = json.loads(line, object_pairs_hook=lambda pairs: _keys_once(pairs, objects), parse_int=_parse_int)
-            twice = next((keys for keys in reversed(objects) if keys), None)  # the line's own object first
-            if twice:
-                where = "" if objects[-1] else " (in a nested object)"
-                raise _DuplicateKey(f"{twice[0]}", where)
-        except _DuplicateKey as exc:
-            raise ConfigError(f"{p}: line {n}: key {exc.args[0]!r} given twice{exc.args[1] if len(exc.args) > 1 else ''}; "
-                              "keep one") from None
-        except json.JSONDecodeError as exc:  # the parser's own position is within this one line
-            raise ConfigError(f"{p}: line {n}: not JSON ({exc.msg} at column {exc.colno})") from None
-        except ValueError as exc:
-            raise ConfigError(f"{p}: line {n}: not JSON ({exc})") from None
-        except RecursionError:
-            raise ConfigError(f"{p}: line {n}: JSON nested deeper than the parser reads; "
-                              "a labelled line is a flat object {text, label, lang}") from None
-        if not isinstance(obj, dict):
-            raise ConfigError(f"{p}: line {n}: not a JSON object")
-        try:
-            labelled = LabelledText.model_validate(obj)
-        except ValidationError as exc:
-            err = exc.errors()[0]
-            where = ".".join(str(x) for x in err["loc"]) or "line"
-            why = err["msg"].removeprefix("Value error, ")
-            if err["type"] in ("literal_error", "enum") and isinstance(err.get("input"), str):
-                why += f", not {err['input']!r}"  # the value given, as written
-            if err["type"] == "missing":
-                key = next((k for k in obj if k not in LabelledText.model_fields and _meant_field(k) == where), None)
-                if key is not None:
-                    why += f"; the line has a key {key!r}: did you mean {where!r}?"
-            raise ConfigError(f"{p}: line {n}: field {where}: {why}") from None
-        labelled._line_no = n
-        labelled._ignored = tuple(k for k in obj if k not in LabelledText.model_fields)
-        out.append(labelled)
+        with p.open("rb") as stream:
+            for n, offset, raw in file_lines(stream, p):
+                labelled = _read_line(p, n, offset, raw)
+                if labelled is not None:
+                    out.append(labelled)
+    except OSError as exc:
+        raise ConfigError(f"{p}: cannot be read ({exc.strerror or exc})") from None
     if not out:
         raise ConfigError(f"{p}: no labelled lines")
     return out
+
+
+def _read_line(p: Path, n: int, offset: int, raw: bytes) -> LabelledText | None:
+    """The labelled text on line ``n`` of ``p`` (``raw``: its bytes, at byte ``offset`` of the
+    file), or ``None`` for a blank line (:func:`load_labelled` for the errors raised)."""
+    bom = len(codecs.BOM_UTF8) if n == 1 and raw.startswith(codecs.BOM_UTF8) else 0
+    try:
+        line = raw[bom:].decode("utf-8")
+    except UnicodeDecodeError as exc:
+        raise ConfigError(f"{p}: line {n}: not UTF-8 text ({exc.reason} at byte offset {offset + bom + exc.start} "
+                          "of the file); save it as UTF-8") from None
+    if not line.strip():
+        return None
+    objects: list[list[str]] = []  # the keys given twice in each object parsed, the line's own last
+    try:
+        obj = json.loads(line, object_pairs_hook=lambda pairs: _keys_once(pairs, objects), parse_int=_parse_int)
+        twice = next((keys for keys in reversed(objects) if keys), None)  # the line's own object first
+        if twice:
+            where = "" if objects[-1] else " (in a nested object)"
+            raise _DuplicateKey(f"{twice[0]}", where)
+    except _DuplicateKey as exc:
+        raise ConfigError(f"{p}: line {n}: key {exc.args[0]!r} given twice{exc.args[1] if len(exc.args) > 1 else ''}; "
+                          "keep one") from None
+    except json.JSONDecodeError as exc:  # the parser's own position is within this one line
+        raise ConfigError(f"{p}: line {n}: not JSON ({exc.msg} at column {exc.colno})") from None
+    except ValueError as exc:
+        raise ConfigError(f"{p}: line {n}: not JSON ({exc})") from None
+    except RecursionError:
+        raise ConfigError(f"{p}: line {n}: JSON nested deeper than the parser reads; "
+                          "a labelled line is a flat object {text, label, lang}") from None
+    if not isinstance(obj, dict):
+        raise ConfigError(f"{p}: line {n}: not a JSON object")
+    try:
+        labelled = LabelledText.model_validate(obj)
+    except ValidationError as exc:
+        err = exc.errors()[0]
+        where = ".".join(str(x) for x in err["loc"]) or "line"
+        why = err["msg"].removeprefix("Value error, ")
+        if err["type"] in ("literal_error", "enum") and isinstance(err.get("input"), str):
+            why += f", not {err['input']!r}"  # the value given, as written
+        if err["type"] == "missing":
+            key = next((k for k in obj if k not in LabelledText.model_fields and _meant_field(k) == where), None)
+            if key is not None:
+                why += f"; the line has a key {key!r}: did you mean {where!r}?"
+        raise ConfigError(f"{p}: line {n}: field {where}: {why}") from None
+    labelled._line_no = n
+    labelled._ignored = tuple(k for k in obj if k not in LabelledText.model_fields)
+    return labelled
 
 
 def cohen_kappa(a: list[str], b: list[str]) -> float | None:
