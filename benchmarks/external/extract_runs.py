@@ -17,14 +17,17 @@ pdhoolia/tau2-bench; design set ``--draw 600 --seed 20261210``; A ``--draw 400 -
 20261211 --exclude design.jsonl``; B the same with 20261212, excluding both; C to P ``--draw 800`` with
 20261213 to 20261226, each excluding every earlier sample.
 
-The pool and the draws are not committed: text taken from fetched snapshots stays outside the
-repository. Their labels are (``labels/NAME.jsonl``: keys and labels only); ``--samples`` rebuilds
-every sample of :data:`SAMPLES` in order and joins the committed labels to their texts. Corpus
-README, "Measured", describes the samples and their labels.
+The pool and the draws are not committed. Their labels are (``labels/NAME.jsonl``: keys and labels
+only); ``--samples`` rebuilds every sample of :data:`SAMPLES` in order and joins the committed labels
+to their texts. Corpus README, "Measured", describes the samples and their labels. The one exception:
+``--samples --training-texts FILE`` also writes the labelled lines of the samples the learned reader
+is trained on (``evalkit.conditions.classifier.train.EXTERNAL_SAMPLES``), with their texts, to the
+gzipped JSON lines ``FILE`` (committed as ``training_texts.jsonl.gz``; the forks are MIT-licensed).
 
 Usage: python benchmarks/external/extract_runs.py SNAPSHOT [SNAPSHOT ...] --out pool.jsonl
        [--draw 400 --seed 20261210 --seed 20261211 --exclude design.jsonl]
        python benchmarks/external/extract_runs.py SNAPSHOT [SNAPSHOT ...] --samples --out samples/
+              [--training-texts benchmarks/external/training_texts.jsonl.gz]
 """
 
 from __future__ import annotations
@@ -114,13 +117,20 @@ def _domain(path: str, info: dict, text: str, context: str | None) -> str:
     return "airline" if _AIRLINE.search(low) else "retail" if _RETAIL.search(low) else "other"
 
 
+FORKS: tuple[str, ...] = ("codesque16/tau2-bench", "Madhav-Kanda/tau-bench", "blakeelias/tau2-bench",
+                          "WhissleAI/tau2-bench-w", "avaljotsingh/tau-bench", "pdhoolia/tau2-bench")
+"""The public forks whose snapshots the documented samples are drawn from, in the documented order."""
+
+
 def extract(snapshots: list[Path]) -> list[dict]:
-    """The distinct end-of-turn texts of every run file in ``snapshots`` (see the module docstring)."""
+    """The distinct end-of-turn texts of every run file in ``snapshots`` (see the module docstring); each
+    line's ``source`` is its fork (:data:`FORKS`) when the six snapshots are given, else its snapshot path."""
     external = HERE / "tau_bench_airline_gpt4o.jsonl"
     left_out = {json.loads(line)["text"].strip() for line in external.read_text(encoding="utf-8").splitlines() if line}
     seen: set[str] = set()
     out: list[dict] = []
-    for snapshot in snapshots:
+    for index, snapshot in enumerate(snapshots):
+        source = FORKS[index] if len(snapshots) == len(FORKS) else str(snapshot)
         for path, raw in _json_files(snapshot):
             try:
                 data = json.loads(raw)
@@ -143,7 +153,7 @@ def extract(snapshots: list[Path]) -> list[dict]:
                         seen.add(key)
                         out.append({"key": key, "text": text, "context_user": context, "model": model,
                                     "domain": _domain(path, info, text, context), "snapshot": snapshot.name,
-                                    "file": path})
+                                    "source": source, "file": path})
     return out
 
 
@@ -171,7 +181,7 @@ SAMPLES: tuple[tuple[str, int, tuple[int, ...]], ...] = (
     ("design", 600, (20261210,)),
     ("A", 400, (20261210, 20261211)),
     ("B", 400, (20261210, 20261212)),
-    *((name, 800, (20261210, seed)) for name, seed in zip("CDEFGHIJKLMNOPQRSTUVWXYZ", range(20261213, 20261237))),
+    *((name, 800, (20261210, seed)) for name, seed in zip([*"CDEFGHIJKLMNOPQRSTUVWXYZ", "AA"], range(20261213, 20261238))),
 )
 """The documented samples in the order they were drawn: (name, size, seeds); each excludes every
 earlier one (corpus README, "Measured")."""
@@ -252,6 +262,9 @@ def main() -> None:
     parser.add_argument("--samples", action="store_true",
                         help="write every documented sample (SAMPLES) to the folder --out, and NAME[.VARIANT].labelled.jsonl "
                              "for each file of committed labels (labels/NAME[.VARIANT].jsonl)")
+    parser.add_argument("--training-texts", type=Path, metavar="FILE",
+                        help="with --samples: also write the labelled lines of the learned reader's training samples "
+                             "(EXTERNAL_SAMPLES), with their texts, to this gzipped JSON lines file")
     parser.add_argument("--draw", type=int, default=0, help="draw this many lines instead of writing the pool")
     parser.add_argument("--seed", type=int, action="append", help="shuffle seed; repeated, the lines are shuffled once by each seed in order (default: 20261210)")
     parser.add_argument("--exclude", type=Path, help="JSON lines of an earlier draw (their keys are left out)")
@@ -262,8 +275,11 @@ def main() -> None:
     pool = extract(args.snapshots)
     if not pool:
         parser.error("the snapshots hold no run file with end-of-turn texts (give the six fetched snapshots in the documented order)")
+    if args.training_texts and not args.samples:
+        parser.error("--training-texts needs --samples")
     if args.samples:
         args.out.mkdir(parents=True, exist_ok=True)
+        labelled_by_stem: dict[str, list[dict]] = {}
         for name, rows in samples(pool).items():
             _write(args.out / f"{name}.jsonl", rows)
             for labels in sorted([*LABELS_DIR.glob(f"{name}.jsonl"), *LABELS_DIR.glob(f"{name}.*.jsonl")]):
@@ -273,7 +289,14 @@ def main() -> None:
                 except ValueError as exc:
                     parser.exit(2, f"{parser.prog}: error: {exc}\n")
                 _write(args.out / f"{stem}.labelled.jsonl", labelled)
+                labelled_by_stem[stem] = labelled
                 print(f"{stem}: {len(rows)} drawn, {len(labelled)} labelled", file=sys.stderr)
+        if args.training_texts:
+            try:
+                n = write_training_texts(labelled_by_stem, args.training_texts)
+            except ValueError as exc:
+                parser.exit(2, f"{parser.prog}: error: {exc}\n")
+            print(f"wrote {n} training lines to {args.training_texts}", file=sys.stderr)
         return
     rows = pool
     if args.draw:
@@ -284,6 +307,39 @@ def main() -> None:
     _write(args.out, rows)
     print(f"{len(pool)} distinct texts; wrote {len(rows)} lines to {args.out}; models: "
           f"{dict(collections.Counter(o['model'] for o in rows).most_common())}", file=sys.stderr)
+
+
+def write_training_texts(labelled: dict[str, list[dict]], path: Path) -> int:
+    """Write the labelled lines of the learned reader's training samples to ``path`` and return their number.
+
+    Args:
+        labelled: The joined labelled lines of each labels file (:func:`join_labels`), by its stem
+            (``NAME`` or ``NAME.VARIANT``).
+        path: Gzipped JSON lines to write (atomically; the same lines give the same bytes):
+            ``{"key", "sample", "source", "file", "label", "text"}`` for every line of each sample of
+            ``evalkit.conditions.classifier.train.EXTERNAL_SAMPLES``, in that order.
+
+    Raises:
+        ValueError: a training sample has no labels file among ``labelled``.
+    """
+    import gzip
+
+    from evalkit.conditions.classifier.train import EXTERNAL_SAMPLES
+
+    missing = [name for name in EXTERNAL_SAMPLES if name not in labelled]
+    if missing:
+        raise ValueError(f"no labels of training sample(s) {', '.join(missing)} in {LABELS_DIR}")
+    tmp = path.with_name(path.name + ".part")
+    n = 0
+    with tmp.open("wb") as raw, gzip.GzipFile(filename="", mode="wb", fileobj=raw, mtime=0) as f:
+        for name in EXTERNAL_SAMPLES:
+            for o in labelled[name]:
+                line = {"key": o["key"], "sample": name, "source": o.get("source"), "file": o.get("file"),
+                        "label": o["label"], "text": o["text"]}
+                f.write((json.dumps(line, ensure_ascii=False) + "\n").encode("utf-8"))
+                n += 1
+    tmp.replace(path)
+    return n
 
 
 def _write(path: Path, rows: list[dict]) -> None:

@@ -132,3 +132,40 @@ def test_a_key_labelled_twice_is_an_error(snapshot, tmp_path):
     labels.write_text(f"{line}\n{line}\n", encoding="utf-8")
     with pytest.raises(ValueError, match=r"labels\.jsonl:2: key '\w+' already labelled on line 1"):
         extract_runs.join_labels(rows, labels)
+
+
+def test_training_texts_hold_each_training_sample_in_order_with_its_fork_and_the_same_bytes_again(snapshot, tmp_path, monkeypatch):
+    import gzip
+
+    from evalkit.conditions.classifier import train
+
+    monkeypatch.setattr(train, "EXTERNAL_SAMPLES", ("b", "a.v2"))
+    rows = extract_runs.extract([snapshot])
+    labelled = {"a": [{**rows[0], "label": "act"}], "a.v2": [{**rows[0], "label": "clarify"}],
+                "b": [{**rows[2], "label": "abstain"}, {**rows[1], "label": "act"}]}
+    path = tmp_path / "training.jsonl.gz"
+    assert extract_runs.write_training_texts(labelled, path) == 3
+    lines = [json.loads(x) for x in gzip.decompress(path.read_bytes()).decode().splitlines()]
+    assert [(x["sample"], x["key"], x["label"], x["text"]) for x in lines] == [
+        ("b", rows[2]["key"], "abstain", rows[2]["text"]), ("b", rows[1]["key"], "act", rows[1]["text"]),
+        ("a.v2", rows[0]["key"], "clarify", rows[0]["text"])]
+    assert lines[0]["source"] == str(snapshot) and lines[0]["file"] == rows[2]["file"]  # not the six forks: the path
+    first = path.read_bytes()
+    extract_runs.write_training_texts(labelled, path)
+    assert path.read_bytes() == first  # gzip without a timestamp: reproducible bytes
+    assert train.external_lines(path) == [{"text": rows[2]["text"], "label": "abstain"},
+                                          {"text": rows[1]["text"], "label": "act"},
+                                          {"text": rows[0]["text"], "label": "clarify"}]
+    with pytest.raises(ValueError, match="no labels of training sample.s. b in"):
+        extract_runs.write_training_texts({"a.v2": labelled["a.v2"]}, path)
+
+
+def test_the_six_forks_name_the_source_of_each_line(tmp_path):
+    folders = []
+    for i in range(6):
+        folder = tmp_path / f"s{i}"
+        folder.mkdir()
+        _run_file(folder, "retail_run.json", "gpt-4o", [(f"Cancel order #W{i}.", f"Order #W{i} is cancelled.")])
+        folders.append(folder)
+    pool = extract_runs.extract(folders)
+    assert [o["source"] for o in pool] == list(extract_runs.FORKS)

@@ -41,6 +41,32 @@ def test_retraining_reproduces_the_shipped_weights(tmp_path) -> None:
     assert np.allclose([p for _, p in again], [p for _, p in ship], atol=2e-3)
 
 
+def test_the_external_training_texts_are_the_training_samples_with_agreed_labels() -> None:
+    lines = train.external_lines()
+    assert len(lines) > 10_000 and {x["label"] for x in lines} == {"abstain", "clarify", "act"}
+    assert train.training_lines()[-len(lines):] == lines  # trained on after the corpus and the specification texts
+
+
+@pytest.mark.parametrize(("content", "message"), [
+    (b"not gzip", "not gzipped JSON lines"),
+    ('{"sample": "H", "label": "act", "text": "Done."}\n{"sample": "H", "label": "none", "text": "Bye."}\n',
+     "line 2: field 'label' is 'none'; expected abstain, clarify or act"),
+    ('{"sample": "Y", "label": "act", "text": "Done."}\n', "line 1: field 'sample' is 'Y'; expected one of H, I"),
+    ('{"sample": "H", "label": "act", "text": 3}\n', "line 1: field 'text' is 3; expected a string"),
+    ('["H"]\n', "line 1: not a JSON object"),
+    ('{"sample": "H", "label": "act", "text": "Done."}\n', "no line of sample.s. I, J.v2"),
+])
+def test_a_bad_external_training_file_is_an_error_naming_the_file_and_line(tmp_path, content, message) -> None:
+    import gzip
+
+    from evalkit.errors import ConfigError
+
+    path = tmp_path / "texts.jsonl.gz"
+    path.write_bytes(content if isinstance(content, bytes) else gzip.compress(content.encode()))
+    with pytest.raises(ConfigError, match=f"texts.jsonl.gz: {message}"):
+        train.external_lines(path)
+
+
 @pytest.mark.parametrize("k", ["1", "-2", "two"])
 def test_cv_needs_at_least_two_folds(k, capsys) -> None:
     with pytest.raises(SystemExit) as exit_:

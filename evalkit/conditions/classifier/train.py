@@ -1,11 +1,14 @@
 """Train the learned reader of :mod:`evalkit.conditions.classifier.learned` (DESIGN §5).
 
 ``python -m evalkit.conditions.classifier.train`` trains on the tuning part of the shipped
-corpus (``evalkit/conditions/corpus/tune.jsonl``) and the hand-labelled specification texts of the
+corpus (``evalkit/conditions/corpus/tune.jsonl``), the hand-labelled specification texts of the
 rule reader (:data:`SPEC_PATHS`: short texts with negations about something else, quoted speech,
-idioms, agent-style texts -- cases the corpus has few of) and writes ``learned_weights.npz``; never on
-a test part.
-``--cv K`` prints K-fold cross-validated accuracy on the tuning part instead (rules alone,
+idioms, agent-style texts -- cases the corpus has few of) and the labelled real end-of-turn messages
+of the external samples :data:`EXTERNAL_SAMPLES` (:data:`EXTERNAL_TEXTS`: τ-bench and τ²-bench runs,
+MIT; ``benchmarks/external/README.md``), and writes ``learned_weights.npz``; never on a test part
+of the corpus, nor on an external sample drawn after them (those are the held-out check of real
+messages: corpus README, "Measured").
+``--cv K`` prints K-fold cross-validated accuracy on the training lines instead (rules alone,
 learned alone, combined). The rules were written on the tuning part, so their figure there is
 optimistic; the held-out parts (``evalkit judge eval``) are the measure. Training is deterministic
 (:func:`fit`: seeded, float64, the rows in file order).
@@ -48,14 +51,74 @@ SPEC_PATHS: tuple[Path, ...] = (_SPEC_DIR / "nl_labelled.yaml", _SPEC_DIR / "fin
 ``text`` and ``label``; ``unknown`` items and texts of unsupported languages are left out)."""
 
 
-def training_lines() -> list[dict]:
-    """The training texts: the corpus tuning part, then the specification texts (``text``, ``label``).
+EXTERNAL_SAMPLES: tuple[str, ...] = ("H", "I", "J.v2", "K", "L", "M", "N", "O", "P", "Q", "R", "S", "T", "U",
+                                     "V", "W", "X")
+"""The labelled external samples the learned reader is trained on (``benchmarks/external/labels/NAME.jsonl``;
+``J.v2``: sample J labelled again under brief version 2), in training order."""
+EXTERNAL_TEXTS: Path = Path(__file__).resolve().parents[3] / "benchmarks" / "external" / "training_texts.jsonl.gz"
+"""Gzipped JSON lines ``{"key", "sample", "source", "file", "label", "text"}``: the agreed labelled lines of
+:data:`EXTERNAL_SAMPLES`, in that order, with their texts (written by ``benchmarks/external/extract_runs.py
+--samples --training-texts``; ``source`` is the fork, ``file`` the run file of the text)."""
+
+
+def external_lines(path: Path = EXTERNAL_TEXTS) -> list[dict]:
+    """The labelled external lines of ``path`` (:data:`EXTERNAL_TEXTS`) as ``{"text", "label"}``, in file order.
 
     Raises:
-        FileNotFoundError: the tuning part or a file of :data:`SPEC_PATHS` is missing (training
-            needs a source checkout).
-        ConfigError: a bad line of the tuning part, or a specification file that is not a list of
-            items with ``text`` and ``label`` (naming the file).
+        FileNotFoundError: ``path`` is missing.
+        ConfigError: ``path`` is not gzipped JSON lines, or a line is not an object with a string ``text``,
+            a ``label`` of ``abstain`` / ``clarify`` / ``act`` and a ``sample`` of :data:`EXTERNAL_SAMPLES`
+            (naming the file, the line and the field); or a sample of :data:`EXTERNAL_SAMPLES` has no line.
+    """
+    import gzip
+    import json
+
+    from evalkit.errors import ConfigError
+
+    out: list[dict] = []
+    seen: set[str] = set()
+    try:
+        with gzip.open(path, "rt", encoding="utf-8") as f:
+            for number, raw in enumerate(f, 1):
+                if not raw.strip():
+                    continue
+                where = f"{path}: line {number}"
+                try:
+                    item = json.loads(raw)
+                except ValueError as exc:
+                    raise ConfigError(f"{where}: not JSON ({exc})") from None
+                if not isinstance(item, dict):
+                    raise ConfigError(f"{where}: not a JSON object")
+                for field, ok in (("text", isinstance(item.get("text"), str)),
+                                  ("label", item.get("label") in ("abstain", "clarify", "act")),
+                                  ("sample", item.get("sample") in EXTERNAL_SAMPLES)):
+                    if not ok:
+                        raise ConfigError(f"{where}: field {field!r} is {item.get(field)!r}"
+                                          + ("; expected abstain, clarify or act" if field == "label" else
+                                             f"; expected one of {', '.join(EXTERNAL_SAMPLES)}" if field == "sample" else
+                                             "; expected a string"))
+                seen.add(item["sample"])
+                out.append({"text": item["text"], "label": item["label"]})
+    except (OSError, EOFError, UnicodeDecodeError) as exc:
+        if isinstance(exc, FileNotFoundError):
+            raise
+        raise ConfigError(f"{path}: not gzipped JSON lines ({type(exc).__name__}: {exc})") from None
+    missing = [name for name in EXTERNAL_SAMPLES if name not in seen]
+    if missing:
+        raise ConfigError(f"{path}: no line of sample(s) {', '.join(missing)} (rebuild it with extract_runs.py "
+                          f"--samples --training-texts)")
+    return out
+
+
+def training_lines() -> list[dict]:
+    """The training texts: the corpus tuning part, the specification texts, then the external lines
+    (:func:`external_lines`), each ``{"text", "label"}``.
+
+    Raises:
+        FileNotFoundError: the tuning part, a file of :data:`SPEC_PATHS` or :data:`EXTERNAL_TEXTS` is
+            missing (training needs a source checkout).
+        ConfigError: a bad line of the tuning part or of :data:`EXTERNAL_TEXTS`, or a specification file
+            that is not a list of items with ``text`` and ``label`` (naming the file).
     """
     import json
 
@@ -75,7 +138,7 @@ def training_lines() -> list[dict]:
         except (ValueError, yaml.YAMLError, KeyError, TypeError, AttributeError) as exc:
             raise ConfigError(f"{path}: not a list of labelled items with text and label "
                               f"({type(exc).__name__}: {exc})") from None
-    return lines
+    return lines + external_lines()
 
 
 def rows(lines: list[dict]) -> tuple[list[list[int]], list[int], list[TextLabel]]:
@@ -200,7 +263,8 @@ def _folds(value: str) -> int:
 
 
 def main(argv: list[str] | None = None) -> None:
-    """Train on the tuning part and the specification texts and write the weights (or cross-validate with ``--cv K``).
+    """Train on the tuning part, the specification texts and the external lines and write the weights
+    (or cross-validate with ``--cv K``).
 
     A missing or unreadable training file or a bad corpus line ends the command with one
     ``error:`` line naming the file (exit code 2), and so does a ``--cv K`` greater than the
@@ -210,13 +274,13 @@ def main(argv: list[str] | None = None) -> None:
 
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--cv", type=_folds, default=0, metavar="K",
-                        help="K-fold cross-validation on the tuning part (K >= 2; default 0: train and write the weights)")
+                        help="K-fold cross-validation on the training lines (K >= 2; default 0: train and write the weights)")
     args = parser.parse_args(argv)
     try:
         lines = training_lines()
     except FileNotFoundError as exc:
-        parser.exit(2, f"{parser.prog}: error: {exc.filename}: no such file (training reads the corpus tuning part "
-                       "and the specification texts of a source checkout)\n")
+        parser.exit(2, f"{parser.prog}: error: {exc.filename}: no such file (training reads the corpus tuning part, "
+                       "the specification texts and the external training texts of a source checkout)\n")
     except OSError as exc:
         parser.exit(2, f"{parser.prog}: error: {exc.filename}: cannot read ({exc.strerror or exc})\n")
     except EvalkitError as exc:
