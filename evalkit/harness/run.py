@@ -141,7 +141,13 @@ def execute_run(
     # so does a misspelt model spec (provider, scripted policy, settings), before the suite is read and
     # self-checked; a built-in model starts nothing here (a live model connects, a local server starts
     # and an agent's process runs at its first episode)
-    models = {spec: get_model(spec, options) for spec in config.models}
+    models: dict[str, Any] = {}
+    try:
+        for spec in config.models:
+            models[spec] = get_model(spec, options)
+    except BaseException:  # a bad later spec closes the models already made (a started local server stops)
+        _close_models(models, None)
+        raise
     for model in models.values():  # an agent takes the run's agent limits (evalkit.agents)
         if hasattr(model, "bind_run"):
             model.bind_run(config)

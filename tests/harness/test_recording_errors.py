@@ -277,6 +277,15 @@ def test_a_run_that_fails_while_preparing_closes_its_models(tmp_path, mini_suite
     assert not (tmp_path / "run").exists()
 
 
+def test_a_bad_later_model_spec_closes_the_models_made_before_it(tmp_path, mini_suite, mini_tasks):
+    Closable.closed.clear()
+    config = _config(tmp_path, mini_suite, mini_tasks, ["closetest/a", "closetest/b", "warp/c"])
+    with pytest.raises(ConfigError, match="unknown model provider 'warp'"):
+        run(config)
+    assert sorted(Closable.closed) == ["closetest/a", "closetest/b"]
+    assert not (tmp_path / "run").exists()
+
+
 @pytest.mark.parametrize("judge, message", [
     ("warp/judge", "--judge 'warp/judge': unknown model provider 'warp'; a judge is a live model of openai, "
                    "anthropic, local"),
