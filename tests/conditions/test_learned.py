@@ -218,7 +218,9 @@ def test_judge_eval_scores_the_classifier_and_the_rules_alone(tmp_path) -> None:
 
 
 def _small_training_set(tmp_path, monkeypatch) -> int:
-    """A tuning part of three corpus lines and one specification text: four training lines."""
+    """A tuning part of three corpus lines, one specification text and one external line: five training lines."""
+    import gzip
+
     import evalkit.conditions.corpus as corpus
 
     tune = corpus.CORPUS_DIR / "tune.jsonl"
@@ -228,17 +230,21 @@ def _small_training_set(tmp_path, monkeypatch) -> int:
     spec.write_text("- text: I cannot do that, it is against policy.\n  label: abstain\n", encoding="utf-8")
     monkeypatch.setattr(corpus, "CORPUS_DIR", tmp_path)
     monkeypatch.setattr(train, "SPEC_PATHS", (spec,))
+    external = tmp_path / "texts.jsonl.gz"
+    external.write_bytes(gzip.compress(b'{"sample": "H", "label": "act", "text": "Your order is cancelled."}\n'))
+    monkeypatch.setattr(train, "EXTERNAL_TEXTS", external)
+    monkeypatch.setattr(train, "EXTERNAL_SAMPLES", ("H",))
     return len(train.training_lines())
 
 
 def test_cv_with_more_folds_than_training_lines_is_an_option_error(tmp_path, monkeypatch, capsys) -> None:
     n = _small_training_set(tmp_path, monkeypatch)
-    assert n == 4
+    assert n == 5
     with pytest.raises(SystemExit) as exit_:
-        train.main(["--cv", "5"])
+        train.main(["--cv", "6"])
     assert exit_.value.code == 2
     out = capsys.readouterr()
-    assert "error: argument --cv: 5 folds but 4 training lines" in out.err
+    assert "error: argument --cv: 6 folds but 5 training lines" in out.err
     assert out.err.startswith("usage:") and "Traceback" not in out.err and out.out == ""
 
 

@@ -26,8 +26,9 @@ courtesy closings ("Let me know if you have any other questions!") are left out 
     The rules' own label and rule id are not used: on the tuning part, which the rules were
     written on, the model would learn to copy them and add nothing on unseen text.
 
-Weights are trained on the tuning part of the shipped corpus and the rules' specification texts
-(:mod:`.train`: seeded mini-batch Adam with dropout, deterministic; never a test part) and shipped
+Weights are trained on the tuning part of the shipped corpus, the rules' specification texts and the
+labelled real messages of the external samples H to X (:mod:`.train`: seeded mini-batch Adam with
+dropout, deterministic; never a test part, nor a sample drawn after X) and shipped
 as ``learned_weights.npz`` (float16); numpy is imported on first use. Retrain after any rule
 change: the clause cues are features. The hidden layer replaced a linear model (multinomial
 logistic regression over the same features) when 5-fold cross-validation on the tuning lines the

@@ -61,8 +61,8 @@ EXTERNAL_TEXTS: Path = Path(__file__).resolve().parents[3] / "benchmarks" / "ext
 --samples --training-texts``; ``source`` is the fork, ``file`` the run file of the text)."""
 
 
-def external_lines(path: Path = EXTERNAL_TEXTS) -> list[dict]:
-    """The labelled external lines of ``path`` (:data:`EXTERNAL_TEXTS`) as ``{"text", "label"}``, in file order.
+def external_lines(path: Path | None = None) -> list[dict]:
+    """The labelled external lines of ``path`` (default :data:`EXTERNAL_TEXTS`) as ``{"text", "label"}``, in file order.
 
     Raises:
         FileNotFoundError: ``path`` is missing.
@@ -75,6 +75,7 @@ def external_lines(path: Path = EXTERNAL_TEXTS) -> list[dict]:
 
     from evalkit.errors import ConfigError
 
+    path = EXTERNAL_TEXTS if path is None else path
     out: list[dict] = []
     seen: set[str] = set()
     try:
