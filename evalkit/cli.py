@@ -350,7 +350,7 @@ def report(run_dir: Annotated[Path, typer.Argument(metavar="DIR", help="A run di
 @app.command(cls=Command)
 def gate(
     run_dir: Annotated[Path, typer.Argument(metavar="RUN", help="The run directory to check (written by `evalkit run`).")],
-    config: Annotated[Path, typer.Option("--config", metavar="FILE", help="Gate config: thresholds and regression checks (YAML).")] = Path("gate.yaml"),
+    config: Annotated[Optional[Path], typer.Option("--config", metavar="FILE", help="Gate config: thresholds and regression checks (YAML; default: gate.yaml).")] = None,
     baseline: Annotated[Optional[Path], typer.Option("--baseline", metavar="RUN", help="Baseline run directory (default: the config's regression.baseline).")] = None,
     junit: Annotated[Optional[Path], typer.Option("--junit", metavar="FILE", help="JUnit XML output (default: RUN/gate-junit.xml).")] = None,
     markdown: Annotated[Optional[Path], typer.Option("--markdown", metavar="FILE", help="Markdown summary output, e.g. for $GITHUB_STEP_SUMMARY (default: RUN/gate-summary.md).")] = None,
@@ -359,6 +359,8 @@ def gate(
     from evalkit.gate import evaluate_gate, load_gate_config, print_gate, write_junit, write_markdown
 
     _show_results_warnings()
+    default_config = config is None
+    config = Path("gate.yaml") if config is None else config
     try:
         load_all()  # the run's plugin metrics, or one error naming what cannot be loaded
         gate_config = load_gate_config(config)
@@ -375,6 +377,9 @@ def gate(
         return
     print_gate(report)
     typer.echo(f"wrote {junit_path} and {markdown_path}")
+    if default_config and report.exit_code != 0:
+        typer.echo("hint: no --config was given, so the run was checked against ./gate.yaml; the run of the "
+                   "built-in suite (`evalkit run`) is gated with --config gate-library.yaml (README: CI gate)", err=True)
     raise typer.Exit(report.exit_code)
 
 

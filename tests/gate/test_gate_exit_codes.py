@@ -398,3 +398,17 @@ def test_a_json_gate_config_is_read_as_json(runs, write_config, tmp_path, text, 
     lines = result.stderr.strip().splitlines()
     assert len(lines) == 1 and lines[0].startswith(f"evalkit: error: {config}: " + (f"field {field}: " if field else ""))
     assert needle in lines[0], lines[0]
+
+
+def test_a_failing_gate_without_config_names_the_library_config(runs, tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "gate.yaml").write_text("thresholds:\n  - {metric: paired_accuracy, min: 0.99}\n", encoding="utf-8")
+    result = CliRunner().invoke(app, ["gate", str(runs["always_act"]), "--junit", str(tmp_path / "j.xml"),
+                                      "--markdown", str(tmp_path / "m.md")])
+    assert result.exit_code == 1, result.output
+    assert "hint: no --config was given, so the run was checked against ./gate.yaml" in result.stderr
+    passing = CliRunner().invoke(app, ["gate", str(runs["oracle"]), "--junit", str(tmp_path / "j.xml"),
+                                       "--markdown", str(tmp_path / "m.md")])
+    assert passing.exit_code == 0 and "hint:" not in passing.stderr
+    explicit = gate(runs["always_act"], tmp_path / "gate.yaml", "--junit", tmp_path / "j.xml", "--markdown", tmp_path / "m.md")
+    assert explicit.exit_code == 1 and "hint:" not in explicit.stderr
