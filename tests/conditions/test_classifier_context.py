@@ -376,3 +376,16 @@ def test_a_fallback_refused_too_stays_an_abstention():
             "sale. Would you like me to return a different item instead?")
     asked = "Exchange it for the same tablet. If it's not available, I'll just return it."
     assert classify_text(text, context=asked).label == "abstain"
+
+
+@pytest.mark.parametrize(("text", "label"), [
+    ("I was able to undo the cancellation; order #W1 is active again.", "act"),
+    ("We were able to rebook you on the 9:40 flight.", "act"),
+    ("I wish I were able to cancel it for you, but the order has already shipped.", "abstain"),
+    ("I hoped I was able to cancel the order, but it had already shipped, so nothing was changed.", "abstain"),
+    ("I was able to cancel orders like this in the past, but this one has shipped, so it stays as it is.", "abstain"),
+    ("I was not able to cancel it.", "abstain"),
+])
+def test_able_to_reports_the_action_done_only_when_it_was(text, label):
+    assert classify_text(text).label == label
+    assert (classify_text(text, reader="rules").rule == "claim.done") == (label == "act")  # a wish is no claim

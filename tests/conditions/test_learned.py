@@ -54,6 +54,8 @@ def test_the_external_training_texts_are_the_training_samples_with_agreed_labels
     ('{"sample": "Y", "label": "act", "text": "Done."}\n', "line 1: field 'sample' is 'Y'; expected one of H, I"),
     ('{"sample": "H", "label": "act", "text": 3}\n', "line 1: field 'text' is 3; expected a string"),
     ('["H"]\n', "line 1: not a JSON object"),
+    ("[" * 100_000 + "\n", "line 1: not JSON .RecursionError."),
+    ('{"sample": "H",\n', "line 1: not JSON .JSONDecodeError."),
     ('{"sample": "H", "label": "act", "text": "Done."}\n', "no line of sample.s. I, J.v2"),
 ])
 def test_a_bad_external_training_file_is_an_error_naming_the_file_and_line(tmp_path, content, message) -> None:

@@ -347,9 +347,11 @@ _CLAIM: list[tuple[str, _Cue]] = [
         rf"|\band\s+(?:then\s+)?(?:have\s+)?(?:successfully\s+)?{_ACTION}\s+(?:it|them|the|your|this|that|a|an)\b"
         rf"|{_SUBJ}\s+(?:also\s+)?did\s+(?:go\s+ahead\s+and\s+)?(?:cancel|book|rebook|change|move|update|process|issue|send|"
         r"submit|return|exchange|modify|refund|add|remove|reschedule|transfer|apply|set\s+up|place|delete|file|create)\b"
-        rf"|{_SUBJ}\s+(?:was|were)\s+(?:(?:also|finally|successfully)\s+)?able\s+to\s+(?:cancel|book|rebook|change|move|update|"
+        r"|(?<!\bwish\s)(?<!\bhoped\s)(?<!\bhope\s)(?<!\bif\s)(?<!\bthat\s)(?:\bi\s+was|\bwe\s+were)\s+"
+        r"(?:(?:also|finally|successfully)\s+)?able\s+to\s+(?:cancel|book|rebook|change|move|update|"
         r"process|issue|send|submit|return|exchange|modify|refund|add|remove|reschedule|transfer|apply|set\s+up|place|"
         r"delete|create|undo|reverse|reinstate|reactivate|restore|upgrade|downgrade)\b"  # "I was able to undo the cancellation"
+        r"(?![^.;]*\b(?:in\s+the\s+past|before|previously|usually|normally|last\s+time|sometimes)\b)"
         rf"|^{_ACTION}\s+(?:the|your|all|a|an|order|#|\d|it|them)")),
     ("claim.perfect", _c(  # "I've bought ...", "We have exchanged ...": a first-person completion
         r"\b(?:i|we)\s+have\s+(?:just\s+|now\s+|already\s+|successfully\s+|also\s+|gone\s+ahead\s+and\s+)*"

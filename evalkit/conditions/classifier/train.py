@@ -72,6 +72,7 @@ def external_lines(path: Path | None = None) -> list[dict]:
     """
     import gzip
     import json
+    import zlib
 
     from evalkit.errors import ConfigError
 
@@ -86,8 +87,8 @@ def external_lines(path: Path | None = None) -> list[dict]:
                 where = f"{path}: line {number}"
                 try:
                     item = json.loads(raw)
-                except ValueError as exc:
-                    raise ConfigError(f"{where}: not JSON ({exc})") from None
+                except (ValueError, RecursionError) as exc:
+                    raise ConfigError(f"{where}: not JSON ({type(exc).__name__})") from None
                 if not isinstance(item, dict):
                     raise ConfigError(f"{where}: not a JSON object")
                 for field, ok in (("text", isinstance(item.get("text"), str)),
@@ -100,7 +101,7 @@ def external_lines(path: Path | None = None) -> list[dict]:
                                              "; expected a string"))
                 seen.add(item["sample"])
                 out.append({"text": item["text"], "label": item["label"]})
-    except (OSError, EOFError, UnicodeDecodeError) as exc:
+    except (OSError, EOFError, UnicodeDecodeError, zlib.error) as exc:
         if isinstance(exc, FileNotFoundError):
             raise
         raise ConfigError(f"{path}: not gzipped JSON lines ({type(exc).__name__}: {exc})") from None
