@@ -269,14 +269,27 @@ def main() -> None:
     parser.add_argument("--seed", type=int, action="append", help="shuffle seed; repeated, the lines are shuffled once by each seed in order (default: 20261210)")
     parser.add_argument("--exclude", type=Path, help="JSON lines of an earlier draw (their keys are left out)")
     args = parser.parse_args()
+    if args.training_texts and not args.samples:
+        parser.error("--training-texts needs --samples")
+    if args.draw < 0:
+        parser.error(f"--draw {args.draw}: a number of lines >= 0")
+    for option, path, folder in (("--out", args.out, args.samples), ("--training-texts", args.training_texts, False)):
+        if path is None:
+            continue
+        if folder and path.exists() and not path.is_dir():
+            parser.error(f"{option} {path}: a file; --samples writes a folder")
+        if not folder and path.is_dir():
+            parser.error(f"{option} {path}: a folder; give a file to write")
+        if not folder and not path.parent.is_dir():
+            parser.error(f"{option} {path}: the folder {path.parent} does not exist")
+    if args.exclude and not args.exclude.is_file():
+        parser.error(f"--exclude {args.exclude}: no such file")
     missing = [str(path) for path in args.snapshots if not path.exists()]
     if missing:
         parser.error(f"no such snapshot: {', '.join(missing)} (give the six fetched snapshots in the documented order)")
     pool = extract(args.snapshots)
     if not pool:
         parser.error("the snapshots hold no run file with end-of-turn texts (give the six fetched snapshots in the documented order)")
-    if args.training_texts and not args.samples:
-        parser.error("--training-texts needs --samples")
     if args.samples:
         args.out.mkdir(parents=True, exist_ok=True)
         labelled_by_stem: dict[str, list[dict]] = {}

@@ -169,3 +169,21 @@ def test_the_six_forks_name_the_source_of_each_line(tmp_path):
         folders.append(folder)
     pool = extract_runs.extract(folders)
     assert [o["source"] for o in pool] == list(extract_runs.FORKS)
+
+
+@pytest.mark.parametrize(("extra", "message"), [
+    (["--out", "{tmp}/missing/pool.jsonl"], "--out {tmp}/missing/pool.jsonl: the folder {tmp}/missing does not exist"),
+    (["--out", "{tmp}"], "--out {tmp}: a folder; give a file to write"),
+    (["--out", "{tmp}/p.jsonl", "--training-texts", "{tmp}/t.gz"], "--training-texts needs --samples"),
+    (["--samples", "--out", "{tmp}/s", "--training-texts", "{tmp}/missing/t.gz"],
+     "--training-texts {tmp}/missing/t.gz: the folder {tmp}/missing does not exist"),
+    (["--out", "{tmp}/p.jsonl", "--draw", "-5"], "--draw -5: a number of lines >= 0"),
+    (["--out", "{tmp}/p.jsonl", "--draw", "5", "--exclude", "{tmp}/none.jsonl"], "--exclude {tmp}/none.jsonl: no such file"),
+])
+def test_bad_output_options_are_refused_before_any_extraction(snapshot, tmp_path, monkeypatch, capsys, extra, message):
+    monkeypatch.setattr(extract_runs, "extract", lambda *a: pytest.fail("extracted before the options were checked"))
+    monkeypatch.setattr("sys.argv", ["extract_runs.py", str(snapshot), *(x.format(tmp=tmp_path) for x in extra)])
+    with pytest.raises(SystemExit) as exit_:
+        extract_runs.main()
+    assert exit_.value.code == 2
+    assert message.format(tmp=tmp_path) in capsys.readouterr().err
