@@ -98,7 +98,7 @@ def load_group(group: str) -> None:
                 for ep in entry_points(group=group):
                     try:
                         ep.load()
-                    except Exception as exc:  # noqa: BLE001 - any import failure is reported, with the others
+                    except (Exception, SystemExit) as exc:  # noqa: BLE001 - any import failure (a sys.exit too) is reported
                         dist = getattr(ep.dist, "name", "?")
                         problems.append(f"entry point {ep.name!r} ({ep.value}) of {dist}, group {group}: cannot be "
                                         f"loaded: {type(exc).__name__}: {exc}")
@@ -145,7 +145,7 @@ def load_env_modules() -> None:
                 for name in env_modules():
                     try:
                         importlib.import_module(name)
-                    except Exception as exc:  # noqa: BLE001 - any import failure is reported, with the others
+                    except (Exception, SystemExit) as exc:  # noqa: BLE001 - any import failure (a sys.exit too) is reported
                         problems.append(_import_problem(name, exc))
                 if problems:
                     _failed[ENV] = _error(problems)
@@ -153,7 +153,7 @@ def load_env_modules() -> None:
         raise _failed[ENV]
 
 
-def _import_problem(name: str, exc: Exception) -> str:
+def _import_problem(name: str, exc: BaseException) -> str:
     """The problem line for the ``EVALKIT_PLUGINS`` module ``name`` whose import raised ``exc``.
 
     The PYTHONPATH hint is given only when the module itself was not found: a

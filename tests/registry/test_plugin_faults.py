@@ -305,3 +305,16 @@ def test_only_a_plugin_module_not_found_gets_the_pythonpath_hint(tmp_path, monke
     assert absent_pkg == ("EVALKIT_PLUGINS: module 'p1_absent.sub' cannot be imported: ModuleNotFoundError: No module "
                           "named 'p1_absent' (is its folder on PYTHONPATH?)")
     assert str(caught.value).startswith("5 plugins cannot be loaded:\n  EVALKIT_PLUGINS: module 'p1_needs_dep'")
+
+
+def test_a_plugin_that_calls_sys_exit_on_import_is_an_error_naming_it(tmp_path, monkeypatch):
+    import evalkit.plugins as plugins
+
+    _module(tmp_path, "p1_exits", "import sys\nsys.exit(3)\n")
+    monkeypatch.syspath_prepend(str(tmp_path))
+    monkeypatch.setattr(plugins, "_loaded", set())
+    monkeypatch.setattr(plugins, "_failed", {})
+    monkeypatch.setenv("EVALKIT_PLUGINS", "p1_exits")
+    with pytest.raises(ConfigError) as caught:
+        plugins.load_env_modules()
+    assert caught.value.problems == ["EVALKIT_PLUGINS: module 'p1_exits' cannot be imported: it raised SystemExit: 3"]
