@@ -95,7 +95,8 @@ def external_lines(path: Path | None = None) -> list[dict]:
                                   ("label", item.get("label") in ("abstain", "clarify", "act")),
                                   ("sample", item.get("sample") in EXTERNAL_SAMPLES)):
                     if not ok:
-                        raise ConfigError(f"{where}: field {field!r} is {item.get(field)!r}"
+                        shown = "missing" if field not in item else f"{item[field]!r}"[:80]
+                        raise ConfigError(f"{where}: field {field!r} is {shown}"
                                           + ("; expected abstain, clarify or act" if field == "label" else
                                              f"; expected one of {', '.join(EXTERNAL_SAMPLES)}" if field == "sample" else
                                              "; expected a string"))
