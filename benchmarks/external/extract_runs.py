@@ -90,20 +90,35 @@ def _message_lists(obj: Any, depth: int = 0) -> Iterator[list[dict]]:
 
 
 def _json_files(snapshot: Path) -> Iterator[tuple[str, bytes]]:
-    """(path, bytes) of the JSON files of a bare git directory at HEAD, or of a plain folder."""
+    """(path, bytes) of the JSON files of a bare git directory at HEAD, or of a plain folder.
+
+    Raises:
+        ValueError: naming the snapshot, when it looks like a git directory (``HEAD`` and ``objects/``)
+            but git cannot read it, or git is not installed.
+    """
     if (snapshot / "HEAD").is_file() and (snapshot / "objects").is_dir():
-        listing = subprocess.run(["git", "-C", str(snapshot), "ls-tree", "-r", "-l", "HEAD"],
-                                 capture_output=True, text=True, check=True).stdout
-        for line in listing.splitlines():
+        for line in _git(snapshot, "ls-tree", "-r", "-l", "HEAD").decode("utf-8", "replace").splitlines():
             meta, path = line.split("\t", 1)
             _, _, sha, size = meta.split()
             if path.endswith(".json") and size.isdigit() and int(size) >= 2000 and not _SKIP_FILE.search(path):
-                blob = subprocess.run(["git", "-C", str(snapshot), "cat-file", "-p", sha], capture_output=True)
-                yield path, blob.stdout
+                yield path, _git(snapshot, "cat-file", "-p", sha)
     else:
         for f in sorted(snapshot.rglob("*.json")):
             if f.stat().st_size >= 2000 and not _SKIP_FILE.search(f.name):
                 yield str(f.relative_to(snapshot)), f.read_bytes()
+
+
+def _git(snapshot: Path, *args: str) -> bytes:
+    """The standard output of ``git -C snapshot ARGS``; ValueError naming the snapshot when git fails."""
+    try:
+        proc = subprocess.run(["git", "-C", str(snapshot), *args], capture_output=True)
+    except OSError as exc:
+        raise ValueError(f"{snapshot}: looks like a git directory, but git cannot be run ({exc.strerror or exc})") from None
+    if proc.returncode != 0:
+        why = (proc.stderr.decode("utf-8", "replace").strip().splitlines() or [f"exit status {proc.returncode}"])[0]
+        raise ValueError(f"{snapshot}: looks like a git directory (HEAD, objects/), but git cannot read it: "
+                         f"`git {' '.join(args[:2])}`: {why[:200]}")
+    return proc.stdout
 
 
 def _domain(path: str, info: dict, text: str, context: str | None) -> str:
@@ -181,7 +196,7 @@ SAMPLES: tuple[tuple[str, int, tuple[int, ...]], ...] = (
     ("design", 600, (20261210,)),
     ("A", 400, (20261210, 20261211)),
     ("B", 400, (20261210, 20261212)),
-    *((name, 800, (20261210, seed)) for name, seed in zip([*"CDEFGHIJKLMNOPQRSTUVWXYZ", "AA"], range(20261213, 20261238))),
+    *((name, 800, (20261210, seed)) for name, seed in zip([*"CDEFGHIJKLMNOPQRSTUVWXYZ", "AA", "AB", "AC"], range(20261213, 20261240))),
 )
 """The documented samples in the order they were drawn: (name, size, seeds); each excludes every
 earlier one (corpus README, "Measured")."""
@@ -287,7 +302,10 @@ def main() -> None:
     missing = [str(path) for path in args.snapshots if not path.exists()]
     if missing:
         parser.error(f"no such snapshot: {', '.join(missing)} (give the six fetched snapshots in the documented order)")
-    pool = extract(args.snapshots)
+    try:
+        pool = extract(args.snapshots)
+    except ValueError as exc:
+        parser.exit(2, f"{parser.prog}: error: {exc}\n")
     if not pool:
         parser.error("the snapshots hold no run file with end-of-turn texts (give the six fetched snapshots in the documented order)")
     if args.samples:

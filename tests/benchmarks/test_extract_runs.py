@@ -187,3 +187,16 @@ def test_bad_output_options_are_refused_before_any_extraction(snapshot, tmp_path
         extract_runs.main()
     assert exit_.value.code == 2
     assert message.format(tmp=tmp_path) in capsys.readouterr().err
+
+
+def test_a_folder_that_looks_like_git_but_is_not_is_one_error_line(tmp_path, monkeypatch, capsys):
+    fake = tmp_path / "fake.git"
+    (fake / "objects").mkdir(parents=True)
+    (fake / "HEAD").write_text("ref: refs/heads/main\n")
+    monkeypatch.setattr("sys.argv", ["extract_runs.py", str(fake), "--out", str(tmp_path / "pool.jsonl")])
+    with pytest.raises(SystemExit) as exit_:
+        extract_runs.main()
+    err = capsys.readouterr().err
+    assert exit_.value.code == 2 and "Traceback" not in err
+    assert f"{fake}: looks like a git directory (HEAD, objects/), but git cannot read it: `git ls-tree -r`:" in err
+    assert not (tmp_path / "pool.jsonl").exists()
