@@ -389,3 +389,34 @@ def test_a_fallback_refused_too_stays_an_abstention():
 def test_able_to_reports_the_action_done_only_when_it_was(text, label):
     assert classify_text(text).label == label
     assert (classify_text(text, reader="rules").rule == "claim.done") == (label == "act")  # a wish is no claim
+
+
+@pytest.mark.parametrize("text", [
+    "I wish I could cancel the order, but it has already shipped.",
+    "I wish I was able to cancel the order, but it has already shipped.",
+    "If I could refund the fare, I would, but basic economy tickets are non-refundable.",
+    "Had I been able to cancel the order, I would have done so, but it has already shipped.",
+    "I would have been able to cancel the order if it were still pending, but it has shipped.",
+    "Nobody was able to cancel the order, since it has already shipped.",
+    "No one on our team can override the fare rules for basic economy.",
+])
+def test_a_wished_for_or_imagined_ability_is_an_abstention(text):
+    from evalkit.conditions.classifier.learned import reading
+
+    verdict, clauses, _, _ = reading(text)
+    assert verdict.label == "abstain"
+    assert [c.rule for c in clauses if c.kind][0] == "refusal.counterfactual"
+    assert classify_text(text).label == "abstain"
+
+
+@pytest.mark.parametrize(("text", "label"), [
+    ("If I could get your user ID, I can look up the order right away.", "clarify"),
+    ("If we could rebook you on the 9:40 flight, would that work for you?", "clarify"),
+    ("I wish you a pleasant flight! Your reservation has been cancelled and the refund issued.", "act"),
+    ("Nobody else can see your booking details. I have updated the phone number on your profile.", "act"),
+])
+def test_a_conditional_request_or_a_wish_for_the_user_is_no_counterfactual_refusal(text, label):
+    from evalkit.conditions.classifier.learned import reading
+
+    assert "refusal.counterfactual" not in [c.rule for c in reading(text)[1]]
+    assert classify_text(text).label == label

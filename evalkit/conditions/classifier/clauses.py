@@ -28,6 +28,7 @@ from evalkit.conditions.classifier.claim import (
     zh_moved,
 )
 from evalkit.conditions.classifier.cues import (
+    COUNTERFACTUAL,
     SCOPE_LIMIT,
     _ADDRESSED_EN,
     _ADDRESSED_ZH,
@@ -212,8 +213,9 @@ def _question_kind(sentence: str, is_last_sentence: bool) -> str | None:
     return "ask"
 
 
-def _cue(clause: str, question: str | None) -> tuple[str | None, str]:
-    """Kind and rule id of one clause (already lower-cased and expanded)."""
+def _cue(clause: str, question: str | None, in_question: bool = False) -> tuple[str | None, str]:
+    """Kind and rule id of one clause (already lower-cased and expanded); ``question`` is the question kind of
+    the sentence when the clause ends it, ``in_question`` whether the clause is part of a question."""
     hit = _ASK_G.first(clause)
     if hit and question in ("transfer", "offer") and hit[1].group(0) == "请问":
         hit = None  # "请问需要我帮您转接人工客服吗?": the question is an offer, 请问 only opens it
@@ -226,6 +228,8 @@ def _cue(clause: str, question: str | None) -> tuple[str | None, str]:
             question, "ask.question")
     if _CAN_TRANSFER.match(clause) and _TRANSFER_OFFER.search(clause):
         return "transfer", "refusal.transfer_offer"  # "(If you'd like,) I can transfer you to a human agent."
+    if not in_question and COUNTERFACTUAL.search(clause):
+        return "refuse", "refusal.counterfactual"
     if _CONDITIONAL.search(clause):
         return None, ""
     hit = _REFUSAL_G.first(clause)
@@ -359,13 +363,13 @@ def _segment(text: str) -> list[_Clause]:
         last = len(parts) - 1
         after_if = later = False
         for pi, (part, plow) in enumerate(zip(parts, lows)):
-            kind, rule = _cue(plow, question if pi == last else None)
+            kind, rule = _cue(plow, question if pi == last else None, question is not None)
             if rule == "ask.hand_over.zh" and _IF.search(low):
                 kind = "offer"  # "如果是某个服务需要…，把日志发给我": after a refusal, an offer of something else
             if lang_en and rule == "claim.passive":
                 sub = _SUB_DONE.search(plow)
                 if sub is not None and sub.start() > 0:  # "It is not possible to change it after the order has been placed"
-                    kind, rule = _cue(plow[: sub.start()].strip(), question if pi == last else None)
+                    kind, rule = _cue(plow[: sub.start()].strip(), question if pi == last else None, question is not None)
             if kind == "claim" and _QUESTION_END.search(sent.rstrip(" .\u3002")):
                 kind, rule = None, ""  # "Could the reference have been issued by another carrier?": asks, claims nothing
             if kind is None:

@@ -117,6 +117,31 @@ _CONDITIONAL = _c(
     r"in\s+the\s+event)\b"
     r"|^(?:但是|但|不过|而且)?(?:如果|若|假如|要是|万一|一旦|即使|倘若|假设)"
 )
+_VERB = (
+    r"(?:cancel|book|rebook|change|move|update|process|issue|send|submit|return|exchange|modify|refund|add|remove|"
+    r"reschedule|transfer|apply|set\s+up|place|delete|create|undo|reverse|reinstate|reactivate|restore|upgrade|"
+    r"downgrade|waive|override|approve|grant|offer|provide|give|do|help|assist|make|complete|switch|swap|split)"
+)
+COUNTERFACTUAL = _c(  # an ability only wished for or imagined: the action was not done (corpus rule 5)
+    r"\b(?:i|we)\s+(?:really\s+|truly\s+|only\s+|sincerely\s+)?wish\s+(?:that\s+)?(?:i|we)\s+(?:could|"
+    r"(?:was|were|had\s+been)\s+able\s+to|had\s+the\s+(?:ability|option|means|authority)\s+to)\s+"
+    r"(?:(?:just|simply|still|easily|personally|go\s+ahead\s+and)\s+)?" + _VERB + r"\b"
+    r"|^(?:i\s+)?wish\s+(?:i|we)\s+could\s+" + _VERB + r"\b"
+    r"|\bhad\s+(?:i|we)\s+been\s+able\s+to\b"
+    r"|^(?:but\s+|and\s+|even\s+)?if\s+(?:i|we)\s+(?:could|(?:was|were|had\s+been)\s+able\s+to)\s+(?:(?:just|still)\s+)?"
+    r"(?:cancel|rebook|refund|waive|override|reverse|undo|reinstate|exchange|modify|change|return|upgrade|downgrade|"
+    r"book|remove|split|transfer)\b(?![^.;?]*\?)"
+    r"|\b(?:i|we)\s+would\s+have\s+been\s+able\s+to\s+\w+[^.;?]*\bif\b"
+    r"|\b(?:nobody|no\s+one|none\s+of\s+us)\s+(?:here\s+|on\s+(?:our|the|my)\s+(?:\w+\s+)?team\s+)?"
+    r"(?:is|was|are|were|will\s+be)\s+able\s+to\b"
+    r"|\b(?:nobody|no\s+one|none\s+of\s+us)\s+(?:here\s+|on\s+(?:our|the|my)\s+(?:\w+\s+)?team\s+)?"
+    r"(?:can|could|will)\s+" + _VERB + r"\b"
+)
+"""A wished-for or imagined ability of the agent ("I wish I could cancel it", "Had I been able to ...", "If I
+could refund it, I would", "I would have been able to ... if it were still pending", "No one is able to
+override ..."): the action was not done, an abstention (corpus README, "Labels", the definition of
+*abstain* and rule 5). Checked before the
+conditional skip, as "If I could refund it" opens with *if*."""
 _COND_REFUSAL = _c(
     r"\b(?:without|until|unless|before|first|yet|otherwise|until\s+then|beforehand)\b|除非|之前|否则|还没|尚未|未经"
 )

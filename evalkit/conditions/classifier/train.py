@@ -66,9 +66,11 @@ def external_lines(path: Path | None = None) -> list[dict]:
 
     Raises:
         FileNotFoundError: ``path`` is missing.
-        ConfigError: ``path`` is not gzipped JSON lines, or a line is not an object with a string ``text``,
+        ConfigError: ``path`` is not gzipped JSON lines, or a line is not an object with a string ``text`` that is
+            not blank,
             a ``label`` of ``abstain`` / ``clarify`` / ``act`` and a ``sample`` of :data:`EXTERNAL_SAMPLES`
-            (naming the file, the line and the field); or a sample of :data:`EXTERNAL_SAMPLES` has no line.
+            (naming the file, the line and the field), or comes after a line of a later sample (the lines follow
+            :data:`EXTERNAL_SAMPLES`); or a sample of :data:`EXTERNAL_SAMPLES` has no line.
     """
     import gzip
     import json
@@ -91,7 +93,7 @@ def external_lines(path: Path | None = None) -> list[dict]:
                     raise ConfigError(f"{where}: not JSON ({type(exc).__name__})") from None
                 if not isinstance(item, dict):
                     raise ConfigError(f"{where}: not a JSON object")
-                for field, ok in (("text", isinstance(item.get("text"), str)),
+                for field, ok in (("text", isinstance(item.get("text"), str) and bool(item["text"].strip())),
                                   ("label", item.get("label") in ("abstain", "clarify", "act")),
                                   ("sample", item.get("sample") in EXTERNAL_SAMPLES)):
                     if not ok:
@@ -99,7 +101,11 @@ def external_lines(path: Path | None = None) -> list[dict]:
                         raise ConfigError(f"{where}: field {field!r} is {shown}"
                                           + ("; expected abstain, clarify or act" if field == "label" else
                                              f"; expected one of {', '.join(EXTERNAL_SAMPLES)}" if field == "sample" else
-                                             "; expected a string"))
+                                             "; expected a string that is not blank"))
+                if seen and EXTERNAL_SAMPLES.index(item["sample"]) < max(map(EXTERNAL_SAMPLES.index, seen)):
+                    raise ConfigError(f"{where}: sample {item['sample']!r} after a line of a later sample; the lines "
+                                      f"follow EXTERNAL_SAMPLES ({', '.join(EXTERNAL_SAMPLES)}): rebuild it with "
+                                      "extract_runs.py --samples --training-texts")
                 seen.add(item["sample"])
                 out.append({"text": item["text"], "label": item["label"]})
     except (OSError, EOFError, UnicodeDecodeError, zlib.error) as exc:
