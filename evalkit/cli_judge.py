@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Annotated, Optional
 
@@ -18,7 +19,7 @@ judge_app = typer.Typer(cls=Group, help="Readers of final text (the classifier, 
 
 @judge_app.command("eval", cls=Command)
 def judge_eval(
-    texts: Annotated[Optional[str], typer.Option("--texts", metavar="FILE", help="Labelled JSON lines {text, label, lang, optional context_user} (default: the shipped corpus test part).")] = None,
+    texts: Annotated[Optional[str], typer.Option("--texts", metavar="FILE", help="Labelled JSON lines {text, label, lang, optional context_user}; - reads standard input (default: the shipped corpus test part).")] = None,
     part: Annotated[Optional[str], typer.Option("--part", metavar="PART", help="A part of the shipped corpus instead of --texts: tune, test, test2, test3 or test4.")] = None,
     judge: Annotated[Optional[list[str]], typer.Option("--judge", metavar="SPEC", help="A live model as judge, repeatable; with two or more, the panel's majority is scored too.")] = None,
     json_out: Annotated[Optional[str], typer.Option("--json", metavar="FILE", help="Also write the figures as JSON (for CI).")] = None,
@@ -65,7 +66,9 @@ def judge_eval(
         if judge:
             panel, readers_j, extra = _judge_readers(judge, base_url, model_config)
             readers.update(readers_j)
-        ev = evaluate(lines, readers, source=str(texts or DEFAULT_TEXTS), extra=extra)
+        with _progress(len(lines) * len(readers)) as advance:
+            counted = {name: _counted(read, advance) for name, read in readers.items()}
+            ev = evaluate(lines, counted, source="<stdin>" if texts == "-" else str(texts or DEFAULT_TEXTS), extra=extra)
         if panel is not None:
             ev.extra["judge_cost_usd"] = panel_cost(panel)
         not_written: OSError | None = None
@@ -85,6 +88,29 @@ def judge_eval(
     finally:
         if panel is not None:
             panel.close()
+
+
+@contextmanager
+def _progress(total: int) -> Iterator[Callable[[], None]]:
+    """A transient rich progress bar of ``total`` readings on standard error, shown only on a terminal;
+    yields the function that counts one reading."""
+    from rich.console import Console
+    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
+
+    console = Console(stderr=True)
+    with Progress(TextColumn("reading texts"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(),
+                  console=console, transient=True, disable=not console.is_terminal) as bar:
+        task = bar.add_task("read", total=total)
+        yield lambda: bar.advance(task)
+
+
+def _counted(read: Callable[[str, str | None], str], advance: Callable[[], None]) -> Callable[[str, str | None], str]:
+    """``read`` that also counts each reading on the progress bar."""
+    def counted(text: str, context: str | None) -> str:
+        label = read(text, context)
+        advance()
+        return label
+    return counted
 
 
 def _same_file(a: str | Path, b: str | Path) -> bool:

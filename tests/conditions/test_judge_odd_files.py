@@ -276,3 +276,37 @@ def test_a_misspelt_required_field_gets_a_did_you_mean_naming_file_and_line(tmp_
     with pytest.raises(ConfigError) as err:
         load_labelled(path)
     assert str(err.value) == f"{path}: line 1: field label: Field required"
+
+
+_TWO = [{"text": "I cannot do that, it is against policy.", "label": "abstain", "lang": "en"},
+        {"text": "Which order do you mean?", "label": "clarify", "lang": "en"}]
+
+
+def test_texts_dash_reads_standard_input_and_names_it_stdin() -> None:
+    body = "".join(json.dumps(x) + "\n" for x in _TWO)
+    result = runner.invoke(app, ["judge", "eval", "--texts", "-"], input=body)
+    assert result.exit_code == 0, result.output
+    assert "labelled texts: <stdin> (2 lines)" in result.output and "(2/2)" in result.output
+    assert "reading texts" not in result.output  # no progress bar off a terminal
+    bad = runner.invoke(app, ["judge", "eval", "--texts", "-"], input=body + '{"text": "x", "label": "maybe", "lang": "en"}\n')
+    assert bad.exit_code == 2 and "<stdin>: line 3: field label" in bad.output
+
+
+def test_a_named_pipe_is_read_like_a_file(tmp_path) -> None:
+    import os
+    import threading
+
+    fifo = tmp_path / "texts.fifo"
+    os.mkfifo(fifo)
+
+    def feed() -> None:
+        with open(fifo, "w") as f:
+            f.write("".join(json.dumps(x) + "\n" for x in _TWO))
+
+    writer = threading.Thread(target=feed)
+    writer.start()
+    try:
+        got = load_labelled(fifo)
+    finally:
+        writer.join(timeout=10)
+    assert [x.label for x in got] == ["abstain", "clarify"]

@@ -42,7 +42,7 @@ import re
 import unicodedata
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Callable, Final, Literal
+from typing import Any, BinaryIO, Callable, Final, Literal
 
 from pydantic import BaseModel, ConfigDict, PrivateAttr, ValidationError, field_validator
 
@@ -178,14 +178,15 @@ def load_labelled(path: str | Path) -> list[LabelledText]:
     lines skipped; ``label`` and ``lang`` in any case), a chunk at a time.
 
     Args:
-        path: The file (``--texts``).
+        path: The file (``--texts``); ``-`` reads standard input, and a named pipe or a device
+            (``/dev/stdin``) is read like a file.
 
     Returns:
         One :class:`LabelledText` per non-blank line, in file order, each with its ``line_no``.
 
     Raises:
-        ConfigError: naming the file, and the line where there is one: the file is missing or a
-            folder (for the default: the corpus is not installed) or cannot be read
+        ConfigError: naming the file (``<stdin>`` for ``-``), and the line where there is one: the file
+            is missing or a folder (for the default: the corpus is not installed) or cannot be read
             (``FILE: ...``); it holds no labelled line; a line is not UTF-8 (``FILE: line N: not
             UTF-8 text (... at byte offset B of the file)``), is longer than
             :data:`~.labelled_file.MAX_LINE_BYTES` (``FILE: line N: field F: the line is longer than ...``, ``F``
@@ -197,19 +198,31 @@ def load_labelled(path: str | Path) -> list[LabelledText]:
             field with a key that looks like its misspelling on the line names that key
             (``FILE: line 2: field label: Field required; the line has a key 'lable': did you mean 'label'?``).
     """
+    if str(path) == "-":
+        import sys
+
+        return _read_stream(sys.stdin.buffer, Path("<stdin>"))
     p = Path(path)
     if p.is_dir():
         raise ConfigError(f"{p}: a folder, not a labelled JSON-lines file")
-    if not p.is_file():
+    if not p.exists():  # a named pipe or a device is read as it comes, like a file
         hint = " (the shipped corpus test part is not installed; pass --texts FILE)" if p == DEFAULT_TEXTS else ""
         raise ConfigError(f"{p}: no such labelled file{hint}")
-    out: list[LabelledText] = []
     try:
         with p.open("rb") as stream:
-            for n, offset, raw in file_lines(stream, p):
-                labelled = _read_line(p, n, offset, raw)
-                if labelled is not None:
-                    out.append(labelled)
+            return _read_stream(stream, p)
+    except OSError as exc:
+        raise ConfigError(f"{p}: cannot be read ({exc.strerror or exc})") from None
+
+
+def _read_stream(stream: BinaryIO, p: Path) -> list[LabelledText]:
+    """The labelled lines of an open binary ``stream`` named ``p`` (:func:`load_labelled`)."""
+    out: list[LabelledText] = []
+    try:
+        for n, offset, raw in file_lines(stream, p):
+            labelled = _read_line(p, n, offset, raw)
+            if labelled is not None:
+                out.append(labelled)
     except OSError as exc:
         raise ConfigError(f"{p}: cannot be read ({exc.strerror or exc})") from None
     if not out:
