@@ -215,7 +215,9 @@ def translate_openai(data: Any) -> ProviderReply:
     normalised by :data:`FINISH_REASONS`; ``message.refusal`` is the refusal (stop reason
     ``refusal`` unless the provider's filter stopped it, ``content_filter``); usage by
     :func:`openai_usage`; a ``model`` that is not a string or ``null`` is flagged
-    ``model_invalid`` (:func:`~evalkit.models.reply.model_flags`).
+    ``model_invalid`` (:func:`~evalkit.models.reply.model_flags`); a content part evalkit does not
+    read (:func:`_unread_parts`: an image, audio, a type of its own with no ``text``) is kept in the
+    raw body and flagged ``unknown_content_block`` once per part, as for Anthropic.
 
     Raises:
         ProviderError: with the failed attempt's usage in ``usage`` (billed tokens are
@@ -270,7 +272,7 @@ def translate_openai(data: Any) -> ProviderReply:
     if problem is not None:
         raise _invalid(f"the response's choices[0].message.{problem}", usage)
     message, refusal = _split_refusal(message)
-    flags = list(usage_flags) + model_flags(data)
+    flags = list(usage_flags) + model_flags(data) + ["unknown_content_block"] * len(_unread_parts(message))
     stop = stop_reason(finish, FINISH_REASONS, bool(message.get("tool_calls") or message.get("function_call")),
                        flags)
     if refusal is not None and stop != "content_filter":
@@ -303,6 +305,18 @@ def _message_problem(message: dict[str, Any]) -> str | None:
     if message.get("function_call") is not None and not isinstance(message["function_call"], dict):
         return f"function_call is a JSON {_kind(message['function_call'])}, not an object"
     return None
+
+
+READ_PARTS: frozenset[str] = frozenset({"text", "output_text", "refusal", "thinking", "reasoning"})
+"""Content part types evalkit reads: text (``text``, the Responses-style ``output_text``), refusals and reasoning."""
+
+
+def _unread_parts(message: dict[str, Any]) -> list[dict[str, Any]]:
+    """The content parts of ``message`` that give evalkit nothing to read: a type not in :data:`READ_PARTS`
+    with no string ``text`` (``{"type": "image_url", ...}``, ``{"type": "output_audio", ...}``)."""
+    content = message.get("content")
+    return [p for p in (content if isinstance(content, list) else ())
+            if isinstance(p, dict) and p.get("type") not in READ_PARTS and not isinstance(p.get("text"), str)]
 
 
 REASONING_FIELDS = ("reasoning_content", "reasoning")

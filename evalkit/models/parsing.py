@@ -144,7 +144,8 @@ def _strict_object(text: str) -> tuple[Any, str | None, int]:
 
     ``NaN``, ``Infinity`` and numbers that overflow to infinity are ``invalid_json`` (Python's
     decoder accepts them, JSON does not); so is nesting deeper than the decoder's recursion
-    limit."""
+    limit, and an integer longer than Python converts (``sys.get_int_max_str_digits``, 4,300
+    digits by default)."""
     start = len(text) - len(text.lstrip())
     try:
         value, end = _STRICT.raw_decode(text, start)
@@ -154,6 +155,8 @@ def _strict_object(text: str) -> tuple[Any, str | None, int]:
         return None, f"invalid_json: {exc}", start
     except RecursionError:
         return None, "invalid_json: nested too deep", start
+    except ValueError:  # an integer over the conversion limit
+        return None, "invalid_json: an integer too long to convert", start
     return value, None, end
 
 

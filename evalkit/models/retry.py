@@ -228,7 +228,10 @@ def timeout_failure(exc: BaseException) -> ProviderError:
     out after it was sent (a read timeout: :func:`request_sent`, the default when the error does
     not tell) may have been run and billed: its usage is unknown (:data:`~evalkit.usage.UNKNOWN`),
     never 0; a connect timeout billed nothing (``usage`` ``None``)."""
-    error = ProviderError(f"request timed out: {exc}", code="timeout", retryable=True)
+    inner = _innermost(exc)
+    detail = str(exc) if inner.endswith(str(exc)) else f"{exc} ({inner})"
+    error = ProviderError(f"request timed out: {detail}; the limit per attempt is the model config's retry.timeout_s "
+                          "(default 120 s)", code="timeout", retryable=True)
     error.usage = UNKNOWN if request_sent(exc, default=True) else None
     return error
 
@@ -243,8 +246,9 @@ def connection_failure(exc: BaseException) -> ProviderError:
         ``response_too_large`` (not retried: the same request returns the same body), naming
         the cap, when the cause is the size cap; else ``connection_error`` (retried), whose usage
         is unknown (:data:`~evalkit.usage.UNKNOWN`) when the connection failed after the request
-        was sent (:func:`request_sent`: the answer was cut off, perhaps billed) and ``None`` when
-        it never reached the provider.
+        was sent (:func:`request_sent`: the answer was cut off, perhaps billed; the message says so and
+        gives the transport's error) and ``None`` when it never reached the provider ("cannot reach the
+        endpoint").
     """
     cause: BaseException | None = exc
     for _ in range(8):  # the SDK's error, the HTTP client's, the transport's
@@ -253,9 +257,25 @@ def connection_failure(exc: BaseException) -> ProviderError:
         if TOO_LARGE in str(cause):
             return ProviderError(f"the response was not read: {cause}", code="response_too_large", retryable=False)
         cause = cause.__cause__ or cause.__context__
-    error = ProviderError(f"cannot reach the endpoint: {exc}", code="connection_error", retryable=True)
-    error.usage = UNKNOWN if request_sent(exc, default=False) else None
+    sent = request_sent(exc, default=False)
+    if sent:  # connected and sent: the answer was cut off or never finished, not an unreachable endpoint
+        error = ProviderError(f"the connection failed after the request was sent (the answer was cut off or never "
+                              f"came): {_innermost(exc)}", code="connection_error", retryable=True)
+    else:
+        error = ProviderError(f"cannot reach the endpoint: {exc}", code="connection_error", retryable=True)
+    error.usage = UNKNOWN if sent else None
     return error
+
+
+def _innermost(exc: BaseException) -> str:
+    """``Name: message`` of the deepest error in the cause chain of ``exc`` (the transport's own words)."""
+    cause: BaseException = exc
+    for _ in range(8):
+        nxt = cause.__cause__ or cause.__context__
+        if nxt is None:
+            break
+        cause = nxt
+    return f"{type(cause).__name__}: {cause}" if str(cause) else type(cause).__name__
 
 
 def error_message(body: Any, fallback: str) -> str:

@@ -436,7 +436,8 @@ def run_episode(
             # a wrong-typed output is an error outcome with a one-line message (InvalidOutput)
             message = clean_text(f"invalid model output: {exc}" if isinstance(exc, InvalidOutput)
                                  else f"{type(exc).__name__}: {exc}")
-            rec.emit(ErrorRaised, turn, source="model", message=message)
+            # the call may have been answered and billed: its usage is unknown (counted), never 0
+            rec.emit(ErrorRaised, turn, source="model", message=message, code="adapter_error", usage={})
             rec.emit(EpisodeEnded, turn, reason="error", final_text=None)  # no text of this turn; never an earlier one
             return EpisodeRun(rec.log, state, f"model error: {message}")
         for retry in out.extra.get("retries", ()):

@@ -54,8 +54,10 @@ a field of the wrong JSON type           an invalid response, never turned into 
 a ``model`` that is not a string or      read as no model named (``answered_model`` ``null``, not a
 ``null`` (``42``, an object)             mismatch), flagged and counted ``model_invalid``
 unknown stop reason                      ``other``, raw value kept, flagged ``unknown_stop_reason``
-an Anthropic content block of a type     kept in the raw body, never text or calls; flagged
-evalkit does not read                    ``unknown_content_block`` per block, counted ``unknown_content_blocks``
+an Anthropic content block or an         kept in the raw body, never text or calls; flagged
+OpenAI content part evalkit does not     ``unknown_content_block`` per block, counted ``unknown_content_blocks``
+read (an image, audio, a type with no
+``text``)
 no stop reason                           ``tool_use`` with calls, else ``end_turn``; flagged
                                          ``stop_reason_missing``, counted in ``unknown_stop_reason``
 usage billed on a failed attempt         counted in the call's totals and apart (``retry_input_tokens``,

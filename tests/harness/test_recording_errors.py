@@ -369,6 +369,20 @@ def test_tool_choice_without_a_live_model_is_warned_once(tmp_path, mini_suite, m
     assert "--tool-choice" not in capsys.readouterr().err
 
 
+def test_a_rule_set_with_the_gate_off_and_not_in_context_is_warned_to_have_no_effect(tmp_path, mini_suite, mini_tasks,
+                                                                                      capsys):
+    from pathlib import Path
+
+    rules = str(Path(__file__).resolve().parents[2] / "rules" / "default.yaml")
+    config = _config(tmp_path, mini_suite, mini_tasks, ["scripted/oracle"], rules=rules)
+    run(config)
+    warning = f"evalkit: warning: --rules {rules} has no effect in this run"
+    assert capsys.readouterr().err.count(warning) == 1
+    for change in ({"gates": ["off", "on"]}, {"rules_in_context": True}):
+        run(config.model_copy(update={**change, "out": str(tmp_path / f"run-{len(change)}-{next(iter(change))}")}))
+        assert warning not in capsys.readouterr().err
+
+
 def test_tool_choice_is_unused_only_when_no_model_is_live():
     from evalkit.harness.run import unused_tool_choice
 

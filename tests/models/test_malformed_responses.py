@@ -117,3 +117,20 @@ def test_a_body_over_the_cap_is_not_retried_and_names_the_cap(claims_a_huge_body
     assert f"larger than {DEFAULT_MAX_BYTES} bytes" in result.error
     assert len(hits) == 1 and not events_of(result.log, "provider_retry")
 
+
+
+def test_openai_content_parts_evalkit_does_not_read_are_flagged_per_part_as_for_anthropic():
+    body = {"choices": [{"finish_reason": "stop", "message": {"role": "assistant", "content": [
+        {"type": "image_url", "image_url": {"url": "x"}}, {"type": "output_audio", "audio": {"id": "a"}},
+        {"type": "text", "text": "Here it is."}, {"type": "custom", "text": "read as text"}]}}],
+        "usage": {"prompt_tokens": 3, "completion_tokens": 2}}
+    reply = translate_openai(body)
+    assert reply.flags.count("unknown_content_block") == 2  # the image and the audio; parts with text are read
+    assert reply.message["content"][0]["type"] == "image_url"  # kept in the raw body
+    anthropic = translate_anthropic({"type": "message", "role": "assistant", "stop_reason": "end_turn",
+                                     "content": [{"type": "image", "source": {}}],
+                                     "usage": {"input_tokens": 3, "output_tokens": 2}})
+    assert anthropic.flags.count("unknown_content_block") == 1
+    plain = translate_openai({"choices": [{"finish_reason": "stop", "message": {"content": [
+        {"type": "text", "text": "a"}, {"type": "output_text", "text": "b"}, {"type": "refusal", "refusal": "no"}]}}]})
+    assert "unknown_content_block" not in plain.flags

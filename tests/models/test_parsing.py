@@ -198,7 +198,8 @@ DEEP = '{"a": [' + "[" * 100_000 + "]" * 100_000 + "]}"
     ('{"amount": -Infinity}', "-Infinity is not JSON"),
     ('{"amount": 1e999}', "1e999 overflows to infinity"),
     (DEEP, "nested too deep"),
-], ids=["nan", "inf", "-inf", "overflow", "deep"])
+    ('{"quantity": 1' + "0" * 5000 + "}", "an integer too long to convert"),
+], ids=["nan", "inf", "-inf", "overflow", "deep", "huge-int"])
 def test_non_finite_numbers_and_deep_nesting_are_parse_errors_in_every_mode(text, reason):
     for repairs in ((), ALL):
         parsed = parse_arguments(text, repairs=repairs)

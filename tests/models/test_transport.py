@@ -179,3 +179,32 @@ def test_a_model_with_many_connections_spreads_its_threads_over_small_pools():
         assert provider.client is provider.client  # a thread keeps its client
     finally:
         provider.close()
+
+
+def test_a_connection_cut_after_sending_is_named_so_and_a_timeout_names_its_limit():
+    import httpx
+
+    from evalkit.models.retry import connection_failure, timeout_failure
+    from evalkit.usage import UNKNOWN
+
+    def chained(outer: Exception, inner: Exception) -> Exception:
+        try:
+            try:
+                raise inner
+            except Exception as exc:
+                raise outer from exc
+        except Exception as exc:
+            return exc
+
+    cut = connection_failure(chained(RuntimeError("Connection error."),
+                                     httpx.RemoteProtocolError("peer closed connection without sending complete "
+                                                               "message body (received 149 bytes, expected 299)")))
+    assert cut.code == "connection_error" and cut.usage == UNKNOWN
+    assert str(cut).startswith("the connection failed after the request was sent (the answer was cut off or never "
+                               "came): RemoteProtocolError: peer closed connection without sending complete")
+    refused = connection_failure(chained(RuntimeError("Connection error."), httpx.ConnectError("refused")))
+    assert str(refused) == "cannot reach the endpoint: Connection error." and refused.usage is None
+    slow = timeout_failure(chained(RuntimeError("Request timed out."), httpx.ReadTimeout("timed out")))
+    assert slow.code == "timeout" and slow.usage == UNKNOWN
+    assert str(slow) == ("request timed out: Request timed out. (ReadTimeout: timed out); the limit per attempt is "
+                         "the model config's retry.timeout_s (default 120 s)")

@@ -178,3 +178,19 @@ def test_calls_after_the_last_gate_stop_are_recorded_as_not_run():
     assert decided == [("f1", None), ("b1", "gate_abstain"), ("b2", "episode_ended"), ("f2", "episode_ended")]
     assert [e.call_id for e in of(result, ToolExecuted)] == ["f1"]
     assert result.log.events[-1].reason == "gate_stop"
+
+
+def test_an_adapter_that_crashes_after_a_call_leaves_its_usage_unknown_and_counted_never_zero():
+    from evalkit.metrics.billing import episode_billing
+
+    _, result = run([ModelOutput(tool_calls=(call("find", {"item": "apple"}, "c1"),), usage=Usage(10, output_tokens=5)),
+                     ValueError("Exceeds the limit (4300 digits) for integer string conversion")])
+    assert result.error == "model error: ValueError: Exceeds the limit (4300 digits) for integer string conversion"
+    (error,) = of(result, ErrorRaised)
+    assert (error.code, error.usage) == ("adapter_error", {})
+    by_type: dict = {}
+    for event in result.log.events:
+        by_type.setdefault(type(event), []).append(event)
+    billing = episode_billing(by_type)
+    assert billing["usage_missing"] == 1  # the crashed turn: unknown, counted
+    assert billing["input_tokens"] is None and billing["output_tokens"] is None and billing["cost_usd"] is None
