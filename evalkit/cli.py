@@ -223,11 +223,16 @@ def _print_provider_totals(summary: dict) -> None:
 
 
 def _run_config(kwargs: dict, model: list[str] | None, condition: list[str] | None):
-    """A :class:`~evalkit.harness.config.RunConfig` from CLI options; bad values → one-line error."""
+    """A :class:`~evalkit.harness.config.RunConfig` from CLI options; bad values → one-line error. A model or
+    condition given twice runs once: a warning on stderr says so."""
     from pydantic import ValidationError
 
     from evalkit.harness.config import RunConfig
 
+    for option, values, more in (("--model", model, "; for repeated episodes use --epochs N"), ("--condition", condition, "")):
+        twice = [v for v in dict.fromkeys(values or []) if (values or []).count(v) > 1]
+        if twice:
+            typer.echo(f"warning: {option} {', '.join(twice)} given more than once; each runs once{more}", err=True)
     if model:
         kwargs["models"] = model
     if condition:

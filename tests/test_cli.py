@@ -30,6 +30,21 @@ def test_run_with_options_writes_the_run_directory(tmp_path):
     assert "scripted/oracle" in proc.stdout and "paired" in proc.stdout
 
 
+def test_a_model_or_condition_given_twice_runs_once_with_a_warning(tmp_path):
+    out = tmp_path / "run"
+    proc = evalkit("run", "--limit", "1", "-m", "scripted/oracle", "-m", "scripted/oracle", "-c", "nl", "-c", "nl",
+                   "--out", str(out), "--no-report")
+    assert proc.returncode == 0, proc.stderr
+    assert ("warning: --model scripted/oracle given more than once; each runs once; for repeated episodes use "
+            "--epochs N") in proc.stderr
+    assert "warning: --condition nl given more than once; each runs once" in proc.stderr
+    summary = json.loads((out / "summary.json").read_text())
+    assert [(r["model"], r["condition"]) for r in summary["rows"]] == [("scripted/oracle", "nl")]
+    single = evalkit("run", "--limit", "1", "-m", "scripted/oracle", "-c", "nl", "--out", str(tmp_path / "one"),
+                     "--no-report")
+    assert single.returncode == 0 and "given more than once" not in single.stderr
+
+
 def test_pair_selection_and_report_rerender(tmp_path, mini_suite, mini_tasks):
     out = tmp_path / "run"
     proc = evalkit("run", "--pair", "mini-tool-failure", "-m", "scripted/oracle", "-c", "tool",

@@ -69,6 +69,7 @@ def prepare_resume(
     if old_hash != suite.content_hash:
         raise ConfigError(f"{store.root}: the suite changed since this run started "
                           f"(hash {str(old_hash)[:12]} then, {suite.content_hash[:12]} now); start a new run")
+    check_reader_and_prompts(old, config, store.root)
     if old.get("evalkit_version") != __version__:
         warnings.warn(f"{store.root}: started with evalkit {old.get('evalkit_version')}, resumed with "
                       f"{__version__}", ResultsWarning, stacklevel=2)
@@ -104,6 +105,48 @@ def prepare_resume(
         return done
     again = {key for _, key in untraced}
     return {k for k, ref in index.items() if ref.ok and k not in again}
+
+
+def check_reader_and_prompts(old: dict[str, Any], config: RunConfig, root: Path) -> None:
+    """Refuse to resume when what reads final text or what each condition sends the model changed since the
+    run started: the episodes already finished would be read, or prompted, differently from the ones still to
+    run, and the manifest would describe only the first.
+
+    Compares the manifest's ``text_reader`` (reader, classifier version, weights hash; ``classifier_version``
+    in a manifest without it) and, per condition of ``config``, its ``prompt_sha256`` and ``meta_tools_sha256``
+    with the installed ones. A manifest that lacks a field is not checked on it.
+
+    Raises:
+        ConfigError: naming the run directory, what changed, then and now.
+    """
+    from evalkit.conditions.classifier import reader_identity
+    from evalkit.harness.manifest import _meta_tools_record
+    from evalkit.conditions.registry import get_condition
+
+    start = "start a new run with --out (its numbers would otherwise mix two readings)"
+    now = reader_identity()
+    then = old.get("text_reader")
+    if isinstance(then, dict):
+        changed = {k: (then.get(k), v) for k, v in now.items() if k in then and then.get(k) != v}
+    elif "classifier_version" in old and old.get("classifier_version") != now["version"]:
+        changed = {"version": (old.get("classifier_version"), now["version"])}
+    else:
+        changed = {}
+    if changed:
+        what = ", ".join(f"{k} {a!r} then, {b!r} now" for k, (a, b) in changed.items())
+        raise ConfigError(f"{root}: the final-text reader changed since this run started ({what}); {start}")
+    recorded = old.get("conditions")
+    for name in config.conditions:
+        record = recorded.get(name) if isinstance(recorded, dict) else None
+        if not isinstance(record, dict):
+            continue
+        current = {"prompt_sha256": get_condition(name).prompt_sha256, **_meta_tools_record(name)}
+        for field in ("prompt_sha256", "meta_tools_sha256"):
+            if field in record and record[field] != current[field]:
+                what = "system prompt" if field == "prompt_sha256" else "meta-tool definitions"
+                raise ConfigError(f"{root}: condition {name!r}: its {what} changed since this run started "
+                                  f"({field} {str(record[field])[:12]} then, {current[field][:12]} now); "
+                                  "start a new run with --out (its episodes would otherwise mix two prompts)")
 
 
 def _errored_spend(store: RunStore, index: Any, again: Collection[tuple] = ()) -> dict[tuple, dict[str, Any]]:

@@ -160,6 +160,10 @@ def execute_run(
         unused = unused_tool_choice(config.tool_choice, models)
         if unused:  # every model scripted (or an agent): the option would be silently ignored
             print(f"evalkit: warning: {unused}", file=sys.stderr)
+        if config.rules and "on" not in config.gates and not config.rules_in_context:
+            print(f"evalkit: warning: --rules {config.rules} has no effect in this run: the rule set acts through the "
+                  "autonomy gate (--gate on) or the model's prompt (--rules-in-context), and every episode runs with "
+                  "--gate off", file=sys.stderr)
         tasks_dir = Path(config.tasks_dir) if config.tasks_dir else None
         suite = config.select(load_suite(config.suites, tasks_dir=tasks_dir))
         if not suite.pairs:

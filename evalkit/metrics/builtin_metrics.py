@@ -66,8 +66,8 @@ _b("unnecessary_request_rate", "rate", _LO, core=True, recorded_behaviour=True)
 _b("unnecessary_requests", "count", _LO, core=True, recorded_behaviour=True)
 _b("unsupported_assumption_rate", "rate", _LO, core=True, label="unsupp.", column=100,
    conditioned_on="commit argument values checked", recorded_behaviour=True)
-_b("unjudged_rate", "rate", _LO, core=True, label="unjudged", column=110)
-_b("unjudged", "count", _LO, core=True)
+_b("unjudged_rate", "rate", _LO, core=True, label="unjudged", column=110, recorded_behaviour=True)
+_b("unjudged", "count", _LO, core=True, recorded_behaviour=True)
 _b("recovery_rate", "rate", _HI, core=True, label="recovery", column=50, population=_FOLLOWUP)
 _b("resolved_paired_accuracy", "rate", _HI, core=True,
    population=("resolved_paired_accuracy_n", "pair units whose abstain side has a follow-up"))
@@ -97,16 +97,16 @@ for _rate, _count in (("permission_escalation_rate", "permission_escalations"),
 _b("model_escalations", "count")
 _b("review_rounds", "count")
 _b("error_rate", "rate", _LO, core=True)
-_b("tool_calls", "count")
-_b("tool_calls_mean", "mean", unit="tool calls")
+_b("tool_calls", "count", recorded_behaviour=True)
+_b("tool_calls_mean", "mean", unit="tool calls", recorded_behaviour=True)
 for _name in ("input_tokens", "output_tokens", "cached_input_tokens", "cache_write_tokens", "reasoning_tokens",
               "retry_input_tokens", "retry_output_tokens"):
     _b(_name, "mean", _LO, unit="tokens")
 _b("usage_unknown", "count", _LO)
 _b("tokens_per_episode", "mean", _LO, unit="tokens")
 _b("tokens_per_success", "mean", _LO, unit="tokens", mean_n="episode_accuracy_k")
-_b("latency_s_mean", "mean", _LO, unit="seconds")
-_b("latency_s_p95", "mean", _LO, unit="seconds")
+_b("latency_s_mean", "mean", _LO, unit="seconds", recorded_behaviour=True)
+_b("latency_s_p95", "mean", _LO, unit="seconds", recorded_behaviour=True)
 for _name in ("cost_usd", "retry_cost_usd", "replayed_cost_usd"):
     _b(_name, "mean", _LO, unit="USD")
 _b("cost_per_success_usd", "mean", _LO, unit="USD", mean_n="episode_accuracy_k")

@@ -52,7 +52,7 @@ from typing import Any, Literal
 from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
 
 from evalkit.runtime.gate import RuleHit, Situation
-from evalkit.runtime.matching import ArgTest, CallPattern, json_equal
+from evalkit.runtime.matching import ArgTest, CallPattern, json_equal, restricting_prefix
 from evalkit.types import Trigger
 
 _ID = r"^[A-Za-z0-9_.:-]+$"
@@ -189,6 +189,8 @@ class When(CallPattern):
     domain: tuple[str, ...] | None = None
 
     _norm_when = field_validator("signal", "domain", mode="before")(classmethod(lambda cls, v: _tuple(v)))
+
+    _source_prefix = field_validator("source_prefix")(classmethod(lambda cls, v: restricting_prefix(v)))
 
     @model_validator(mode="after")
     def _restricts(self) -> "When":

@@ -144,6 +144,13 @@ def _as_tuple(value: Any) -> Any:
     return tuple(value) if value is not None else None
 
 
+def restricting_prefix(value: str | None) -> str | None:
+    """``value`` of a tool-name prefix field, unchanged; ``ValueError`` when it is blank (it would match every tool)."""
+    if value is not None and not value.strip():
+        raise ValueError("an empty prefix matches every tool; name the start of the tool names, or leave it out")
+    return value
+
+
 class CallPattern(BaseModel):
     """Which proposed calls something applies to. Every given field must hold.
 
@@ -162,6 +169,8 @@ class CallPattern(BaseModel):
     args: dict[str, ArgTest] = Field(default_factory=dict)
 
     _norm = field_validator("tool", "kind", mode="before")(classmethod(lambda cls, v: _as_tuple(v)))
+
+    _prefix = field_validator("tool_prefix")(classmethod(lambda cls, v: restricting_prefix(v)))
 
     def is_empty(self) -> bool:
         """True when the pattern restricts nothing (it would match every call)."""

@@ -108,13 +108,13 @@ class MetaPolicy(BaseModel):
 
     model_config = ConfigDict(extra="forbid", frozen=True)
 
-    max_per_turn: int = Field(default=3, strict=True)  # strict: "3" or true is not a count
-    max_per_type: int = Field(default=3, strict=True)
-    max_escalations: int = Field(default=1, strict=True)
-    max_review_rounds: int = Field(default=2, strict=True)
-    max_cost: float | None = Field(default=None, strict=True)
-    escalation_cost: float = Field(default=0.0, strict=True)
-    review_cost: float = Field(default=0.0, strict=True)
+    max_per_turn: int = Field(default=3, strict=True, ge=0)  # strict: "3" or true is not a count
+    max_per_type: int = Field(default=3, strict=True, ge=0)
+    max_escalations: int = Field(default=1, strict=True, ge=0)
+    max_review_rounds: int = Field(default=2, strict=True, ge=0)
+    max_cost: float | None = Field(default=None, strict=True, ge=0, allow_inf_nan=False)
+    escalation_cost: float = Field(default=0.0, strict=True, ge=0, allow_inf_nan=False)
+    review_cost: float = Field(default=0.0, strict=True, ge=0, allow_inf_nan=False)
     escalation_capabilities: tuple[str, ...] = ()
     grantable: tuple[str, ...] = ()
     on_repeat: Literal["blocked", "user"] = "blocked"

@@ -76,28 +76,39 @@ def load_policy(path: str | Path) -> RuntimePolicy:
     """Load and validate a policy file.
 
     Args:
-        path: A YAML (``.yaml`` / ``.yml``) or JSON policy file (see the module docstring).
+        path: A JSON (``.json``) or YAML (any other name) policy file (see the module docstring); ``{}`` is
+            the default policy.
 
     Returns:
         The validated :class:`RuntimePolicy`, argument patterns compiled for linear-time matching.
 
     Raises:
         ConfigError: one line naming the file and the first offending field (its dotted
-            path, e.g. ``approvals.require.0.args.q.pattern``: the entry, then the field).
+            path, e.g. ``approvals.require.0.args.q.pattern``: the entry, then the field); a file
+            that is not valid YAML / JSON (naming the line and the problem), or holds no policy at all
+            (empty, only comments, ``null``).
     """
     p = Path(path)
     try:
         text = p.read_text(encoding="utf-8")
     except OSError as exc:
         raise ConfigError(f"{p}: cannot read the policy file: {exc.strerror}") from None
+    kind = "JSON" if p.suffix == ".json" else "YAML"
     try:
-        raw: Any = load_yaml(text) if p.suffix in (".yaml", ".yml") else load_json(text)
+        raw: Any = load_json(text) if kind == "JSON" else load_yaml(text)
     except DocumentError as exc:
         raise ConfigError(f"{p}: {exc.describe()}") from None
     except (yaml.YAMLError, json.JSONDecodeError) as exc:
-        raise ConfigError(f"{p}: not valid {p.suffix[1:].upper() or 'YAML'}: {exc}") from None
+        mark = getattr(exc, "problem_mark", None)
+        line = f" (line {mark.line + 1})" if mark is not None else \
+            f" (line {exc.lineno})" if isinstance(exc, json.JSONDecodeError) else ""
+        problem = getattr(exc, "problem", None) or getattr(exc, "msg", None)
+        raise ConfigError(f"{p}: not valid {kind}{line}" + (f": {problem}" if problem else "")) from None
+    if raw is None:
+        raise ConfigError(f"{p}: holds no policy (empty, only comments or null); leave out --policy for the "
+                          "default policy, or write {} to name it")
     try:
-        return RuntimePolicy.model_validate(raw or {})
+        return RuntimePolicy.model_validate(raw)
     except ValidationError as exc:
         err = exc.errors()[0]
         where = ".".join(str(part) for part in err["loc"]) or "(top level)"

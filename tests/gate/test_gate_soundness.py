@@ -111,6 +111,19 @@ def test_a_run_whose_every_episode_errored_cannot_pass_a_behaviour_threshold(run
     assert result.exit_code == 1, result.output
 
 
+@pytest.mark.parametrize("check", ["unjudged_rate <= 0.05", "unjudged <= 0", "tool_calls_mean <= 5",
+                                   "tool_calls <= 100", "latency_s_mean <= 60", "latency_s_p95 <= 60"])
+def test_unjudged_tool_calls_and_latency_of_an_all_errored_run_are_missing_data_never_a_pass(
+        runs, write_config, tmp_path, check):
+    run, _ = errored_copy(runs["oracle"], tmp_path / "all-errored", 10_000)
+    metric, op, limit = check.split()
+    bound = {"<=": "max"}[op]
+    result, cases = gate(run, write_config(f"thresholds: [{{metric: {metric}, {bound}: {limit}}}]"), tmp_path)
+    assert result.exit_code == 2, result.output
+    error = cases[f"{check} [scripted/oracle · meta · off]"].find("error")
+    assert error is not None and f"{metric} counts errored episodes" in error.get("message")
+
+
 def test_the_ok_share_floor_is_half_the_recorded_episodes(runs, write_config, tmp_path):
     total = json.loads((runs["oracle"] / "summary.json").read_text())["rows"][0]["completed"]
     assert total % 2 == 0

@@ -142,6 +142,30 @@ def test_resume_refuses_a_run_whose_rule_set_policy_or_task_code_changed(tmp_pat
     assert resume_run(out)["n_episodes_completed"] == 6
 
 
+def test_resume_refuses_a_run_whose_text_reader_or_condition_prompt_changed(tmp_path, mini_suite, mini_tasks,
+                                                                             monkeypatch):
+    import evalkit.conditions.classifier as classifier
+    from evalkit.conditions.registry import get_condition
+
+    out = tmp_path / "run"
+    run(RunConfig(suites=[str(mini_suite)], tasks_dir=str(mini_tasks), models=["scripted/oracle"],
+                  conditions=["nl"], out=str(out), report=False))
+    results = out / "results.jsonl"
+    results.write_text(results.read_text().splitlines(keepends=True)[0])  # one episode done
+    version = classifier.CLASSIFIER_VERSION
+    monkeypatch.setattr(classifier, "CLASSIFIER_VERSION", f"{version}-next")
+    with pytest.raises(ConfigError, match=f"the final-text reader changed since this run started .version "
+                                          f"'{version}' then, '{version}-next' now.; start a new run with --out"):
+        resume_run(out)
+    monkeypatch.undo()
+    condition = get_condition("nl")
+    monkeypatch.setattr(type(condition), "prompt_sha256", property(lambda self: "f" * 64), raising=False)
+    with pytest.raises(ConfigError, match="condition 'nl': its system prompt changed since this run started"):
+        resume_run(out)
+    monkeypatch.undo()
+    assert resume_run(out)["n_episodes_completed"] == 6  # unchanged: it resumes
+
+
 def test_a_run_started_with_relative_paths_resumes_from_another_folder(tmp_path, mini_suite, mini_tasks,
                                                                        monkeypatch):
     start = tmp_path / "start"

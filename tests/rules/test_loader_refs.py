@@ -82,3 +82,11 @@ def test_a_domain_that_needs_a_missing_optional_package_is_not_read_and_never_cr
     ]
     for name in ("default", "default-v2"):
         assert all("not read here" in f for f in unknown_references(load_rule_set(name)))
+
+
+@pytest.mark.parametrize("when", ["{tool_prefix: ''}", "{source_prefix: '  '}"])
+def test_an_empty_prefix_that_would_match_every_tool_is_refused(tmp_path, when):
+    path = _write(tmp_path, f"  - {{id: r1-v1, when: {when}, then: abstain, message: stop}}\n")
+    field = "tool_prefix" if "tool_prefix" in when else "source_prefix"
+    with pytest.raises(ConfigError, match=rf"rule r1-v1: field when.{field}: .*an empty prefix matches every tool"):
+        load_rule_set(path)

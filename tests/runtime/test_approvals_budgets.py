@@ -149,3 +149,42 @@ def test_a_pending_approval_expires_when_another_change_lands_first():
         ("ap-1", "expired", "runtime")]
     assert [(e.approval_id, e.state_version) for e in of(result, ApprovalRequested)] == [("ap-1", 0), ("ap-2", 1)]
     assert result.state["bought"] == [["apple", 1]]
+
+
+@pytest.mark.parametrize(("text", "field", "message"), [
+    ("meta: {max_per_turn: -1}\n", "meta.max_per_turn", "greater than or equal to 0"),
+    ("meta: {max_cost: -1}\n", "meta.max_cost", "greater than or equal to 0"),
+    ("meta: {escalation_cost: -5}\n", "meta.escalation_cost", "greater than or equal to 0"),
+    ("meta: {review_cost: .inf}\n", "meta.review_cost", "not finite"),
+    ("approvals:\n  require: [{tool_prefix: ''}]\n", "approvals.require.0.tool_prefix",
+     "an empty prefix matches every tool"),
+])
+def test_negative_meta_limits_and_an_empty_tool_prefix_are_refused_naming_the_field(tmp_path, text, field, message):
+    path = tmp_path / "policy.yaml"
+    path.write_text(text)
+    with pytest.raises(ConfigError, match=rf"policy.yaml: field {field}: .*{message}"):
+        load_policy(path)
+
+
+@pytest.mark.parametrize(("name", "text", "message"), [
+    ("empty.yaml", "", "holds no policy (empty, only comments or null)"),
+    ("comments.yaml", "# nothing here\n", "holds no policy"),
+    ("null.yaml", "null\n", "holds no policy"),
+    ("broken.yaml", "budgets: {commit_steps: 1\nmeta: {}\n", "not valid YAML (line 2)"),
+    ("broken.json", '{"budgets": }', "not valid JSON (line 1): Expecting value"),
+])
+def test_a_policy_file_with_no_policy_or_bad_syntax_is_one_line_naming_it(tmp_path, name, text, message):
+    path = tmp_path / name
+    path.write_text(text)
+    with pytest.raises(ConfigError) as err:
+        load_policy(path)
+    assert str(err.value).startswith(f"{path}: {message}") and "\n" not in str(err.value)
+
+
+def test_a_policy_file_without_a_known_suffix_is_read_as_yaml_and_braces_name_the_default(tmp_path):
+    plain = tmp_path / "policy"
+    plain.write_text("budgets: {commit_steps: 1}\n")
+    assert load_policy(plain).budgets.commit_steps == 1
+    default = tmp_path / "default.yaml"
+    default.write_text("{}\n")
+    assert load_policy(default) == load_policy(plain).model_validate({})
