@@ -247,7 +247,7 @@ class EpisodeResult(TypedDict, total=False):
     gate_rules: list[str]
     # cost (evalkit.metrics.billing.BILLING_FIELDS)
     turns: int
-    latency_s: Number
+    latency_s: Optional[Number]  # null: an errored episode whose failed model call took time no event records
     input_tokens: Optional[int]
     cached_input_tokens: Optional[int]
     cache_write_tokens: Optional[int]

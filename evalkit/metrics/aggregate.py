@@ -347,7 +347,8 @@ class GroupStats:
             self.codes[code] += n
         if r.get("failure_kind") is not None:
             self.kinds[str(r["failure_kind"])] += 1
-        self.latencies.append(float(r.get("latency_s") or 0.0))
+        if ok and r.get("latency_s") is not None:  # errored episodes stopped early: their time is no latency
+            self.latencies.append(float(r["latency_s"]))
         unknown = any(col in r and r[col] is None for col in ("input_tokens", "output_tokens"))  # null: not reported
         if unknown:
             c["usage_unknown"] += 1  # its tokens and money are left out: the totals become lower bounds

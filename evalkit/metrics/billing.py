@@ -163,12 +163,13 @@ def group_cost(c: dict[str, int], *, costs: Any, retry_costs: Any, cost_known: b
         costs: The known episode costs (USD); ``retry_costs`` their failed attempts' share,
             ``replayed_costs`` their share replayed from the call cache.
         cost_known: False when a recorded episode had no price.
-        latencies: Every recorded episode's latency (s).
+        latencies: The latency (s) of every recorded episode that finished ok (errored episodes stopped
+            early, and one whose model call failed has no known latency).
 
     Returns:
         ``tool_calls``, ``tool_calls_mean``, the :data:`TOKENS` totals, ``usage_unknown``,
         ``tokens_lower_bound``, ``tokens_per_episode``, ``tokens_per_success``,
-        ``latency_s_mean``, ``latency_s_p95``, ``cost_usd``, ``cost_lower_bound``,
+        ``latency_n`` (the episodes ``latencies`` holds), ``latency_s_mean``, ``latency_s_p95``, ``cost_usd``, ``cost_lower_bound``,
         ``retry_cost_usd``, ``replayed_cost_usd``, ``cost_per_success_usd``. A part
         (:data:`PARTS`) no summed episode reported is ``None``, never 0.
     """
@@ -187,7 +188,8 @@ def group_cost(c: dict[str, int], *, costs: Any, retry_costs: Any, cost_known: b
         "tokens_lower_bound": bool(unknown) and some,
         "tokens_per_episode": (tin + tout) / n if n and exact else None,
         "tokens_per_success": (tin + tout) / correct if correct and exact else None,
-        "latency_s_mean": math.fsum(latencies) / n if n else None,
+        "latency_n": len(latencies),
+        "latency_s_mean": math.fsum(latencies) / len(latencies) if len(latencies) else None,
         "latency_s_p95": percentile(latencies, 95),
         "cost_usd": money,
         "cost_lower_bound": bool(unknown) and money is not None,

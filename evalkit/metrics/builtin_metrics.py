@@ -105,8 +105,9 @@ for _name in ("input_tokens", "output_tokens", "cached_input_tokens", "cache_wri
 _b("usage_unknown", "count", _LO)
 _b("tokens_per_episode", "mean", _LO, unit="tokens")
 _b("tokens_per_success", "mean", _LO, unit="tokens", mean_n="episode_accuracy_k")
-_b("latency_s_mean", "mean", _LO, unit="seconds", recorded_behaviour=True)
-_b("latency_s_p95", "mean", _LO, unit="seconds", recorded_behaviour=True)
+_b("latency_n", "count")
+_b("latency_s_mean", "mean", _LO, unit="seconds", mean_n="latency_n")  # over the episodes that finished ok
+_b("latency_s_p95", "mean", _LO, unit="seconds", mean_n="latency_n")
 for _name in ("cost_usd", "retry_cost_usd", "replayed_cost_usd"):
     _b(_name, "mean", _LO, unit="USD")
 _b("cost_per_success_usd", "mean", _LO, unit="USD", mean_n="episode_accuracy_k")

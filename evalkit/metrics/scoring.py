@@ -424,7 +424,9 @@ def score_episode(
         "gate_reasons": sorted({e.reason for e in gate_stops}),
         "gate_rules": sorted({e.rule_id for e in gate_stops if e.rule_id}),
         "turns": len(responses),
-        "latency_s": round(sum(r.latency_s for r in responses), 6),
+        # a model call that failed took time no event records: such an episode's latency is unknown, not its answered calls'
+        "latency_s": None if status != "ok" and any(e.source == "model" for e in errors)
+        else round(sum(r.latency_s for r in responses), 6),
         **billing,
         "final_text": (final_text or "")[:FINAL_TEXT_CHARS],
         "first_pass": bool(correct) and not behaviour.denied_unexpected

@@ -112,7 +112,7 @@ def test_a_run_whose_every_episode_errored_cannot_pass_a_behaviour_threshold(run
 
 
 @pytest.mark.parametrize("check", ["unjudged_rate <= 0.05", "unjudged <= 0", "tool_calls_mean <= 5",
-                                   "tool_calls <= 100", "latency_s_mean <= 60", "latency_s_p95 <= 60"])
+                                   "tool_calls <= 100"])
 def test_unjudged_tool_calls_and_latency_of_an_all_errored_run_are_missing_data_never_a_pass(
         runs, write_config, tmp_path, check):
     run, _ = errored_copy(runs["oracle"], tmp_path / "all-errored", 10_000)

@@ -85,6 +85,11 @@ def test_hostile_models_become_error_rows_and_the_run_finishes(tmp_path, mini_su
     by_model = {(r["model"], r["gate"]): r for r in summary["rows"]}
     assert by_model[("hostiletest/none", "off")]["error_rate"] == 1.0
     assert by_model[("scripted/oracle", "off")]["paired_accuracy"] == 1.0
+    # a failed model call took time no event records: its episode's latency is unknown, and not in the mean
+    assert all(r["latency_s"] is None for r in rows if r["model"] == "hostiletest/none")
+    assert by_model[("hostiletest/none", "off")]["latency_n"] == 0
+    assert by_model[("hostiletest/none", "off")]["latency_s_mean"] is None
+    assert by_model[("scripted/oracle", "off")]["latency_n"] == per_model // len({r["gate"] for r in rows})
 
 
 def test_a_failure_while_recording_one_episode_is_an_error_row(tmp_path, mini_suite, mini_tasks, monkeypatch):

@@ -118,3 +118,16 @@ def test_a_row_without_the_decision_flags_counts_them_as_not_set():
     assert (s["post_hoc_rate_k"], s["post_hoc_rate_n"]) == (0, 1)
     assert (s["timely_rate_k"], s["timely_rate_n"], s["decision_match_rate_k"]) == (0, 1, 0)
     assert s["paired_accuracy"] == 1.0
+
+
+def test_latency_is_over_the_episodes_that_finished_ok_with_a_known_latency():
+    base = {"variant": "act", "model": "m", "condition": "nl", "gate": "off", "epoch": 1}
+    rows = [{**base, "pair_id": "p0", "status": "ok", "correct": True, "latency_s": 2.0},
+            {**base, "pair_id": "p1", "status": "ok", "correct": False, "latency_s": 4.0},
+            {**base, "pair_id": "p2", "status": "error", "correct": False, "latency_s": 0.0},  # stopped early
+            {**base, "pair_id": "p3", "status": "error", "correct": False, "latency_s": None}]  # failed model call
+    plan = [(r["pair_id"], "act", "m", "nl", "off", 1) for r in rows]
+    row = summarize(plan, rows)[0]
+    assert (row["latency_n"], row["latency_s_mean"], row["latency_s_p95"]) == (2, 3.0, 4.0)
+    errored = summarize(plan[2:], rows[2:])[0]
+    assert (errored["latency_n"], errored["latency_s_mean"], errored["latency_s_p95"]) == (0, None, None)
