@@ -169,11 +169,18 @@ def execute_run(
         if not suite.pairs:
             raise ConfigError("the selection holds no pairs")
         domain_tools: dict[str, set[str]] = {}  # domain -> its task tools
+        schemas: dict[str, dict[str, Any]] = {}  # every tool of the run -> its parameters (the policy check)
         for domain in sorted({pair.domain for pair in suite.pairs}):  # a meta tool named like a task tool
             tools = load_domain(domain, tasks_dir).tools
             domain_tools[domain] = set(tools)
+            schemas.update({name: spec.parameters for name, spec in tools.items()})
             for condition in config.conditions:
                 check_tool_names(condition, domain, tools)
+        for condition in config.conditions:
+            schemas.update({name: spec.parameters for name, spec in get_condition(condition).meta_tools().items()})
+        if setup.policy is not None and config.policy:  # a misspelt approvals entry asks approval of nothing
+            for line in policy_references(setup.policy, str(config.policy), schemas):
+                print(f"evalkit: warning: {line}", file=sys.stderr)
         if resume:
             check_inputs(Path(config.out), config, suite)  # before any work, the self-check included
             check_sample(Path(config.out), config, suite)
@@ -364,6 +371,39 @@ def tool_choice_gaps(models: dict[str, Any], suite: Suite, domain_tools: dict[st
             lines.append(f"model {spec}: tool_choice {choice!r} is not a tool of domain {domain!r}: the episodes of its "
                          f"{pairs[domain]} pair(s) are never offered it, and the provider will refuse their calls")
     return lines
+
+
+def policy_references(policy: Any, path: str, tools: dict[str, dict[str, Any]]) -> list[str]:
+    """What an approvals entry of the run's policy names that no tool of the run has: a ``tool`` that is no
+    tool, a ``tool_prefix`` that starts none, an ``args`` name that is no parameter of the tools the entry
+    matches. Such an entry applies to no call of the run (a misspelt ``require`` asks approval of nothing), so
+    :func:`execute_run` warns before any work, as ``evalkit rules validate`` does for a rule set
+    (:func:`evalkit.rules.loader.unknown_references`).
+
+    Args:
+        policy: The run's :class:`~evalkit.runtime.policy.RuntimePolicy`.
+        path: The policy file (for the message).
+        tools: Tool name -> its ``parameters`` JSON schema, over the run's domains and the conditions' meta tools.
+
+    Returns:
+        One line per finding, ``policy FILE: approvals.SECTION.I.FIELD 'VALUE' ...``, in file order.
+    """
+    out: list[str] = []
+    for section in ("require", "grant", "user"):
+        for i, entry in enumerate(getattr(policy.approvals, section)):
+            where = f"policy {path}: approvals.{section}.{i}"
+            out += [f"{where}.tool {t!r} is no tool of this run: the entry applies to no call" for t in (entry.tool or ())
+                    if t not in tools]
+            if entry.tool_prefix is not None and not any(t.startswith(entry.tool_prefix) for t in tools):
+                out.append(f"{where}.tool_prefix {entry.tool_prefix!r} starts no tool of this run: the entry applies "
+                           "to no call")
+            matched = [params for name, params in tools.items() if (entry.tool is None or name in entry.tool)
+                       and (entry.tool_prefix is None or name.startswith(entry.tool_prefix))]
+            names = {p for params in matched for p in ((params or {}).get("properties") or {})}
+            if matched:
+                out += [f"{where}.args {a!r} is no parameter of the tools it matches: the entry applies to no call"
+                        for a in entry.args if a not in names]
+    return out
 
 
 def unused_tool_choice(tool_choice: str | None, models: dict[str, Any]) -> str | None:

@@ -398,3 +398,20 @@ def test_tool_choice_is_unused_only_when_no_model_is_live():
     assert unused_tool_choice("none", {"agent/cmd:true": object()}).startswith("--tool-choice 'none' applies")
     assert unused_tool_choice("required", {**scripted, "openai/gpt-4o-mini": object()}) is None  # one live model
     assert unused_tool_choice(None, scripted) is None  # not given
+
+
+def test_a_policy_approvals_entry_that_names_no_tool_or_parameter_of_the_run_is_warned(tmp_path, mini_suite, mini_tasks,
+                                                                                      capsys):
+    policy = tmp_path / "policy.yaml"
+    policy.write_text("approvals:\n"
+                      "  require: [{tool: buy_itme}, {tool: buy_item, args: {quantity: {gt: 1}}}, {tool: buy_item, args: {qty: {gt: 1}}}]\n"
+                      "  grant: [{tool_prefix: purchase_}, {tool: meta_request}]\n")
+    config = _config(tmp_path, mini_suite, mini_tasks, ["scripted/oracle"], policy=str(policy))
+    run(config.model_copy(update={"conditions": ["nl", "meta"]}))
+    err = capsys.readouterr().err
+    assert f"evalkit: warning: policy {policy}: approvals.require.0.tool 'buy_itme' is no tool of this run" in err
+    assert f"evalkit: warning: policy {policy}: approvals.require.1.args 'quantity' is no parameter of the tools it " \
+           "matches" in err
+    assert f"evalkit: warning: policy {policy}: approvals.grant.0.tool_prefix 'purchase_' starts no tool" in err
+    assert "approvals.require.2" not in err and "approvals.grant.1" not in err  # a real parameter; a meta tool
+    assert err.count(f"policy {policy}:") == 3
