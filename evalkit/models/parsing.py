@@ -20,7 +20,9 @@ arguments as an object    accepted, tagged ``arguments_encoding=object``
 missing / duplicate id    a unique ``evalkit_call_T_I`` id, tagged ``synthetic_id``
 empty / null name         ``empty_tool_name`` (never dropped)
 a call whose ``type`` is  ``unsupported_call_type`` (name and input
-not ``function``          kept; e.g. OpenAI ``custom`` calls)
+given and not             kept; e.g. OpenAI ``custom`` calls, or any
+``function``              other type even with a ``function`` body; a
+                          call with no ``type`` is a function call)
 call written as text      no call; the output is flagged                ``parse.extract_from_content``:
 (C04, C11)                ``call_in_content`` (an act attempt, never    ``hermes``, ``python_tag``,
                           an abstention)                                ``bare_json``; tagged
@@ -420,10 +422,12 @@ def parse_message(
             add(None, None, raw, {})
             continue
         kind = raw.get("type")
-        if isinstance(kind, str) and kind != "function" and isinstance(raw.get(kind), dict):
-            other = raw[kind]  # e.g. ``{"type": "custom", "custom": {"name", "input"}}``: free-form input
-            add(raw.get("id"), other.get("name"), other.get("input", other.get("arguments")), {"call_type": kind},
-                f"unsupported_call_type: a {kind!r} tool call (evalkit offers function tools only)")
+        if kind is not None and kind != "function":  # a type given and not ``function``: never run as one
+            body = raw.get(kind) if isinstance(kind, str) and isinstance(raw.get(kind), dict) else raw.get("function")
+            other = body if isinstance(body, dict) else {}  # ``{"type": "custom", "custom": {"name", "input"}}``
+            shown = kind if isinstance(kind, str) else repr(kind)
+            add(raw.get("id"), other.get("name"), other.get("input", other.get("arguments")), {"call_type": shown[:40]},
+                f"unsupported_call_type: a {shown[:40]!r} tool call (evalkit offers function tools only)")
             continue
         fn = raw.get("function")
         fn = fn if isinstance(fn, dict) else {}

@@ -208,3 +208,18 @@ def test_non_finite_numbers_and_deep_nesting_are_parse_errors_in_every_mode(text
                             schemas={"pay": {}}).calls
     assert call.arguments is None and call.parse_error == f"invalid_json: {reason}"
     assert parse_arguments('{"amount": 1e308, "x": -0.5}').arguments == {"amount": 1e308, "x": -0.5}
+
+
+@pytest.mark.parametrize("kind", ["custom", "banana", 5, ["function"]])
+def test_a_call_of_a_type_other_than_function_is_denied_even_with_a_function_body(kind):
+    message = {"tool_calls": [{"id": "c1", "type": kind, "function": {"name": "a", "arguments": '{"x": 1}'}}]}
+    [call] = parse_message(message, schemas={"a": {}}).calls
+    assert call.name == "a" and call.arguments is None
+    assert call.parse_error.startswith("unsupported_call_type: a ")
+
+
+@pytest.mark.parametrize("extra", [{"type": "function"}, {}])
+def test_a_function_call_with_or_without_a_type_is_read(extra):
+    message = {"tool_calls": [{"id": "c1", **extra, "function": {"name": "a", "arguments": '{"x": 1}'}}]}
+    [call] = parse_message(message, schemas={"a": {}}).calls
+    assert (call.name, call.arguments, call.parse_error) == ("a", {"x": 1}, None)
