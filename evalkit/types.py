@@ -6,7 +6,8 @@ least-autonomy seed's four decisions).
 
 from __future__ import annotations
 
-from typing import Literal, get_args
+import re
+from typing import Final, Literal, get_args
 
 ToolKind = Literal["lookup", "verify", "commit"]
 """Tool class (DESIGN §4): ``lookup`` reads, ``verify`` checks, ``commit`` changes state."""
@@ -134,3 +135,27 @@ META_TYPES: tuple[str, ...] = get_args(MetaType)
 STOP_REASONS: tuple[str, ...] = get_args(StopReason)
 TRIGGERS: tuple[str, ...] = get_args(Trigger)
 CONDITIONS: tuple[str, ...] = get_args(Condition)
+
+
+LANG_CODE = re.compile(r"[a-z]{2,3}")
+"""The shape of a language code (after lower-casing): an ISO 639-1 (``en``) or ISO 639-3 (``yue``) code; a
+pair's ``language`` and a labelled text's ``lang`` have it."""
+THREE_LETTER_CODES: Final[dict[str, str]] = {
+    "eng": "en", "zho": "zh", "chi": "zh", "cmn": "zh", "fra": "fr", "fre": "fr", "deu": "de", "ger": "de",
+    "spa": "es", "por": "pt", "jpn": "ja", "kor": "ko"}
+"""ISO 639-3 and 639-2/B codes of the languages the classifier reads, by their ISO 639-1 code: a line or a pair
+labelled ``eng`` is counted with ``en``."""
+
+
+def language_code(value: object) -> str:
+    """``value`` as a language code: stripped, lower-cased, a known three-letter code mapped to its two-letter one
+    (:data:`THREE_LETTER_CODES`).
+
+    Raises:
+        ValueError: ``value`` is not a string of 2-3 letters (``english``, ``en-US``, ``""``).
+    """
+    code = value.strip().lower() if isinstance(value, str) else value
+    if not isinstance(code, str) or not LANG_CODE.fullmatch(code):
+        raise ValueError(f"{value!r} is not a language code; expected an ISO 639-1 or 639-3 code of 2-3 letters, "
+                         "e.g. en, zh, pt")
+    return THREE_LETTER_CODES.get(code, code)

@@ -65,13 +65,13 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any, Literal
 
-from pydantic import Field, model_validator
+from pydantic import Field, field_validator, model_validator
 
 from evalkit.runtime.approvals import ApprovalPolicy
 from evalkit.runtime.meta import ContextDoc
 from evalkit.runtime.policy import Budgets
 from evalkit.scenarios.parts import CommitExpectation, MetaExpectation, PlannedCall, StateCheck, Text, _Strict
-from evalkit.types import TRIGGER_PHASE, Phase, Trigger
+from evalkit.types import TRIGGER_PHASE, Phase, Trigger, language_code
 
 
 class FaultSpec(_Strict):
@@ -355,7 +355,8 @@ class Pair(_Strict):
         trigger: DESIGN §6 trigger, ``none`` for control pairs.
         phase: Defaults to the trigger's phase (:data:`evalkit.types.TRIGGER_PHASE`).
         split: ``dev`` or ``heldout``.
-        language: Language of the user messages (``en``, ``zh``).
+        language: Language of the user messages, an ISO 639-1 or 639-3 code (``en``, ``zh``; any case,
+            a known three-letter code read as its two-letter one: :func:`evalkit.types.language_code`).
         state: Base state, deep-merged over the domain's initial state; each variant's
             ``state`` is deep-merged over the result.
         permissions: Permissions the episode holds (a variant may override); default:
@@ -392,6 +393,8 @@ class Pair(_Strict):
     why_act: Text | None = None
     why_abstain: Text | None = None
     perturbation: Perturbation | None = None
+
+    _language = field_validator("language")(classmethod(lambda cls, v: language_code(v)))
 
     @model_validator(mode="after")
     def _phase_default(self) -> "Pair":

@@ -379,3 +379,18 @@ def test_a_state_check_path_through_keys_holding_dots_still_loads(tmp_path, mini
     suite = load_suite([path], tasks_dir=mini_tasks)
     assert [c.path for c in suite.pairs[0].act.expected.state_checks] == ["purchases.P-1.qty",
                                                                            "files.docs/plan.v2.md.owner"]
+
+
+@pytest.mark.parametrize("value, why", [("english", "'english' is not a language code"),
+                                        ("en-US", "'en-US' is not a language code"), ("", "'' is not a language code"),
+                                        (5, "Input should be a valid string")])
+def test_a_language_that_is_not_a_language_code_is_refused(tmp_path, mini_tasks, pair, value, why):
+    message = str(error(tmp_path, mini_tasks, dump({**pair, "language": value})))
+    assert f"pair {pair['id']}: field language: " in message and why in message
+
+
+@pytest.mark.parametrize("value, read", [("EN", "en"), (" zh ", "zh"), ("eng", "en"), ("yue", "yue")])
+def test_a_language_code_is_read_in_any_case_and_three_letter_codes_as_two(tmp_path, mini_tasks, pair, value, read):
+    path = tmp_path / "s.yaml"
+    path.write_text(dump({**pair, "language": value}), encoding="utf-8")
+    assert load_suite([path], tasks_dir=mini_tasks).pairs[0].language == read

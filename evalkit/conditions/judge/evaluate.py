@@ -49,6 +49,7 @@ from pydantic import BaseModel, ConfigDict, PrivateAttr, ValidationError, field_
 from evalkit.conditions.classifier.lang import SUPPORTED
 from evalkit.conditions.judge.labelled_file import MAX_TEXT_BYTES, file_lines
 from evalkit.errors import ConfigError
+from evalkit.types import LANG_CODE, THREE_LETTER_CODES  # the shape of ``lang``
 
 DEFAULT_TEXTS = Path(__file__).resolve().parent.parent / "corpus" / "test.jsonl"
 LABELS = ("abstain", "clarify", "act")
@@ -56,13 +57,6 @@ READINGS = (*LABELS, "unknown", "error")
 """What a reader can answer: a label, ``unknown`` (classifier: not read), ``error`` (judge error)."""
 
 
-LANG_CODE = re.compile(r"[a-z]{2,3}")
-"""The shape of a ``lang`` value (after lower-casing): an ISO 639-1 (``en``) or ISO 639-3 (``yue``) code."""
-THREE_LETTER_CODES: Final[dict[str, str]] = {
-    "eng": "en", "zho": "zh", "chi": "zh", "cmn": "zh", "fra": "fr", "fre": "fr", "deu": "de", "ger": "de",
-    "spa": "es", "por": "pt", "jpn": "ja", "kor": "ko"}
-"""ISO 639-3 and 639-2/B codes of the languages the classifier reads (``SUPPORTED``), by their ISO 639-1 code:
-a line labelled ``eng`` is counted with ``en`` and as a language the classifier reads."""
 
 _BLANK_LOOKING = frozenset("\u034f\u115f\u1160\u17b4\u17b5\u2800\u3164\uffa0")
 """Letters and marks that show nothing: the combining grapheme joiner, Hangul fillers, Khmer
