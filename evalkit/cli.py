@@ -155,7 +155,7 @@ def run(
         print_summary(summary, wide=wide)
         typer.echo(f"resumed {resume}; wrote {Path(resume) / 'summary.json'}"
                    + (f" and {Path(resume) / 'report.html'}" if report else ""))
-        _report_errors(resume)
+        _report_errors(resume, summary)
         return
     try:
         kwargs = dict(suites=suites or [], pair_ids=pair or [], limit=limit, sample=sample, out=out, epochs=epochs,
@@ -182,14 +182,21 @@ def run(
     print_summary(summary, wide=wide)
     _print_provider_totals(summary)
     typer.echo(f"wrote {Path(out) / 'summary.json'}" + (f" and {Path(out) / 'report.html'}" if report else ""))
-    _report_errors(out)
+    _report_errors(out, summary)
 
 
-def _report_errors(out: str) -> None:
+def _report_errors(out: str, summary: dict | None = None) -> None:
     """After a run: the errored episodes by model and error code, each with its first message
     (their last line: a traceback's exception), on stderr. Errored episodes are not scored
-    (never as abstentions); a run in which every episode errored measured nothing: exit 1."""
+    (never as abstentions); a run in which every episode errored, or that has no usable result at all
+    (``summary``'s ``n_episodes_completed`` 0 of a plan: rows the reader refused), measured nothing: exit 1."""
     from evalkit.harness.run_reader import RunReader
+
+    planned = (summary or {}).get("n_episodes_planned")
+    if isinstance(planned, int) and planned and (summary or {}).get("n_episodes_completed") == 0:
+        typer.echo(f"evalkit: none of the run's {planned} planned episodes has a usable result (see the warnings "
+                   "above); the run measured nothing", err=True)
+        raise typer.Exit(1)
 
     rows = RunReader(out).latest().values()
     total = 0

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import os
 import subprocess
 import sys
 
@@ -293,3 +294,26 @@ def test_run_fits_the_table_to_columns_and_wide_shows_every_column(tmp_path):
     assert wide.returncode == 0, wide.stderr
     (row,) = [line for line in wide.stdout.splitlines() if line.startswith("│ scripted/oracle")]
     assert "1.000 (2/2)" in row and "not shown" not in wide.stdout
+
+
+def test_a_run_with_no_usable_result_exits_1(tmp_path, capsys):
+    import pytest
+    import typer
+
+    from evalkit.cli import _report_errors
+
+    with pytest.raises(typer.Exit) as info:
+        _report_errors(str(tmp_path), {"n_episodes_planned": 2, "n_episodes_completed": 0, "n_missing": 2})
+    assert info.value.exit_code == 1
+    assert "none of the run's 2 planned episodes has a usable result" in capsys.readouterr().err
+
+
+def test_a_price_above_the_cap_is_refused_naming_the_field(tmp_path):
+    config = tmp_path / "models.yaml"
+    config.write_text("models:\n  openai/x: {price: {input_per_mtok: 1.0e+300, output_per_mtok: 1}}\n")
+    proc = subprocess.run([sys.executable, "-m", "evalkit", "run", "-m", "openai/x", "--base-url",
+                           "http://127.0.0.1:9/v1", "--model-config", str(config), "--limit", "1",
+                           "--out", str(tmp_path / "r"), "--no-report"],
+                          capture_output=True, text=True, timeout=300, env={**os.environ, "OPENAI_API_KEY": "x"})
+    assert proc.returncode != 0 and not (tmp_path / "r" / "results.jsonl").exists()
+    assert "field price.input_per_mtok: Input should be less than or equal to 1000000" in proc.stderr

@@ -129,10 +129,17 @@ class ParseSettings(_Strict):
     extract_from_content: list[ContentFormat] = Field(default_factory=list)
 
 
+MAX_PRICE_PER_MTOK = 1e6
+"""Largest price a config or price table may give (USD per million tokens, one dollar a token): far above
+any real model, and low enough that an episode's cost stays under the largest a result row may hold
+(:data:`evalkit.metrics.summary.MAX_MEASURE`), so no priced episode is refused when the run is read."""
+
+
 class Price(_Strict):
     """Price of a model in US dollars per million tokens, by token class
-    (:func:`evalkit.usage.usage_cost` has the formula). Each is a finite number ``>= 0``
-    (``0``: free); a string, a boolean, ``.inf`` or ``.nan`` is a config error, never a price.
+    (:func:`evalkit.usage.usage_cost` has the formula). Each is a finite number from 0 (free) to
+    :data:`MAX_PRICE_PER_MTOK`; a string, a boolean, ``.inf``, ``.nan`` or a larger number is a config error,
+    never a price.
 
     Attributes:
         input_per_mtok: Uncached input tokens.
@@ -145,11 +152,11 @@ class Price(_Strict):
             OpenAI and Anthropic bill them).
     """
 
-    input_per_mtok: float = Field(ge=0, strict=True, allow_inf_nan=False)
-    output_per_mtok: float = Field(ge=0, strict=True, allow_inf_nan=False)
-    cached_input_per_mtok: float | None = Field(default=None, ge=0, strict=True, allow_inf_nan=False)
-    cache_write_per_mtok: float | None = Field(default=None, ge=0, strict=True, allow_inf_nan=False)
-    reasoning_per_mtok: float | None = Field(default=None, ge=0, strict=True, allow_inf_nan=False)
+    input_per_mtok: float = Field(ge=0, le=MAX_PRICE_PER_MTOK, strict=True, allow_inf_nan=False)
+    output_per_mtok: float = Field(ge=0, le=MAX_PRICE_PER_MTOK, strict=True, allow_inf_nan=False)
+    cached_input_per_mtok: float | None = Field(default=None, ge=0, le=MAX_PRICE_PER_MTOK, strict=True, allow_inf_nan=False)
+    cache_write_per_mtok: float | None = Field(default=None, ge=0, le=MAX_PRICE_PER_MTOK, strict=True, allow_inf_nan=False)
+    reasoning_per_mtok: float | None = Field(default=None, ge=0, le=MAX_PRICE_PER_MTOK, strict=True, allow_inf_nan=False)
 
 
 class LocalServerSettings(_Strict):

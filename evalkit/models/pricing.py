@@ -42,7 +42,7 @@ def load_price_table(path: str | Path) -> dict[str, dict[str, float]]:
     import yaml
     from pydantic import ValidationError
 
-    from evalkit.models.config import Price
+    from evalkit.models.config import MAX_PRICE_PER_MTOK, Price
 
     from evalkit.documents import DocumentError, load_json, load_yaml
 
@@ -80,7 +80,7 @@ def load_price_table(path: str | Path) -> dict[str, dict[str, float]]:
             if first["type"] == "greater_than_equal":
                 raise ConfigError(f"{p}: model {spec}: prices must not be negative ({where})") from None
             raise ConfigError(f"{p}: model {spec}: {where} is {first.get('input')!r}; "
-                              f"a price is a finite number >= 0 (USD per million tokens)") from None
+                              f"a price is a finite number from 0 to {MAX_PRICE_PER_MTOK:g} (USD per million tokens)") from None
         out[str(spec)] = {k: float(v) for k, v in checked.items()}
     return out
 
