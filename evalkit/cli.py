@@ -153,6 +153,7 @@ def run(
             _interrupted(resume)
             return
         print_summary(summary, wide=wide)
+        _print_provider_totals(summary)
         typer.echo(f"resumed {resume}; wrote {Path(resume) / 'summary.json'}"
                    + (f" and {Path(resume) / 'report.html'}" if report else ""))
         _report_errors(resume, summary)

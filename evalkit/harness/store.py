@@ -472,7 +472,8 @@ def carry_spend(row: dict[str, Any], old: dict[str, Any]) -> dict[str, Any]:
     counts, its ``cost_flags`` and ``answered_models`` to the lists; money is rounded to 10
     decimals. An unknown amount -- ``None``, a field the old row lacks, or a value that is no
     amount (a string, a bool, a negative or non-finite number: a row edited by hand) -- makes the
-    sum unknown, never 0, and counts once in ``usage_missing`` when the old row did not count it.
+    sum unknown, never 0; an unknown token count also counts once in ``usage_missing`` when the old row did
+    not count it (a null cost with known tokens, a model with no price, does not: usage was reported).
     ``resumed_over_error`` counts the errored rows so carried.
     """
     def amount(value: Any) -> Any:
@@ -488,7 +489,9 @@ def carry_spend(row: dict[str, Any], old: dict[str, Any]) -> dict[str, Any]:
         return value if type(value) is int and value >= 0 else 0
 
     out = dict(row)
-    old_unknown = any(amount(old.get(name)) is None for name in ("input_tokens", "output_tokens", "cost_usd"))
+    # usage is unknown when a token count is; a null cost with known tokens is a model with no price (the sum's
+    # cost is then null, as the new row's is), not usage missing
+    old_unknown = any(amount(old.get(name)) is None for name in ("input_tokens", "output_tokens"))
     for name in SPENT_SUMS:
         out[name] = add(row.get(name), amount(old.get(name)), name.endswith("_usd"))
     for mine, theirs in (("retry_input_tokens", "input_tokens"), ("retry_output_tokens", "output_tokens"),

@@ -542,6 +542,15 @@ def test_an_errored_row_without_billing_fields_counts_as_unknown():
     assert out["usage_missing"] == 1
 
 
+def test_an_errored_row_of_a_model_with_no_price_carries_its_tokens_and_no_usage_missing():
+    from evalkit.harness.store import carry_spend
+
+    unpriced = {**NEW_ROW, "cost_usd": None, "retry_cost_usd": None, "replayed_cost_usd": None}
+    out = carry_spend(unpriced, {"input_tokens": 0, "output_tokens": 0, "cost_usd": None, "usage_missing": 0})
+    assert (out["input_tokens"], out["output_tokens"], out["cost_usd"]) == (200, 40, None)
+    assert out["usage_missing"] == 0 and out["resumed_over_error"] == 1
+
+
 def test_the_errored_rows_cost_flags_and_models_are_carried():
     from evalkit.harness.store import carry_spend
 
