@@ -12,7 +12,7 @@ model × condition, summed over the recorded episodes' rows
   another (each is listed in the report);
 * ``ties``: decisions made by the tie rule; ``judge_errors``: judge answers that were no
   verdict (a failed call, malformed JSON), summed over judges;
-* ``judge_cost_usd``: USD of the judge calls (cached calls cost 0), apart from the model's
+* ``judge_cost_usd``: USD of the judge calls (cached calls of a priced judge cost 0; a judge with no price: null, cached or not), apart from the model's
   ``cost_usd``; ``None`` when any call's cost is unknown.
 """
 

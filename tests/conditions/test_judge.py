@@ -126,7 +126,7 @@ def test_panel_majority_tie_rule_and_judge_errors(judge_server) -> None:
     seen = serve_judges(judge_server, script)
     panel = _panel(judge_server, ["openai/judge-a", "openai/judge-b", "openai/judge-c"])
     text = "I cannot refund this order."
-    r = panel.read(text, classify_text(text))
+    r = first = panel.read(text, classify_text(text))
     assert (r.label, r.decided_by, r.tie, r.errors, r.disagrees) == ("abstain", "panel", False, 1, False)
     assert r.implied_meta == ("declare_blocked",)  # the first judge with the winning label, by the one rule
     assert r.votes[2].label is None and r.votes[2].error.startswith("malformed verdict: malformed JSON")
@@ -143,7 +143,8 @@ def test_panel_majority_tie_rule_and_judge_errors(judge_server) -> None:
     n = len(seen)
     again = panel.read(text, classify_text(text))
     assert (again.label, again.errors, len(seen)) == ("abstain", 1, n)
-    assert again.votes[0].cost_usd == 0.0  # a cached verdict costs nothing
+    # these judges have no price: their cost is unknown, fresh or cached, never 0
+    assert first.votes[0].cost_usd is None and again.votes[0].cost_usd is None
     panel.read(tie_text, clf)
     assert [b["model"] for b in seen[n:]] == ["judge-c"]
 
@@ -228,3 +229,15 @@ def test_a_judge_given_twice_or_without_a_name_is_refused(specs, message) -> Non
     with pytest.raises(ConfigError) as caught:
         Panel.from_specs(specs)
     assert str(caught.value) == message
+
+
+def test_a_cached_call_costs_0_for_a_priced_judge_and_stays_unknown_for_an_unpriced_one():
+    from types import SimpleNamespace
+
+    from evalkit.conditions.judge.panel import _call_cost
+
+    def out(cost, cached):
+        return SimpleNamespace(extra={"call": {"cost_usd": cost, "cached": cached}})
+
+    assert [_call_cost(out(0.002, False)), _call_cost(out(0.002, True))] == [0.002, 0.0]
+    assert [_call_cost(out(None, False)), _call_cost(out(None, True))] == [None, None]

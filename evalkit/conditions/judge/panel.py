@@ -131,7 +131,7 @@ class Vote:
         reason: The verdict's one-line reason (``""`` on an error).
         error: Why there is no verdict (a failed call, a malformed verdict), else ``None``.
         cost_usd: USD of the call as the model layer reports it (``0`` when cached), ``None``
-            when unknown.
+            when unknown or the judge has no price (cached or not).
     """
 
     judge: str
@@ -206,10 +206,10 @@ def _call_cost(out: Any) -> float | None:
     call = extra.get("call") if isinstance(extra, dict) else None
     if not isinstance(call, dict):
         return None
-    if call.get("cached"):
-        return 0.0
     cost = call.get("cost_usd")
-    return float(cost) if isinstance(cost, (int, float)) else None
+    if not isinstance(cost, (int, float)):
+        return None  # unknown, or a judge with no price: cached or not, never 0
+    return 0.0 if call.get("cached") else float(cost)
 
 
 @dataclass(frozen=True)
