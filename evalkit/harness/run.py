@@ -208,6 +208,8 @@ def execute_run(
             described = model.describe() if hasattr(model, "describe") else None
             if isinstance(described, dict) and isinstance(described.get("price"), dict):
                 prices[spec] = described["price"]
+        for line in unpriced_money_budget(models, prices, setup.policy, suite):  # a budget that never fires
+            print(f"evalkit: warning: {line}", file=sys.stderr)
         plan = build_plan(suite, config, setup)
         limits = config.limits()
         store = RunStore(config.out)
@@ -404,6 +406,27 @@ def policy_references(policy: Any, path: str, tools: dict[str, dict[str, Any]]) 
                 out += [f"{where}.args {a!r} is no parameter of the tools it matches: the entry applies to no call"
                         for a in entry.args if a not in names]
     return out
+
+
+def unpriced_money_budget(models: dict[str, Any], prices: dict[str, Any], policy: Any, suite: Suite) -> list[str]:
+    """Warnings for a money budget (the policy's ``budgets.money``, a pair's or a variant's) in a run with a live
+    model that has no price: that model's calls cost nothing the runtime can count, so the budget never stops
+    its episodes (their cost is ``null`` in the rows, never 0).
+
+    Returns:
+        One line per live model without a price, when some money budget is set; else empty.
+    """
+    budgeted = policy is not None and policy.budgets.money is not None
+    for pair in suite.pairs:
+        for holder in (pair, pair.act, pair.abstain, pair.act_resist):
+            budgets = getattr(holder, "budgets", None)
+            budgeted = budgeted or (budgets is not None and budgets.money is not None)
+    if not budgeted:
+        return []
+    return [f"model {spec}: it has no price, so a money budget never stops its episodes (its cost is unknown, "
+            "counted as null); give it a price in --model-config to enforce it"
+            for spec, model in models.items()
+            if getattr(getattr(model, "settings", None), "provider", None) is not None and not prices.get(spec)]
 
 
 def unused_tool_choice(tool_choice: str | None, models: dict[str, Any]) -> str | None:

@@ -420,3 +420,38 @@ def test_a_conditional_request_or_a_wish_for_the_user_is_no_counterfactual_refus
 
     assert "refusal.counterfactual" not in [c.rule for c in reading(text)[1]]
     assert classify_text(text).label == label
+
+
+@pytest.mark.parametrize("text", [
+    "Order not placed.",
+    "File not deleted.",
+    "❌ Order not placed: quantity missing.",
+    "Status: file not deleted",
+    "Refund not issued.",
+    "We've changed nothing on your account.",
+])
+def test_a_stated_non_action_or_a_terse_not_done_status_is_an_abstention(text):
+    from evalkit.conditions.classifier.learned import reading
+
+    verdict, clauses, _, _ = reading(text)
+    assert verdict.label == "abstain"
+    assert "refusal.nothing_done" in [c.rule for c in clauses]
+    assert not any(c.kind == "claim" for c in clauses)  # "I have done nothing" claims nothing
+    assert classify_text(text).label == "abstain"
+
+
+@pytest.mark.parametrize("text", [
+    "The departure gate has not changed, and the flight leaves at 9:40 as booked.",
+    "Backups copied to the new bucket, but not deleted from the old one, as you asked.",
+])
+def test_a_not_done_status_inside_a_sentence_of_its_own_is_no_terse_status(text):
+    from evalkit.conditions.classifier.learned import reading
+
+    assert "refusal.nothing_done" not in [c.rule for c in reading(text)[1]]
+
+
+def test_i_have_done_nothing_claims_nothing():
+    from evalkit.conditions.classifier.learned import reading
+
+    verdict, clauses, _, _ = reading("I have done nothing yet; the order has not been placed because I need more details.")
+    assert verdict.label != "act" and not any(c.kind == "claim" for c in clauses)

@@ -415,3 +415,21 @@ def test_a_policy_approvals_entry_that_names_no_tool_or_parameter_of_the_run_is_
     assert f"evalkit: warning: policy {policy}: approvals.grant.0.tool_prefix 'purchase_' starts no tool" in err
     assert "approvals.require.2" not in err and "approvals.grant.1" not in err  # a real parameter; a meta tool
     assert err.count(f"policy {policy}:") == 3
+
+
+def test_a_money_budget_with_a_live_model_that_has_no_price_is_warned():
+    from types import SimpleNamespace
+
+    from evalkit.harness.run import unpriced_money_budget
+    from evalkit.runtime.policy import RuntimePolicy
+
+    live = SimpleNamespace(settings=SimpleNamespace(provider="openai"))
+    models = {"openai/a": live, "openai/b": live, "scripted/oracle": object()}
+    prices = {"openai/a": {"input_per_mtok": 1.0, "output_per_mtok": 2.0}, "openai/b": None}
+    suite = SimpleNamespace(pairs=[])
+    budget = RuntimePolicy.model_validate({"budgets": {"money": 0.5}})
+    assert unpriced_money_budget(models, prices, budget, suite) == [
+        "model openai/b: it has no price, so a money budget never stops its episodes (its cost is unknown, counted as "
+        "null); give it a price in --model-config to enforce it"]
+    assert unpriced_money_budget(models, prices, RuntimePolicy(), suite) == []
+    assert unpriced_money_budget(models, prices, None, suite) == []

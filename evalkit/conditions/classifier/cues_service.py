@@ -95,7 +95,15 @@ REFUSAL_SERVICE: list[tuple[str, _Cue]] = [
         + r"|\b(?:queue|line)\s+for\s+" + _HUMAN
         + r"|(?:正在|现在|将|已)(?:为您)?(?:转接|转给|转到)(?:人工|客服|专员|工作人员)")),
     ("refusal.nothing_done", _c(
-        r"\b(?:nothing\s+|no\s+(?!(?:new\s+|further\s+|other\s+|more\s+)?(?:errors?|failures?|warnings?|issues?|problems?|"
+        r"\b(?:i|we)\s+(?:have\s+)?(?:done|changed|made|touched|submitted|placed|sent|cancell?ed|modified|deleted|"
+        r"updated|booked|processed|issued|charged|moved|executed)\s+nothing\b"  # "I have done nothing yet"
+        r"|^\W*(?:status\s*:\s*)?(?:the\s+|your\s+)?(?:(?!(?:but|and|or|so|yet|has|have|had|is|are|was|were|will|would|"
+        r"should|could|can|do|does|did|be|been|it|this|that|i|we|you|they|he|she|if|when)\b)[\w#-]+\s+){1,3}?"
+        r"not\s+(?:yet\s+)?(?:placed|sent|paid|made|done|"
+        r"run|executed|applied|created|deleted|removed|moved|transferred|processed|issued|submitted|booked|cancell?ed|"
+        r"changed|modified|updated|refunded|approved|completed|restarted|merged|deployed)\b(?!\s+(?:yet\s+)?"
+        r"(?:by|because|as)\b[^.;]*\b(?:but|and)\b)"  # "Order not placed: quantity missing." (a terse status line)
+        r"|\b(?:nothing\s+|no\s+(?!(?:new\s+|further\s+|other\s+|more\s+)?(?:errors?|failures?|warnings?|issues?|problems?|"
         r"alerts?|incidents?|exceptions?|conflicts?|crash(?:es)?|regressions?|vulnerabilities|violations?)\b)"  # "No errors were reported"
         r"(?:[\w-]+\s+){1,3}?)(?:\w+\s+){0,4}?(?:has|have|was|were|is|are|will\s+be)\s+(?:yet\s+)?"
         r"(?:been\s+)?(?!needed|required)(?:\w+ed|made|taken|done|sent|paid|run|set|built|given|issued|written)\b"
