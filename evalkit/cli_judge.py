@@ -53,6 +53,10 @@ def judge_eval(
             raise typer.BadParameter(f"{json_out!r} is the labelled input ({texts or DEFAULT_TEXTS}); "
                                      "the figures would overwrite it: write them to another file",
                                      param_hint="--json")
+        if json_out is not None and (Path(json_out).is_dir() or not Path(json_out).resolve().parent.is_dir()):
+            where = "a folder" if Path(json_out).is_dir() else f"in a folder that does not exist ({Path(json_out).resolve().parent})"
+            raise typer.BadParameter(f"{json_out!r} is {where}; name a file to write the figures to",
+                                     param_hint="--json")
         lines = load_labelled(texts or DEFAULT_TEXTS)
         note = ignored_note(lines)
         if note is not None:

@@ -16,7 +16,7 @@ from evalkit.cli_help import Command
 
 def compare(
     runs: Annotated[list[Path], typer.Argument(metavar="RUN", help="Two or more run directories written by `evalkit run`.")],
-    out: Annotated[Path, typer.Option("--out", metavar="DIR", help="Output folder: summary.json, results.jsonl and report.html (new, empty, or an earlier compare output).")] = Path("reports/compare"),
+    out: Annotated[Path, typer.Option("--out", metavar="DIR", help="Output folder: summary.json, compare.json, results.jsonl and report.html (new, empty, or an earlier compare output).")] = Path("reports/compare"),
     report: Annotated[bool, typer.Option("--report/--no-report", help="Write report.html.")] = True,
     wide: Annotated[bool, typer.Option("--wide", help="Print every column of the summary table with its k/n counts, whatever the terminal's width.")] = False,
 ) -> None:
@@ -43,7 +43,7 @@ def compare(
                                              ("pairs_not_shared", "not in every run"),
                                              ("pairs_unverified", "without a content hash")) if c[k]]
     typer.echo(f"{c['shared_pairs']} shared pairs compared" + (f"; left out: {', '.join(left)}" if left else ""))
-    typer.echo(f"wrote {out / 'summary.json'}" + (f" and {out / 'report.html'}" if report else ""))
+    typer.echo(f"wrote {out / 'summary.json'}, {out / 'compare.json'}" + (f" and {out / 'report.html'}" if report else ""))
 
 
 def view(

@@ -83,11 +83,11 @@ def test_a_lone_surrogate_is_printed_and_written_escaped_and_kept(tmp_path) -> N
 def test_the_figures_are_printed_when_the_json_file_cannot_be_written(tmp_path) -> None:
     path = tmp_path / "ok.jsonl"
     path.write_text(json.dumps({"text": "Which order do you mean?", "label": "clarify", "lang": "en"}) + "\n", encoding="utf-8")
-    (tmp_path / "taken").write_text("a file, not a folder", encoding="utf-8")
-    result = runner.invoke(app, ["judge", "eval", "--texts", str(path), "--json", str(tmp_path / "taken" / "f.json")])
+    target = "/proc/evalkit-judge-figures.json"  # its folder exists, but no file can be made there (Linux)
+    result = runner.invoke(app, ["judge", "eval", "--texts", str(path), "--json", target])
     assert result.exit_code == 2
     assert "accuracy 1.000 (1/1)" in result.output
-    assert "evalkit: error:" in result.output and "taken" in result.output
+    assert "evalkit: error:" in result.output and "evalkit-judge-figures" in result.output
 
 
 @pytest.mark.parametrize("line, message", [
@@ -310,3 +310,14 @@ def test_a_named_pipe_is_read_like_a_file(tmp_path) -> None:
     finally:
         writer.join(timeout=10)
     assert [x.label for x in got] == ["abstain", "clarify"]
+
+
+@pytest.mark.parametrize("target, why", [("folder", "is a folder"), ("missing/out.json", "in a folder that does not exist")])
+def test_a_json_output_that_cannot_be_a_file_is_refused_before_any_reading(tmp_path, monkeypatch, target, why):
+    import evalkit.conditions.judge.evaluate as evaluate
+
+    (tmp_path / "folder").mkdir()
+    monkeypatch.setattr(evaluate, "load_labelled", lambda *a, **k: pytest.fail("read before --json was checked"))
+    result = CliRunner().invoke(app, ["judge", "eval", "--part", "test2", "--json", str(tmp_path / target)])
+    assert result.exit_code == 2
+    assert why in " ".join(result.output.replace("│", " ").split())
