@@ -233,12 +233,24 @@ def translate_anthropic(data: Any) -> ProviderReply:
                          usage=usage, flags=tuple(flags))
 
 
+def messages_root(base_url: str | None) -> str | None:
+    """The root the Anthropic SDK takes for ``base_url``: a trailing ``/v1`` (and ``/``) is removed, since the
+    SDK appends ``/v1/messages`` itself and ``--base-url http://host/v1`` would otherwise post to
+    ``/v1/v1/messages``. ``None`` stays ``None`` (Anthropic's endpoint)."""
+    if base_url is None:
+        return None
+    root = base_url.rstrip("/")
+    return root[: -len("/v1")] if root.endswith("/v1") else root
+
+
 class AnthropicProvider:
     """The Anthropic Messages API (or a server speaking it).
 
     Args:
         settings: The model's settings (``max_tokens`` is required by the API; default 1024).
-        base_url: Endpoint root (the SDK appends ``/v1/messages``); ``None``: Anthropic's.
+        base_url: Endpoint root (the SDK appends ``/v1/messages``), given with or without its ``/v1``
+            (``http://127.0.0.1:8080/v1``, as for OpenAI-compatible servers, is read as
+            ``http://127.0.0.1:8080``: :func:`messages_root`); ``None``: Anthropic's.
         api_key: The key sent as ``x-api-key``.
     """
 
@@ -250,7 +262,7 @@ class AnthropicProvider:
         self.settings = settings
 
         http = guarded_http_client(settings.retry.timeout_s, connections=settings.max_connections)
-        self.client = Anthropic(base_url=base_url, api_key=api_key, max_retries=0, timeout=settings.retry.timeout_s,
+        self.client = Anthropic(base_url=messages_root(base_url), api_key=api_key, max_retries=0, timeout=settings.retry.timeout_s,
                                 http_client=http)
 
     def request(self, messages: list[dict[str, Any]], tools: list[dict[str, Any]]) -> dict[str, Any]:

@@ -129,3 +129,20 @@ def test_a_tool_use_input_sent_as_a_json_string_is_never_run(api):
     assert call.raw_arguments == '"{\\"to\\": \\"ACC-0001\\", \\"amount\\": 40, \\"currency\\": \\"EUR\\"}"'
     [action] = events_of(result.log, "action_decided")
     assert (action.action, action.reason_code) == ("deny", "parse_error")
+
+
+@pytest.mark.parametrize("suffix", ["/v1", "/v1/", ""])
+def test_a_base_url_given_with_or_without_its_v1_posts_to_v1_messages(api, suffix):
+    script(api, message([{"type": "text", "text": "Done."}]))
+    root = api.url_for("").rstrip("/")
+    live = LiveModel(settings("anthropic/claude-test", base_url=root + suffix, max_tokens=64), cache=None)
+    result = run_live_episode(live)
+    api.check_assertions()  # the one request went to /v1/messages, not /v1/v1/messages
+    assert result.error is None
+
+
+def test_messages_root_removes_only_a_trailing_v1():
+    from evalkit.models.anthropic_messages import messages_root
+
+    assert [messages_root(u) for u in (None, "http://h:1/v1", "http://h:1/v1/", "http://h:1/api", "http://h:1/v10")] \
+        == [None, "http://h:1", "http://h:1", "http://h:1/api", "http://h:1/v10"]
