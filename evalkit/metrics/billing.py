@@ -61,7 +61,7 @@ BILLING_FIELDS = ("input_tokens", "output_tokens", "cached_input_tokens", "cache
 
 _PRICE_FLAGS = frozenset({"price_missing", "answered_price_missing", "cached_price_missing", "cache_write_price_missing", "server_tool_unpriced",
                           "service_tier_unpriced", "cache_write_1h_unpriced"})
-_STOP_FLAGS = frozenset({"unknown_stop_reason", "stop_reason_missing"})
+_STOP_FLAGS = frozenset({"unknown_stop_reason", "stop_reason_missing", "stop_reason_without_calls"})
 
 
 def _usage(event: Any) -> Usage:

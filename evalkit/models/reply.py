@@ -50,7 +50,9 @@ def stop_reason(raw: Any, table: dict[str, str], has_calls: bool, flags: list[st
 
     A value missing from ``table`` is ``other`` and flagged ``unknown_stop_reason``; a
     missing value is ``tool_use`` when the response holds tool calls, else ``end_turn``, and
-    flagged ``stop_reason_missing``.
+    flagged ``stop_reason_missing``; ``tool_use`` (OpenAI ``tool_calls``) on a response that holds no
+    tool call is ``end_turn``, flagged ``stop_reason_without_calls``. All three count in a row's
+    ``unknown_stop_reason``.
     """
     if raw is None or raw == "":
         flags.append("stop_reason_missing")
@@ -59,6 +61,9 @@ def stop_reason(raw: Any, table: dict[str, str], has_calls: bool, flags: list[st
     if normal is None:
         flags.append("unknown_stop_reason")
         return "other"
+    if normal == "tool_use" and not has_calls:  # says it called a tool and called none
+        flags.append("stop_reason_without_calls")
+        return "end_turn"
     return normal
 
 

@@ -60,6 +60,8 @@ read (an image, audio, a type with no
 ``text``)
 no stop reason                           ``tool_use`` with calls, else ``end_turn``; flagged
                                          ``stop_reason_missing``, counted in ``unknown_stop_reason``
+a ``tool_use`` / ``tool_calls`` stop     ``end_turn``; flagged ``stop_reason_without_calls``, counted in
+reason with no tool call                 ``unknown_stop_reason``
 usage billed on a failed attempt         counted in the call's totals and apart (``retry_input_tokens``,
                                          ``retry_output_tokens``, ``retry_cost_usd``)
 =======================================  ==================================================================

@@ -59,6 +59,9 @@ OPENAI = {
                                                         "flags": ("unknown_stop_reason",)}),
     "several_flags": (chat({"content": "x"}, "eos", usage=None), {"flags": ("usage_missing", "unknown_stop_reason")}),
     "no_finish": (chat({"content": "x"}, None), {"stop_reason": "end_turn", "flags": ("stop_reason_missing",)}),
+    "tool_calls_finish_without_calls": (chat({"content": "x"}, "tool_calls"),
+                                        {"stop_reason": "end_turn", "raw_stop_reason": "tool_calls",
+                                         "flags": ("stop_reason_without_calls",)}),
     "cached_and_reasoning": (chat({"content": "x"}, usage=None) | {"usage": {
         "prompt_tokens": 2006, "completion_tokens": 300, "total_tokens": 2306,
         "prompt_tokens_details": {"cached_tokens": 1920, "audio_tokens": 0},
