@@ -346,6 +346,15 @@ def serve_local(
         _fail(exc)
 
 
+def _warn_unloaded_plugins(run_dir: Path) -> None:
+    """Print :func:`evalkit.harness.resume.unloaded_plugins_warning` for ``run_dir``, if any."""
+    from evalkit.harness.resume import unloaded_plugins_warning
+
+    warning = unloaded_plugins_warning(run_dir)
+    if warning:
+        typer.echo(f"warning: {warning}", err=True)
+
+
 @app.command(cls=Command)
 def report(run_dir: Annotated[Path, typer.Argument(metavar="DIR", help="A run directory written by `evalkit run`.")]) -> None:
     """Re-render DIR/report.html from the run's files."""
@@ -353,6 +362,7 @@ def report(run_dir: Annotated[Path, typer.Argument(metavar="DIR", help="A run di
 
     try:
         load_all()  # the run's plugin metrics and conditions, or one error naming what cannot be loaded
+        _warn_unloaded_plugins(run_dir)
         path = render_report(run_dir)
     except _ERRORS as exc:
         _fail(exc)
@@ -376,6 +386,7 @@ def gate(
     config = Path("gate.yaml") if config is None else config
     try:
         load_all()  # the run's plugin metrics, or one error naming what cannot be loaded
+        _warn_unloaded_plugins(run_dir)
         gate_config = load_gate_config(config)
         for line in gate_config.warnings:
             typer.echo(f"warning: {config}: {line}", err=True)

@@ -63,8 +63,10 @@ def view(
     host, bound = server.server_address[:2]
     host = host.decode() if isinstance(host, bytes) else host
     typer.echo(f"evalkit view: serving {len(viewer.runs)} run(s) at http://{host}:{bound}/ (Ctrl-C stops)")
-    for label in viewer.runs:
-        typer.echo(f"  http://{host}:{bound}/run/{label}/view/  ·  report: http://{host}:{bound}/run/{label}/report.html")
+    for label, run in viewer.runs.items():
+        report = (f"report: http://{host}:{bound}/run/{label}/report.html" if run.has_report
+                  else f"no report yet (`evalkit report {run.data.path}` renders it)")
+        typer.echo(f"  http://{host}:{bound}/run/{label}/view/  ·  {report}")
     try:
         server.serve_forever()
     except KeyboardInterrupt:

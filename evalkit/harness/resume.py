@@ -298,6 +298,38 @@ def check_plugins(run_dir: Path) -> None:
                       f"episodes, or be dropped: {fix}, or start a new run")
 
 
+def unloaded_plugins_warning(run_dir: Path) -> str | None:
+    """The warning for reading ``run_dir`` (``evalkit report``, ``evalkit gate``) without the
+    plugin metrics it ran with: those named in its ``config.json`` (``plugins.metrics``,
+    :func:`plugins_record`) that no loaded plugin registers now. Their columns would be left
+    out of the report, and a gate check on them would find no data.
+
+    Returns:
+        One line naming the run directory, the missing metrics and how to load them (the
+        ``EVALKIT_PLUGINS`` modules and entry points the run recorded); ``None`` when every
+        recorded metric is loaded, or the manifest records none or cannot be read.
+    """
+    from evalkit.metrics.registry import extension_metrics
+    from evalkit.plugins import ENV
+
+    path = Path(run_dir) / "config.json"
+    try:
+        then = json.loads(path.read_text(encoding="utf-8-sig")).get("plugins")
+        recorded = [str(m) for m in then["metrics"]]
+    except (OSError, ValueError, AttributeError, TypeError, KeyError):
+        return None
+    missing = sorted(set(recorded) - {m.name for m in extension_metrics()})
+    if not missing:
+        return None
+    env_then = ",".join(map(str, then.get("env_modules") or []))
+    eps_then = [str(e) for e in then.get("entry_points") or []]
+    how = ([f"set {ENV}={env_then}"] if env_then else []) \
+        + ([f"install the plugin packages it had (entry points {', '.join(eps_then)})"] if eps_then else [])
+    return (f"{run_dir}: the run had plugin metrics that are not loaded now: {', '.join(missing)} "
+            f"(field plugins.metrics of config.json); they are left out: {' and '.join(how or ['load them'])} "
+            "to include them")
+
+
 def unrecorded_plugins_warning(path: Path, old: Any, now: dict[str, Any]) -> str | None:
     """The warning for resuming a run whose manifest ``path`` (read: ``old``) has no ``plugins``
     record (an evalkit before the record), while no plugin metric is loaded now (else

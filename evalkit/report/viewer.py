@@ -59,6 +59,7 @@ class RunIndex:
 
     def __init__(self, data: Any, label: str):
         self.data, self.label = data, label
+        self.has_report = (data.path / "report.html").is_file()
         self.rows = [{k: r.get(k) for k in _KEEP} for r in data.rows()]
         for r in self.rows:
             r["right"] = r["status"] == "ok" and bool(r["correct"])
@@ -190,7 +191,8 @@ class Viewer:
         rest = parts[2:]
         if rest == ["report.html"]:
             report = run.data.path / "report.html"
-            if not report.is_file():
+            run.has_report = report.is_file()
+            if not run.has_report:
                 return self._missing(f"{report}: no report (render it with `evalkit report`)")
             return 200, "text/html; charset=utf-8", report.read_bytes()
         if not rest or rest[0] != "view":

@@ -40,11 +40,22 @@ def test_a_metric_named_in_the_environment_reaches_the_summary_and_the_gate(tmp_
     assert passed.returncode == 0, passed.stdout + passed.stderr
     unknown = _evalkit("gate", str(tmp_path / "run"), "--config", str(gate), plugins=None, cwd=tmp_path)
     assert unknown.returncode == 2
-    assert unknown.stderr.startswith(
+    assert unknown.stderr.splitlines()[1].startswith(
         f"evalkit: error: {gate}: field thresholds.0.metric: unknown metric 'stop_first_rate' for a summary row; it "
         "is not one of evalkit's own metrics: if a plugin provides it, name the plugin's module in EVALKIT_PLUGINS"
     ), unknown.stderr
     assert "(EVALKIT_PLUGINS is not set)" in unknown.stderr
+    assert (f"warning: {tmp_path / 'run'}: the run had plugin metrics that are not loaded now: stop_first_rate "
+            "(field plugins.metrics of config.json); they are left out: set EVALKIT_PLUGINS=toy_metric to include "
+            "them") in unknown.stderr
+
+    bare = _evalkit("report", str(tmp_path / "run"), plugins=None, cwd=tmp_path)
+    assert bare.returncode == 0, bare.stderr
+    assert "plugin metrics that are not loaded now: stop_first_rate" in bare.stderr
+    assert "stop_first_rate" not in (tmp_path / "run" / "report.html").read_text()
+    full = _evalkit("report", str(tmp_path / "run"), plugins="toy_metric", cwd=tmp_path)
+    assert full.returncode == 0 and "not loaded" not in full.stderr, full.stderr
+    assert "stop_first_rate" in (tmp_path / "run" / "report.html").read_text()
 
 
 def test_a_module_that_cannot_be_imported_is_one_error_naming_the_variable(tmp_path):

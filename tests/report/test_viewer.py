@@ -157,3 +157,23 @@ def test_odd_query_values_and_paths_are_404_or_a_page_never_a_crash(served):
         status, body = get(f"{base}/run/kinds/view/episodes?{query}")
         assert status == 200, query
     assert f"{total} episodes" in get(f"{base}/run/kinds/view/episodes?page=-5")[1]
+
+
+def test_a_run_without_a_report_offers_no_link_to_it(tmp_path, kinds_run):
+    import shutil
+
+    from evalkit.report.viewer import Viewer
+
+    bare = tmp_path / "bare"
+    shutil.copytree(kinds_run, bare)
+    (bare / "report.html").unlink()
+    viewer = Viewer([kinds_run, bare])
+    status, _, body = viewer.page("/", {})
+    home = body.decode()
+    assert status == 200
+    assert home.count("/report.html\">report</a>") == 1
+    assert f"render it with: evalkit report {bare}" in home
+    status, _, body = viewer.page("/run/bare/view/", {})
+    assert status == 200 and "no report yet" in body.decode() and "/run/bare/report.html" not in body.decode()
+    status, _, body = viewer.page("/run/bare/report.html", {})
+    assert status == 404 and "evalkit report" in body.decode()
