@@ -2,10 +2,11 @@
 
 from __future__ import annotations
 
+from collections import Counter
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
-from typing import Annotated, Optional
+from typing import Annotated, Any, Optional
 
 import typer
 
@@ -75,6 +76,7 @@ def judge_eval(
             ev = evaluate(lines, counted, source="<stdin>" if texts == "-" else str(texts or DEFAULT_TEXTS), extra=extra)
         if panel is not None:
             ev.extra["judge_cost_usd"] = panel_cost(panel)
+            ev.extra["judge_errors"] = judge_errors(panel)
         not_written: OSError | None = None
         if json_out:  # first, so that the figures are kept whatever happens to the terminal
             body = json.dumps(ev.as_dict(), ensure_ascii=False, indent=1) + "\n"
@@ -83,6 +85,9 @@ def judge_eval(
             except OSError as exc:
                 not_written = exc  # the figures are printed, then the error
         _echo(render(ev, max_mistakes=max(0, max_mistakes)))
+        for judge_name, seen in (ev.extra.get("judge_errors") or {}).items():
+            why = "; ".join(f"{n}× {message}" for message, n in seen["why"])
+            _echo(f"judge {judge_name}: {seen['n']} error(s): {why}")
         if not_written is not None:
             raise not_written
         if json_out:
@@ -157,6 +162,7 @@ def _judge_readers(specs: list[str], base_url: str | None, model_config: str | N
     panel.make_models()  # a bad spec or a missing key fails before any text is read
     readings: dict[str, Reading] = {}
     panel.costs = []  # type: ignore[attr-defined]
+    panel.readings = readings  # type: ignore[attr-defined]
 
     def read(text: str) -> Reading:
         if text not in readings:
@@ -180,6 +186,21 @@ def _judge_readers(specs: list[str], base_url: str | None, model_config: str | N
 
         readers["panel (majority)"] = majority
     return panel, readers, {"judge_panel": panel.describe()}
+
+
+def judge_errors(panel) -> dict[str, dict[str, Any]]:
+    """Why each judge of ``panel`` gave no verdict in this command: ``{judge spec: {"n": errors,
+    "why": [[message, count], ...]}}`` (the five most frequent messages, most frequent first),
+    only for judges with at least one error."""
+    out: dict[str, dict[str, Any]] = {}
+    for reading in getattr(panel, "readings", {}).values():
+        for vote in reading.votes:
+            if vote.error is not None:
+                seen = out.setdefault(vote.judge, {"n": 0, "count": Counter()})
+                seen["n"] += 1
+                seen["count"][vote.error] += 1
+    return {judge: {"n": seen["n"], "why": [[m, n] for m, n in seen["count"].most_common(5)]}
+            for judge, seen in out.items()}
 
 
 def panel_cost(panel) -> float | None:

@@ -21,8 +21,9 @@ rules_app = typer.Typer(cls=Group, help="Stopping-rule sets: validate, compare t
 def rules_validate(
     files: Annotated[list[str], typer.Argument(metavar="FILE", help="Rule-set files (or shipped names such as default); drafts are checked as drafts.")],
 ) -> None:
-    """Check rule sets against the schema; print id, version and rule count (exit 2 on any error); warn of a
-    domain, tool, tool prefix or argument name no built-in domain has."""
+    """Check rule sets against the schema; print id, version and rule count (exit 2 on any error).
+
+    Warns of a domain, tool, tool prefix or argument name that no built-in domain has."""
     from evalkit.rules.draft import DraftRuleSet
     from evalkit.rules.loader import unknown_references, validate_file
 

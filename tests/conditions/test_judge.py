@@ -188,6 +188,11 @@ def test_cli_with_judges(judge_server, tmp_path) -> None:
     assert (panel["right"], panel["accuracy"]) == (2, 2 / 3)  # judge-b erred on every text: judge-a decides
     assert {(x["a"], x["b"]) for x in data["agreement"]} >= {("judge openai/judge-a", "judge openai/judge-b")}
     assert data["judge_panel"]["prompt"]["version"] == "1"
+    # why a judge gave no verdict is printed and kept in the JSON, never only counted
+    assert list(data["judge_errors"]) == ["openai/judge-b"]
+    why = data["judge_errors"]["openai/judge-b"]
+    assert why["n"] == 3 and why["why"][0][1] == 3 and why["why"][0][0].startswith("malformed verdict: ")
+    assert f"judge openai/judge-b: 3 error(s): 3× {why['why'][0][0]}" in result.output
 
 
 def test_accuracy_in_the_languages_read_leaves_out_unsupported_ones(tmp_path) -> None:
