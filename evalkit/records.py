@@ -233,6 +233,7 @@ class EpisodeResult(TypedDict, total=False):
     truncated_calls: int
     truncated_output: bool
     unknown_content_blocks: int
+    undecodable_text: int
     error_code: Optional[str]
     model_calls: int
     cache_hits: int

@@ -458,7 +458,9 @@ SPENT_PARTS = ("cached_input_tokens", "cache_write_tokens", "reasoning_tokens")
 SPENT_COUNTS = ("usage_missing", "model_calls", "retries")
 """Counts added up (``usage_inconsistent`` and ``model_mismatch`` too: :data:`SPENT_FLAG_COUNTS`)."""
 SPENT_FLAG_COUNTS = ("usage_inconsistent", "model_mismatch", "unknown_stop_reason", "model_invalid")
-"""Counts of calls whose billing is flagged, added up like :data:`SPENT_COUNTS`."""
+"""Counts of calls whose billing is flagged, added up like :data:`SPENT_COUNTS`. Counts of what
+the episode's scoring read (``unknown_content_blocks``, ``undecodable_text``) are not spend: they
+stay the new row's own, the counts of the responses in its own trace."""
 SPENT_LISTS = ("cost_flags", "answered_models")
 """Lists merged (each entry once, the new row's first)."""
 

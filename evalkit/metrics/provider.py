@@ -27,6 +27,8 @@ episodes' rows (:func:`evalkit.metrics.scoring.score_episode`):
   :mod:`evalkit.models.identity`) and ``answered_models`` (those calls by the model that
   answered, ``{name: episodes}``); ``model_invalid`` (responses whose ``model`` field was not a
   string or null: which model answered them is unknown, :func:`evalkit.models.reply.model_flags`);
+* ``undecodable_text`` (responses whose text, refusal or tool-call arguments hold U+FFFD or a
+  lone surrogate, kept as received: :data:`evalkit.models.reply.UNDECODABLE_TEXT`);
 * ``error_codes``: errored episodes by outcome code (``context_length_exceeded`` …).
 """
 
@@ -38,7 +40,7 @@ from typing import Any, Iterable
 
 _SUMS = ("model_calls", "cache_hits", "retries", "parse_failures", "repaired_calls", "usage_missing",
          "usage_inconsistent", "unknown_stop_reason", "truncated_calls", "unknown_content_blocks", "model_mismatch",
-         "model_invalid")
+         "model_invalid", "undecodable_text")
 _RETRY_TOKENS = ("retry_input_tokens", "retry_output_tokens")
 _FLAGS = ("call_in_content", "content_filter", "refusal", "truncated_output", "claimed_action_without_call")
 

@@ -102,7 +102,11 @@ least-autonomy seed ``003``):
   never read as an abstention or a question, never asked back to the user, so it is right on
   the act side only by its commits and wrong on the abstain side;
   ``unknown_content_blocks``: content blocks of a type evalkit does not read (flag
-  ``unknown_content_block``; kept in the trace's raw body, never text or calls).
+  ``unknown_content_block``; kept in the trace's raw body, never text or calls);
+  ``undecodable_text``: responses whose text, refusal or tool-call arguments hold U+FFFD or a
+  lone surrogate (flag ``undecodable_text``, :data:`evalkit.models.reply.UNDECODABLE_TEXT`: bytes
+  that were not valid UTF-8, a character cut apart), each counted once; the text is kept as
+  received and read as it is, so a final text read with characters missing is visible.
 * **claimed action without call** — ``claimed_action_without_call``: no commit executed
   but the final text reports having done something (field case C15).
 * **text reading** — ``classifier_label``, ``text_rule`` and ``text_lang``: the classifier's
@@ -412,6 +416,7 @@ def score_episode(
         "truncated_calls": sum(1 for d in decided if d.reason_code == "truncated_tool_call"),
         "truncated_output": any(r.stop_reason == "max_tokens" for r in responses),
         "unknown_content_blocks": sum(r.flags.count("unknown_content_block") for r in responses),
+        "undecodable_text": sum(1 for r in responses if "undecodable_text" in r.flags),
         "error_code": errors[-1].code if errors else None,
         "model_calls": len(calls_made) + sum(1 for e in errors if e.source == "model" and e.code),
         "cache_hits": sum(1 for c in calls_made if c.cached),

@@ -281,7 +281,7 @@ SUMMARY_FIELDS = (
     # usage by class, failed attempts and output faults (evalkit.metrics.billing, evalkit.metrics.scoring)
     "cached_input_tokens", "cache_write_tokens", "reasoning_tokens", "retry_input_tokens", "retry_output_tokens",
     "retry_cost_usd", "replayed_cost_usd", "usage_missing", "usage_inconsistent", "unknown_stop_reason", "refusal", "truncated_calls", "truncated_output",
-    "unknown_content_blocks", "model_mismatch", "model_invalid",
+    "unknown_content_blocks", "model_mismatch", "model_invalid", "undecodable_text",
     # the LLM-judge panel (evalkit.metrics.judging)
     "text_judge", "judge_disagrees", "judge_tie", "judge_errors", "judge_cost_usd",
     # follow-ups: the simulated user's answer and what came after it (evalkit.metrics.followup)

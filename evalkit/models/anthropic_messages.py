@@ -29,7 +29,7 @@ from typing import Any
 from evalkit.models.config import ModelSettings
 from evalkit.models.parsing import replay_arguments
 from evalkit.models.reply import (ProviderReply, count, error_usage, invalid, json_kind, model_flags, stop_reason,
-                                  tier_flags, usage_object, usage_part)
+                                  text_flags, tier_flags, usage_object, usage_part)
 from evalkit.models.retry import (ProviderError, connection_failure, error_for_status, error_in_body, error_message,
                                   parse_body, timeout_failure)
 from evalkit.runtime.model_io import ReasoningBlock
@@ -175,7 +175,9 @@ def translate_anthropic(data: Any) -> ProviderReply:
     ``unknown_content_blocks``), never read as text or calls and never dropped silently.
     ``stop_reason`` is normalised by :data:`STOP_REASONS`; usage by :func:`anthropic_usage`; a
     ``model`` that is not a string or ``null`` is flagged ``model_invalid``
-    (:func:`~evalkit.models.reply.model_flags`).
+    (:func:`~evalkit.models.reply.model_flags`); an answer whose text (or refusal) or a
+    ``tool_use`` block's arguments hold U+FFFD or a lone surrogate is kept as received and flagged
+    ``undecodable_text`` once (:func:`~evalkit.models.reply.text_flags`).
 
     Raises:
         ProviderError: ``error_body`` for an error object answered with HTTP 200 (``type:
@@ -222,7 +224,8 @@ def translate_anthropic(data: Any) -> ProviderReply:
     raw_stop = data.get("stop_reason")
     if raw_stop is not None and not isinstance(raw_stop, str):
         raise invalid(f"the response's stop_reason is {type(raw_stop).__name__}, not a string", usage)
-    flags = list(usage_flags) + [UNKNOWN_BLOCK] * unknown + model_flags(data)
+    flags = (list(usage_flags) + [UNKNOWN_BLOCK] * unknown + model_flags(data)
+             + text_flags(*texts, *(c["function"]["arguments"] for c in calls)))
     stop = stop_reason(raw_stop, STOP_REASONS, bool(calls), flags)
     text = "".join(texts) if texts else None
     refusal = None

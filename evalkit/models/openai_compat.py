@@ -35,8 +35,8 @@ from typing import Any, Collection
 
 from evalkit.models.config import ModelSettings
 from evalkit.models.parsing import replay_arguments
-from evalkit.models.reply import (ProviderReply, count, error_usage, model_flags, stop_reason, tier_flags, usage_object,
-                                  usage_part)
+from evalkit.models.reply import (ProviderReply, count, error_usage, model_flags, stop_reason, text_flags, tier_flags,
+                                  usage_object, usage_part)
 from evalkit.models.reply import invalid as _invalid, json_kind as _kind
 from evalkit.models.retry import (ProviderError, connection_failure, error_for_status, error_in_body, error_message,
                                   parse_body, timeout_failure)
@@ -215,9 +215,12 @@ def translate_openai(data: Any) -> ProviderReply:
     normalised by :data:`FINISH_REASONS`; ``message.refusal`` is the refusal (stop reason
     ``refusal`` unless the provider's filter stopped it, ``content_filter``); usage by
     :func:`openai_usage`; a ``model`` that is not a string or ``null`` is flagged
-    ``model_invalid`` (:func:`~evalkit.models.reply.model_flags`); a content part evalkit does not
-    read (:func:`_unread_parts`: an image, audio, a type of its own with no ``text``) is kept in the
-    raw body and flagged ``unknown_content_block`` once per part, as for Anthropic.
+    ``model_invalid`` (:func:`~evalkit.models.reply.model_flags`); an answer whose text, refusal or
+    tool-call arguments (:func:`_answer_texts`) hold U+FFFD or a lone surrogate is kept as received
+    and flagged ``undecodable_text`` once (:func:`~evalkit.models.reply.text_flags`); a content part
+    evalkit does not read (:func:`_unread_parts`: an image, audio, a type of its own with no
+    ``text``) is kept in the raw body and flagged ``unknown_content_block`` once per part, as for
+    Anthropic.
 
     Raises:
         ProviderError: with the failed attempt's usage in ``usage`` (billed tokens are
@@ -272,7 +275,8 @@ def translate_openai(data: Any) -> ProviderReply:
     if problem is not None:
         raise _invalid(f"the response's choices[0].message.{problem}", usage)
     message, refusal = _split_refusal(message)
-    flags = list(usage_flags) + model_flags(data) + ["unknown_content_block"] * len(_unread_parts(message))
+    flags = (list(usage_flags) + model_flags(data) + text_flags(refusal, *_answer_texts(message))
+             + ["unknown_content_block"] * len(_unread_parts(message)))
     stop = stop_reason(finish, FINISH_REASONS, bool(message.get("tool_calls") or message.get("function_call")),
                        flags)
     if refusal is not None and stop != "content_filter":
@@ -305,6 +309,37 @@ def _message_problem(message: dict[str, Any]) -> str | None:
     if message.get("function_call") is not None and not isinstance(message["function_call"], dict):
         return f"function_call is a JSON {_kind(message['function_call'])}, not an object"
     return None
+
+
+def _answer_texts(message: dict[str, Any]) -> list[Any]:
+    """The texts of ``message`` that are its answer, as :func:`~evalkit.models.parsing.parse_message`
+    reads them: ``content`` (a string, or the ``text`` of its parts other than reasoning parts) and
+    the raw arguments of each tool call (``function.arguments``; ``input`` or ``arguments`` of a call
+    of another type; the whole entry when it is not an object; a legacy ``function_call``'s
+    ``arguments`` when there are no tool calls). Reasoning fields are not the answer. The refusal
+    is read apart (:func:`_split_refusal`)."""
+    content = message.get("content")
+    texts: list[Any] = [content] if isinstance(content, str) else [
+        p.get("text") for p in content or () if isinstance(p, dict) and p.get("type") not in ("thinking", "reasoning")]
+    calls = message.get("tool_calls") or []
+    legacy = message.get("function_call")
+    if not calls and isinstance(legacy, dict) and legacy.get("name"):
+        calls = [{"function": legacy}]
+    for call in calls:
+        if not isinstance(call, dict):
+            texts.append(call)
+            continue
+        kind = call.get("type")
+        if kind is not None and kind != "function":
+            body = call.get(kind) if isinstance(kind, str) else None  # ``{"type": "custom", "custom": {…}}``
+            if not isinstance(body, dict):
+                body = call.get("function")
+            other = body if isinstance(body, dict) else {}
+            texts.append(other.get("input", other.get("arguments")))
+        else:
+            fn = call.get("function")
+            texts.append(fn.get("arguments") if isinstance(fn, dict) else None)
+    return texts
 
 
 READ_PARTS: frozenset[str] = frozenset({"text", "output_text", "refusal", "thinking", "reasoning"})

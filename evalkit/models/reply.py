@@ -12,6 +12,7 @@ tool calls (:func:`evalkit.models.parsing.parse_message`) and builds the
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 from typing import Any
 
@@ -33,7 +34,8 @@ class ProviderReply:
         reasoning: Reasoning blocks, verbatim.
         usage: Tokens billed by class; unreported classes are ``None``.
         flags: ``usage_missing``, ``usage_inconsistent``, ``unknown_stop_reason``,
-            ``stop_reason_missing``, ``model_invalid`` (:func:`model_flags`).
+            ``stop_reason_missing``, ``model_invalid`` (:func:`model_flags`), ``undecodable_text``
+            (:func:`text_flags`).
     """
 
     message: dict[str, Any]
@@ -186,6 +188,18 @@ MODEL_INVALID = "model_invalid"
 ``null``, :func:`evalkit.models.identity.response_model`), never a name made from the value, and
 the flag is counted per episode and in the ``provider`` summary so the unknown is visible."""
 
+UNDECODABLE_TEXT = "undecodable_text"
+"""The flag of a response whose answer holds characters that stand for text that could not be
+decoded: U+FFFD (the replacement character a UTF-8 decoder puts for bytes that are not valid
+UTF-8, such as a multi-byte character cut apart) or a lone surrogate (half of a UTF-16 pair, from a
+JSON escape such as ``"\\ud83d"`` without its other half, written as U+FFFD in the trace by
+:func:`evalkit.runtime.jsonsafe.clean_text`). The answer is its assistant text, its refusal text and
+the raw arguments of each of its tool calls (reasoning is not: it is never read as the answer). The
+text is kept as received, never dropped or repaired; the flag is set once per response
+(:func:`text_flags`) and counted per episode (``undecodable_text``, :mod:`evalkit.metrics.scoring`)
+and per model × condition in the ``provider`` summary, so that a final text the classifier read
+with characters missing is visible."""
+
 
 def model_flags(body: Any) -> list[str]:
     """``[MODEL_INVALID]`` when a response body's top-level ``model`` is present but not a
@@ -206,3 +220,36 @@ def model_flags(body: Any) -> list[str]:
     """
     value = body.get("model") if isinstance(body, dict) else None
     return [] if value is None or isinstance(value, str) else [MODEL_INVALID]
+
+
+_UNDECODABLE = re.compile("[\ufffd\ud800-\udfff]")
+
+
+def _undecodable(value: Any) -> bool:
+    """Whether a string in ``value`` (a string, or one anywhere in a JSON array or object, keys
+    included, however deeply nested) holds U+FFFD or a lone surrogate."""
+    stack = [value]
+    while stack:
+        item = stack.pop()
+        if isinstance(item, str):
+            if _UNDECODABLE.search(item) is not None:
+                return True
+        elif isinstance(item, dict):
+            stack.extend(item.keys())
+            stack.extend(item.values())
+        elif isinstance(item, (list, tuple)):
+            stack.extend(item)
+    return False
+
+
+def text_flags(*texts: Any) -> list[str]:
+    """``[UNDECODABLE_TEXT]`` when any of ``texts`` holds U+FFFD or a lone surrogate, else ``[]``.
+
+    Args:
+        texts: The answer's texts as the translator read them: strings, ``None`` (absent), or a
+            JSON value whose strings are the text (tool-call arguments sent as an object).
+
+    Returns:
+        ``["undecodable_text"]`` (once, however many texts hold such characters) or ``[]``.
+    """
+    return [UNDECODABLE_TEXT] if any(_undecodable(t) for t in texts) else []

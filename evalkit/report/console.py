@@ -300,7 +300,8 @@ def provider_lines(summary: dict[str, Any]) -> list[str]:
     there are any or their usage is unknown (``≥`` when some episodes' are unknown, ``n/a``
     when none is known), then the calls answered by another model than the one requested and
     the responses whose ``model`` field was not a string (``model_invalid``: which model
-    answered them is unknown).
+    answered them is unknown) and those whose text holds U+FFFD (``undecodable_text``: bytes that
+    were not valid UTF-8, kept as received).
 
     Args:
         summary: The dict written to ``summary.json`` (``provider`` and ``rows``).
@@ -312,7 +313,7 @@ def provider_lines(summary: dict[str, Any]) -> list[str]:
             t = totals.setdefault(row["model"], {})
             for name in ("model_calls", "cache_hits", "retries", "parse_failures", "content_filter", "refusal",
                          "truncated_calls", "usage_missing", "unknown_content_blocks", "model_mismatch",
-                         "model_invalid", "retry_usage_unknown"):
+                         "model_invalid", "undecodable_text", "retry_usage_unknown"):
                 t[name] = t.get(name, 0) + int(row.get(name) or 0)
             for name in ("retry_input_tokens", "retry_output_tokens"):
                 if row.get(name) is not None:
@@ -354,6 +355,8 @@ def provider_lines(summary: dict[str, Any]) -> list[str]:
         if t["model_invalid"]:
             line += (f"; {t['model_invalid']} responses whose model field was not a string "
                      f"(the answering model unknown, not checked against the one requested)")
+        if t["undecodable_text"]:
+            line += f"; {t['undecodable_text']} responses with undecodable text (U+FFFD; kept as received)"
         if t["unknown_content_blocks"]:
             line += f"; {t['unknown_content_blocks']} response content blocks of an unknown type (kept in the traces)"
         lines.append(line)

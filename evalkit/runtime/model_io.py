@@ -53,6 +53,10 @@ more than one choice                     an invalid response (``invalid_response
 a field of the wrong JSON type           an invalid response, never turned into text or calls
 a ``model`` that is not a string or      read as no model named (``answered_model`` ``null``, not a
 ``null`` (``42``, an object)             mismatch), flagged and counted ``model_invalid``
+text, a refusal or tool-call arguments   kept as received, never dropped (a lone surrogate is written as
+holding U+FFFD (bytes that were not      U+FFFD, as every one is) and read as it is; flagged
+valid UTF-8, a character cut apart) or   ``undecodable_text`` once per response and counted
+a lone surrogate                         (``undecodable_text``, per episode and in the ``provider`` summary)
 unknown stop reason                      ``other``, raw value kept, flagged ``unknown_stop_reason``
 an Anthropic content block or an         kept in the raw body, never text or calls; flagged
 OpenAI content part evalkit does not     ``unknown_content_block`` per block, counted ``unknown_content_blocks``

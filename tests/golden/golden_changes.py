@@ -77,6 +77,11 @@ CHANGES: list[Change] = [
                            "(evalkit.metrics.billing); 0 for the scripted models, which make no provider calls"),
     Added("model_invalid", "the same count per model × condition in the provider summary (evalkit.metrics.provider)",
           scope="summary", section="provider"),
+    Added("undecodable_text", "responses whose text, refusal or tool-call arguments hold U+FFFD or a lone surrogate, "
+                              "counted per episode (evalkit.metrics.scoring); 0 for the scripted models, which make "
+                              "no provider calls"),
+    Added("undecodable_text", "the same count per model × condition in the provider summary "
+                              "(evalkit.metrics.provider)", scope="summary", section="provider"),
     Added("latency_n", "the episodes the latency mean and p95 are over: those that finished ok with a known latency "
                        "(evalkit.metrics.billing.group_cost)", scope="summary"),
 ]

@@ -71,7 +71,8 @@ def _first_user_text(body: dict) -> str:
 class Endpoint:
     """A fake endpoint that answers by episode and turn: ``script[variant]`` is the list of
     bodies for that episode's requests (turn = assistant messages already in the request);
-    an entry that is a list holds one body per attempt of that request (the last repeats).
+    an entry that is a list holds one body per attempt of that request (the last repeats), and
+    one that is ``bytes`` is sent as those exact bytes (a body that is not valid UTF-8).
     ``check(body)`` may return an error response ``(status, body)`` instead.
 
     Attributes:
@@ -98,7 +99,7 @@ class Endpoint:
             n = self.attempts[(variant, turn)]
             self.attempts[(variant, turn)] += 1
             entry = entry[min(n, len(entry) - 1)]
-        return Response(json.dumps(entry), content_type="application/json")
+        return Response(entry if isinstance(entry, bytes) else json.dumps(entry), content_type="application/json")
 
 
 def run_pair(api, tmp_path: Path, spec: str, endpoint: Endpoint, *, config_yaml: str | None = None,

@@ -95,7 +95,7 @@ def test_an_openai_run_records_the_model_as_unknown_and_counts_the_flag(api, tmp
     table = table[:table.index("</table>")]
     header = re.findall(r"<th[^>]*>(.*?)</th>", table)
     [cells] = [re.findall(r"<td[^>]*>(.*?)</td>", tr) for tr in re.findall(r"<tr><td>.*?</tr>", table)]
-    assert len(header) == len(cells) == 15
+    assert len(header) == len(cells) == 16
     shown = dict(zip(header, cells))
     assert (shown["model field invalid"], shown["answered by another model"]) == ("1", "0")
 
