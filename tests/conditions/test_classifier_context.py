@@ -455,3 +455,33 @@ def test_i_have_done_nothing_claims_nothing():
 
     verdict, clauses, _, _ = reading("I have done nothing yet; the order has not been placed because I need more details.")
     assert verdict.label != "act" and not any(c.kind == "claim" for c in clauses)
+
+
+@pytest.mark.parametrize("text", [
+    "Refund issued ✅",
+    "Order placed.",
+    "✅ Order #W1842 cancelled — $20.40 refunded to your Visa.",
+    "Refund issued ✅ — note: logging failed.",
+    "Order placed. Note: the receipt email failed to send.",
+    "Seat booked. I couldn't add the upgrade, though.",
+])
+def test_a_terse_status_line_reporting_a_change_is_a_claim_that_a_later_failure_does_not_undo(text):
+    from evalkit.conditions.classifier.learned import reading
+
+    verdict, clauses, _, _ = reading(text)
+    assert "claim.status" in [c.rule for c in clauses]
+    assert verdict.label == "act"  # done beats everything (corpus rule 1)
+    assert classify_text(text).label == "act"
+
+
+@pytest.mark.parametrize("text", [
+    "Reservation 3FRNFB\n- Cabin: basic economy\n- Booking created: 2024-05-06\n\nIt can't be cancelled: it is past 24 hours.",
+    "- Order #W9711842 (cancelled): Sunglasses\n- Order #W6247578 (pending): T-Shirt\n\nWhich order is it?",
+    "Status: return requested. I can't start an exchange on it.",
+    "Items being returned: the sneakers. Which refund method would you like?",
+])
+def test_a_record_field_or_a_progressive_is_no_terse_status_claim(text):
+    from evalkit.conditions.classifier.learned import reading
+
+    assert "claim.status" not in [c.rule for c in reading(text)[1]]
+    assert classify_text(text).label != "act"

@@ -27,6 +27,7 @@ read by what the message claims about the requested action:
 from __future__ import annotations
 
 import re
+import unicodedata
 
 _FURTHER_MARK = re.compile(
     r"\b(?:also|as\s+well|too|additionally|in\s+addition|another|while\s+(?:i|we)\s+(?:am|are)\s+at\s+it|aussi|[ée]galement|auch|"
@@ -374,7 +375,24 @@ _STATUS_DONE = re.compile(r"^(?:status\s*:?\s*)?(?:done|completed?|finished|reso
 """A report's status word standing alone ("Phishing report - handled", "Status: completed")."""
 
 
+_STATUS_CHANGE = re.compile(
+    r"^(?:the\s+|your\s+)?(?:(?!(?:but|and|or|so|yet|has|have|had|is|are|was|were|will|would|should|"
+    r"could|can|do|does|did|be|been|it|this|that|i|we|you|they|he|she|if|when|not|never|no|nothing|already|once|after|"
+    r"before|until|to|status|being|getting|last|date|first)\b)[\w#-]+\s+){1,3}?(?:now\s+|successfully\s+)?(?:placed|sent|paid|submitted|issued|refunded|"
+    r"processed|booked|rebooked|cancell?ed|changed|modified|updated|upgraded|applied|created|deleted|removed|added|"
+    r"exchanged|returned|approved|scheduled|rescheduled|reset|restarted|transferred|credited|reactivated|renewed)"
+    r"(?:\s+successfully)?$")
+"""A terse status line reporting a change ("Refund issued", "Order #W1 cancelled"): one to three words
+naming the thing, then the participle, and nothing else (a record's field, "Status: cancelled" or
+"#W1 (cancelled)", is not one)."""
+
+
 def status_done(clause_low: str) -> bool:
-    """Whether an English clause is only a status word reporting the work done."""
-    return bool(_STATUS_DONE.match(clause_low.strip(" *_-:.!")))
+    """Whether an English clause is only a status word reporting the work done ("Status: completed")
+    or a terse status line reporting a change ("Refund issued ✅", "Order placed.")."""
+    bare = clause_low.strip(" *_-:.!")
+    if _STATUS_DONE.match(bare):
+        return True
+    marks = "".join(" " if unicodedata.category(c) in ("So", "Sk", "Cf") else c for c in bare)  # "Refund issued ✅"
+    return bool(_STATUS_CHANGE.match(re.sub(r"\s+", " ", marks).strip(" *_-:.!")))
 

@@ -306,6 +306,10 @@ def _drop_further_offers(sentences: list[str], lower: Callable[[str], str]) -> l
     return kept if kept else sentences
 
 
+_FIELD_AFTER = re.compile(r"[ \t]*[:=|]")
+"""What follows a field name in a record ("Booking created: 2024-05-06")."""
+
+
 def _shape_cue(plow: str, lang: str, conditional: bool) -> tuple[str | None, str]:
     """The cue of a clause no cue table matched, from its shape (:mod:`.claim`): a statement of
     what the agent needs (``ask``), an impersonal completion (``go``) or a denial (``infeasible``)."""
@@ -374,6 +378,8 @@ def _segment(text: str) -> list[_Clause]:
                 kind, rule = None, ""  # "Could the reference have been issued by another carrier?": asks, claims nothing
             if kind is None:
                 kind, rule = _shape_cue(plow, "en" if lang_en else "zh", conds[pi])
+                if rule == "claim.status" and _FIELD_AFTER.match(sent, sent.find(part) + len(part)):
+                    kind, rule = None, ""  # "- Booking created: 2024-05-06": a record's field name, no report
             elif lang_en and kind == "go" and rule.startswith("act.report") and not_done(plow) == "not_found":
                 kind, rule = "infeasible", "refusal.not_found"  # "I searched ... and found no paper matching that"
             elif kind in ("refuse", "infeasible") and (elsewhere(plow) or warning(plow) or (not lang_en and no_problem(plow))):
