@@ -261,6 +261,9 @@ def _interrupted(out: str) -> None:
     if done:
         typer.echo(f"evalkit: interrupted; {done} finished episode(s) are kept in {out}: "
                    f"continue with `evalkit run --resume {out}`", err=True)
+    elif (Path(out) / "config.json").is_file():
+        typer.echo(f"evalkit: interrupted before any episode finished; {out} holds the run's settings: "
+                   f"`evalkit run --resume {out}` starts it again with them", err=True)
     else:
         typer.echo("evalkit: interrupted before any episode finished; nothing to resume", err=True)
     _exit_past_blocked_episodes(130)

@@ -191,8 +191,15 @@ def translate_anthropic(data: Any) -> ProviderReply:
         except ProviderError:  # usage reported but unreadable: unknown, never 0 (as for OpenAI)
             error.usage = UNKNOWN
         raise error
-    if not isinstance(data, dict) or not isinstance(data.get("content"), list):
+    if not isinstance(data, dict):
         raise ProviderError("the response holds no content blocks", code="invalid_response", retryable=True)
+    if not isinstance(data.get("content"), list):  # the usage it reports is billed all the same (as for OpenAI)
+        try:
+            reported = anthropic_usage(data)[0]
+        except ProviderError:
+            reported = UNKNOWN
+        content = "no content" if data.get("content") is None else f"content that is a JSON {json_kind(data['content'])}"
+        raise invalid(f"the response holds no content blocks ({content})", reported)
     usage, usage_flags = anthropic_usage(data)
     texts: list[str] = []
     calls: list[dict[str, Any]] = []

@@ -172,8 +172,16 @@ class LocalServerSettings(_Strict):
 EVALKIT_OWNED_FIELDS: frozenset[str] = frozenset({"model", "messages", "system", "tools", "functions", "stream",
                                                   "n", "stream_options"})
 """Request fields ``extra_body`` may not set: evalkit sends the conversation, the tools, one answer and no
-stream itself, and an override would silently change what the model was asked (the settings of their own
-name: ``tool_choice``, ``max_tokens``, ``temperature`` ...)."""
+stream itself, and an override would silently change what the model was asked."""
+
+SETTING_FIELDS: dict[str, str] = {"temperature": "temperature", "top_p": "top_p", "max_tokens": "max_tokens",
+                                  "seed": "seed", "stop": "stop", "stop_sequences": "stop",
+                                  "tool_choice": "tool_choice"}
+"""Request fields ``extra_body`` may not set because a setting of :class:`ModelSettings` sends them
+(``{request field: setting}``; ``stop_sequences`` is Anthropic's name of ``stop``): set there, the value
+is what the run manifest records, what the cache keys on (a ``temperature`` of 0 makes the epochs of a
+pair one cached call) and what the ``--tool-choice`` checks read; set in ``extra_body`` it would be sent
+in place of the recorded one."""
 
 
 class ModelSettings(_Strict):
@@ -250,6 +258,12 @@ class ModelSettings(_Strict):
         if owned:
             raise ValueError(f"sets {', '.join(owned)}, which evalkit sends itself (the conversation, the tools, one "
                              "answer, no streaming): use the settings of their own names, or leave them out")
+        settings = sorted(k for k in value if k in SETTING_FIELDS)
+        if settings:
+            named = ", ".join(k if SETTING_FIELDS[k] == k else f"{k} (the setting {SETTING_FIELDS[k]})" for k in settings)
+            raise ValueError(f"sets {named}, which a setting of its own sends: set it there (e.g. "
+                             f"`{SETTING_FIELDS[settings[0]]}:` next to extra_body, or --{SETTING_FIELDS[settings[0]].replace('_', '-')} "
+                             "where the command has it), so that the run manifest and the cache record the value sent")
         return value
 
     @field_validator("provider")
@@ -381,7 +395,7 @@ def load_model_config(path: str | Path) -> tuple[ModelConfigFile, Path]:
         return ModelConfigFile.model_validate(data or {}), p.parent
     except ValidationError as exc:
         err = exc.errors()[0]
-        raise ConfigError(f"{p}: field {'.'.join(map(str, err['loc']))}: {err['msg']}") from None
+        raise ConfigError(f"{p}: field {'.'.join(map(str, err['loc']))}: {err['msg'].removeprefix('Value error, ')}") from None
 
 
 def _merge(base: dict[str, Any], over: dict[str, Any]) -> dict[str, Any]:
@@ -447,7 +461,7 @@ def resolve_settings(spec: str, options: ModelOptions | None = None) -> ModelSet
     except ValidationError as exc:
         err = exc.errors()[0]
         got = f" (got {err['input']!r})" if isinstance(err.get("input"), (str, int, float)) else ""
-        raise ConfigError(f"{source}: model {spec}: field {'.'.join(map(str, err['loc']))}: {err['msg']}{got}") from None
+        raise ConfigError(f"{source}: model {spec}: field {'.'.join(map(str, err['loc']))}: {err['msg'].removeprefix('Value error, ')}{got}") from None
 
 
 def _known_prices(provider: str, declared: Mapping[str, Any], table: Mapping[str, Any],

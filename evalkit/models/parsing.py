@@ -16,6 +16,7 @@ double-encoded            ``arguments_not_object`` (a JSON string);     ``double
 markdown fence            ``invalid_json: markdown_fence``              ``fence``: strip one fence that
                                                                         spans the whole string
 empty arguments           ``invalid_json: empty arguments``             ``empty_arguments``: ``{}``
+duplicate key             ``invalid_json: duplicate key 'k'``           never repaired
 arguments as an object    accepted, tagged ``arguments_encoding=object``
 missing / duplicate id    a unique ``evalkit_call_T_I`` id, tagged ``synthetic_id``
 empty / null name         ``empty_tool_name`` (never dropped)
@@ -138,7 +139,21 @@ def _finite_float(text: str) -> float:
 
 
 # strict JSON for arguments: NaN / Infinity / -Infinity and overflowing numbers are errors
-_STRICT = json.JSONDecoder(parse_constant=_reject_constant, parse_float=_finite_float)
+class _DuplicateKey(ValueError):
+    pass
+
+
+def _unique_keys(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
+    """An object of ``pairs``; a key given twice is an error (which value was meant is unknown)."""
+    out: dict[str, Any] = {}
+    for key, value in pairs:
+        if key in out:
+            raise _DuplicateKey(f"duplicate key {key!r}")
+        out[key] = value
+    return out
+
+
+_STRICT = json.JSONDecoder(parse_constant=_reject_constant, parse_float=_finite_float, object_pairs_hook=_unique_keys)
 
 
 def _strict_object(text: str) -> tuple[Any, str | None, int]:
@@ -146,14 +161,15 @@ def _strict_object(text: str) -> tuple[Any, str | None, int]:
 
     ``NaN``, ``Infinity`` and numbers that overflow to infinity are ``invalid_json`` (Python's
     decoder accepts them, JSON does not); so is nesting deeper than the decoder's recursion
-    limit, and an integer longer than Python converts (``sys.get_int_max_str_digits``, 4,300
-    digits by default)."""
+    limit, an integer longer than Python converts (``sys.get_int_max_str_digits``, 4,300
+    digits by default), and an object that gives one key twice (``{"id": "C-9", "id": "C-1"}``:
+    RFC 8259 leaves its meaning to the reader, and a call must not run on a value it may not mean)."""
     start = len(text) - len(text.lstrip())
     try:
         value, end = _STRICT.raw_decode(text, start)
     except json.JSONDecodeError as exc:
         return None, f"invalid_json: {exc.msg} at char {exc.pos}", exc.pos
-    except _NotFinite as exc:
+    except (_NotFinite, _DuplicateKey) as exc:
         return None, f"invalid_json: {exc}", start
     except RecursionError:
         return None, "invalid_json: nested too deep", start

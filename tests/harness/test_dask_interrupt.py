@@ -85,7 +85,10 @@ def test_a_ctrl_c_prints_only_evalkits_line_and_leaves_no_worker(tmp_path, phase
                            str(FIXTURES / "tasks")], capture_output=True, text=True, timeout=180, env=env,
                           cwd=tmp_path, start_new_session=True)
     assert done.returncode == 130, done.stderr
-    if phase == "startup":
+    if phase == "startup" and (out / "config.json").is_file():
+        assert done.stderr == (f"evalkit: interrupted before any episode finished; {out} holds the run's settings: "
+                               f"`evalkit run --resume {out}` starts it again with them\n")
+    elif phase == "startup":
         assert done.stderr == "evalkit: interrupted before any episode finished; nothing to resume\n"
     else:
         kept = len((out / "results.jsonl").read_text(encoding="utf-8").splitlines())

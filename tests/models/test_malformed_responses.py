@@ -134,3 +134,21 @@ def test_openai_content_parts_evalkit_does_not_read_are_flagged_per_part_as_for_
     plain = translate_openai({"choices": [{"finish_reason": "stop", "message": {"content": [
         {"type": "text", "text": "a"}, {"type": "output_text", "text": "b"}, {"type": "refusal", "refusal": "no"}]}}]})
     assert "unknown_content_block" not in plain.flags
+
+
+@pytest.mark.parametrize("content", [None, "hi", {"type": "text"}, "absent"])
+def test_an_anthropic_body_without_content_blocks_keeps_the_usage_it_reported(content):
+    body = {"type": "message", "role": "assistant", "stop_reason": "end_turn",
+            "usage": {"input_tokens": 100, "output_tokens": 20}}
+    if content != "absent":
+        body["content"] = content
+    with pytest.raises(ProviderError) as caught:
+        translate_anthropic(body)
+    assert caught.value.code == "invalid_response" and caught.value.retryable
+    assert "holds no content blocks" in str(caught.value)
+    # billed all the same, as an OpenAI body without choices: unknown only when unreadable, never 0
+    assert (caught.value.usage.input_tokens, caught.value.usage.output_tokens) == (100, 20)
+    body["usage"] = {"input_tokens": "x"}
+    with pytest.raises(ProviderError) as caught:
+        translate_anthropic(body)
+    assert caught.value.usage.input_tokens is None and caught.value.usage.output_tokens is None

@@ -199,7 +199,9 @@ DEEP = '{"a": [' + "[" * 100_000 + "]" * 100_000 + "]}"
     ('{"amount": 1e999}', "1e999 overflows to infinity"),
     (DEEP, "nested too deep"),
     ('{"quantity": 1' + "0" * 5000 + "}", "an integer too long to convert"),
-], ids=["nan", "inf", "-inf", "overflow", "deep", "huge-int"])
+    ('{"customer_id": "C-9", "customer_id": "C-1"}', "duplicate key 'customer_id'"),
+    ('{"refund": {"amount": 5, "amount": 500}}', "duplicate key 'amount'"),
+], ids=["nan", "inf", "-inf", "overflow", "deep", "huge-int", "duplicate-key", "nested-duplicate-key"])
 def test_non_finite_numbers_and_deep_nesting_are_parse_errors_in_every_mode(text, reason):
     for repairs in ((), ALL):
         parsed = parse_arguments(text, repairs=repairs)
@@ -208,6 +210,7 @@ def test_non_finite_numbers_and_deep_nesting_are_parse_errors_in_every_mode(text
                             schemas={"pay": {}}).calls
     assert call.arguments is None and call.parse_error == f"invalid_json: {reason}"
     assert parse_arguments('{"amount": 1e308, "x": -0.5}').arguments == {"amount": 1e308, "x": -0.5}
+    assert parse_arguments('{"a": {"id": 1}, "b": {"id": 2}}').arguments == {"a": {"id": 1}, "b": {"id": 2}}
 
 
 @pytest.mark.parametrize("kind", ["custom", "banana", 5, ["function"]])
