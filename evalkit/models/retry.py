@@ -144,6 +144,22 @@ def parse_retry_after(headers: Mapping[str, str] | None, *, now: float | None = 
     return max(parsed.timestamp() - (time.time() if now is None else now), 0.0)
 
 
+class _DuplicateKey(ValueError):
+    def __init__(self, key: str):
+        super().__init__(key)
+        self.key = key
+
+
+def _unique_keys(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
+    """An object of ``pairs``; a key given twice raises :class:`_DuplicateKey` (which value was meant is unknown)."""
+    out: dict[str, Any] = {}
+    for key, value in pairs:
+        if key in out:
+            raise _DuplicateKey(key)
+        out[key] = value
+    return out
+
+
 def parse_body(text: str, *, status: int | None = None, content_type: str | None = None) -> Any:
     """The JSON value of a 200 answer's body.
 
@@ -156,10 +172,15 @@ def parse_body(text: str, *, status: int | None = None, content_type: str | None
     Raises:
         ProviderError: ``invalid_response`` (retryable) when the body is not JSON (the message
             names the status, the content type and the body's first characters:
-            :func:`body_excerpt`) or is nested too deeply to parse.
+            :func:`body_excerpt`), is nested too deeply to parse, or has an object that gives one
+            key twice (RFC 8259 leaves its meaning to the reader: an Anthropic ``tool_use`` input
+            ``{"id": "C-9", "id": "C-1"}`` must not run on a value it may not mean).
     """
-    try:
-        return json.loads(text[1:] if text.startswith("\ufeff") else text)  # a byte-order mark is no content
+    try:  # a byte-order mark is no content
+        return json.loads(text[1:] if text.startswith("\ufeff") else text, object_pairs_hook=_unique_keys)
+    except _DuplicateKey as exc:
+        raise ProviderError(f"the response JSON gives the key {exc.key!r} twice in one object ({_answer_kind(status, content_type)}): "
+                            "which value was meant is unknown", code="invalid_response", retryable=True) from None
     except ValueError:
         raise ProviderError(f"the response is not JSON ({_answer_kind(status, content_type)}): {body_excerpt(text)}",
                             code="invalid_response", retryable=True) from None

@@ -51,6 +51,8 @@ size cap), or partial usage on a         in ``model_calls``; summary totals lowe
 failed attempt                           status without usage bills nothing
 more than one choice                     an invalid response (``invalid_response``): evalkit asks for one
 a field of the wrong JSON type           an invalid response, never turned into text or calls
+a key given twice in one object of the   an invalid response naming the key (in an OpenAI ``arguments``
+body (an Anthropic ``tool_use`` input)   string, that call's ``parse_error``): never run on one of them
 a ``model`` that is not a string or      read as no model named (``answered_model`` ``null``, not a
 ``null`` (``42``, an object)             mismatch), flagged and counted ``model_invalid``
 text, a refusal or tool-call arguments   kept as received, never dropped (a lone surrogate is written as

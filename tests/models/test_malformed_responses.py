@@ -152,3 +152,16 @@ def test_an_anthropic_body_without_content_blocks_keeps_the_usage_it_reported(co
     with pytest.raises(ProviderError) as caught:
         translate_anthropic(body)
     assert caught.value.usage.input_tokens is None and caught.value.usage.output_tokens is None
+
+
+def test_a_body_giving_one_key_twice_is_an_invalid_response_naming_the_key():
+    from evalkit.models.retry import parse_body
+
+    anthropic = ('{"type": "message", "content": [{"type": "tool_use", "id": "t1", "name": "refund", '
+                 '"input": {"customer_id": "C-9", "customer_id": "C-1"}}], "stop_reason": "tool_use"}')
+    with pytest.raises(ProviderError) as caught:
+        parse_body(anthropic, status=200, content_type="application/json")
+    assert caught.value.code == "invalid_response" and caught.value.retryable
+    assert str(caught.value) == ("the response JSON gives the key 'customer_id' twice in one object (HTTP 200, "
+                                 "application/json): which value was meant is unknown")
+    assert parse_body('{"content": [{"id": 1}, {"id": 2}], "id": 3}') == {"content": [{"id": 1}, {"id": 2}], "id": 3}
