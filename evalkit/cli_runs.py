@@ -60,6 +60,9 @@ def view(
     except _ERRORS as exc:
         _fail(exc)
         return
+    except KeyboardInterrupt:  # Ctrl-C while the runs are indexed
+        typer.echo("evalkit view: stopped before it served", err=True)
+        raise typer.Exit(130) from None
     host, bound = server.server_address[:2]
     host = host.decode() if isinstance(host, bytes) else host
     typer.echo(f"evalkit view: serving {len(viewer.runs)} run(s) at http://{host}:{bound}/ (Ctrl-C stops)")
