@@ -44,6 +44,7 @@ import re
 from dataclasses import dataclass, field
 from typing import Any, Collection, Iterable
 
+from evalkit.runtime.jsonsafe import DuplicateKey, unique_keys
 from evalkit.runtime.model_io import ToolCall
 
 _DECODER = json.JSONDecoder()
@@ -139,21 +140,7 @@ def _finite_float(text: str) -> float:
 
 
 # strict JSON for arguments: NaN / Infinity / -Infinity and overflowing numbers are errors
-class _DuplicateKey(ValueError):
-    pass
-
-
-def _unique_keys(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
-    """An object of ``pairs``; a key given twice is an error (which value was meant is unknown)."""
-    out: dict[str, Any] = {}
-    for key, value in pairs:
-        if key in out:
-            raise _DuplicateKey(f"duplicate key {key!r}")
-        out[key] = value
-    return out
-
-
-_STRICT = json.JSONDecoder(parse_constant=_reject_constant, parse_float=_finite_float, object_pairs_hook=_unique_keys)
+_STRICT = json.JSONDecoder(parse_constant=_reject_constant, parse_float=_finite_float, object_pairs_hook=unique_keys)
 
 
 def _strict_object(text: str) -> tuple[Any, str | None, int]:
@@ -169,7 +156,7 @@ def _strict_object(text: str) -> tuple[Any, str | None, int]:
         value, end = _STRICT.raw_decode(text, start)
     except json.JSONDecodeError as exc:
         return None, f"invalid_json: {exc.msg} at char {exc.pos}", exc.pos
-    except (_NotFinite, _DuplicateKey) as exc:
+    except (_NotFinite, DuplicateKey) as exc:
         return None, f"invalid_json: {exc}", start
     except RecursionError:
         return None, "invalid_json: nested too deep", start

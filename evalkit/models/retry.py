@@ -57,6 +57,7 @@ from typing import Any, Callable, Mapping, TypeVar
 from evalkit.errors import ModelError
 from evalkit.models.config import RetrySettings
 from evalkit.models.transport import TOO_LARGE
+from evalkit.runtime.jsonsafe import DuplicateKey, unique_keys
 from evalkit.usage import UNKNOWN
 
 T = TypeVar("T")
@@ -144,22 +145,6 @@ def parse_retry_after(headers: Mapping[str, str] | None, *, now: float | None = 
     return max(parsed.timestamp() - (time.time() if now is None else now), 0.0)
 
 
-class _DuplicateKey(ValueError):
-    def __init__(self, key: str):
-        super().__init__(key)
-        self.key = key
-
-
-def _unique_keys(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
-    """An object of ``pairs``; a key given twice raises :class:`_DuplicateKey` (which value was meant is unknown)."""
-    out: dict[str, Any] = {}
-    for key, value in pairs:
-        if key in out:
-            raise _DuplicateKey(key)
-        out[key] = value
-    return out
-
-
 def parse_body(text: str, *, status: int | None = None, content_type: str | None = None) -> Any:
     """The JSON value of a 200 answer's body.
 
@@ -177,8 +162,8 @@ def parse_body(text: str, *, status: int | None = None, content_type: str | None
             ``{"id": "C-9", "id": "C-1"}`` must not run on a value it may not mean).
     """
     try:  # a byte-order mark is no content
-        return json.loads(text[1:] if text.startswith("\ufeff") else text, object_pairs_hook=_unique_keys)
-    except _DuplicateKey as exc:
+        return json.loads(text[1:] if text.startswith("\ufeff") else text, object_pairs_hook=unique_keys)
+    except DuplicateKey as exc:
         raise ProviderError(f"the response JSON gives the key {exc.key!r} twice in one object ({_answer_kind(status, content_type)}): "
                             "which value was meant is unknown", code="invalid_response", retryable=True) from None
     except ValueError:

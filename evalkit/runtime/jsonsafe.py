@@ -9,6 +9,8 @@ agent loop's model boundary, the sandbox executor), so that writing a trace neve
 * :func:`json_problem` — the fast check, one ``json.dumps`` plus UTF-8 encoding of the
   value: ``None`` when it is safe, else a short phrase naming the first problem;
 * :func:`clean_text` — a string with its lone surrogates replaced by U+FFFD;
+* :func:`unique_keys` — the ``object_pairs_hook`` that makes a JSON decoder refuse an object
+  giving one key twice (:class:`DuplicateKey`);
 * :func:`sanitize` — a copy of a value with lone surrogates replaced and every NaN,
   Infinity, value of another type or too-deep part turned into a marked string
   (``"<nan>"``, ``"<not JSON: datetime>"``, ``"<nested too deep>"``).
@@ -39,6 +41,29 @@ try:  # the C encoder json.dumps itself uses, without rebuilding an encoder obje
     from json.encoder import encode_basestring as _encode_str
 except ImportError:  # pragma: no cover - a Python without the C accelerator
     _c_make_encoder = None
+
+
+class DuplicateKey(ValueError):
+    """A JSON object gave ``key`` twice: RFC 8259 leaves its meaning to the reader, so which value was
+    meant is unknown."""
+
+    def __init__(self, key: str):
+        super().__init__(f"duplicate key {key!r}")
+        self.key = key
+
+
+def unique_keys(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
+    """The object of ``pairs`` (a JSON decoder's ``object_pairs_hook``).
+
+    Raises:
+        DuplicateKey: naming the first key given twice.
+    """
+    out: dict[str, Any] = {}
+    for key, value in pairs:
+        if key in out:
+            raise DuplicateKey(key)
+        out[key] = value
+    return out
 
 
 def _default(obj: Any) -> Any:

@@ -391,8 +391,10 @@ def status_done(clause_low: str) -> bool:
     """Whether an English clause is only a status word reporting the work done ("Status: completed")
     or a terse status line reporting a change ("Refund issued ✅", "Order placed.")."""
     bare = clause_low.strip(" *_-:.!")
-    if _STATUS_DONE.match(bare):
+    if _STATUS_DONE.match(bare) or _STATUS_CHANGE.match(bare):
         return True
+    if bare.isascii():
+        return False
     marks = "".join(" " if unicodedata.category(c) in ("So", "Sk", "Cf") else c for c in bare)  # "Refund issued ✅"
     return bool(_STATUS_CHANGE.match(re.sub(r"\s+", " ", marks).strip(" *_-:.!")))
 
