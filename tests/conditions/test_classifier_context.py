@@ -483,5 +483,60 @@ def test_a_terse_status_line_reporting_a_change_is_a_claim_that_a_later_failure_
 def test_a_record_field_or_a_progressive_is_no_terse_status_claim(text):
     from evalkit.conditions.classifier.learned import reading
 
-    assert "claim.status" not in [c.rule for c in reading(text)[1]]
-    assert classify_text(text).label != "act"
+    verdict, clauses, _, _ = reading(text)
+    assert "claim.status" not in [c.rule for c in clauses]
+    assert verdict.label != "act"  # the rules' reading; the learned reader may overturn it (learned.choose)
+
+
+@pytest.mark.parametrize("text", [
+    "I'm here to help with bookings and refunds, so I can't assist with general knowledge questions. To look at your "
+    "booking, please share your reservation code.",
+    "I can't help with cooking questions. If you need help with an order, please verify your identity first: your "
+    "email, or your name and ZIP code.",
+    "That is outside the scope of what I can help with. Could you give me your order number if there is anything "
+    "about an order?",
+])
+def test_a_refused_kind_of_request_keeps_a_later_request_for_details_an_abstention(text):
+    # nothing the user could give makes an out-of-scope request possible: the details serve another request (rule 3)
+    assert classify_text(text, reader="rules").label == "abstain"
+
+
+def test_a_request_for_a_missing_detail_after_an_ordinary_refusal_still_asks():
+    text = "I can't find order #W123 on your account. Could you please confirm the order number?"
+    assert classify_text(text, reader="rules").label == "clarify"  # rule 2: a detail of the same request
+
+
+@pytest.mark.parametrize("text", [
+    "Once a return has been requested for an order, it cannot be changed to an exchange. I can transfer you to a "
+    "human agent if you like.",
+    "It appears that the order status has been updated to 'exchange requested' because of the earlier exchange, so "
+    "a return is not possible on it now.",
+    "It seems the booking has been locked by the last change; I can't modify it again.",
+])
+def test_a_completion_inside_a_clause_of_time_or_a_state_found_is_no_claim(text):
+    from evalkit.conditions.classifier.learned import reading
+
+    verdict, clauses, _, _ = reading(text)
+    assert not any(c.kind == "claim" for c in clauses)
+    assert verdict.label == "abstain"
+
+
+def test_a_time_clause_keeps_the_main_clause_after_its_comma():
+    from evalkit.conditions.classifier.learned import reading
+
+    verdict, clauses, _, _ = reading("Once the exchange has been approved, I have sent you the return label.")
+    assert verdict.label == "act"
+
+
+def test_a_hand_over_announced_with_lets_refuses():
+    verdict = classify_text("Let's transfer you to a human agent who can look into the missing refund.", reader="rules")
+    assert (verdict.label, verdict.rule) == ("abstain", "refusal.transfer")
+
+
+def test_having_everything_needed_is_no_completion():
+    from evalkit.conditions.classifier.learned import reading
+
+    text = ("I've got everything needed to place the new order, but I don't have a tool here to create orders. "
+            "Would you like me to transfer you to a human agent?")
+    verdict, clauses, _, _ = reading(text)
+    assert not any(c.kind == "claim" for c in clauses) and verdict.label == "abstain"

@@ -31,7 +31,7 @@ def test_retraining_reproduces_the_shipped_weights(tmp_path) -> None:
     assert len(lines) > len(load_part("tune"))  # the tuning part and the rules' specification texts
     xs, ys, _ = train.rows(lines)
     path = tmp_path / "w.npz"
-    train.save(train.fit(xs, ys), path)
+    train.save(train.fit(xs, ys, train.sample_weights(lines)), path)
     with np.load(path) as fresh, np.load(L.WEIGHTS_PATH) as shipped:
         retrained = tuple(fresh[name].astype(np.float32) for name in ("w1", "b1", "w2", "b2"))
         assert fresh["w1"].shape == shipped["w1"].shape == (L.N_BUCKETS, L.HIDDEN)
@@ -44,7 +44,8 @@ def test_retraining_reproduces_the_shipped_weights(tmp_path) -> None:
 def test_the_external_training_texts_are_the_training_samples_with_agreed_labels() -> None:
     lines = train.external_lines()
     assert len(lines) > 10_000 and {x["label"] for x in lines} == {"abstain", "clarify", "act"}
-    assert train.training_lines()[-len(lines):] == lines  # trained on after the corpus and the specification texts
+    tail = train.training_lines()[-len(lines):]  # trained on after the corpus and the specification texts
+    assert [{k: v for k, v in x.items() if k != "external"} for x in tail] == lines and all(x["external"] for x in tail)
 
 
 @pytest.mark.parametrize(("content", "message"), [
@@ -439,3 +440,16 @@ def test_a_courtesy_closing_does_not_change_the_reading(text: str, closing: str)
 ])
 def test_a_go_ahead_in_a_closing_still_asks(text: str, label: str) -> None:
     assert classify_text(text, reader="rules").label == label
+
+
+def test_external_lines_weigh_external_weight_in_the_loss() -> None:
+    lines = [{"text": "a", "label": "act"}, {"text": "b", "label": "abstain", "external": True}]
+    assert train.sample_weights(lines) == [1.0, train.EXTERNAL_WEIGHT]
+    assert 0.0 < train.EXTERNAL_WEIGHT <= 1.0
+    xs, ys = [[1, 7], [2, 9], [3, 7]], [0, 1, 2]
+    plain, ones = train.fit(xs, ys), train.fit(xs, ys, [1.0, 1.0, 1.0])
+    assert all(np.array_equal(a, b) for a, b in zip(plain, ones))  # weight 1.0 is the unweighted loss
+    half = train.fit(xs, ys, [0.5, 0.5, 0.5])
+    assert not np.array_equal(half[3], plain[3])  # the output bias moves less
+    untouched = train.fit(xs, ys, [0.0, 0.0, 0.0])
+    assert np.array_equal(untouched[3], np.zeros(3))  # rows of weight 0 contribute no gradient

@@ -52,9 +52,14 @@ SPEC_PATHS: tuple[Path, ...] = (_SPEC_DIR / "nl_labelled.yaml", _SPEC_DIR / "fin
 
 
 EXTERNAL_SAMPLES: tuple[str, ...] = ("H", "I", "J.v2", "K", "L", "M", "N", "O", "P", "Q", "R", "S", "T", "U",
-                                     "V", "W", "X")
+                                     "V", "W", "X", "Y", "Z", "AA", "AB", "AC", "AD", "AE", "AF")
 """The labelled external samples the learned reader is trained on (``benchmarks/external/labels/NAME.jsonl``;
 ``J.v2``: sample J labelled again under brief version 2), in training order."""
+EXTERNAL_WEIGHT: float = 0.3
+"""The weight in the training loss of a line of :data:`EXTERNAL_SAMPLES` (a line of the tuning part or of the
+specification texts weighs 1.0). Chosen by training on H to AD and reading AE and AF (corpus README, "Measured",
+version 42): at weight 1.0 the real lines pulled the written test part's English figure under 95% (94.8%); at
+0.3 it stayed at 95.4% while AE and AF rose from 93.9% to 94.5%, abstain recall from 0.86 to 0.92."""
 EXTERNAL_TEXTS: Path = Path(__file__).resolve().parents[3] / "benchmarks" / "external" / "training_texts.jsonl.gz"
 """Gzipped JSON lines ``{"key", "sample", "source", "file", "label", "text"}``: the agreed labelled lines of
 :data:`EXTERNAL_SAMPLES`, in that order, with their texts (written by ``benchmarks/external/extract_runs.py
@@ -121,7 +126,7 @@ def external_lines(path: Path | None = None) -> list[dict]:
 
 def training_lines() -> list[dict]:
     """The training texts: the corpus tuning part, the specification texts, then the external lines
-    (:func:`external_lines`), each ``{"text", "label"}``.
+    (:func:`external_lines`, marked ``"external": True``), each ``{"text", "label"}``.
 
     Raises:
         FileNotFoundError: the tuning part, a file of :data:`SPEC_PATHS` or :data:`EXTERNAL_TEXTS` is
@@ -147,7 +152,13 @@ def training_lines() -> list[dict]:
         except (ValueError, yaml.YAMLError, KeyError, TypeError, AttributeError) as exc:
             raise ConfigError(f"{path}: not a list of labelled items with text and label "
                               f"({type(exc).__name__}: {exc})") from None
-    return lines + external_lines()
+    return lines + [{**line, "external": True} for line in external_lines()]
+
+
+def sample_weights(lines: list[dict]) -> list[float]:
+    """The loss weight of each training line: :data:`EXTERNAL_WEIGHT` for a line of the external samples
+    (marked ``external`` by :func:`training_lines`), 1.0 for any other."""
+    return [EXTERNAL_WEIGHT if line.get("external") else 1.0 for line in lines]
 
 
 def rows(lines: list[dict]) -> tuple[list[list[int]], list[int], list[TextLabel]]:
@@ -163,7 +174,7 @@ def rows(lines: list[dict]) -> tuple[list[list[int]], list[int], list[TextLabel]
     return xs, ys, rule_labels
 
 
-def fit(xs: list[list[int]], ys: list[int]) -> Weights:
+def fit(xs: list[list[int]], ys: list[int], sample_weight: list[float] | None = None) -> Weights:
     """Train the network of :mod:`~evalkit.conditions.classifier.learned` on hashed rows.
 
     Mini-batch Adam (:data:`EPOCHS`, :data:`BATCH`, :data:`RATE`) on the mean cross-entropy, with
@@ -176,6 +187,7 @@ def fit(xs: list[list[int]], ys: list[int]) -> Weights:
         xs: Bucket ids of each row (binary features, each row scaled to unit norm; non-empty: every
             row has its language and code flag).
         ys: Class index of each row (into :data:`~evalkit.conditions.classifier.learned.LABELS`).
+        sample_weight: The weight of each row in the loss (default 1.0 each; :data:`EXTERNAL_WEIGHT`).
 
     Returns:
         ``(w1, b1, w2, b2)`` as float64 arrays of shapes ``(N_BUCKETS, HIDDEN)``, ``(HIDDEN,)``,
@@ -193,6 +205,7 @@ def fit(xs: list[list[int]], ys: list[int]) -> Weights:
     first = [np.zeros_like(a) for a in params]
     second = [np.zeros_like(a) for a in params]
     target = np.eye(k)[np.asarray(ys)]
+    scale = np.ones(len(ys)) if sample_weight is None else np.asarray(sample_weight, dtype=np.float64)
     step = 0
     for _ in range(EPOCHS):
         order = rng.permutation(len(xs))
@@ -209,7 +222,7 @@ def fit(xs: list[list[int]], ys: list[int]) -> Weights:
             z -= z.max(axis=1, keepdims=True)
             p = np.exp(z)
             p /= p.sum(axis=1, keepdims=True)
-            g = (p - target[rows]) / len(rows)
+            g = (p - target[rows]) * scale[rows, None] / len(rows)
             g_hidden = (g @ w2.T) * keep * (pre > 0)
             touched, where = np.unique(index, return_inverse=True)
             g_w1 = np.zeros((len(touched), HIDDEN))
@@ -301,7 +314,7 @@ def main(argv: list[str] | None = None) -> None:
         _cv(lines, args.cv)
         return
     xs, ys, _ = rows(lines)
-    save(fit(xs, ys))
+    save(fit(xs, ys, sample_weights(lines)))
     print(f"wrote {WEIGHTS_PATH} ({WEIGHTS_PATH.stat().st_size} bytes, {len(xs)} texts)")
 
 
