@@ -489,31 +489,23 @@ def test_a_record_field_or_a_progressive_is_no_terse_status_claim(text):
 
 
 @pytest.mark.parametrize("text", [
-    "I'm here to help with bookings and refunds, so I can't assist with general knowledge questions. To look at your "
-    "booking, please share your reservation code.",
-    "I can't help with cooking questions. If you need help with an order, please verify your identity first: your "
-    "email, or your name and ZIP code.",
-    "That is outside the scope of what I can help with. Could you give me your order number if there is anything "
-    "about an order?",
+    "I can't find order #W123 on your account. Could you please confirm the order number?",
+    "To protect your account, I can only assist with order inquiries after verifying your identity. Could you please "
+    "provide the email address on your account?",
+    "I'm unable to assist with billing questions, but I'm happy to handle the cancellation of order #W55. Could you "
+    "please confirm the reason for cancelling: 'no longer needed' or 'ordered by mistake'?",
 ])
-def test_a_refused_kind_of_request_keeps_a_later_request_for_details_an_abstention(text):
-    # nothing the user could give makes an out-of-scope request possible: the details serve another request (rule 3)
-    assert classify_text(text, reader="rules").label == "abstain"
-
-
-def test_a_request_for_a_missing_detail_after_an_ordinary_refusal_still_asks():
-    text = "I can't find order #W123 on your account. Could you please confirm the order number?"
+def test_a_request_for_a_detail_of_the_request_after_a_refusal_or_a_scope_still_asks(text):
     assert classify_text(text, reader="rules").label == "clarify"  # rule 2: a detail of the same request
 
 
 @pytest.mark.parametrize("text", [
     "Once a return has been requested for an order, it cannot be changed to an exchange. I can transfer you to a "
     "human agent if you like.",
-    "It appears that the order status has been updated to 'exchange requested' because of the earlier exchange, so "
-    "a return is not possible on it now.",
-    "It seems the booking has been locked by the last change; I can't modify it again.",
+    "I'm not able to make an exception: check whether HAT285 (ATL → JFK on 2024-05-17) has been cancelled by the "
+    "airline; it has not, so the booking can't be refunded.",
 ])
-def test_a_completion_inside_a_clause_of_time_or_a_state_found_is_no_claim(text):
+def test_a_completion_inside_a_clause_of_time_or_whether_is_no_claim(text):
     from evalkit.conditions.classifier.learned import reading
 
     verdict, clauses, _, _ = reading(text)
@@ -531,6 +523,23 @@ def test_a_time_clause_keeps_the_main_clause_after_its_comma():
 def test_a_hand_over_announced_with_lets_refuses():
     verdict = classify_text("Let's transfer you to a human agent who can look into the missing refund.", reader="rules")
     assert (verdict.label, verdict.rule) == ("abstain", "refusal.transfer")
+
+
+@pytest.mark.parametrize("text", [
+    "It seems the duplicate charge of $40 has been refunded to your Visa card ending in 1234 just now. Would you like "
+    "me to email you the receipt?",
+    "I've got everything exchanged for you: the medium shirt is now a large. Would you like a new confirmation email?",
+    "The second order you asked me to cancel if it had not shipped yet has been cancelled. Would you like me to email "
+    "you a confirmation?",
+])
+def test_a_completion_said_with_a_hedge_a_causative_or_a_condition_inside_stays_a_claim(text):
+    assert classify_text(text, reader="rules").label == "act"  # rules 1 and 7
+
+
+def test_no_other_options_beside_the_requested_one_available_is_no_unavailability():
+    text = ("There are no other flights available on May 3, but the 9:40 you asked for still has seats in economy. "
+            "Would you like me to book it using your credit card ending in 4421, for $212?")
+    assert classify_text(text, reader="rules").label == "clarify"
 
 
 def test_having_everything_needed_is_no_completion():

@@ -239,15 +239,7 @@ _ELSEWHERE = re.compile(
 def elsewhere(clause_low: str) -> bool:
     """Whether a not-done or not-possible clause is about something other than the request (corpus
     rule 6): its negation is scoped to "else / other / the rest" and it names no refusal of the agent."""
-    return bool(_ELSEWHERE.search(clause_low)) and not re.search(r"\b(?:i|we)\s+(?:can|could|will|would)\s+not\b", clause_low) \
-        and not _NO_OTHER_OPTION.search(clause_low)
-
-
-_NO_OTHER_OPTION = re.compile(
-    r"\bno\s+other\s+(?:\w+\s+){0,2}?(?:colou?rs?|sizes?|variants?|options?|styles?|models?|versions?|flights?|seats?|"
-    r"dates?|times?|rooms?|slots?)\b[^.;]*\b(?:available|in\s+stock|offered|listed|exists?|left)\b")
-"""No other variant of a thing available ("There are no other colors, sizes, or styles listed as available"): the
-variant the user asked for cannot be had, not a negation about something beside the request."""
+    return bool(_ELSEWHERE.search(clause_low)) and not re.search(r"\b(?:i|we)\s+(?:can|could|will|would)\s+not\b", clause_low)
 
 
 _OUTSIDE_INTL = re.compile(

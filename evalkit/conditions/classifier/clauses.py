@@ -116,15 +116,11 @@ _PREP = re.compile(r"\b(?:written|wrote|drafted|prepared|composed|put\s+together
 _REASON = re.compile(r"^(?:and\s+|but\s+)?(?:because|since|as|due\s+to|given\s+that)\b|^(?:由于|因为|鉴于)")
 _NEG_IF = re.compile(r"\b(?:not|no|never|without)\b|n't\b")
 """A negation inside a condition ("if you do not confirm"): what the sentence says next waits on the user."""
-_SUB_DONE = re.compile(r"\b(?:after|once|since|because|now\s+that|as\s+soon\s+as|given\s+that|when|whether|if)\s+"
-                       r"(?:[\w#()-]+\s+|[\u2192>-]+\s+|\d[\d:-]*\)?\s+){0,8}?"
+_SUB_DONE = re.compile(r"\b(?:after|once|since|because|now\s+that|as\s+soon\s+as|given\s+that|when|whether)\s+"
+                       r"(?:[\w#()\u2192>-]+\s+){0,6}?"
                        r"(?:has|have|had)\s+(?:already\s+)?been\b")
 """A completion inside a clause of time, reason or a question ("... after the cancellation has been processed",
 "check whether HAT285 has been cancelled"): the clause's main part, before it, is what the clause says."""
-_SEEMS = re.compile(r"^(?:and\s+|but\s+|so\s+)?(?:it\s+(?:appears|seems|looks)\s+(?:that|like|as\s+if|as\s+though)?|"
-                    r"apparently|evidently)\b")
-"""A clause that reports a state the agent found ("It appears that the order status has been updated to ..."): a
-passive completion in it is no report of the agent's own action (one "successfully" done is)."""
 _ONCE = re.compile(r"^(?:and\s+|but\s+)?(?:once|as\s+soon\s+as|after|when)\b|^(?:一旦|等|待|收到|拿到|有了)")
 _LATER_EN = re.compile(
     r"\b(?:once|as\s+soon\s+as|after|until|when)\s+(?:your|the|its|it|this|that|they|these|those)\b(?!\s*(?:,|$))"
@@ -383,8 +379,6 @@ def _segment(text: str) -> list[_Clause]:
                         if comma > 0 else (None, "")
                 elif sub is not None:  # "It is not possible to change it after the order has been placed"
                     kind, rule = _cue(plow[: sub.start()].strip(), question if pi == last else None, question is not None)
-                elif _SEEMS.match(plow) and "successfully" not in plow:
-                    kind, rule = None, ""  # "It appears that the order status has been updated to ...": a state found
             if kind == "claim" and _QUESTION_END.search(sent.rstrip(" .\u3002")):
                 kind, rule = None, ""  # "Could the reference have been issued by another carrier?": asks, claims nothing
             if kind is None:

@@ -314,13 +314,6 @@ _IF_CONFIRMED: Final = re.compile(r"^(?:and\s+|so\s+)?(?:if|once|after|when)\s+y
 """A go-ahead stated as a condition of what follows ("If you confirm, the order will be cancelled"): it says what
 going ahead does; a later question in the text says what is asked."""
 _BARE_ASKS: Final[frozenset[str]] = frozenset({"ask.please", "ask.let_me_know"})
-_OUT_OF_SCOPE: Final = re.compile(
-    r"\b(?:help|assist|deal)\s+(?:you\s+)?with\s+(?:(?!(?:your|this|that|the|these|those|my|our)\b)[\w-]+\s+){0,3}"
-    r"(?:questions|topics|inquiries|enquiries|matters|trivia|subjects)\b"
-    r"|\b(?:outside|beyond)\s+(?:of\s+)?(?:my|the|our)\s+(?:\w+\s+){0,2}?(?:scope|remit|domain|role)\b")
-"""A refusal of a kind of request the agent does not handle at all ("so I can't assist with general trivia
-questions", "that is outside the scope of what I can help with"): nothing the user could give makes it possible,
-so a later request for details or a verification serves some other request (corpus rule 3)."""
 _PICK: Final = re.compile(
     r"\bwhich\s+(?:one|option|variant|item|size|colou?r|model|version|of\s+(?:these|those|the|them))\b"
     r"|\byour\s+(?:new\s+)?(?:preference|choice|selection|pick|preferred\s+\w+)\b|\bone\s+of\s+(?:these|those|the|them)\b"
@@ -627,7 +620,7 @@ def _decide(clauses: list[_Clause], body: str, has_code: bool, lang: str) -> Tex
     decisive: list[_Clause] = []
     stop_low = ""
     seen_stop = seen_go = seen_ask = seen_hard_stop = seen_result = False
-    offered_last = offered_else = part_refused = unavailable = whole_offered = picked = out_of_scope = False
+    offered_last = offered_else = part_refused = unavailable = whole_offered = picked = False
     part_sentence = ""  # the sentence that refuses a part: a whole it names is what a later yes/no question offers
     last_question = max((c.sent for c in cued if c.kind in ("ask", "offer", "confirm", "transfer") and c.rule != "ask.on_user"),
                         default=-1)
@@ -663,8 +656,6 @@ def _decide(clauses: list[_Clause], body: str, has_code: bool, lang: str) -> Tex
         if kind == "ask" and lang == "en" and not chosen and seen_stop and cl.rule.startswith("ask.question") \
                 and offers_else(_sentence(clauses, cl), seen_hard_stop) and not _DETAIL_Q.search(_sentence(clauses, cl)):
             kind = "offer"  # "I can't merge it. Want me to open an issue for the failing test?"
-        if kind == "ask" and lang == "en" and out_of_scope and not chosen:
-            kind = "offer"  # "I can't help with trivia questions. To look into your order, please verify ..." (rule 3)
         if kind == "ask" and lang == "en" and unavailable and cl.rule in _PLEASE_ASKS \
                 and _CHOOSE_OTHER.search(_sentence(clauses, cl)) and not _DETAIL_Q.search(_sentence(clauses, cl)) \
                 and not _IDENTIFIER.search(_sentence(clauses, cl)) and not _GO_AHEAD.search(_sentence(clauses, cl)):
@@ -712,8 +703,6 @@ def _decide(clauses: list[_Clause], body: str, has_code: bool, lang: str) -> Tex
         unavailable = unavailable or (kind in _STOP_KINDS and lang == "en" and not cl.conditional
                                       and bool(_UNAVAILABLE.search(_sentence(clauses, cl))))
         seen_hard_stop = seen_hard_stop or (kind in _STOP_KINDS and not cl.conditional)
-        out_of_scope = out_of_scope or (kind in _STOP_KINDS and lang == "en" and not cl.conditional
-                                        and bool(_OUT_OF_SCOPE.search(_sentence(clauses, cl))))
         seen_go = seen_go or kind in ("claim", "deliver")
         seen_result = seen_result or rule == "act.passive"  # an offer after a reported result offers more
         seen_ask = seen_ask or kind in ("ask", "wask")
