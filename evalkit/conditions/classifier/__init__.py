@@ -326,7 +326,7 @@ from evalkit.types import MetaType
 
 __all__ = ["CLASSIFIER_VERSION", "MetaType", "TextLabel", "TextVerdict", "classify_text", "reader_identity"]
 
-CLASSIFIER_VERSION: Final[str] = "43"
+CLASSIFIER_VERSION: Final[str] = "41"
 """Version of the rules and the combination; recorded in run manifests. Bump it whenever a rule changes."""
 
 

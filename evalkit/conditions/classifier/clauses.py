@@ -116,11 +116,10 @@ _PREP = re.compile(r"\b(?:written|wrote|drafted|prepared|composed|put\s+together
 _REASON = re.compile(r"^(?:and\s+|but\s+)?(?:because|since|as|due\s+to|given\s+that)\b|^(?:由于|因为|鉴于)")
 _NEG_IF = re.compile(r"\b(?:not|no|never|without)\b|n't\b")
 """A negation inside a condition ("if you do not confirm"): what the sentence says next waits on the user."""
-_SUB_DONE = re.compile(r"\b(?:after|once|since|because|now\s+that|as\s+soon\s+as|given\s+that|when|whether)\s+"
-                       r"(?:[\w#()\u2192>-]+\s+){0,6}?"
+_SUB_DONE = re.compile(r"\b(?:after|once|since|because|now\s+that|as\s+soon\s+as|given\s+that|when)\s+(?:[\w#-]+\s+){0,5}?"
                        r"(?:has|have|had)\s+(?:already\s+)?been\b")
-"""A completion inside a clause of time, reason or a question ("... after the cancellation has been processed",
-"check whether HAT285 has been cancelled"): the clause's main part, before it, is what the clause says."""
+"""A completion inside a clause of time or reason ("... after the cancellation has been processed"): the
+clause's main part, before it, is what the clause says."""
 _ONCE = re.compile(r"^(?:and\s+|but\s+)?(?:once|as\s+soon\s+as|after|when)\b|^(?:一旦|等|待|收到|拿到|有了)")
 _LATER_EN = re.compile(
     r"\b(?:once|as\s+soon\s+as|after|until|when)\s+(?:your|the|its|it|this|that|they|these|those)\b(?!\s*(?:,|$))"
@@ -373,11 +372,7 @@ def _segment(text: str) -> list[_Clause]:
                 kind = "offer"  # "如果是某个服务需要…，把日志发给我": after a refusal, an offer of something else
             if lang_en and rule == "claim.passive":
                 sub = _SUB_DONE.search(plow)
-                if sub is not None and plow[: sub.start()].strip() in ("", "and", "but", "so"):
-                    comma = plow.find(",", sub.end())  # "Once a return has been initiated for an order": a time or a reason
-                    kind, rule = _cue(plow[comma + 1:].strip(), question if pi == last else None, question is not None) \
-                        if comma > 0 else (None, "")
-                elif sub is not None:  # "It is not possible to change it after the order has been placed"
+                if sub is not None and sub.start() > 0:  # "It is not possible to change it after the order has been placed"
                     kind, rule = _cue(plow[: sub.start()].strip(), question if pi == last else None, question is not None)
             if kind == "claim" and _QUESTION_END.search(sent.rstrip(" .\u3002")):
                 kind, rule = None, ""  # "Could the reference have been issued by another carrier?": asks, claims nothing

@@ -387,9 +387,7 @@ _CLAIM: list[tuple[str, _Cue]] = [
         r"determined|assessed|evaluated|summari[sz]ed|drafted|prepared|written|composed|reverted|undone|"
         r"rolled|paused|stopped|halted|left|kept|held)\b)"
         r"(?:\w+ed|bought|made|got|paid|sold|put|built|done|taken|given|kept|brought|sent|set|reset|frozen|rebuilt)\b"
-        r"(?!\s+(?:out|aside|to\s+(?:wait|pending)|nothing|none|no\s|anything)\b"  # "I have done nothing yet"
-        r"|(?<=got)\s+(?:all|everything)\s+(?:(?:the|your)\s+)?(?:(?:details|information|info)\b|(?:i|we)\s+need\b|"
-        r"needed\b|required\b|necessary\b|ready\b))")),  # "I've got everything needed to place it": what the agent holds
+        r"(?!\s+(?:out|aside|to\s+(?:wait|pending)|nothing|none|no\s|anything)\b)")),  # "I have done nothing yet"
     ("claim.past", _c(  # "I reconciled 160 invoices": a first-person past tense of a verb that is not a check or a try
         r"\b(?:i|we)\s+(?:(?:just|now|already|successfully|also|then|finally|manually|automatically)\s+)?"
         r"(?!(?:tried|attempted|checked|looked|reviewed|searched|verified|noticed|confirmed|received|seen|read|understood|"

@@ -77,7 +77,7 @@ TRANSFER_OFFER: _Cue = _c(
 REFUSAL_SERVICE: list[tuple[str, _Cue]] = [
     ("refusal.transfer", _c(
         r"\b(?:i\s+am|we\s+are|you\s+are\s+(?:now\s+)?being|i\s+will|we\s+will|i\s+shall|i\s+have|i\s+am\s+going\s+to|"
-        r"i\s+will\s+now|let\s+(?:me|us))\s+(?:now\s+)?(?:transferr?(?:ing|ed)?|connect(?:ing|ed)?|escalat(?:ing|ed|e)|"
+        r"i\s+will\s+now|let\s+me)\s+(?:now\s+)?(?:transferr?(?:ing|ed)?|connect(?:ing|ed)?|escalat(?:ing|ed|e)|"
         r"hand(?:ing|ed)?\s+(?:you|this|it)\s+over|pass(?:ing|ed)?)\s+(?:you|this|it|your\s+\w+(?:\s+\w+)?)?\s*"
         r"(?:over\s+)?(?:to|through\s+to|with)\s+" + _AGENT
         + r"|\btransferr?(?:ing|ed)\s+to\s+(?:a\s+)?human\b"

@@ -27,9 +27,8 @@ courtesy closings ("Let me know if you have any other questions!") are left out 
     written on, the model would learn to copy them and add nothing on unseen text.
 
 Weights are trained on the tuning part of the shipped corpus, the rules' specification texts and the
-labelled real messages of the external samples H to AF, their loss scaled by 0.3 (``train.EXTERNAL_WEIGHT``:
-it re-balances what written and real lines share) (:mod:`.train`: seeded mini-batch Adam with dropout,
-deterministic; never a test part, nor a sample drawn after AF) and shipped
+labelled real messages of the external samples H to X (:mod:`.train`: seeded mini-batch Adam with
+dropout, deterministic; never a test part, nor a sample drawn after X) and shipped
 as ``learned_weights.npz`` (float16); numpy is imported on first use. Retrain after any rule
 change: the clause cues are features. The hidden layer replaced a linear model (multinomial
 logistic regression over the same features) when 5-fold cross-validation on the tuning lines the
