@@ -34,6 +34,7 @@ def judge_eval(
 
     from evalkit.conditions.classifier import CLASSIFIER_VERSION, classify_text
     from evalkit.conditions.judge.evaluate import DEFAULT_TEXTS, evaluate, ignored_note, load_labelled, render
+    from evalkit.conditions.judge.labelled_file import shown_path
     from evalkit.harness.atomic import write_atomic
 
     panel = None
@@ -51,7 +52,7 @@ def judge_eval(
                                          param_hint="--part")
             texts = str(CORPUS_DIR / f"{part}.jsonl")
         if json_out is not None and _same_file(json_out, texts or DEFAULT_TEXTS):
-            raise typer.BadParameter(f"{json_out!r} is the labelled input ({texts or DEFAULT_TEXTS}); "
+            raise typer.BadParameter(f"{json_out!r} is the labelled input ({shown_path(texts or DEFAULT_TEXTS)}); "
                                      "the figures would overwrite it: write them to another file",
                                      param_hint="--json")
         if json_out is not None and (Path(json_out).is_dir() or not Path(json_out).resolve().parent.is_dir()):

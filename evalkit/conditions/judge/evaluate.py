@@ -47,7 +47,7 @@ from typing import Any, BinaryIO, Callable, Final, Literal
 from pydantic import BaseModel, ConfigDict, PrivateAttr, ValidationError, field_validator
 
 from evalkit.conditions.classifier.lang import SUPPORTED
-from evalkit.conditions.judge.labelled_file import MAX_TEXT_BYTES, file_lines
+from evalkit.conditions.judge.labelled_file import MAX_TEXT_BYTES, file_lines, shown_path, shown_value
 from evalkit.errors import ConfigError
 from evalkit.types import LANG_CODE, THREE_LETTER_CODES  # the shape of ``lang``
 
@@ -132,7 +132,7 @@ class LabelledText(BaseModel):
     def _language_code(cls, value: str) -> str:
         """A language code: 2-3 letters (ISO 639-1 ``en``, ``zh``, ``pt``; ISO 639-3 ``yue``)."""
         if not LANG_CODE.fullmatch(value):
-            raise ValueError(f"{value!r} is not a language code; expected an ISO 639-1 or 639-3 code "
+            raise ValueError(f"{shown_value(value)} is not a language code; expected an ISO 639-1 or 639-3 code "
                              "of 2-3 letters, e.g. en, zh, pt")
         return THREE_LETTER_CODES.get(value, value)
 
@@ -191,6 +191,11 @@ def load_labelled(path: str | Path) -> list[LabelledText]:
             a string of at most :data:`MAX_TEXT_BYTES`: ``FILE: line N: field F: why``; a missing
             field with a key that looks like its misspelling on the line names that key
             (``FILE: line 2: field label: Field required; the line has a key 'lable': did you mean 'label'?``).
+            A JSON error gives the column in the line (``FILE: line 3: not JSON (Expecting ','
+            delimiter at column 41)``); a value of the wrong type or not allowed is echoed
+            (``field label: Input should be 'abstain', 'clarify' or 'act', not null``;
+            :func:`~.labelled_file.shown_value`); ``FILE`` is quoted with escapes when it holds a
+            character that does not show, such as a newline (:func:`~.labelled_file.shown_path`).
     """
     if str(path) == "-":
         import sys
@@ -198,15 +203,15 @@ def load_labelled(path: str | Path) -> list[LabelledText]:
         return _read_stream(sys.stdin.buffer, Path("<stdin>"))
     p = Path(path)
     if p.is_dir():
-        raise ConfigError(f"{p}: a folder, not a labelled JSON-lines file")
+        raise ConfigError(f"{shown_path(p)}: a folder, not a labelled JSON-lines file")
     if not p.exists():  # a named pipe or a device is read as it comes, like a file
         hint = " (the shipped corpus test part is not installed; pass --texts FILE)" if p == DEFAULT_TEXTS else ""
-        raise ConfigError(f"{p}: no such labelled file{hint}")
+        raise ConfigError(f"{shown_path(p)}: no such labelled file{hint}")
     try:
         with p.open("rb") as stream:
             return _read_stream(stream, p)
     except OSError as exc:
-        raise ConfigError(f"{p}: cannot be read ({exc.strerror or exc})") from None
+        raise ConfigError(f"{shown_path(p)}: cannot be read ({exc.strerror or exc})") from None
 
 
 def _read_stream(stream: BinaryIO, p: Path) -> list[LabelledText]:
@@ -218,20 +223,21 @@ def _read_stream(stream: BinaryIO, p: Path) -> list[LabelledText]:
             if labelled is not None:
                 out.append(labelled)
     except OSError as exc:
-        raise ConfigError(f"{p}: cannot be read ({exc.strerror or exc})") from None
+        raise ConfigError(f"{shown_path(p)}: cannot be read ({exc.strerror or exc})") from None
     if not out:
-        raise ConfigError(f"{p}: no labelled lines")
+        raise ConfigError(f"{shown_path(p)}: no labelled lines")
     return out
 
 
 def _read_line(p: Path, n: int, offset: int, raw: bytes) -> LabelledText | None:
     """The labelled text on line ``n`` of ``p`` (``raw``: its bytes, at byte ``offset`` of the
     file), or ``None`` for a blank line (:func:`load_labelled` for the errors raised)."""
+    name = shown_path(p)
     bom = len(codecs.BOM_UTF8) if n == 1 and raw.startswith(codecs.BOM_UTF8) else 0
     try:
         line = raw[bom:].decode("utf-8")
     except UnicodeDecodeError as exc:
-        raise ConfigError(f"{p}: line {n}: not UTF-8 text ({exc.reason} at byte offset {offset + bom + exc.start} "
+        raise ConfigError(f"{name}: line {n}: not UTF-8 text ({exc.reason} at byte offset {offset + bom + exc.start} "
                           "of the file); save it as UTF-8") from None
     if not line.strip():
         return None
@@ -243,33 +249,45 @@ def _read_line(p: Path, n: int, offset: int, raw: bytes) -> LabelledText | None:
             where = "" if objects[-1] else " (in a nested object)"
             raise _DuplicateKey(f"{twice[0]}", where)
     except _DuplicateKey as exc:
-        raise ConfigError(f"{p}: line {n}: key {exc.args[0]!r} given twice{exc.args[1] if len(exc.args) > 1 else ''}; "
+        raise ConfigError(f"{name}: line {n}: key {exc.args[0]!r} given twice{exc.args[1] if len(exc.args) > 1 else ''}; "
                           "keep one") from None
     except json.JSONDecodeError as exc:  # the parser's own position is within this one line
-        raise ConfigError(f"{p}: line {n}: not JSON ({exc.msg} at column {exc.colno})") from None
+        raise ConfigError(f"{name}: line {n}: not JSON ({_json_problem(exc)})") from None
     except ValueError as exc:
-        raise ConfigError(f"{p}: line {n}: not JSON ({exc})") from None
+        raise ConfigError(f"{name}: line {n}: not JSON ({exc})") from None
     except RecursionError:
-        raise ConfigError(f"{p}: line {n}: JSON nested deeper than the parser reads; "
+        raise ConfigError(f"{name}: line {n}: JSON nested deeper than the parser reads; "
                           "a labelled line is a flat object {text, label, lang}") from None
     if not isinstance(obj, dict):
-        raise ConfigError(f"{p}: line {n}: not a JSON object")
+        raise ConfigError(f"{name}: line {n}: not a JSON object")
     try:
         labelled = LabelledText.model_validate(obj)
     except ValidationError as exc:
         err = exc.errors()[0]
         where = ".".join(str(x) for x in err["loc"]) or "line"
         why = err["msg"].removeprefix("Value error, ")
-        if err["type"] in ("literal_error", "enum") and isinstance(err.get("input"), str):
-            why += f", not {err['input']!r}"  # the value given, as written
+        if err["type"] not in ("missing", "value_error") and "input" in err:
+            why += f", not {shown_value(err['input'])}"  # the value given (a value error's message says it)
         if err["type"] == "missing":
             key = next((k for k in obj if k not in LabelledText.model_fields and _meant_field(k) == where), None)
             if key is not None:
                 why += f"; the line has a key {key!r}: did you mean {where!r}?"
-        raise ConfigError(f"{p}: line {n}: field {where}: {why}") from None
+        raise ConfigError(f"{name}: line {n}: field {where}: {why}") from None
     labelled._line_no = n
     labelled._ignored = tuple(k for k in obj if k not in LabelledText.model_fields)
     return labelled
+
+
+def _json_problem(exc: json.JSONDecodeError) -> str:
+    """What the JSON parser found wrong on a labelled line, and the column (within the line) where:
+    ``Expecting ',' delimiter at column 41``; a raw control character is named by its code point
+    (``Invalid control character U+0000 at column 13; write it escaped, as \\u0000``; the
+    parser's own message ends in "at")."""
+    problem = exc.msg.removesuffix(" at")
+    if problem == "Invalid control character" and exc.pos < len(exc.doc):
+        code = f"{ord(exc.doc[exc.pos]):04X}"
+        return f"{problem} U+{code} at column {exc.colno}; write it escaped, as \\u{code.lower()}"
+    return f"{problem} at column {exc.colno}"
 
 
 def cohen_kappa(a: list[str], b: list[str]) -> float | None:

@@ -73,11 +73,41 @@ def file_lines(stream: BinaryIO, path: Path) -> Iterator[tuple[int, int, bytes]]
         buf += chunk
 
 
+def shown_path(path: Path | str) -> str:
+    """A labelled file's name as its errors print it: as it is when every character shows and
+    none is white space at either end, else quoted with Python's escapes (``'new\\nline.jsonl'``
+    for a name holding a newline), so that no name is mistaken for another or splits the line."""
+    name = str(path)
+    if name.isprintable() and name == name.strip():
+        return name
+    return repr(name)
+
+
+SHOWN_VALUE_CHARS: Final = 80
+"""The most characters of a bad value an error about a labelled line echoes (the rest cut, ``…``)."""
+
+
+def shown_value(value: object) -> str:
+    """A value of a labelled line as its error echoes it: a string as its Python repr
+    (``'bogus'``), anything else as written in JSON (``3``, ``null``, ``["act", "clarify"]``);
+    characters that do not show escaped (``\\x00``), at most :data:`SHOWN_VALUE_CHARS`
+    characters (cut with ``…``)."""
+    if isinstance(value, str):
+        shown = repr(value)
+    else:
+        try:
+            written = json.dumps(value, ensure_ascii=False)
+        except (TypeError, ValueError):  # not from a JSON line: as Python writes it
+            written = repr(value)
+        shown = "".join(c if c.isprintable() else repr(c)[1:-1] for c in written)
+    return shown if len(shown) <= SHOWN_VALUE_CHARS else shown[:SHOWN_VALUE_CHARS - 1] + "…"
+
+
 def _too_long(path: Path, n: int, head: bytes) -> ConfigError:
     """The error for line ``n``, longer than :data:`MAX_LINE_BYTES`, of which ``head`` was read."""
     field = _field_at_cut(head)
     where = f"field {field}: " if field is not None else ""
-    return ConfigError(f"{path}: line {n}: {where}the line is longer than {MAX_LINE_BYTES:,} bytes (MAX_LINE_BYTES), "
+    return ConfigError(f"{shown_path(path)}: line {n}: {where}the line is longer than {MAX_LINE_BYTES:,} bytes (MAX_LINE_BYTES), "
                        f"the most a labelled line may hold; a text holds at most {MAX_TEXT_BYTES:,} bytes "
                        "(64 KiB) of UTF-8 text")
 
