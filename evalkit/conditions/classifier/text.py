@@ -48,7 +48,11 @@ _BARE_NEG = re.compile(
     r"hasnt|havent|hadnt|neednt)\b"
 )
 _BARE_FIX: Final[dict[str, str]] = {"cannot": "can not", "cant": "can not", "wont": "will not"}
-_APOS = re.compile(r"([a-z]+)'([a-z]+)\b")
+_APOS = re.compile(r"(?<![a-z])([a-z]++)'([a-z]++)\b")
+r"""A contraction (``sub``). It starts where its run of letters starts: the same matches, since one starting
+inside a run also matches one letter earlier, and one ends before a non-letter; without the lookbehind every
+letter of a long run would try the rest of the run (quadratic). Possessive runs give back nothing that could
+match (a letter is no apostrophe, and no word boundary lies between two letters)."""
 
 
 def _fix_apostrophe(m: re.Match[str]) -> str:
@@ -204,12 +208,17 @@ _SENT_SPLIT = re.compile(
     r"(?<=\.)\s+|(?<=\.)(?=[\u3400-\u9fff])"
 )
 _CLAUSE_SPLIT = re.compile(
-    r"\s*(?:(?<!\d),|,(?!\d{3}(?!\d))|[;\uff0c\uff1b\u3001])\s*|:\s+|:(?=[\u3400-\u9fff])|\s+-+\s+"
-    r"|\s+(?=(?:but|however|though|although|whereas|therefore|instead)\s)"
-    r"|\s+(?=so\s+(?:i|we|let|please|you|it|this|that|the)\b)"
+    r"(?:(?<!\s)\s++)?(?:(?<!\d),|,(?!\d{3}(?!\d))|[;\uff0c\uff1b\u3001])\s*|:\s+|:(?=[\u3400-\u9fff])|(?<!\s)\s++-++\s+"
+    r"|(?<!\s)\s++(?=(?:but|however|though|although|whereas|therefore|instead)\s)"
+    r"|(?<!\s)\s++(?=so\s+(?:i|we|let|please|you|it|this|that|the)\b)"
     r"|(?=(?:但是|不过(?![去来])|所以|因此|然而|可是|因而))",
     _I,
 )
+r"""Splits a sentence into clauses (``split``). A separator with leading white space starts only where its
+run of white space starts (``(?<!\s)``), else every space of a long run would try the rest of the run
+(quadratic): the same splits, since a match starting inside a run also matches one character earlier, and
+no separator ends inside a run (each ends after greedy white space or before a non-space), so a search
+resumed after one never starts inside one. Possessive runs give back nothing that could match."""
 _TRAIL = " \t.!?\u3002'\"()[]"
 
 
@@ -232,12 +241,16 @@ def _unescape(m: re.Match[str]) -> str:
     return _ESCAPES.get(code, code)
 
 
-_CODE_LINE = re.compile(
-    r"^\s*(?:def |class |import |from \w+ import|(?i:select |insert into|update \w+ set|delete from)|"
+_CODE_LINE = re.compile(  # counted (findall)
+    r"^[^\S\n]*+(?:def |class |import |from \w+ import|(?i:select |insert into|update \w+ set|delete from)|"
     r"[\w.]+\s*=[^=]|[{}\[\]]\s*$|[\w.]+\([^)]*\)\s*;?\s*$|<\w+[^>]*>|#include|function |const |let |var |return\b|"
     r"if\s*\(|for\s*\(|\$ |>>> )|[;{]\s*$",
     re.MULTILINE,
 )
+r"""A code-like line. Its indent is white space other than a line break (``^\s*`` would let every line start of
+a run of blank lines scan the rest of the run: quadratic): the same count, since a match from a line start
+in a run of blank lines ends where one from the run's last line start ends, and nothing matches before that;
+the possessive indent gives back nothing a code token could start with."""
 
 
 def _is_code(inner: str) -> bool:
