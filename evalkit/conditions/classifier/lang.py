@@ -73,7 +73,11 @@ _OTHER_LETTER = re.compile(
     r"[\u0370-\u03ff\u0400-\u052f\u0590-\u05ff\u0600-\u06ff\u0750-\u077f\u0900-\u0dff\u0e00-\u0e7f"
     r"\u10a0-\u10ff\u0530-\u058f\u1200-\u137f]"
 )
-_IDENTIFIER = re.compile(r"[A-Za-z0-9]*(?:[0-9_]|[./@:=-](?=\w)|[a-z][A-Z])[\w./@:=-]*")
+_IDENTIFIER = re.compile(r"(?<![A-Za-z0-9])[A-Za-z0-9]*(?:[0-9_]|[./@:=-](?=\w)|[a-z][A-Z])[\w./@:=-]*")
+r"""A token that is an identifier (``sub``, ``findall``). It starts where its run of ASCII letters and digits
+starts: the same tokens, since one starting inside a run also matches one character earlier, and one ends
+before a character outside ``[\w./@:=-]``, where none starts; without the lookbehind every character of a
+long run of letters would try the rest of the run (quadratic)."""
 _WORDS = re.compile(r"[a-z\u00c0-\u024f]+(?:'[a-z]+)?")
 
 _FUNCTION_WORDS: Final[dict[str, frozenset[str]]] = {
