@@ -101,7 +101,11 @@ _DONE_MARK = re.compile(r"^\s*(?:\u2705|\u2714\ufe0f?|\u2611\ufe0f?)\s*(?![^，�
 """A Chinese report line opened by a done mark (✅, ✔, ☑) whose first clause holds no negation and no
 check: a completion."""
 _CUT = re.compile(r"[A-Za-z,]\s*$")
-_CHOICE = re.compile(r"\w.*,?\s+or\s+\w")
+_CHOICE = re.compile(r"(?<![^\n])[^\w\n]*+\w.*,?(?<!\s)\s++or\s++\w")
+r"""A choice ("should X be A, or B?"; ``search``, whether it matches only) as ``\w.*,?\s+or\s+\w``: that finds
+a match if and only if one starts at the first word character of a line (``.*`` stays on the line) with
+``\s+`` taking the whole run of white space before "or" (``.*`` can leave it); tried only there it is linear,
+not quadratic, on long lines and runs of white space."""
 _ALTERNATIVE = re.compile(
     r"^(?:however|instead|alternatively|in\s+the\s+meantime|meanwhile|but|en\s+revanche|cependant|toutefois|par\s+contre|"
     r"sin\s+embargo|no\s+obstante|en\s+cambio|por\s+otro\s+lado|por[ée]m|no\s+entanto|em\s+vez\s+disso|jedoch|allerdings|"
@@ -306,7 +310,7 @@ def _drop_further_offers(sentences: list[str], lower: Callable[[str], str]) -> l
     return kept if kept else sentences
 
 
-_FIELD_AFTER = re.compile(r"[ \t]*[:=|]")
+_FIELD_AFTER = re.compile(r"[ \t]*+[:=|]")  # ``match`` at one position: linear
 """What follows a field name in a record ("Booking created: 2024-05-06")."""
 
 
