@@ -153,8 +153,11 @@ _APOLOGY = _c(
 _SUGGEST_RETRY = _c(  # a suggestion to retry or to take it elsewhere, not a request to the agent
     r"\btry\s+again\b|再试|\b(?:with|to|through|via)\s+(?:them|him|her|(?:the\s+|your\s+|our\s+|a\s+)?(?:[\w-]+\s+){0,3}?"
     r"(?:team|department|desk|manager|supervisor|communications|support|administrator|admin|office|store|bank|airline|"
-    r"provider|carrier|landlord|doctor|lawyer|accountant))\b|[\w.-]+@[\w-]+|\bcontact\b|\breach\s+out\s+to\b"
+    r"provider|carrier|landlord|doctor|lawyer|accountant))\b|(?<![\w.-])[\w.-]++@[\w-]+|\bcontact\b|\breach\s+out\s+to\b"
 )
+r"""The e-mail address starts where its run of ``[\w.-]`` starts (an address found inside a run is found one
+character earlier as well, so the leftmost match is the same); without the lookbehind every character of a
+long run would try the rest of the run (quadratic)."""
 _QUESTION_END = re.compile(  # 呢 / 嘛 close a statement too: a question only with a question word
     r"(?:\?|[吗么])\s*$|(?:什么|哪|怎么|怎样|如何|谁|多少|几|是否|还是|要不要|能不能|可不可以|是不是)[^。！!，,]*[呢嘛]\s*$"
 )

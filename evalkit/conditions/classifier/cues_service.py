@@ -97,8 +97,13 @@ REFUSAL_SERVICE: list[tuple[str, _Cue]] = [
     ("refusal.nothing_done", _c(
         r"\b(?:i|we)\s+(?:have\s+)?(?:done|changed|made|touched|submitted|placed|sent|cancell?ed|modified|deleted|"
         r"updated|booked|processed|issued|charged|moved|executed)\s+nothing\b"  # "I have done nothing yet"
-        r"|^\W*(?:status\s*:\s*)?(?:the\s+|your\s+)?(?:(?!(?:but|and|or|so|yet|has|have|had|is|are|was|were|will|would|"
-        r"should|could|can|do|does|did|be|been|it|this|that|i|we|you|they|he|she|if|when)\b)[\w#-]+\s+){1,3}?"
+        # "\W*" gives back only to the start of a run of "#" or "-" (else quadratic on a "####" ruler): a word
+        # starting later in that run reads the same (the same end, its lookahead passes), and no word, "status"
+        # or "the" starts at another non-word character; possessive words and spaces give back nothing a word
+        # or "not" could start with. The same matches as "^\W*" and "[\w#-]+\s+".
+        r"|^(?:\W*+|\W*(?<![#-])(?=[#-]))(?:status\s*:\s*)?(?:the\s+|your\s+)?"
+        r"(?:(?!(?:but|and|or|so|yet|has|have|had|is|are|was|were|will|would|"
+        r"should|could|can|do|does|did|be|been|it|this|that|i|we|you|they|he|she|if|when)\b)[\w#-]++\s++){1,3}?"
         r"not\s+(?:yet\s+)?(?:placed|sent|paid|made|done|"
         r"run|executed|applied|created|deleted|removed|moved|transferred|processed|issued|submitted|booked|cancell?ed|"
         r"changed|modified|updated|refunded|approved|completed|restarted|merged|deployed)\b(?!\s+(?:yet\s+)?"
@@ -164,7 +169,11 @@ INFEASIBLE_SERVICE: list[tuple[str, _Cue]] = [
         r"|\bnot\s+(?:a\s+)?covered\b|\b(?:is|are|was|were|be)\s+(?:also\s+)?not\s+(?:currently\s+|presently\s+|yet\s+)?(?:refundable|transferable|changeable|modifiable|"
         r"cancell?able|exchangeable|returnable|eligible|permitted|allowed|covered|possible|available|supported)\b"
         r"|\b(?:does|do|did)\s+not\s+(?:currently\s+|presently\s+|yet\s+)?(?:meet(?!\s+(?:your|their|his|her|my|our)\s+(?:\w+\s+)?(?:expectations|standards|needs))|qualify|satisfy|allow|permit|cover|support|fall\s+(?:under|within)|accept|"
-        r"take|offer|ship|deliver|sell|handle|issue|apply)\b|\b[\w-]+\s+only$"
+        r"take|offer|ship|deliver|sell|handle|issue|apply)\b"
+        # "\b[\w-]+\s+only$", tried only where the run of [\w-] starts (quadratic on "a-a-a-..." else): a run
+        # has a word boundary if and only if it holds a word character. Only whether it matches is read (a rule
+        # of a later group); a run opened by "-" matches from its first "-", not its first word character.
+        r"|(?<![\w-])-*+\w[\w-]*+\s+only$"
         r"|\b(?:can|could|may)\s+(?:only|no\s+longer|not)\s+be\s+(?!undone|reversed|stressed|overstated|"
         r"emphasi[sz]ed|understated|denied|beaten)\w+"
         r"|\b(?:is|are)\s+(?:only\s+)?(?:allowed|permitted|possible|available|eligible)\s+only\b"
