@@ -365,6 +365,15 @@ def _sentence(clauses: list[_Clause], cl: _Clause) -> str:
     return " ".join(c.low for c in clauses if c.sent == cl.sent)
 
 
+def _sentences(clauses: list[_Clause]) -> dict[int, str]:
+    """:func:`_sentence` of every sentence number of ``clauses`` at once (one pass: asking for each clause's
+    sentence in turn takes time growing with the square of the number of clauses)."""
+    lows: dict[int, list[str]] = {}
+    for c in clauses:
+        lows.setdefault(c.sent, []).append(c.low)
+    return {sent: " ".join(parts) for sent, parts in lows.items()}
+
+
 def _question_block(clauses: list[_Clause], cl: _Clause) -> str:
     """The lower-cased question a clause closes, with the lead-in of a listed question before it.
 
@@ -450,10 +459,13 @@ def _drop_alternatives(cued: list[_Clause], clauses: list[_Clause]) -> list[_Cla
     refusal = next((c for c in cued if c.kind == "refuse" and _SELF.search(c.low)), None)
     if refusal is None or any(c.kind == "claim" for c in cued[: cued.index(refusal)]):
         return cued
-    lead_ins = {c.sent for c in clauses if c.sent > refusal.sent and len(_sentence(clauses, c).split()) <= 8
-                and alternative_done(_sentence(clauses, c))}  # "What I did instead:" opens a list of alternatives
+    sentences = _sentences(clauses)
+    lead_ins = {sent for sent, sentence in sentences.items() if sent > refusal.sent and len(sentence.split()) <= 8
+                and alternative_done(sentence)}  # "What I did instead:" opens a list of alternatives
+    done_instead = {c.sent: alternative_done(sentences.get(c.sent, "")) for c in cued
+                    if c.kind == "claim" and c.sent > refusal.sent}
     return [c for c in cued if not (c.kind == "claim" and c.sent > refusal.sent and (
-        alternative_done(_sentence(clauses, c)) or any(s <= c.sent for s in lead_ins)))]
+        done_instead[c.sent] or any(s <= c.sent for s in lead_ins)))]
 
 
 def _warned_go_ahead(cued: list[_Clause], clauses: list[_Clause]) -> _Clause | None:
