@@ -196,7 +196,7 @@ SAMPLES: tuple[tuple[str, int, tuple[int, ...]], ...] = (
     ("design", 600, (20261210,)),
     ("A", 400, (20261210, 20261211)),
     ("B", 400, (20261210, 20261212)),
-    *((name, 800, (20261210, seed)) for name, seed in zip([*"CDEFGHIJKLMNOPQRSTUVWXYZ", "AA", "AB", "AC", "AD", "AE", "AF", "AG", "AH", "AI", "AJ"], range(20261213, 20261247))),
+    *((name, 800, (20261210, seed)) for name, seed in zip([*"CDEFGHIJKLMNOPQRSTUVWXYZ", "AA", "AB", "AC", "AD", "AE", "AF", "AG", "AH", "AI", "AJ", "AK"], range(20261213, 20261248))),
 )
 """The documented samples in the order they were drawn: (name, size, seeds); each excludes every
 earlier one (corpus README, "Measured")."""
