@@ -443,7 +443,7 @@ def test_a_go_ahead_in_a_closing_still_asks(text: str, label: str) -> None:
 
 
 def test_external_lines_weigh_external_weight_in_the_loss() -> None:
-    lines = [{"text": "a", "label": "act"}, {"text": "b", "label": "abstain", "external": True}]
+    lines = [{"text": "a", "label": "act"}, {"text": "b", "label": "clarify", "external": True}]
     assert train.sample_weights(lines) == [1.0, train.EXTERNAL_WEIGHT]
     assert 0.0 < train.EXTERNAL_WEIGHT <= 1.0
     xs, ys = [[1, 7], [2, 9], [3, 7]], [0, 1, 2]
@@ -461,3 +461,15 @@ def test_weights_decide_between_rows_that_share_their_features() -> None:
     for weights, winner in (([1.0, 0.1] * 160, 0), ([0.1, 1.0] * 160, 2)):
         probs = L.probabilities([5, 11], train.fit(xs, ys, weights))
         assert int(np.argmax(probs)) == winner and probs[winner] > 0.5
+
+
+def test_an_external_abstention_weighs_the_abstain_factor(monkeypatch: pytest.MonkeyPatch) -> None:
+    lines = [{"text": "a", "label": "abstain"}, {"text": "b", "label": "abstain", "external": True},
+             {"text": "c", "label": "act", "external": True}, {"text": "d", "label": "clarify", "external": True}]
+    assert train.EXTERNAL_ABSTAIN_WEIGHT == 1.0 and train.sample_weights(lines) == [1.0] + [train.EXTERNAL_WEIGHT] * 3
+    monkeypatch.setattr(train, "EXTERNAL_ABSTAIN_WEIGHT", 16.0)
+    monkeypatch.setattr(train, "EXTERNAL_WEIGHT", 0.5)
+    assert train.sample_weights(lines) == [1.0, 8.0, 0.5, 0.5]  # a written abstention keeps 1.0
+    xs, ys = [[1, 7], [2, 9], [3, 7]], [0, 1, 2]
+    even, more = train.fit(xs, ys), train.fit(xs, ys, [16.0, 1.0, 1.0])
+    assert more[3][0] - more[3][1] > even[3][0] - even[3][1]  # the output bias leans further to abstain
