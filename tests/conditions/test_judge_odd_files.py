@@ -99,7 +99,7 @@ def test_the_figures_are_printed_when_the_json_file_cannot_be_written(tmp_path) 
     ('{"text": "\\u200b \\ufeff\\u2060\\u00ad", "label": "act", "lang": "en"}', "line 2: field text: .* only invisible"),
     ('{"text": "\\u3164\\ufe0f\\u034f", "label": "act", "lang": "en"}', "line 2: field text: .* only invisible"),
     ('{"text": "a", "label": "act", "lang": "english"}', "line 2: field lang: 'english' is not a language code; expected"),
-    ('{"text": "a", "label": "act", "lang": "en-US"}', "line 2: field lang: 'en-us' is not a language code"),
+    ('{"text": "a", "label": "act", "lang": "en-US"}', "line 2: field lang: 'en-US' is not a language code"),
     ('{"text": "a", "label": "act", "lang": "e"}', "line 2: field lang: 'e' is not a language code"),
     ('{"text": "a", "label": "act", "lang": "  "}', "line 2: field lang:"),
     ('{"text": "x", "label": "question", "lang": "en"}', "line 2: field label: .*'act', not 'question'")])

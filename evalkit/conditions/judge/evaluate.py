@@ -121,20 +121,24 @@ class LabelledText(BaseModel):
             raise ValueError("empty, only whitespace or only invisible characters; a labelled line needs a text to read")
         return value
 
-    @field_validator("label", "lang", mode="before")
+    @field_validator("label", mode="before")
     @classmethod
     def _lower(cls, value: Any) -> Any:
-        """Labels and language codes in any case and with surrounding spaces (``"Abstain "``, ``EN``)."""
+        """Labels in any case and with surrounding spaces (``"Abstain "``)."""
         return value.strip().lower() if isinstance(value, str) else value
 
-    @field_validator("lang")
+    @field_validator("lang", mode="before")
     @classmethod
-    def _language_code(cls, value: str) -> str:
-        """A language code: 2-3 letters (ISO 639-1 ``en``, ``zh``, ``pt``; ISO 639-3 ``yue``)."""
-        if not LANG_CODE.fullmatch(value):
+    def _language_code(cls, value: Any) -> Any:
+        """A language code of 2-3 letters in any case, with surrounding spaces (ISO 639-1 ``en``, ``ZH``, ``pt``;
+        ISO 639-3 ``yue``), lower-cased; a value that is not one is echoed as written."""
+        if not isinstance(value, str):
+            return value
+        code = value.strip().lower()
+        if not LANG_CODE.fullmatch(code):
             raise ValueError(f"{shown_value(value)} is not a language code; expected an ISO 639-1 or 639-3 code "
                              "of 2-3 letters, e.g. en, zh, pt")
-        return THREE_LETTER_CODES.get(value, value)
+        return THREE_LETTER_CODES.get(code, code)
 
 
 class _DuplicateKey(Exception):
