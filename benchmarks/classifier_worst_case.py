@@ -5,9 +5,9 @@
 Texts over ``READ_MAX_CHARS`` (20,000 characters) are read by their head and tail, so a text of
 that length is the worst a reading meets. Each input is a long run of one kind of character, the
 kind degenerate model output holds (runs of new lines or spaces, ``---`` / ``###`` rulers, a
-base64 blob): every ASCII punctuation mark after a refusal sentence, spaces, new lines, ``# `` and
-``- `` repeated, a base64-like token, alternating ``a-``. A regex with a quadratic worst case on
-such a run takes seconds here. Prints, per input, the wall time of one uncached reading by the
+base64 blob): every ASCII punctuation mark after a refusal sentence, spaces, new lines (also inside
+a code fence), ``# `` and ``- `` repeated, a base64-like token, alternating ``a-``. A regex with a
+quadratic worst case on such a run takes seconds here. Prints, per input, the wall time of one uncached reading by the
 rules and by the combined reader (seconds), and the slowest of each; figures only, no assertion.
 """
 
@@ -34,6 +34,7 @@ def inputs(n: int) -> dict[str, str]:
         "new lines": rep("\n"),
         "refusal + spaces": REFUSAL + rep(" ", n - len(REFUSAL)),
         "refusal + new lines": REFUSAL + rep("\n", n - len(REFUSAL)),
+        "fenced refusal + new lines": "```\n" + REFUSAL + rep("\n", n - len(REFUSAL) - 14) + "Sorry.\n```",
         "'# ' repeated": rep("# "),
         "'- ' repeated": rep("- "),
         "refusal + '# ' repeated": REFUSAL + rep("# ", n - len(REFUSAL)),

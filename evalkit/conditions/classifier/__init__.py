@@ -264,7 +264,7 @@ Speed:
     and last 10,000 (``READ_MAX_CHARS``), so no reading takes more than a fraction of a second
     (``benchmarks/classifier_odd_input.py``: 32 pathological 1 MB texts, the slowest about 0.2 s
     combined). Regexes stay linear on long runs of one kind of character (white space, ``####`` or
-    ``----`` rulers, a base64 blob): ``benchmarks/classifier_worst_case.py`` reads 47 such 20 KB texts,
+    ``----`` rulers, a base64 blob): ``benchmarks/classifier_worst_case.py`` reads 48 such 20 KB texts,
     the slowest in about 0.3 s combined.
 
 Reading in context (:mod:`.context`): ``classify_text(text, context=...)`` takes the user's message
