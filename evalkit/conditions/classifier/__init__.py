@@ -262,8 +262,8 @@ Speed:
     shipped corpus with its held-out part: about 1.2 ms a text on average on a busy 2-core machine);
     the verdicts of recent texts are cached. A text over 20,000 characters is read by its first
     and last 10,000 (``READ_MAX_CHARS``), so no reading takes more than a fraction of a second
-    (``benchmarks/classifier_odd_input.py``: 32 pathological 1 MB texts, the slowest about 0.2 s
-    combined). Regexes stay linear on long runs of one kind of character (white space, ``####`` or
+    (``benchmarks/classifier_odd_input.py``: 71 odd inputs of 1 MB, the slowest 0.3 to 0.8 s combined
+    on a busy 2-core machine). Regexes stay linear on long runs of one kind of character (white space, ``####`` or
     ``----`` rulers, a base64 blob): ``benchmarks/classifier_worst_case.py`` reads 48 such 20 KB texts,
     the slowest in about 0.3 s combined.
 
