@@ -26,8 +26,10 @@ file-system and decoding errors that escaped them (a full disk, an unwritable fo
 def describe(exc: BaseException) -> str:
     """One line for ``exc``: an OSError names its path, a decoding error says so."""
     if isinstance(exc, OSError) and not isinstance(exc, EvalkitError):
-        where = f"{exc.filename}: " if exc.filename is not None else ""
-        also = f" (and {exc.filename2})" if getattr(exc, "filename2", None) else ""
+        from evalkit.conditions.judge.labelled_file import shown_path  # here: `evalkit --help` stays light
+
+        where = f"{shown_path(exc.filename)}: " if exc.filename is not None else ""
+        also = f" (and {shown_path(exc.filename2)})" if getattr(exc, "filename2", None) else ""
         return f"{where}{exc.strerror or exc}{also}"
     if isinstance(exc, UnicodeDecodeError):
         return f"a file is not UTF-8 text ({exc.reason} at byte {exc.start}); save it as UTF-8"

@@ -13,6 +13,7 @@ import typer
 from evalkit.cli_errors import ERRORS as _ERRORS
 from evalkit.cli_errors import fail as _fail
 from evalkit.cli_help import Command, Group
+from evalkit.errors import ConfigError
 
 judge_app = typer.Typer(cls=Group, help="Readers of final text (the classifier, LLM judges): measure them on labelled texts.",
                         no_args_is_help=True)
@@ -39,26 +40,23 @@ def judge_eval(
 
     panel = None
     try:
-        if texts is not None and not str(texts).strip():
-            raise typer.BadParameter("an empty path (leave --texts out to score the shipped test part)",
-                                     param_hint="--texts")
+        if texts == "":  # an unset variable is no default; a blank name is a name (a missing one: no such file)
+            raise ConfigError("--texts: an empty path (leave --texts out to score the shipped test part)")
         if part is not None:
             from evalkit.conditions.corpus import CORPUS_DIR, HELD_OUT
 
             if texts is not None:
-                raise typer.BadParameter("give --texts or --part, not both", param_hint="--part")
+                raise ConfigError("--part: give --texts or --part, not both")
             if part not in ("tune", "test", *HELD_OUT):
-                raise typer.BadParameter(f"{part!r} is not a corpus part (tune, test, {', '.join(HELD_OUT)})",
-                                         param_hint="--part")
+                raise ConfigError(f"--part: {part!r} is not a corpus part (tune, test, {', '.join(HELD_OUT)})")
             texts = str(CORPUS_DIR / f"{part}.jsonl")
         if json_out is not None and _same_file(json_out, texts or DEFAULT_TEXTS):
-            raise typer.BadParameter(f"{json_out!r} is the labelled input ({shown_path(texts or DEFAULT_TEXTS)}); "
-                                     "the figures would overwrite it: write them to another file",
-                                     param_hint="--json")
+            raise ConfigError(f"--json: {shown_path(json_out)} is the labelled input ({shown_path(texts or DEFAULT_TEXTS)}); "
+                              "the figures would overwrite it: write them to another file")
         if json_out is not None and (Path(json_out).is_dir() or not Path(json_out).resolve().parent.is_dir()):
-            where = "a folder" if Path(json_out).is_dir() else f"in a folder that does not exist ({Path(json_out).resolve().parent})"
-            raise typer.BadParameter(f"{json_out!r} is {where}; name a file to write the figures to",
-                                     param_hint="--json")
+            where = ("a folder" if Path(json_out).is_dir()
+                     else f"in a folder that does not exist ({shown_path(Path(json_out).resolve().parent)})")
+            raise ConfigError(f"--json: {shown_path(json_out)} is {where}; name a file to write the figures to")
         lines = load_labelled(texts or DEFAULT_TEXTS)
         note = ignored_note(lines)
         if note is not None:
