@@ -36,7 +36,7 @@ def judge_eval(
     from evalkit.conditions.classifier import CLASSIFIER_VERSION, classify_text
     from evalkit.conditions.judge.evaluate import DEFAULT_TEXTS, evaluate, ignored_note, load_labelled, render
     from evalkit.conditions.judge.labelled_file import shown_path
-    from evalkit.harness.atomic import write_atomic
+    from evalkit.harness.atomic import write_output
 
     panel = None
     try:
@@ -80,7 +80,7 @@ def judge_eval(
         if json_out:  # first, so that the figures are kept whatever happens to the terminal
             body = json.dumps(ev.as_dict(), ensure_ascii=False, indent=1) + "\n"
             try:  # a lone surrogate (not UTF-8) is written as its six-character JSON escape, read back as itself
-                write_atomic(json_out, body.encode("utf-8", "backslashreplace"))
+                write_output(json_out, body.encode("utf-8", "backslashreplace"))
             except OSError as exc:
                 not_written = exc  # the figures are printed, then the error
         _echo(render(ev, max_mistakes=max(0, max_mistakes)))

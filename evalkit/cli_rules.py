@@ -113,9 +113,9 @@ def rules_replay(
         rule_set = load_rule_set(rules)
         report = replay(load_traces(traces), rule_set)
         if json_out is not None:
-            from evalkit.harness.atomic import dump_json, write_atomic
+            from evalkit.harness.atomic import dump_json, write_output
 
-            write_atomic(json_out, dump_json(report))
+            write_output(json_out, dump_json(report))
     except _ERRORS as exc:
         _fail(exc)
         return

@@ -83,7 +83,7 @@ def suite_validate(
                 typer.echo(f"    - {reason}")
     n_errors = len(report.errors) if report is not None else 0
     if json_out:
-        from evalkit.harness.atomic import dump_json, write_atomic
+        from evalkit.harness.atomic import dump_json, write_output
 
         header, rows = count_table(suite.pairs)
         doc = {"pairs": len(suite.pairs), "suite_hash": suite.content_hash,
@@ -92,7 +92,7 @@ def suite_validate(
                "checks": report.as_dict() if report is not None else None,
                "oracle_excluded": excluded if oracle else None}
         try:
-            write_atomic(json_out, dump_json(doc))
+            write_output(json_out, dump_json(doc))
         except OSError as exc:
             _fail(exc)
             return

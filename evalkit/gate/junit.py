@@ -27,7 +27,7 @@ from pathlib import Path
 
 from evalkit.gate.checks import CheckResult, value_text
 from evalkit.gate.verdict import GateReport
-from evalkit.harness.atomic import write_atomic
+from evalkit.harness.atomic import write_output
 
 __all__ = ["junit_xml", "write_junit"]
 
@@ -85,5 +85,5 @@ def junit_xml(report: GateReport) -> str:
 def write_junit(report: GateReport, path: str | Path) -> Path:
     """Write :func:`junit_xml` to ``path`` atomically; returns the path."""
     p = Path(path)
-    write_atomic(p, junit_xml(report))
+    write_output(p, junit_xml(report))
     return p

@@ -15,7 +15,7 @@ from pathlib import Path
 
 from evalkit.gate.checks import CheckResult, group_label, value_text
 from evalkit.gate.verdict import GateReport
-from evalkit.harness.atomic import write_atomic
+from evalkit.harness.atomic import write_output
 
 __all__ = ["markdown_summary", "write_markdown"]
 
@@ -67,5 +67,5 @@ def markdown_summary(report: GateReport) -> str:
 def write_markdown(report: GateReport, path: str | Path) -> Path:
     """Write :func:`markdown_summary` to ``path`` atomically; returns the path."""
     p = Path(path)
-    write_atomic(p, markdown_summary(report))
+    write_output(p, markdown_summary(report))
     return p

@@ -76,6 +76,42 @@ def write_atomic(path: str | Path, data: str | bytes) -> None:
         raise
 
 
+def write_output(path: str | Path, data: str | bytes) -> None:
+    """Write ``data`` to a file the user named (``--json``, ``--out``, ``--junit`` ...).
+
+    A regular file, or a new one, is written by :func:`write_atomic`. A symbolic link is followed: its target is
+    written atomically and the link stays. A path that exists and is no regular file (``/dev/stdout``, a
+    FIFO, a terminal) is written into as a stream, in order, since a rename would replace it with a file.
+
+    Args:
+        path: The file to write.
+        data: Text (written as UTF-8) or bytes.
+
+    Raises:
+        OSError: naming ``path`` (a missing folder of a link's target, a full disk, a read-only folder ...).
+    """
+    import stat
+
+    target = os.fspath(path)
+    try:
+        mode = os.stat(target).st_mode
+    except FileNotFoundError:
+        mode = None
+    except OSError as exc:
+        raise _naming(exc, Path(target)) from exc
+    if mode is not None and not stat.S_ISREG(mode):
+        if stat.S_ISDIR(mode):
+            raise IsADirectoryError(21, "is a folder", target)
+        payload = data.encode("utf-8") if isinstance(data, str) else data
+        try:
+            with open(target, "wb") as fh:
+                fh.write(payload)
+        except OSError as exc:
+            raise _naming(exc, Path(target)) from exc
+        return
+    write_atomic(os.path.realpath(target) if os.path.islink(target) else target, data)
+
+
 def _naming(exc: OSError, path: Path) -> OSError:
     """``exc`` with ``path`` as its file name (a failed ``write`` names no file)."""
     if exc.filename is not None and not str(exc.filename).endswith(".tmp"):

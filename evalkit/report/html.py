@@ -26,7 +26,7 @@ from pathlib import Path
 from typing import Any
 
 from evalkit.errors import RunError
-from evalkit.harness.atomic import write_atomic
+from evalkit.harness.atomic import write_output
 from evalkit.report import console as fmt, inputs, view
 from evalkit.report.charts import failure_chart, paired_accuracy_chart, phase_chart
 from evalkit.report.traces import condense, executed_commits, load_trace, truncate
@@ -175,5 +175,5 @@ def render_report(run_dir: str | Path) -> Path:
         raise RunError(f"{root / 'summary.json'}: cannot draw the report from it ({type(exc).__name__}: {reason}); "
                        "was it written by this evalkit version?") from exc
     out = root / "report.html"
-    write_atomic(out, html)
+    write_output(out, html)
     return out

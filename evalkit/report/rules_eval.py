@@ -18,7 +18,7 @@ from typing import Any
 
 from evalkit.report import console as fmt
 from evalkit.report.html import _static as static, _env
-from evalkit.harness.atomic import write_atomic
+from evalkit.harness.atomic import write_output
 
 LABELS = {
     "paired_accuracy": "paired acc",
@@ -150,5 +150,5 @@ def render_rules_eval(result: dict[str, Any], path: str | Path) -> Path:
     env.filters["changed"] = changed
     html = env.get_template("rules-eval.html.j2").render(**page_context(result))
     out = Path(path)
-    write_atomic(out, html)
+    write_output(out, html)
     return out

@@ -52,7 +52,7 @@ from evalkit.runtime.gate import Situation
 from evalkit.runtime.view import View, apply
 from evalkit.conditions.registry import CONDITIONS, get_condition
 from evalkit.scenarios.loader import load_suite
-from evalkit.harness.atomic import write_atomic
+from evalkit.harness.atomic import write_output
 
 DRAFT_NAME = "rules-draft.yaml"
 _SLUG = re.compile(r"[^A-Za-z0-9_.-]+")
@@ -342,7 +342,7 @@ def write_draft(draft: DraftRuleSet, path: str | Path) -> Path:
         ConfigError: when the written file does not validate (a bug, never silent).
     """
     out = Path(path)
-    write_atomic(out, draft_yaml(draft))
+    write_output(out, draft_yaml(draft))
     try:
         load_draft(out)
     except ConfigError as exc:

@@ -134,3 +134,45 @@ def test_write_atomic_accepts_paths_and_strings(tmp_path):
     write_atomic(Path(tmp_path) / "p.txt", "1")
     write_atomic(os.path.join(tmp_path, "s.txt"), "2")
     assert (tmp_path / "p.txt").read_text() == "1" and (tmp_path / "s.txt").read_text() == "2"
+
+
+def test_write_output_follows_a_link_and_keeps_it(tmp_path) -> None:
+    from evalkit.harness.atomic import write_output
+
+    target, link = tmp_path / "figures.json", tmp_path / "link.json"
+    target.write_text("old")
+    link.symlink_to(target)
+    write_output(link, '{"a": 1}')
+    assert link.is_symlink() and target.read_text() == '{"a": 1}'
+    dangling = tmp_path / "later.json"
+    (tmp_path / "dangling.json").symlink_to(dangling)
+    write_output(tmp_path / "dangling.json", "x")
+    assert (tmp_path / "dangling.json").is_symlink() and dangling.read_text() == "x"
+
+
+def test_write_output_streams_into_a_fifo_without_replacing_it(tmp_path) -> None:
+    import stat
+    import threading
+
+    from evalkit.harness.atomic import write_output
+
+    fifo = tmp_path / "pipe"
+    os.mkfifo(fifo)
+    got: list[str] = []
+    reader = threading.Thread(target=lambda: got.append(fifo.read_text()))
+    reader.start()
+    write_output(fifo, "streamed figures")
+    reader.join(timeout=10)
+    assert got == ["streamed figures"] and stat.S_ISFIFO(os.lstat(fifo).st_mode)
+
+
+def test_write_output_refuses_a_folder_and_writes_a_plain_file_atomically(tmp_path) -> None:
+    from evalkit.harness.atomic import write_output
+
+    with pytest.raises(IsADirectoryError) as info:
+        write_output(tmp_path, "x")
+    assert str(tmp_path) in str(info.value)
+    plain = tmp_path / "new" / "out.json"
+    write_output(plain, b"bytes")
+    assert plain.read_bytes() == b"bytes" and not plain.is_symlink()
+    assert sorted(p.name for p in plain.parent.iterdir()) == ["out.json"]  # no temporary file left
