@@ -6,7 +6,8 @@ Texts over ``READ_MAX_CHARS`` (20,000 characters) are read by their head and tai
 that length is the worst a reading meets. Each input is a long run of one kind of character, the
 kind degenerate model output holds (runs of new lines or spaces, ``---`` / ``###`` rulers, a
 base64 blob): every ASCII punctuation mark after a refusal sentence, spaces, new lines (also inside
-a code fence), ``# `` and ``- `` repeated, a base64-like token, alternating ``a-``. A regex with a
+a code fence), ``# `` and ``- `` repeated, a base64-like token, alternating ``a-``; and Chinese texts of one
+unit repeated (question words, completions and attempts in one long sentence or in many). A regex with a
 quadratic worst case on such a run takes seconds here. Prints, per input, the wall time of one uncached reading by the
 rules and by the combined reader (seconds), and the slowest of each; figures only, no assertion.
 """
@@ -47,6 +48,11 @@ def inputs(n: int) -> dict[str, str]:
         "'a ' repeated": rep("a "),
         "digits": rep("1"),
         "'a\\n' repeated": rep("a\n"),
+        "Chinese question words ('几')": rep("几"),
+        "Chinese refunds with a question word ('已退款多少元、')": rep("已退款多少元、"),
+        "Chinese completions in one sentence ('已取消；')": rep("已取消；"),
+        "Chinese attempts in one sentence ('我已为您提交了；')": rep("我已为您提交了；"),
+        "Chinese completions, one per sentence ('已为您办理。')": rep("已为您办理。"),
     })
     return texts
 

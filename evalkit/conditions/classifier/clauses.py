@@ -370,6 +370,7 @@ def _segment(text: str) -> list[_Clause]:
                 conds[pi] = conds[pi] or lacks(lows[pi - 1])
         last = len(parts) - 1
         after_if = later = False
+        sent_asks: bool | None = None  # whether the sentence ends as a question, found once per sentence
         for pi, (part, plow) in enumerate(zip(parts, lows)):
             kind, rule = _cue(plow, question if pi == last else None, question is not None)
             if rule == "ask.hand_over.zh" and _IF.search(low):
@@ -378,7 +379,8 @@ def _segment(text: str) -> list[_Clause]:
                 sub = _SUB_DONE.search(plow)
                 if sub is not None and sub.start() > 0:  # "It is not possible to change it after the order has been placed"
                     kind, rule = _cue(plow[: sub.start()].strip(), question if pi == last else None, question is not None)
-            if kind == "claim" and _QUESTION_END.search(sent.rstrip(" .\u3002")):
+            if kind == "claim" and (sent_asks if sent_asks is not None else
+                                    (sent_asks := _QUESTION_END.search(sent.rstrip(" .\u3002")) is not None)):
                 kind, rule = None, ""  # "Could the reference have been issued by another carrier?": asks, claims nothing
             if kind is None:
                 kind, rule = _shape_cue(plow, "en" if lang_en else "zh", conds[pi])

@@ -38,6 +38,7 @@ statement, each a small list of phrasings wired into the existing precedence:
 
 from __future__ import annotations
 
+import itertools
 import re
 from typing import TYPE_CHECKING, Final
 
@@ -202,16 +203,22 @@ def zh_not_the_request(cued: list[_Clause], clauses: list[_Clause]) -> list[_Cla
         ``cued`` without those completions.
     """
     refusal_sent = next((c.sent for c in cued if c.kind in ("refuse", "infeasible") and not c.conditional), None)
+    where: dict[int, int] = {}  # the first index of each clause in ``clauses``, filled on first need
     out = []
     for c in cued:
         if c.rule == "refusal.status_quo.zh" and not any(
                 _CORROBORATE.search(x.low) for x in clauses if x is not c):
             continue  # "包裹目前仍在运输中，预计明天送达": a state given as an answer
         if c.kind == "claim":
-            at = next(i for i, x in enumerate(clauses) if x is c)
-            following = " ".join(x.low for x in clauses[at + 1:] if x.sent in (c.sent, c.sent + 1))
-            if failed_attempt(c.low, following) or (
-                    alternative_after_refusal(c.sent, refusal_sent) and not _RETRY.search(c.low)):
+            if _ATTEMPT_ZH.search(c.low):  # the text after it is read only for an attempt (linear on many claims)
+                if not where:
+                    where.update((id(x), i) for i, x in reversed(list(enumerate(clauses))))
+                at = where[id(c)]
+                following = " ".join(x.low for x in itertools.takewhile(lambda x: x.sent <= c.sent + 1, clauses[at + 1:])
+                                     if x.sent in (c.sent, c.sent + 1))  # clauses are in text order: sent never falls
+                if failed_attempt(c.low, following):
+                    continue
+            if alternative_after_refusal(c.sent, refusal_sent) and not _RETRY.search(c.low):
                 continue
         out.append(c)
     return out
