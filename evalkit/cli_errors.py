@@ -26,7 +26,7 @@ file-system and decoding errors that escaped them (a full disk, an unwritable fo
 def describe(exc: BaseException) -> str:
     """One line for ``exc``: an OSError names its path, a decoding error says so."""
     if isinstance(exc, OSError) and not isinstance(exc, EvalkitError):
-        from evalkit.conditions.judge.labelled_file import shown_path  # here: `evalkit --help` stays light
+        from evalkit.errors import shown_path
 
         where = f"{shown_path(exc.filename)}: " if exc.filename is not None else ""
         also = f" (and {shown_path(exc.filename2)})" if getattr(exc, "filename2", None) else ""

@@ -35,7 +35,7 @@ def judge_eval(
 
     from evalkit.conditions.classifier import CLASSIFIER_VERSION, classify_text
     from evalkit.conditions.judge.evaluate import DEFAULT_TEXTS, evaluate, ignored_note, load_labelled, render
-    from evalkit.conditions.judge.labelled_file import shown_path
+    from evalkit.errors import shown_path
     from evalkit.harness.atomic import write_output
 
     panel = None

@@ -8,6 +8,8 @@ and the field). The CLI maps them to exit codes and prints one line; tracebacks 
 
 from __future__ import annotations
 
+from pathlib import Path
+
 
 class EvalkitError(Exception):
     """Root of all evalkit errors.
@@ -65,3 +67,13 @@ class ModelError(EvalkitError):
 
 class RunError(EvalkitError):
     """A run directory is unusable (missing, corrupt, or from an incompatible plan)."""
+
+
+def shown_path(path: Path | str) -> str:
+    """A file's name as evalkit's errors print it: as it is when every character shows and
+    none is white space at either end, else quoted with Python's escapes (``'new\\nline.jsonl'``
+    for a name holding a newline), so that no name is mistaken for another or splits the line."""
+    name = str(path)
+    if name.isprintable() and name == name.strip():
+        return name
+    return repr(name)

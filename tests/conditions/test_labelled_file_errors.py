@@ -14,7 +14,8 @@ from typer.testing import CliRunner
 
 from evalkit.cli import app
 from evalkit.conditions.judge.evaluate import load_labelled
-from evalkit.conditions.judge.labelled_file import MAX_LINE_BYTES, shown_path, shown_value
+from evalkit.conditions.judge.labelled_file import MAX_LINE_BYTES, shown_value
+from evalkit.errors import shown_path
 from evalkit.errors import ConfigError
 
 runner = CliRunner()

@@ -47,7 +47,8 @@ from typing import Any, BinaryIO, Callable, Final, Literal
 from pydantic import BaseModel, ConfigDict, PrivateAttr, ValidationError, field_validator
 
 from evalkit.conditions.classifier.lang import SUPPORTED
-from evalkit.conditions.judge.labelled_file import MAX_TEXT_BYTES, file_lines, shown_path, shown_value
+from evalkit.conditions.judge.labelled_file import MAX_TEXT_BYTES, file_lines, shown_value
+from evalkit.errors import shown_path
 from evalkit.errors import ConfigError
 from evalkit.types import LANG_CODE, THREE_LETTER_CODES  # the shape of ``lang``
 

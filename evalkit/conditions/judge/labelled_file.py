@@ -12,7 +12,7 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import BinaryIO, Final
 
-from evalkit.errors import ConfigError
+from evalkit.errors import ConfigError, shown_path
 
 MAX_TEXT_BYTES: Final = 64 * 1024
 """The most a labelled line's ``text`` may hold, and its ``context_user`` too: 65,536 bytes (64 KiB)
@@ -71,16 +71,6 @@ def file_lines(stream: BinaryIO, path: Path) -> Iterator[tuple[int, int, bytes]]
         chunk = stream.read(_READ_CHUNK)
         eof = not chunk
         buf += chunk
-
-
-def shown_path(path: Path | str) -> str:
-    """A labelled file's name as its errors print it: as it is when every character shows and
-    none is white space at either end, else quoted with Python's escapes (``'new\\nline.jsonl'``
-    for a name holding a newline), so that no name is mistaken for another or splits the line."""
-    name = str(path)
-    if name.isprintable() and name == name.strip():
-        return name
-    return repr(name)
 
 
 SHOWN_VALUE_CHARS: Final = 80
